@@ -1,0 +1,162 @@
+// Demos: a parameter schema, a session that computes in bounded slices, and a Result
+// that both front ends draw generically by kind. Adding a demo is one file in
+// core/demos/ that defines a DemoDef and registers it with ICL_REGISTER_DEMO; no
+// front end changes.
+//
+// JSON forms (stable; the web worker, `icl run --json` and the tests use them):
+//
+//   DemoInfo  {"id": "dual_form", "title": "...", "summary": "...", "paper": "...",
+//              "analytic": true,
+//              "params": [ParamSpec, ...]}
+//   ParamSpec {"name": "lr", "type": "int"|"float"|"bool"|"choice",
+//              "min": 0.001, "max": 1, "default": 0.1, "step": 0.001,
+//              "choices": ["sgd", "adam"],          (type "choice" only; default is
+//                                                    the default choice's name)
+//              "help": "..."}                       (title/summary/help in the asked lang)
+//   params    {"lr": 0.1, "optimizer": "sgd", "seed": 1}   (numbers as numbers,
+//              bools as true/false, choices as their name; absent = default)
+//   Result    {"demo": "dual_form", "progress": 0..1, "done": true, "error": "",
+//              "panels": [Panel, ...]}
+//   Panel     {"kind": "scalars", "title": "...",
+//                "items": [{"name": "...", "value": 1e-7, "unit": "", "help": "..."}]}
+//             {"kind": "lines", "title": "...", "x_label": "...", "y_label": "...",
+//                "log_x": false, "log_y": false,
+//                "series": [{"name": "...", "x": [...], "y": [...],
+//                            "y_err": [...] (may be empty), "dashed": false}]}
+//             {"kind": "heatmap", "title": "...", "rows": R, "cols": C,
+//                "values": [R*C row-major], "row_labels": [...], "col_labels": [...],
+//                "x_label": "...", "y_label": "...", "scale": "diverging"|"sequential"}
+//             {"kind": "bars", "title": "...", "y_label": "...", "labels": [...],
+//                "values": [...], "errors": [...] (may be empty)}
+//             {"kind": "table", "title": "...", "columns": [...], "rows": [[...], ...]}
+//             {"kind": "note", "title": "...", "text": "..."}
+//   Non-finite numbers are written as null.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "icl/expected.h"
+
+namespace icl {
+
+enum class Lang { en, ko };
+Expected<Lang> parse_lang(const std::string& s);                   // "en" | "ko"
+inline const char* tr(Lang lang, const char* en, const char* ko) { return lang == Lang::ko ? ko : en; }
+
+// ---- parameters ----------------------------------------------------------------
+
+enum class ParamType { Int, Float, Bool, Choice };
+
+struct ParamSpec {
+    std::string name;
+    ParamType type = ParamType::Float;
+    double min = 0, max = 1, default_value = 0, step = 0;  // Choice: default_value indexes choices
+    std::vector<std::string> choices;
+    std::string help_en, help_ko;
+};
+
+// Validated parameter values: every spec'd name present, in range, of its type.
+class Params {
+public:
+    int i(const std::string& name) const;          // Int
+    float f(const std::string& name) const;        // Float (also Int)
+    double d(const std::string& name) const;       // any numeric
+    bool b(const std::string& name) const;         // Bool
+    const std::string& s(const std::string& name) const;  // Choice
+    nlohmann::json to_json() const;
+
+    std::map<std::string, double> numbers;         // Int, Float, Bool (0/1)
+    std::map<std::string, std::string> choices;    // Choice
+};
+
+// Checks `given` (a JSON object, absent keys take defaults) against `specs`. The error
+// names the parameter and its allowed range or choices; unknown names are errors too.
+Expected<Params> validate_params(const std::vector<ParamSpec>& specs, const nlohmann::json& given);
+// "k=v" strings (CLI --set, URL query) -> a JSON object, typed by the specs.
+Expected<nlohmann::json> parse_param_strings(const std::vector<ParamSpec>& specs,
+                                             const std::vector<std::string>& key_values);
+
+// ---- results ---------------------------------------------------------------------
+
+struct Scalar { std::string name; double value = 0; std::string unit, help; };
+struct ScalarsPanel { std::string title; std::vector<Scalar> items; };
+struct Series { std::string name; std::vector<double> x, y, y_err; bool dashed = false; };
+struct LinesPanel {
+    std::string title, x_label, y_label;
+    bool log_x = false, log_y = false;
+    std::vector<Series> series;
+};
+struct HeatmapPanel {
+    std::string title, x_label, y_label;
+    int rows = 0, cols = 0;
+    std::vector<double> values;  // rows*cols, row-major
+    std::vector<std::string> row_labels, col_labels;
+    bool diverging = false;      // centred at 0 (signed data) vs sequential
+};
+struct BarsPanel { std::string title, y_label; std::vector<std::string> labels; std::vector<double> values, errors; };
+struct TablePanel { std::string title; std::vector<std::string> columns; std::vector<std::vector<std::string>> rows; };
+struct NotePanel { std::string title, text; };
+
+using Panel = std::variant<ScalarsPanel, LinesPanel, HeatmapPanel, BarsPanel, TablePanel, NotePanel>;
+
+struct Result {
+    std::string demo;
+    double progress = 0;   // 0..1
+    bool done = false;
+    std::string error;     // non-empty: the demo stopped (e.g. training diverged at step n)
+    std::vector<Panel> panels;
+};
+
+nlohmann::json to_json(const Result& r);
+// A readable multi-line text form for `icl run` without --json.
+std::string to_text(const Result& r);
+
+// ---- sessions and the registry ---------------------------------------------------
+
+class Session {
+public:
+    virtual ~Session() = default;
+    // Do at most `budget` units of work (a unit is demo-defined: one optimizer step,
+    // one task, ...). Analytic demos finish in the first call.
+    virtual void step(int budget) = 0;
+    virtual bool done() const = 0;
+    virtual Result result() const = 0;
+};
+
+struct DemoContext {
+    Params params;
+    Lang lang = Lang::en;
+    uint64_t seed = 1;
+};
+
+struct DemoDef {
+    std::string id;
+    std::string title_en, title_ko;
+    std::string summary_en, summary_ko;
+    std::string paper;                  // e.g. "Irie, Csordás, Schmidhuber 2022"
+    bool analytic = false;              // finishes in one step
+    std::vector<ParamSpec> params;
+    // Params are already validated. May still refuse (e.g. a size past the bound).
+    Expected<std::unique_ptr<Session>> (*start)(const DemoContext& ctx) = nullptr;
+};
+
+nlohmann::json to_json(const DemoDef& def, Lang lang);
+
+void register_demo(const DemoDef* def);
+const std::vector<const DemoDef*>& all_demos();      // sorted by id
+const DemoDef* find_demo(const std::string& id);     // nullptr if unknown
+
+// Validates and starts: the one entry point both front ends and the CLI use.
+Expected<std::unique_ptr<Session>> start_demo(const std::string& id, const nlohmann::json& params,
+                                              Lang lang, uint64_t seed);
+
+struct DemoRegistrar { explicit DemoRegistrar(const DemoDef* def) { register_demo(def); } };
+#define ICL_REGISTER_DEMO(def) static ::icl::DemoRegistrar icl_registrar_##def(&def)
+
+}  // namespace icl
