@@ -1,25 +1,129 @@
-// The `icl` command: list and run demos, check and build lessons.
+// The `icl` command: list and run demos (more commands join as core grows).
+// Exit status: 0 success, 1 the work failed (e.g. training diverged), 2 bad usage or
+// a bad parameter (with a message naming it).
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
-static const char* kUsage =
+#include "icl/demo.h"
+
+namespace {
+
+const char* kUsage =
     "usage: icl <command> [options]\n"
     "\n"
     "commands:\n"
-    "  --version                 print the version\n"
-    "  --help                    print this help\n";
+    "  demos [--lang en|ko]            list the demos, one line each\n"
+    "  params <id> [--lang en|ko]      list a demo's parameters with ranges and defaults\n"
+    "  run <id> [--set name=value]... [--seed n] [--json] [--lang en|ko]\n"
+    "                                  run a demo to completion; print a summary or JSON\n"
+    "  --version                       print the version\n"
+    "  --help                          print this help\n";
+
+int usage_error(const std::string& message) {
+    std::fprintf(stderr, "icl: %s\n", message.c_str());
+    return 2;
+}
+
+// Reads `--lang x` if present at argv[i]; returns false on a bad value.
+bool take_lang(int argc, char** argv, int& i, icl::Lang& lang, int& status) {
+    if (std::strcmp(argv[i], "--lang") != 0) return false;
+    if (i + 1 >= argc) { status = usage_error("--lang needs en or ko"); return true; }
+    auto parsed = icl::parse_lang(argv[++i]);
+    if (!parsed) { status = usage_error(parsed.error().message); return true; }
+    lang = parsed.value();
+    return true;
+}
+
+int cmd_demos(int argc, char** argv) {
+    icl::Lang lang = icl::Lang::en;
+    for (int i = 2; i < argc; ++i) {
+        int status = 0;
+        if (take_lang(argc, argv, i, lang, status)) { if (status) return status; continue; }
+        return usage_error(std::string("demos: unknown option '") + argv[i] + "'");
+    }
+    for (const icl::DemoDef* d : icl::all_demos())
+        std::printf("%-24s %s\n", d->id.c_str(), lang == icl::Lang::ko ? d->title_ko.c_str() : d->title_en.c_str());
+    return 0;
+}
+
+int cmd_params(int argc, char** argv) {
+    if (argc < 3) return usage_error("params needs a demo id (see icl demos)");
+    icl::Lang lang = icl::Lang::en;
+    for (int i = 3; i < argc; ++i) {
+        int status = 0;
+        if (take_lang(argc, argv, i, lang, status)) { if (status) return status; continue; }
+        return usage_error(std::string("params: unknown option '") + argv[i] + "'");
+    }
+    const icl::DemoDef* def = icl::find_demo(argv[2]);
+    if (!def) return usage_error(std::string("unknown demo '") + argv[2] + "' (see icl demos)");
+    std::printf("%s\n", icl::to_json(*def, lang).dump(2).c_str());
+    return 0;
+}
+
+int cmd_run(int argc, char** argv) {
+    if (argc < 3) return usage_error("run needs a demo id (see icl demos)");
+    const std::string id = argv[2];
+    std::vector<std::string> sets;
+    uint64_t seed = 1;
+    bool as_json = false;
+    icl::Lang lang = icl::Lang::en;
+    for (int i = 3; i < argc; ++i) {
+        const std::string a = argv[i];
+        int status = 0;
+        if (take_lang(argc, argv, i, lang, status)) { if (status) return status; continue; }
+        if (a == "--json") {
+            as_json = true;
+        } else if (a == "--set" && i + 1 < argc) {
+            sets.push_back(argv[++i]);
+        } else if (a == "--seed" && i + 1 < argc) {
+            char* end = nullptr;
+            const char* text = argv[++i];
+            const unsigned long long v = std::strtoull(text, &end, 10);
+            if (!*text || *end || text[0] == '-') return usage_error(std::string("--seed needs a non-negative integer, got '") + text + "'");
+            seed = v;
+        } else {
+            return usage_error("run: unknown or incomplete option '" + a + "'");
+        }
+    }
+    const icl::DemoDef* def = icl::find_demo(id);
+    if (!def) return usage_error("unknown demo '" + id + "' (see icl demos)");
+    auto params = icl::parse_param_strings(def->params, sets);
+    if (!params) return usage_error(id + ": " + params.error().message);
+    auto session = icl::start_demo(id, params.value(), lang, seed);
+    if (!session) return usage_error(session.error().message);
+    auto& s = *session.value();
+    while (!s.done()) s.step(64);
+    const icl::Result result = s.result();
+    if (as_json) std::printf("%s\n", icl::to_json(result).dump().c_str());
+    else std::fputs(icl::to_text(result).c_str(), stdout);
+    if (!result.error.empty()) {
+        std::fprintf(stderr, "icl: %s: %s\n", id.c_str(), result.error.c_str());
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-        std::fputs(kUsage, stdout);
-        return argc < 2 ? 2 : 0;
+    if (argc < 2) {
+        std::fputs(kUsage, stderr);
+        return 2;
     }
     const std::string cmd = argv[1];
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
     if (cmd == "--version") {
         std::printf("icl %s\n", ICL_VERSION);
         return 0;
     }
-    std::fprintf(stderr, "icl: unknown command '%s' (see icl --help)\n", cmd.c_str());
-    return 2;
+    if (cmd == "demos") return cmd_demos(argc, argv);
+    if (cmd == "params") return cmd_params(argc, argv);
+    if (cmd == "run") return cmd_run(argc, argv);
+    return usage_error("unknown command '" + cmd + "' (see icl --help)");
 }
