@@ -134,6 +134,7 @@ struct Kernels {
                     for (int c = 0; c < NR; ++c) Bp[k * NR + c] = c < nr ? b[c] : 0.0f;
                 }
             } else {  // columns of B contiguous (nt, rsb == 1): transpose 4x4 blocks
+                // (SSE intrinsics: on every x86 target, and lowered to SIMD128 in wasm)
                 int c = 0;
                 for (; c + 4 <= nr; c += 4) {
                     const float* b = Bm + (j0 + jr + c) * csb + p0;
@@ -190,21 +191,25 @@ struct Kernels {
     }
 
     // C (M,N) (+)= A (M,K) · B (K,N) with A(i,k) = A[i*rsa + k*csa], B rows contiguous:
-    // each row of C is a sum of rows of B scaled by A(i,k) (axpy over N).
+    // each row of C is a sum of rows of B scaled by A(i,k) (axpy over N), done in
+    // column blocks of 1024 so the part of C being summed stays in L1.
     static void gemm_rows(float* C, const float* A, size_t rsa, size_t csa, const float* Bm,
                           int M, int K, int N, bool accumulate) {
-        for (int i = 0; i < M; ++i) {
-            float* c = C + (size_t)i * N;
-            if (!accumulate) std::fill(c, c + N, 0.0f);
-            for (int k = 0; k < K; ++k) {
-                const float a = A[i * rsa + k * csa];
-                const float* b = Bm + (size_t)k * N;
-                const B av(a);
-                int j = 0;
-                for (; j + W <= N; j += W)
-                    fma(av, B::load_unaligned(b + j), B::load_unaligned(c + j))
-                        .store_unaligned(c + j);
-                for (; j < N; ++j) c[j] += a * b[j];
+        for (int j0 = 0; j0 < N; j0 += 1024) {
+            const int j1 = std::min(N, j0 + 1024);
+            for (int i = 0; i < M; ++i) {
+                float* c = C + (size_t)i * N;
+                if (!accumulate) std::fill(c + j0, c + j1, 0.0f);
+                for (int k = 0; k < K; ++k) {
+                    const float a = A[i * rsa + k * csa];
+                    const float* b = Bm + (size_t)k * N;
+                    const B av(a);
+                    int j = j0;
+                    for (; j + W <= j1; j += W)
+                        fma(av, B::load_unaligned(b + j), B::load_unaligned(c + j))
+                            .store_unaligned(c + j);
+                    for (; j < j1; ++j) c[j] += a * b[j];
+                }
             }
         }
     }
