@@ -142,6 +142,12 @@ TEST_CASE("kernels: reference matmul layouts agree with a hand-computed product"
         icl::matmul_tn(C, At, B, 2, 3, 2, false);
         CHECK(C[1] == 5);
         CHECK(C[2] == 10);
+        // K = 0: an empty sum, so C = 0, or C unchanged when accumulating
+        icl::matmul_nn(C, A, B, 2, 0, 2, true);
+        CHECK(C[3] == 11);
+        icl::matmul_nt(C, A, B, 2, 0, 2, false);
+        CHECK(C[0] == 0);
+        CHECK(C[3] == 0);
     }
 }
 
