@@ -8,16 +8,15 @@ namespace icl {
 
 namespace detail {
 
-// Per-thread packing buffers for the GEMM, 64-byte aligned, grown on demand and
-// kept, so a matmul does not allocate once the buffers are large enough.
-float* scratch(int slot, size_t floats) {
+// The per-thread GEMM packing buffer, 64-byte aligned, grown on demand and kept, so
+// a matmul does not allocate once the buffer is large enough.
+float* scratch(size_t floats) {
     struct Buffer {
         float* data = nullptr;
         size_t size = 0;
         ~Buffer() { ::operator delete[](data, std::align_val_t{64}); }
     };
-    thread_local Buffer buffers[2];
-    Buffer& b = buffers[slot];
+    thread_local Buffer b;
     if (b.size < floats) {
         ::operator delete[](b.data, std::align_val_t{64});
         b.data = static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t{64}));
