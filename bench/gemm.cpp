@@ -3,12 +3,23 @@
 // (single-threaded sgemm) are timed in alternation in the same process, so machine
 // noise hits both alike; each figure is the median of the samples. In wasm only icl
 // runs. Output lines are parsed by bench/run.
+//
+// Natively, time is the thread's CPU time, not wall time: on a shared machine a
+// 2 ms n = 512 product is often descheduled midway, which put most wall-clock
+// samples (of both libraries) at a fraction of the real speed. Node has no thread
+// CPU clock (process.cpuUsage also counts V8's compiler and GC threads), so wasm is
+// timed by the wall clock over short samples; that can only overstate wasm's time.
 //   icl_bench_gemm [--layouts]   (--layouts adds nt/tn timings)
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <vector>
+
+#if defined(ICL_WASM)
+#include <emscripten.h>
+#else
+#include <time.h>
+#endif
 
 #include "icl/kernels.h"
 #include "icl/rng.h"
@@ -20,14 +31,23 @@ extern "C" char* openblas_get_corename(void);
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+// Seconds on the benchmark's clock (see the top of the file).
+double seconds() {
+#if defined(ICL_WASM)
+    return emscripten_get_now() * 1e-3;
+#else
+    timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+#endif
+}
 
-// Seconds per call of f, timed over enough calls to fill ~10 ms.
+// Seconds per call of f, timed over `calls` calls.
 template <class F>
 double time_call(F&& f, int calls) {
-    const auto t0 = Clock::now();
+    const double t0 = seconds();
     for (int i = 0; i < calls; ++i) f();
-    return std::chrono::duration<double>(Clock::now() - t0).count() / calls;
+    return (seconds() - t0) / calls;
 }
 
 double median(std::vector<double> v) {
@@ -43,7 +63,7 @@ struct Problem {
         for (float& x : A) x = rng.uniform(-1.0f, 1.0f);
         for (float& x : B) x = rng.uniform(-1.0f, 1.0f);
     }
-    int calls() const { return std::max(1, (int)(2e7 / (2.0 * n * n * n))); }  // ~10 ms each
+    int calls() const { return std::max(2, (int)(2e7 / (2.0 * n * n * n))); }  // ~0.2 ms natively
     double gflops(double seconds) const { return 2.0 * n * n * n / seconds * 1e-9; }
 };
 

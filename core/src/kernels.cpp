@@ -51,9 +51,10 @@ Isa detect() {
 #endif
 }
 
-const Isa g_best = detect();
-Isa g_isa = g_best;
+// Constant-initialized, so kernels called from other files' static initializers
+// already dispatch correctly (the first call picks the table).
 const detail::KernelTable* g_table = nullptr;
+Isa g_isa = Isa::scalar;
 
 const detail::KernelTable& table_for(Isa isa) {
     switch (isa) {
@@ -67,16 +68,23 @@ const detail::KernelTable& table_for(Isa isa) {
 }
 
 const detail::KernelTable& table() {
-    if (!g_table) g_table = &table_for(g_isa);
+    if (!g_table) set_isa(best_isa());
     return *g_table;
 }
 
 }  // namespace
 
-Isa best_isa() { return g_best; }
-Isa current_isa() { return g_isa; }
+Isa best_isa() {
+    static const Isa best = detect();
+    return best;
+}
+Isa current_isa() {
+    table();
+    return g_isa;
+}
+// Not synchronized: select the instruction set before starting threads that compute.
 void set_isa(Isa isa) {
-    g_isa = isa > g_best ? g_best : isa;
+    g_isa = isa > best_isa() ? best_isa() : isa;
     g_table = &table_for(g_isa);
 }
 

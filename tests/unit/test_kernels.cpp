@@ -113,7 +113,9 @@ TEST_CASE("kernels: matmul nn/nt/tn match the reference on awkward shapes, every
 TEST_CASE("kernels: matmul across cache blocks (K past one K block, M past one M block)") {
     EachIsa isas;
     icl::Rng rng(3);
-    const int shapes[][3] = {{130, 300, 70}, {257, 520, 33}, {9, 5, 2100}, {64, 64, 64}, {4, 600, 40}};
+    // The last two take the unpacked small-M path past its 1024-column block.
+    const int shapes[][3] = {{130, 300, 70}, {257, 520, 33}, {9, 5, 2100}, {64, 64, 64},
+                             {4, 600, 40},   {2, 5, 2100},   {3, 40, 1030}};
     for (const auto& s : shapes) {
         check_matmul("nn", icl::matmul_nn, icl::ref::matmul_nn, s[0], s[1], s[2], rng, isas);
         check_matmul("nt", icl::matmul_nt, icl::ref::matmul_nt, s[0], s[1], s[2], rng, isas);
@@ -140,6 +142,12 @@ TEST_CASE("kernels: reference matmul layouts agree with a hand-computed product"
         icl::matmul_tn(C, At, B, 2, 3, 2, false);
         CHECK(C[1] == 5);
         CHECK(C[2] == 10);
+        // K = 0: an empty sum, so C = 0, or C unchanged when accumulating
+        icl::matmul_nn(C, A, B, 2, 0, 2, true);
+        CHECK(C[3] == 11);
+        icl::matmul_nt(C, A, B, 2, 0, 2, false);
+        CHECK(C[0] == 0);
+        CHECK(C[3] == 0);
     }
 }
 
