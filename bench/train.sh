@@ -3,6 +3,9 @@
 # PyTorch 1.13 (Debian's python3-torch, OpenBLAS), one thread each, for the configs
 # S, M, L of TOOLCHAIN.md; then the same step in wasm under node for S and M.
 # Per config the two sides run back to back, so machine noise hits both alike.
+# Native steps (both sides) are timed by the process's CPU clock, median of the
+# samples; the wasm ratios compare the fastest wall-clock sample in wasm with the
+# fastest wall-clock sample natively (wasm has no usable CPU clock).
 # Prints:
 #   config=<S|M|L> icl_ms=<x> torch_ms=<y> speedup=<torch_ms/icl_ms>
 #   wasm_config=<S|M> ms=<x> wasm_slowdown=<wasm/best native> wasm_slowdown_vs_sse=<wasm/native SSE4.1>
@@ -29,9 +32,10 @@ export NODE_PATH=/usr/share/nodejs
     -DICL_BIN_DIR="$root/build/bench-wasm/bin" >/dev/null 2>&1
 build build/bench-wasm
 
-# "train config=S isa=avx512 ms=1.2" -> the ms of one isa ("best" = the first line)
-native_ms() { sed -n "s/^train config=$2 isa=$3 ms=\([^ ]*\).*/\1/p" <<<"$1" | head -1; }
-best_ms() { sed -n "s/^train config=$2 isa=[^ ]* ms=\([^ ]*\).*/\1/p" <<<"$1" | head -1; }
+# "train config=S isa=avx512 ms=1.2 wall_ms=1.3": a field of one isa's line, or of
+# the first line (the best isa)
+field() { sed -n "s/^train config=$2 isa=$3 \(.* \)\{0,1\}$4=\([^ ]*\).*/\2/p" <<<"$1" | head -1; }
+best_ms() { field "$1" "$2" '[^ ]*' ms; }
 declare -A native_out
 for c in S M L; do
   native_out[$c]=$(build/bench/bin/icl_bench_train "$c")
@@ -43,7 +47,7 @@ for c in S M L; do
 done
 for c in S M; do
   wasm=$(node tests/run-wasm-tests.mjs build/bench-wasm/bin/icl_bench_train.js "$c")
-  awk -v c="$c" -v w="$(best_ms "$wasm" "$c")" -v b="$(best_ms "${native_out[$c]}" "$c")" \
-      -v s="$(native_ms "${native_out[$c]}" "$c" sse4.1)" \
+  awk -v c="$c" -v w="$(best_ms "$wasm" "$c")" -v b="$(field "${native_out[$c]}" "$c" '[^ ]*' wall_ms)" \
+      -v s="$(field "${native_out[$c]}" "$c" sse4.1 wall_ms)" \
       'BEGIN { printf "wasm_config=%s ms=%.2f wasm_slowdown=%.2f wasm_slowdown_vs_sse=%.2f\n", c, w, w / b, w / s }'
 done

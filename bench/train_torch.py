@@ -3,6 +3,8 @@
 backward, AdamW; tied LM head, tanh-GELU, pre-LN, causal attention) on one thread,
 for the configs of bench/train.cpp. Prints one line per config:
     torch config=S ms=16.7 blas=<OpenBLAS core>
+Steps are timed by the process's CPU clock (time.process_time: every thread of the
+process), as bench/train.cpp does, so descheduling on a shared machine does not count.
 Run it as bench/run does, with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for this
 process only:  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 bench/train_torch.py S M L
 """
@@ -81,9 +83,9 @@ def time_step(name, samples):
     step()
     ms = []
     for _ in range(samples):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         step()
-        ms.append((time.perf_counter() - t0) * 1e3)
+        ms.append((time.process_time() - t0) * 1e3)
     return sorted(ms)[len(ms) // 2]
 
 
