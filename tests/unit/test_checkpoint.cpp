@@ -200,3 +200,19 @@ TEST_CASE("checkpoint: random corruptions never crash and never load silently") 
     CHECK(unsealed > trials / 2);
     CHECK(unsealed_rejected == unsealed);  // a changed file never passes the checksum
 }
+
+#ifndef ICL_WASM
+TEST_CASE("checkpoint: file helpers round-trip and name the path on failure") {
+    const gpt::Model m = gpt::make_model(ckpt_config(), 8).value();
+    const std::string dir = std::string(ICL_TEST_DATA_DIR) + "/../build/cross-build/";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    REQUIRE(checkpoint::save_file(m, dir + "file_helper.ckpt").ok());
+    Expected<gpt::Model> back = checkpoint::load_file(dir + "file_helper.ckpt");
+    REQUIRE(back.ok());
+    CHECK(back.value().params == m.params);
+    Expected<gpt::Model> missing = checkpoint::load_file(dir + "no_such.ckpt");
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error().message.find("no_such.ckpt") != std::string::npos);
+}
+#endif
