@@ -170,3 +170,49 @@ TEST_CASE("checkpoint: a checkpoint written by the other build gives the same lo
     }
     set_isa(isa);
 }
+
+TEST_CASE("checkpoint: random corruptions never crash and never load silently") {
+    const gpt::Model m = gpt::make_model(ckpt_config(), 5).value();
+    const std::vector<uint8_t> good = checkpoint::save(m);
+    Rng rng(31);
+    int unsealed = 0, unsealed_rejected = 0;
+    const int trials = 3000;
+    for (int i = 0; i < trials; ++i) {
+        std::vector<uint8_t> b = good;
+        const int edits = 1 + (int)rng.below(4);
+        for (int e = 0; e < edits; ++e) b[rng.below((uint32_t)b.size())] ^= (uint8_t)(1 + rng.below(255));
+        if (rng.below(4) == 0) b.resize(rng.below((uint32_t)b.size()));
+        const bool resealed = b.size() >= 8 && rng.below(3) == 0;
+        if (resealed) reseal(b);  // past the checksum: the structural checks must hold
+        Expected<gpt::Model> r = checkpoint::load(b.data(), b.size());
+        if (!resealed && b != good) {
+            ++unsealed;
+            unsealed_rejected += !r.ok();
+        }
+        if (!r.ok()) {
+            CHECK(!r.error().message.empty());
+        } else {
+            // it loaded: then it is a valid model of consistent shape
+            CHECK(r.value().params.size() == r.value().layout.total);
+            CHECK(gpt::validate(r.value().config).ok());
+        }
+    }
+    CHECK(unsealed > trials / 2);
+    CHECK(unsealed_rejected == unsealed);  // a changed file never passes the checksum
+}
+
+#ifndef ICL_WASM
+TEST_CASE("checkpoint: file helpers round-trip and name the path on failure") {
+    const gpt::Model m = gpt::make_model(ckpt_config(), 8).value();
+    const std::string dir = std::string(ICL_TEST_DATA_DIR) + "/../build/cross-build/";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    REQUIRE(checkpoint::save_file(m, dir + "file_helper.ckpt").ok());
+    Expected<gpt::Model> back = checkpoint::load_file(dir + "file_helper.ckpt");
+    REQUIRE(back.ok());
+    CHECK(back.value().params == m.params);
+    Expected<gpt::Model> missing = checkpoint::load_file(dir + "no_such.ckpt");
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error().message.find("no_such.ckpt") != std::string::npos);
+}
+#endif
