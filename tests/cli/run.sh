@@ -41,5 +41,8 @@ expect dual_form-malformed 2 "'lr' = 'fast' is not a number" -- run dual_form --
 expect dual_form-choice 2 "'optimizer' is 'rmsprop': expected one of sgd adam" -- run dual_form --set optimizer=rmsprop
 expect dual_form-nan 2 "'noise' is not finite" -- run dual_form --set noise=nan
 expect dual_form-unknown 2 "unknown parameter 'depth'" -- run dual_form --set depth=3
+expect_json lsa_gd_construction
+expect lsa_gd_construction-range 2 "'n_context' = 41 is out of range: expected an integer in \\[1, 40\\]" -- run lsa_gd_construction --set n_context=41
+expect lsa_gd_construction-malformed 2 "'eta' = '6x' is not a number" -- run lsa_gd_construction --set eta=6x
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
