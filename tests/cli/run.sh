@@ -44,5 +44,8 @@ expect dual_form-unknown 2 "unknown parameter 'depth'" -- run dual_form --set de
 expect_json lsa_gd_construction
 expect lsa_gd_construction-range 2 "'n_context' = 41 is out of range: expected an integer in \\[1, 40\\]" -- run lsa_gd_construction --set n_context=41
 expect lsa_gd_construction-malformed 2 "'eta' = '6x' is not a number" -- run lsa_gd_construction --set eta=6x
+expect_json lsa_training --set steps=50 --set batch=16
+expect lsa_training-range 2 "'layers' = 9 is out of range: expected an integer in \\[1, 4\\]" -- run lsa_training --set layers=9
+expect lsa_training-int 2 "'steps' = 10.5 is not an integer" -- run lsa_training --set steps=10.5
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
