@@ -2,7 +2,31 @@
 // instruction set.
 #include "kernels_table.h"
 
+#include <new>
+
 namespace icl {
+
+namespace detail {
+
+// Per-thread packing buffers for the GEMM, 64-byte aligned, grown on demand and
+// kept, so a matmul does not allocate once the buffers are large enough.
+float* scratch(int slot, size_t floats) {
+    struct Buffer {
+        float* data = nullptr;
+        size_t size = 0;
+        ~Buffer() { ::operator delete[](data, std::align_val_t{64}); }
+    };
+    thread_local Buffer buffers[2];
+    Buffer& b = buffers[slot];
+    if (b.size < floats) {
+        ::operator delete[](b.data, std::align_val_t{64});
+        b.data = static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t{64}));
+        b.size = floats;
+    }
+    return b.data;
+}
+
+}  // namespace detail
 
 namespace {
 
@@ -14,15 +38,48 @@ const detail::KernelTable kScalar = {
     ref::adamw_update,      ref::sgd_momentum_update,
 };
 
-Isa g_isa = Isa::scalar;
+Isa detect() {
+#if defined(ICL_WASM)
+    return Isa::sse41;  // SSE4.1 intrinsics lowered to SIMD128
+#else
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+        return Isa::avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::avx2;
+    if (__builtin_cpu_supports("sse4.1")) return Isa::sse41;
+    return Isa::scalar;
+#endif
+}
 
-const detail::KernelTable& table() { return kScalar; }
+const Isa g_best = detect();
+Isa g_isa = g_best;
+const detail::KernelTable* g_table = nullptr;
+
+const detail::KernelTable& table_for(Isa isa) {
+    switch (isa) {
+        case Isa::sse41: return detail::kSse41;
+#if !defined(ICL_WASM)
+        case Isa::avx2: return detail::kAvx2;
+        case Isa::avx512: return detail::kAvx512;
+#endif
+        default: return kScalar;
+    }
+}
+
+const detail::KernelTable& table() {
+    if (!g_table) g_table = &table_for(g_isa);
+    return *g_table;
+}
 
 }  // namespace
 
-Isa best_isa() { return Isa::scalar; }
+Isa best_isa() { return g_best; }
 Isa current_isa() { return g_isa; }
-void set_isa(Isa isa) { g_isa = isa > best_isa() ? best_isa() : isa; }
+void set_isa(Isa isa) {
+    g_isa = isa > g_best ? g_best : isa;
+    g_table = &table_for(g_isa);
+}
 
 const char* isa_name(Isa isa) {
     switch (isa) {

@@ -21,4 +21,11 @@ struct KernelTable {
     decltype(&ref::sgd_momentum_update) sgd_momentum_update;
 };
 
+// Defined in kernels_<isa>.cpp; wasm builds only the SSE4.1 set.
+extern const KernelTable kSse41;
+#if !defined(ICL_WASM)
+extern const KernelTable kAvx2;
+extern const KernelTable kAvx512;
+#endif
+
 }  // namespace icl::detail
