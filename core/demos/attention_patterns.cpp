@@ -45,7 +45,7 @@ public:
         for (int v = 0; v < 2; ++v) {
             gpt::Config c;
             c.vocab = tasks::suite().vocab();
-            c.context = 4 * tasks::kMaxShots + 4;
+            c.context = 1 + 4 * tasks::kMaxShots;
             c.width = 32;
             c.heads = 2;
             c.layers = ctx_.params.i("layers");

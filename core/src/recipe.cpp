@@ -47,7 +47,7 @@ hmm::Hmm unseen_concept(const HmmSpec& spec) {
 
 int data_context(const Recipe& r) {
     if (r.data == "hmm") return 1 + r.hmm.segments * (r.hmm.segment_length + 1);
-    return 4 * tasks::kMaxShots + 4;
+    return 1 + 4 * (tasks::kMaxShots + 1);  // a 16-shot prompt plus its answer
 }
 
 Expected<Recipe> parse(const std::string& text, const std::string& file) {
@@ -80,7 +80,7 @@ Expected<Recipe> parse(const std::string& text, const std::string& file) {
                      field(m, "model", "window", window, 1, 1024, file),
                      field(t, "train", "steps", r.steps, 1, 100000, file), field(t, "train", "batch", r.batch, 1, 256, file),
                      field(t, "train", "warmup", r.warmup, 0, 100000, file),
-                     field(t, "train", "pairs", r.pairs, 1, tasks::kMaxShots, file),
+                     field(t, "train", "pairs", r.pairs, 1, tasks::kMaxShots + 1, file),
                      field(t, "train", "lr", r.lr, 1e-6, 1.0, file), field(t, "train", "weight_decay", r.weight_decay, 0, 1, file),
                      field(t, "train", "clip", r.clip, 0, 1000, file), field(t, "train", "seed", r.seed, 0, 9e15, file),
                      field(h, "hmm", "concepts", r.hmm.concepts, 1, 32, file), field(h, "hmm", "states", r.hmm.states, 1, 16, file),
@@ -188,7 +188,7 @@ Expected<float> Training::step() {
     // scaling this step's update by s is the step with lr·s. Warmup, then cosine to 0.1.
     double s = 1.0;
     if (n <= recipe_.warmup) s = (double)n / (recipe_.warmup + 1);
-    else s = 0.1 + 0.45 * (1 + std::cos(M_PI * (n - recipe_.warmup) / std::max(1, recipe_.steps - recipe_.warmup)));
+    else s = 0.1 + 0.45 * (1 + std::cos(3.14159265358979323846 * (n - recipe_.warmup) / std::max(1, recipe_.steps - recipe_.warmup)));
     before_ = model_.params;
     Expected<float> norm = optimizer_.step(model_.params.data(), grads_.data());
     if (!norm) return make_error("training diverged at step " + std::to_string(n) + ": " + norm.error().message);
@@ -308,8 +308,8 @@ namespace {
 Expected<std::map<std::string, double>> evaluate_hmm(const Recipe& r, const gpt::Model& model) {
     const hmm::Mixture mixture = r.hmm.mixture();
     std::map<std::string, double> out;
-    for (int k : {0, 1, 2, 4, 8}) {
-        if (k >= r.hmm.segments) break;
+    for (int k : {0, 1, 2, 4, r.hmm.segments - 1}) {
+        if (k > r.hmm.segments - 1) continue;  // k demonstrations and the query must fit
         Rng rng(r.eval_seed, (uint64_t)k);
         HmmScores all;
         for (size_t c = 0; c < mixture.concepts.size(); ++c) {

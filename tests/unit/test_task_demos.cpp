@@ -112,8 +112,9 @@ TEST_CASE("bayes_posterior: demonstrations sharpen the posterior; the model trac
     use_shipped_lessons();
     auto s = run_scalars("bayes_posterior", {{"prompts", 16}});
     CHECK(s.at("entropy_kmax") < 0.5 * s.at("entropy_k0"));
-    CHECK(s.at("kl_kmax") < s.at("kl_k0"));
-    CHECK(s.at("acc_kmax") > s.at("acc_k0"));
+    CHECK(s.at("kl_kmax") < 0.1);  // nats: the model's next symbol follows the Bayesian one
+    CHECK(s.at("acc_kmax") >= s.at("bayes_acc_kmax") - 0.1);  // close to the Bayes-optimal accuracy
+    CHECK(s.at("unseen_acc_kmax") < s.at("acc_kmax") - 0.1);
 }
 
 TEST_CASE("checkpoints: a corrupt checkpoint is an error naming the file and the recipe to retrain") {

@@ -7,7 +7,8 @@
 //              "attention": "dense" | "alternating", "window": 8},
 //    "train": {"steps": 1500, "batch": 32, "lr": 0.003, "warmup": 100,
 //              "weight_decay": 0.01, "clip": 1.0, "seed": 1,
-//              "pairs": 16},                       (tasks: pairs per document)
+//              "pairs": 17},    (tasks: pairs per document; 17 trains every position
+//                                 a 16-shot prompt uses)
 //    "hmm":   {"concepts": 5, "states": 4, "symbols": 10, "sharpness": 2.0,
 //              "segment_length": 6, "segments": 8, "seed": 7},   (data "hmm" only)
 //    "eval":  {"seed": 100, "sequences": 32, "tolerance": 0.03},
@@ -45,7 +46,7 @@ struct Recipe {
     std::string name;
     std::string data = "tasks";          // "tasks" | "hmm"
     gpt::Config model;                   // vocab and context filled in from the data
-    int steps = 1000, batch = 32, warmup = 100, pairs = 16;
+    int steps = 1000, batch = 32, warmup = 100, pairs = tasks::kMaxShots + 1;
     float lr = 3e-3f, weight_decay = 0.01f, clip = 1.0f;
     uint64_t seed = 1;
     HmmSpec hmm;
@@ -62,7 +63,7 @@ struct Recipe {
 Expected<Recipe> parse(const std::string& json_text, const std::string& file);
 nlohmann::json to_json(const Recipe& r);
 
-// Context length the data needs: tasks 4·kMaxShots + 4; hmm 1 + segments·(L + 1).
+// Context length the data needs: tasks 1 + 4·(kMaxShots + 1); hmm 1 + segments·(L + 1).
 int data_context(const Recipe& r);
 
 // Trains a fresh model step by step (warmup, then cosine decay to 10% of lr).
@@ -95,8 +96,9 @@ tasks::LogitsFn logits_fn(const gpt::Model& model);
 //         "<task>.heldout_k8" (held-out query, 8 demonstrations without it),
 //         "<task>.heldout_ctx_k8" (held-out query whose pair is one of the 8),
 //         "mean.k0", "mean.k16".
-//  hmm:   "acc.k<k>", "bayes_acc.k<k>", "kl.k<k>" for k = 0, 1, 2, 4, 8 and
-//         "unseen_acc.k8" (a concept outside the mixture).
+//  hmm:   "acc.k<k>", "bayes_acc.k<k>", "kl.k<k>" for k = 0, 1, 2, 4 and the most
+//         the context holds (segments − 1), and "unseen_acc.k<that>" (a concept
+//         outside the mixture).
 Expected<std::map<std::string, double>> evaluate(const Recipe& r, const gpt::Model& model);
 
 // The model against the exact Bayesian answer on n prompts with k demonstrations drawn
