@@ -41,5 +41,17 @@ expect dual_form-malformed 2 "'lr' = 'fast' is not a number" -- run dual_form --
 expect dual_form-choice 2 "'optimizer' is 'rmsprop': expected one of sgd adam" -- run dual_form --set optimizer=rmsprop
 expect dual_form-nan 2 "'noise' is not finite" -- run dual_form --set noise=nan
 expect dual_form-unknown 2 "unknown parameter 'depth'" -- run dual_form --set depth=3
+expect_json lsa_gd_construction
+expect lsa_gd_construction-range 2 "'n_context' = 41 is out of range: expected an integer in \\[1, 40\\]" -- run lsa_gd_construction --set n_context=41
+expect lsa_gd_construction-malformed 2 "'eta' = '6x' is not a number" -- run lsa_gd_construction --set eta=6x
+expect_json lsa_training --set steps=50 --set batch=16
+expect lsa_training-range 2 "'layers' = 9 is out of range: expected an integer in \\[1, 4\\]" -- run lsa_training --set layers=9
+expect lsa_training-int 2 "'steps' = 10.5 is not an integer" -- run lsa_training --set steps=10.5
+expect_json attention_dual --set n_demos=24 --set show_after=24
+expect attention_dual-range 2 "'d_head' = 1 is out of range: expected an integer in \\[2, 16\\]" -- run attention_dual --set d_head=1
+expect attention_dual-inf 2 "'input_scale' is not finite" -- run attention_dual --set input_scale=inf
+expect_json icl_regression_curve --set d=4 --set n_tasks=100 --set train_steps=50
+expect icl_regression_curve-range 2 "'d' = 40 is out of range: expected an integer in \\[2, 20\\]" -- run icl_regression_curve --set d=40
+expect icl_regression_curve-choice 2 "'gd_step' is 'newton': expected one of best_per_k fixed" -- run icl_regression_curve --set gd_step=newton
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
