@@ -99,6 +99,19 @@ function numberHeadings(html, counter) {
 }
 
 // ---- pages -------------------------------------------------------------------------
+// The static import graph of an entry module under web/src (for <link rel=modulepreload>).
+function moduleGraph(entry, seen = new Set()) {
+  if (seen.has(entry)) return seen;
+  seen.add(entry);
+  const text = fs.readFileSync(path.join(here, 'src', entry), 'utf8');
+  for (const m of text.matchAll(/^import[^'"]*from\s+['"](\.[^'"]+)['"]/gm)) {
+    moduleGraph(path.posix.normalize(path.posix.join(path.posix.dirname(entry), m[1])), seen);
+  }
+  return seen;
+}
+const lessonModules = [...moduleGraph('lesson.js')];
+const indexModules = [...moduleGraph('index.js')];
+
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
 const styleClasses = new Map();  // inline style text -> class name (KaTeX's inline styles, see inline-styles.mjs)
@@ -142,7 +155,7 @@ for (const lang of langs) {
       lesson, lang, other,
       hasOther: lessonsByLang[other].some((l) => l.id === lesson.id),
       prev: list[i - 1], next: list[i + 1],
-      demoInfo: demoInfo[lang],
+      demoInfo: demoInfo[lang], modules: lessonModules,
     });
     fs.writeFileSync(path.join(out, lang, `${lesson.id}.html`), html);
   });
@@ -150,9 +163,9 @@ for (const lang of langs) {
 const indexData = Object.fromEntries(langs.map((lang) => [lang, lessonsByLang[lang].map((l) => ({
   id: l.id, title: l.title, order: l.order, summary: l.summary,
   checks: l.blocks.filter((b) => b.kind === 'check').map((b) => b.id),
-  demos: l.blocks.filter((b) => b.kind === 'demo').length,
+  demos: l.blocks.filter((b) => b.kind === 'demo').map((b) => b.demo),
 }))]));
-fs.writeFileSync(path.join(out, 'index.html'), indexPage({ index: indexData }));
+fs.writeFileSync(path.join(out, 'index.html'), indexPage({ index: indexData, modules: indexModules }));
 fs.writeFileSync(path.join(out, 'index.json'), JSON.stringify(indexData));
 
 // ---- assets ------------------------------------------------------------------------

@@ -24,7 +24,9 @@ const ui = {
     lessonOf: (n) => `${n}강`, otherMissing: '이 강의는 아직 영어판이 없습니다.' },
 };
 
-function head({ lang, title, depth, css = [] }) {
+// modules: every ES module the page imports, preloaded in parallel from the start
+// instead of one import level at a time (the worker, so the first result, waits on them).
+function head({ lang, title, depth, css = [], modules = [], engine = false }) {
   const up = '../'.repeat(depth);
   return `<!doctype html>
 <html lang="${lang}">
@@ -34,8 +36,10 @@ function head({ lang, title, depth, css = [] }) {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light">
 <title>${esc(title)}</title>
+${engine ? `<script async src="${up}assets/engine-boot.js"></script>` : ''}
 ${css.map((c) => `<link rel="stylesheet" href="${up}assets/${c}">`).join('\n')}
 <link rel="stylesheet" href="${up}assets/app.css">
+${modules.map((m) => `<link rel="modulepreload" href="${up}assets/${m}">`).join('\n')}
 <link rel="icon" href="${up}assets/icon.svg" type="image/svg+xml">
 </head>`;
 }
@@ -61,7 +65,7 @@ function checkFrame(block, lang) {
 </section>`;
 }
 
-export function lessonPage({ lesson, lang, other, hasOther, prev, next, demoInfo }) {
+export function lessonPage({ lesson, lang, other, hasOther, prev, next, demoInfo, modules }) {
   const t = ui[lang];
   const body = lesson.blocks.map((b) => {
     if (b.kind === 'html') return `<div class="prose">${b.html}</div>`;
@@ -80,7 +84,7 @@ export function lessonPage({ lesson, lang, other, hasOther, prev, next, demoInfo
 ${prev ? `<a rel="prev" href="${esc(prev.id)}.html"><span>← ${esc(t.prev)}</span>${esc(prev.title)}</a>` : '<span></span>'}
 ${next ? `<a rel="next" href="${esc(next.id)}.html"><span>${esc(t.next)} →</span>${esc(next.title)}</a>` : '<span></span>'}
 </nav>`;
-  return `${head({ lang, title: `${lesson.title} · ICL Lab`, depth: 1, css: ['katex/katex.min.css', 'math-styles.css'] })}
+  return `${head({ lang, title: `${lesson.title} · ICL Lab`, depth: 1, css: ['katex/katex.min.css', 'math-styles.css'], modules, engine: true })}
 <body class="lesson-page">
 <a class="skip" href="#main">${esc(t.skip)}</a>
 <header class="top">
@@ -105,21 +109,21 @@ ${nav('bottom')}
 `;
 }
 
-export function indexPage({ index }) {
+export function indexPage({ index, modules }) {
   const card = (lesson, ko) => `<li class="lesson-card" data-lesson="${esc(lesson.id)}" data-checks="${esc(lesson.checks.join(' '))}">
 <span class="card-order">${esc(lesson.order)}</span>
 <div class="card-text">
 <h2><a href="en/${esc(lesson.id)}.html" hreflang="en">${esc(lesson.title)}</a></h2>
 ${ko ? `<p class="card-ko" lang="ko"><a href="ko/${esc(ko.id)}.html" hreflang="ko">${esc(ko.title)}</a></p>` : ''}
 ${lesson.summary ? `<p class="card-summary">${esc(lesson.summary)}</p>` : ''}
-<p class="card-meta">${lesson.demos} ${lesson.demos === 1 ? 'demo' : 'demos'} · ${lesson.checks.length} ${lesson.checks.length === 1 ? 'check' : 'checks'}</p>
+<p class="card-meta">${lesson.demos.length} ${lesson.demos.length === 1 ? 'demo' : 'demos'} · ${lesson.checks.length} ${lesson.checks.length === 1 ? 'check' : 'checks'}</p>
 <div class="card-progress" aria-live="polite"></div>
 </div>
 </li>`;
   const koById = Object.fromEntries(index.ko.map((l) => [l.id, l]));
   const enIds = new Set(index.en.map((l) => l.id));
   const koOnly = index.ko.filter((l) => !enIds.has(l.id));
-  return `${head({ lang: 'en', title: 'ICL Lab — why can GPT learn in context?', depth: 0 })}
+  return `${head({ lang: 'en', title: 'ICL Lab — why can GPT learn in context?', depth: 0, modules })}
 <body class="index-page">
 <a class="skip" href="#main">Skip to the lessons</a>
 <header class="top"><a class="brand" href="index.html">ICL Lab</a></header>

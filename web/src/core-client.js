@@ -5,20 +5,23 @@
 const MAX_RESTARTS = 3;
 
 export class CoreClient {
-  constructor(workerUrl) {
+  // engine: {worker, early} from engine-boot.js (a worker already started, with the
+  // messages it sent so far), or null to start one here.
+  constructor(workerUrl, engine = null) {
     this.workerUrl = workerUrl;
     this.nextId = 1;
     this.calls = new Map();  // req -> {resolve}
     this.runs = new Map();   // run -> {onResult, onFail}
     this.restarts = 0;
     this.onFatal = null;
-    this.start();
+    this.start(engine);
   }
 
-  start() {
-    this.worker = new Worker(this.workerUrl);
+  start(engine = null) {
+    this.worker = engine ? engine.worker : new Worker(this.workerUrl);
     this.ready = new Promise((resolve) => { this.markReady = resolve; });
     this.worker.onmessage = (e) => this.receive(e.data);
+    if (engine) for (const msg of engine.early.splice(0)) this.receive(msg);
     this.worker.onerror = (e) => {
       e.preventDefault();
       this.crashed(e.message || 'the worker failed');

@@ -112,10 +112,12 @@ export class DemoBlock {
         this.resultParams = params;
         if (result.done) this.finished(result.error ? 'error' : 'done');
         this.progress.value = result.done ? 1 : result.progress || 0;
-        const seconds = ((performance.now() - t0) / 1000).toFixed(1);
-        this.setStatus(result.done ? `${w.done} · ${w.elapsed(seconds)}` : `${w.running} ${Math.round((result.progress || 0) * 100)}%`);
+        const seconds = (performance.now() - t0) / 1000;
+        const took = seconds >= 0.5 ? ` · ${w.elapsed(seconds.toFixed(1))}` : '';
+        this.setStatus(result.done ? `${w.done}${took}` : `${w.running} ${Math.round((result.progress || 0) * 100)}%`);
         this.showError(result.error ? `${w.failed}: ${result.error}` : '');
-        this.scheduleDraw();
+        if (result.done) this.drawNow();
+        else this.scheduleDraw();
       },
       (message) => {
         this.finished('error');
@@ -143,6 +145,12 @@ export class DemoBlock {
     this.error.textContent = message;
   }
 
+  drawNow() {
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = null;
+    this.draw();
+  }
+
   // Results stream faster than frames: draw the newest once per frame.
   scheduleDraw() {
     if (this.frame) return;
@@ -155,16 +163,12 @@ export class DemoBlock {
   draw() {
     const result = this.result;
     if (!result) return;
-    const figures = [];
+    // Drawn detached at the panel column's width (read once: no layout in between),
+    // then swapped in one step, so a redraw does not flicker or thrash layout.
+    const width = this.panels.clientWidth;
     const holder = document.createDocumentFragment();
-    const scratch = el('div', { class: 'panels' });
-    // Draw off-screen at the live width, then swap in one step (no flicker).
-    scratch.style.width = `${this.panels.clientWidth}px`;
-    scratch.style.position = 'absolute';
-    scratch.style.visibility = 'hidden';
-    this.section.appendChild(scratch);
     for (const panel of result.panels || []) {
-      const figure = drawPanel(panel, scratch);
+      const figure = drawPanel(panel, holder, width);
       if (GRAPHIC_KINDS.has(panel.kind)) {
         const svg = figure.querySelector('svg');
         const png = el('button', { type: 'button', class: 'link-button png', 'aria-label': this.words.pngOf(panel.title || panel.kind) }, this.words.exportPng);
@@ -172,10 +176,7 @@ export class DemoBlock {
         const cap = figure.querySelector('figcaption') || figure.insertBefore(el('figcaption'), figure.firstChild);
         cap.appendChild(png);
       }
-      figures.push(figure);
     }
-    holder.append(...figures);
-    scratch.remove();
     this.panels.replaceChildren(holder);
     this.exportBar.hidden = false;
     this.draws += 1;

@@ -11,7 +11,7 @@ import { notice } from './notices.js';
 
 const data = JSON.parse(document.getElementById('lesson-data').textContent);
 const words = wordsFor(data.lang);
-const client = new CoreClient(new URL('worker.js', import.meta.url));
+const client = new CoreClient(new URL('worker.js', import.meta.url), window.iclEngine || null);
 client.onFatal = (message, restarting) => notice(`${words.engineFailed}: ${message} — ${restarting ? words.restarting : words.noRestart}`, 'error');
 
 const { progress, notice: progressNotice } = loadProgress();

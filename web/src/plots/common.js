@@ -193,8 +193,8 @@ export function svgPoint(svg, event) {
     scale: r.width / vb.width };
 }
 
-// Width the plot should be drawn at: its container's, within bounds.
-export function plotWidth(container, min = 280, max = 720) {
-  const w = container.clientWidth || max;
+// Width the plot should be drawn at: its column's, within bounds.
+export function plotWidth(columnWidth, min = 280, max = 880) {
+  const w = columnWidth || max;
   return Math.max(min, Math.min(max, Math.floor(w)));
 }

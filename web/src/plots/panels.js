@@ -8,8 +8,8 @@ import { plotWidth } from './common.js';
 const drawers = { lines: drawLines, heatmap: drawHeatmap, bars: drawBars, scalars: drawScalars, table: drawTable, note: drawNote };
 export const GRAPHIC_KINDS = new Set(['lines', 'heatmap', 'bars']);
 
-// -> the <figure>; `container` gives the width to draw at.
-export function drawPanel(panel, container) {
+// -> the <figure>, appended to `container`; `width` is the column's width in px.
+export function drawPanel(panel, container, width) {
   const figure = document.createElement('figure');
   figure.className = `panel panel-${panel.kind}`;
   figure.dataset.kind = panel.kind;
@@ -30,6 +30,6 @@ export function drawPanel(panel, container) {
   const body = document.createElement('div');
   body.className = 'panel-body';
   figure.appendChild(body);
-  draw(panel, body, plotWidth(container));
+  draw(panel, body, plotWidth(width));
   return figure;
 }
