@@ -67,7 +67,8 @@ async function start() {
         block.applyUrl(parsed.params);
       }
     }
-    block.run();
+    if (block.analytic) block.run();
+    else block.idle();
   }
   document.body.dataset.ready = 'true';
 }
