@@ -1,8 +1,7 @@
 // Demo: the in-context linear-regression curve of Garg et al. 2022 — normalized error
 // against the number of in-context examples k for classical learners and for a linear
 // self-attention layer trained here (Akyürek et al. 2023 compare the same learners).
-// One step() unit is one Adam step of the LSA's training; the evaluation follows in one
-// final unit.
+// One step() unit is one Adam step of the LSA's training, then one k of the evaluation.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -60,25 +59,26 @@ public:
         : ctx_(ctx), cfg_(cfg), trainer_(cfg, ctx.seed), train_steps_(ctx.params.i("train_steps")) {}
 
     void step(int budget) override {
-        if (done()) return;
-        for (int b = 0; b < budget && trainer_.steps() < train_steps_; ++b) {
-            const double loss = trainer_.step();
-            if (!std::isfinite(loss)) {
-                error_ = std::string(tr(ctx_.lang, "LSA training diverged at step ", "LSA 학습이 발산한 step: ")) +
-                         std::to_string(trainer_.steps() + 1) + tr(ctx_.lang, ": lower lr", " (lr을 낮추세요)");
-                return;
+        for (int b = 0; b < budget && !done(); ++b) {
+            if (trainer_.steps() < train_steps_) {
+                const double loss = trainer_.step();
+                if (!std::isfinite(loss))
+                    error_ = std::string(tr(ctx_.lang, "LSA training diverged at step ", "LSA 학습이 발산한 step: ")) +
+                             std::to_string(trainer_.steps() + 1) + tr(ctx_.lang, ": lower lr", " (lr을 낮추세요)");
+                continue;
             }
+            if (tasks_.empty()) sample_eval_tasks();
+            evaluate_k(static_cast<int>(curves_[0].x.size()));
         }
-        if (trainer_.steps() >= train_steps_ && budget > 0) evaluate();
     }
 
-    bool done() const override { return evaluated_ || !error_.empty(); }
+    bool done() const override { return evaluated() || !error_.empty(); }
 
     Result result() const override {
         Result r;
         r.demo = "icl_regression_curve";
         r.done = done();
-        r.progress = evaluated_ ? 1.0 : double(trainer_.steps()) / (train_steps_ + 1);
+        r.progress = double(trainer_.steps() + curves_[0].x.size()) / (train_steps_ + 2 * cfg_.task.d + 1);
         r.error = error_;
         const Lang L = ctx_.lang;
         const int d = cfg_.task.d;
@@ -87,16 +87,16 @@ public:
         const char* const names_ko[kMethods] = {"최소제곱", "ridge", "GD 한 step", "3-최근접 이웃", "평균", "학습한 LSA 층"};
 
         ScalarsPanel s{tr(L, "Normalized error (ŷ − y)²/d", "정규화 오차 (ŷ − y)²/d"), {}};
-        s.items.push_back({"error_at_0", evaluated_ ? curves_[kLstsq].y.front() : NAN, "",
+        s.items.push_back({"error_at_0", evaluated() ? curves_[kLstsq].y.front() : NAN, "",
                            tr(L, "every learner at k = 0 predicts 0: the zero predictor's error",
                               "k = 0에서는 모두 0을 예측: zero predictor의 오차")});
         for (int m = 0; m < kMethods; ++m)
-            s.items.push_back({kScalarNames[m], evaluated_ ? curves_[m].y[static_cast<size_t>(d)] : NAN, "",
+            s.items.push_back({kScalarNames[m], evaluated() ? curves_[m].y[static_cast<size_t>(d)] : NAN, "",
                                std::string(tr(L, names_en[m], names_ko[m])) + tr(L, " at k = d", ", k = d에서")});
         s.items.push_back({"lsa_steps", double(trainer_.steps()), "",
                            tr(L, "Adam steps the LSA layer was trained", "LSA 층을 학습한 Adam step 수")});
         r.panels.push_back(s);
-        if (!evaluated_) return r;
+        if (!evaluated()) return r;
 
         LinesPanel lines;
         lines.title = tr(L, "In-context linear regression: error vs number of examples",
@@ -135,68 +135,71 @@ public:
     }
 
 private:
-    void evaluate() {
-        const Params& p = ctx_.params;
-        const int d = cfg_.task.d, k_max = 2 * d, n_tasks = p.i("n_tasks");
-        const double lambda = p.d("ridge_lambda");
+    bool evaluated() const { return static_cast<int>(curves_[0].x.size()) == 2 * cfg_.task.d + 1; }
+
+    // The same tasks serve every k (each k sees the first k context pairs).
+    void sample_eval_tasks() {
         Rng rng(ctx_.seed ^ 0x5851f42d4c957f2dull);
-        const auto tasks = sample_tasks(rng, cfg_.task, k_max, n_tasks);
-        const auto fit_tasks = sample_tasks(rng, cfg_.task, k_max, kEtaFitTasks);
-        std::vector<double> sum(kMethods), sum2(kMethods);
-        for (int k = 0; k <= k_max; ++k) {
-            // Best GD step size for this k, fitted on separate tasks: GD at η predicts η s
-            // with s = its prediction at η = 1, so η* = E[s y] / E[s²].
-            float eta = p.f("gd_eta");
-            if (p.s("gd_step") == "best_per_k") {
-                double sy = 0, ss = 0;
-                for (const auto& t : fit_tasks) {
-                    const double s1 = gd_one_step_prediction(prefix(t, k), 1.0f);
-                    sy += s1 * t.y_query;
-                    ss += s1 * s1;
-                }
-                eta = ss > 0 ? float(sy / ss) : 0.0f;
+        tasks_ = sample_tasks(rng, cfg_.task, 2 * cfg_.task.d, ctx_.params.i("n_tasks"));
+        fit_tasks_ = sample_tasks(rng, cfg_.task, 2 * cfg_.task.d, kEtaFitTasks);
+    }
+
+    // One point of every curve: the mean normalized error with k in-context examples.
+    void evaluate_k(int k) {
+        const Params& p = ctx_.params;
+        const int d = cfg_.task.d;
+        const double lambda = p.d("ridge_lambda");
+        // Best GD step size for this k, fitted on separate tasks: GD at η predicts η s
+        // with s = its prediction at η = 1, so η* = E[s y] / E[s²].
+        float eta = p.f("gd_eta");
+        if (p.s("gd_step") == "best_per_k") {
+            double sy = 0, ss = 0;
+            for (const auto& t : fit_tasks_) {
+                const double s1 = gd_one_step_prediction(prefix(t, k), 1.0f);
+                sy += s1 * t.y_query;
+                ss += s1 * s1;
             }
-            std::fill(sum.begin(), sum.end(), 0.0);
-            std::fill(sum2.begin(), sum2.end(), 0.0);
-            for (const auto& full : tasks) {
-                const RegressionTask t = prefix(full, k);
-                float pred[kMethods];
-                for (int m : {kLstsq, kRidge}) {
-                    const auto w = least_squares(t.x, t.y.data(), m == kRidge ? lambda : 0.0);
-                    if (!w) {
-                        error_ = std::string(tr(ctx_.lang, "least squares failed at k = ", "최소제곱 실패, k = ")) +
-                                 std::to_string(k) + ": " + w.error().message;
-                        return;
-                    }
-                    double yq = 0;
-                    for (int c = 0; c < d; ++c) yq += w.value()[c] * t.x_query[c];
-                    pred[m] = float(yq);
+            eta = ss > 0 ? float(sy / ss) : 0.0f;
+        }
+        double sum[kMethods] = {}, sum2[kMethods] = {};
+        for (const auto& full : tasks_) {
+            const RegressionTask t = prefix(full, k);
+            float pred[kMethods];
+            for (int m : {kLstsq, kRidge}) {
+                const auto w = least_squares(t.x, t.y.data(), m == kRidge ? lambda : 0.0);
+                if (!w) {
+                    error_ = std::string(tr(ctx_.lang, "least squares failed at k = ", "최소제곱 실패, k = ")) +
+                             std::to_string(k) + ": " + w.error().message;
+                    return;
                 }
-                pred[kGd] = gd_one_step_prediction(t, eta);
-                pred[kKnn] = knn3_prediction(t);
-                pred[kAvg] = averaging_prediction(t);
-                pred[kLsa] = lsa_predict(trainer_.model(), t);
-                for (int m = 0; m < kMethods; ++m) {
-                    const double e = double(pred[m] - t.y_query) * (pred[m] - t.y_query) / d;
-                    sum[m] += e;
-                    sum2[m] += e * e;
-                }
+                double yq = 0;
+                for (int c = 0; c < d; ++c) yq += w.value()[c] * t.x_query[c];
+                pred[m] = float(yq);
             }
+            pred[kGd] = gd_one_step_prediction(t, eta);
+            pred[kKnn] = knn3_prediction(t);
+            pred[kAvg] = averaging_prediction(t);
+            pred[kLsa] = lsa_predict(trainer_.model(), t);
             for (int m = 0; m < kMethods; ++m) {
-                const double mean = sum[m] / n_tasks;
-                curves_[m].x.push_back(k);
-                curves_[m].y.push_back(mean);
-                curves_[m].y_err.push_back(std::sqrt(std::max(0.0, sum2[m] / n_tasks - mean * mean) / n_tasks));
+                const double e = double(pred[m] - t.y_query) * (pred[m] - t.y_query) / d;
+                sum[m] += e;
+                sum2[m] += e * e;
             }
         }
-        evaluated_ = true;
+        const double n = double(tasks_.size());
+        for (int m = 0; m < kMethods; ++m) {
+            const double mean = sum[m] / n;
+            curves_[m].x.push_back(k);
+            curves_[m].y.push_back(mean);
+            curves_[m].y_err.push_back(std::sqrt(std::max(0.0, sum2[m] / n - mean * mean) / n));
+        }
     }
 
     DemoContext ctx_;
     LsaTrainConfig cfg_;
     LsaTrainer trainer_;
     int train_steps_;
-    bool evaluated_ = false;
+    std::vector<RegressionTask> tasks_, fit_tasks_;
     std::string error_;
     Series curves_[kMethods];
 };

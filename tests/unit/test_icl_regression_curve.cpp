@@ -26,6 +26,19 @@ TEST_CASE("icl_regression_curve: with noise least squares is no longer exact; ri
     CHECK(scalar(r, "ridge_at_d") < scalar(r, "lstsq_at_d"));
 }
 
+TEST_CASE("icl_regression_curve: streams training steps, then one k per unit") {
+    auto session = start_demo("icl_regression_curve", {{"d", 2}, {"n_tasks", 100}, {"train_steps", 10}}, Lang::en, 3);
+    REQUIRE(session.ok());
+    auto& s = *session.value();
+    s.step(12);  // 10 Adam steps, then k = 0 and 1
+    CHECK_FALSE(s.done());
+    CHECK(s.result().progress == doctest::Approx(12.0 / 15));
+    CHECK(s.result().panels.size() == 1);  // scalars only until the curves are complete
+    s.step(3);
+    CHECK(s.done());
+    CHECK(s.result().progress == doctest::Approx(1.0));
+}
+
 TEST_CASE("icl_regression_curve: bad input refused by name") {
     testing::expect_refused("icl_regression_curve", {{"d", 1}}, {"d", "[2, 20]"});
     testing::expect_refused("icl_regression_curve", {{"gd_step", "adaptive"}}, {"gd_step", "best_per_k", "fixed"});
