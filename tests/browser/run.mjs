@@ -479,6 +479,57 @@ await test('the language switch keeps the place and the parameters', async () =>
   await context.close();
 });
 
+await test('every panel kind draws from a fixture Result: axes, legend, log ticks, colour scales, error bars, text as text', async () => {
+  const context = await newContext({ viewport: { width: 900, height: 900 } });
+  const page = await context.newPage();
+  const fixture = JSON.parse(fs.readFileSync(path.join(root, 'tests', 'browser', 'fixtures', 'all-panels.json'), 'utf8'));
+  // The large heatmap's values: a signed ramp, so the diverging scale spans both sides.
+  const big = fixture.panels.find((p) => p.title === 'Large diverging');
+  big.values = Array.from({ length: big.rows * big.cols }, (_, k) => (k % 64) - 31.5);
+  await page.goto(`${origin}/index.html`);
+  const report = await page.evaluate(async (result) => {
+    const { drawPanel } = await import('/assets/plots/panels.js');
+    const host = document.createElement('div');
+    document.body.appendChild(host);
+    const figures = result.panels.map((p) => drawPanel(p, host, 700));
+    const texts = (f) => [...f.querySelectorAll('svg text')].map((t) => t.textContent);
+    return {
+      kinds: figures.map((f) => f.dataset.kind),
+      scalars: [...figures[0].querySelectorAll('.scalar-number')].map((e) => e.textContent),
+      logLegend: texts(figures[1]).filter((t) => t.startsWith('solid') || t.startsWith('dashed')),
+      logTicks: texts(figures[1]),
+      dashed: figures[1].querySelectorAll('path.series[stroke-dasharray]').length,
+      bands: figures[1].querySelectorAll('polygon').length,
+      linearTicks: texts(figures[2]),
+      seqCells: figures[3].querySelectorAll('rect[fill^="rgb"]').length,
+      missingCells: figures[3].querySelectorAll('rect[fill="#8c8c8c"]').length,
+      bigImage: figures[4].querySelectorAll('image').length,
+      gradientStops: figures[4].querySelectorAll('stop').length,
+      bars: figures[5].querySelectorAll('rect.bar').length,
+      errorLines: figures[5].querySelectorAll('line[stroke-width="1.5"]').length,
+      tableHeader: figures[6].querySelector('th:nth-child(2)').innerHTML,
+      noteHtml: figures[7].querySelector('.note-text').innerHTML,
+      unknown: figures[8].textContent,
+      injected: host.querySelectorAll('b, i, script').length,
+    };
+  }, fixture);
+  expect(report.kinds.join(',') === 'scalars,lines,lines,heatmap,heatmap,bars,table,note,sparkles', `kinds ${report.kinds}`);
+  expect(report.scalars[0] === '1.50e-7' && report.scalars[1] === '—', `scalars shown as ${report.scalars}`);
+  expect(report.logLegend.length === 2, `legend entries: ${report.logLegend}`);
+  expect(['1e-3', '0.01', '0.1', '1'].every((t) => report.logTicks.includes(t)) && ['10', '100'].every((t) => report.logTicks.includes(t)),
+    `log ticks: ${report.logTicks}`);
+  expect(report.dashed >= 1 && report.bands === 1, `dashed ${report.dashed}, error bands ${report.bands}`);
+  for (const t of ['0.25', '0.50', '0.75']) expect(report.linearTicks.includes(t), `linear ticks lack ${t}: ${report.linearTicks}`);
+  expect(report.seqCells === 5 && report.missingCells === 1, `sequential heatmap: ${report.seqCells} coloured cells, ${report.missingCells} missing (want 5 and 1)`);
+  expect(report.bigImage === 1 && report.gradientStops === 9, `large heatmap: ${report.bigImage} image(s), ${report.gradientStops} scale stops`);
+  expect(report.bars === 3 && report.errorLines === 9, `bars ${report.bars}, error-bar lines ${report.errorLines}`);
+  expect(report.tableHeader === '&lt;i&gt;params&lt;/i&gt;' && report.noteHtml.includes('&lt;script&gt;'), 'core text was inserted as HTML');
+  expect(report.unknown.includes('sparkles'), 'an unknown panel kind is not named');
+  expect(report.injected === 0, 'markup from a Result reached the DOM');
+  expectNoErrors(context, 'console');
+  await context.close();
+});
+
 await test('no request left 127.0.0.1', async () => {
   expect(foreignRequests.length === 0, `requests to other hosts: ${[...new Set(foreignRequests)].join(', ')}`);
 });

@@ -45,7 +45,10 @@ function tickFmt(v, step) {
   if (v === 0) return '0';
   const a = Math.abs(v);
   if (a >= 1e5 || a < 1e-3) return v.toExponential(step && Math.abs(step / v) < 0.1 ? 1 : 0).replace('e+', 'e');
-  const decimals = Math.max(0, Math.min(6, -Math.floor(Math.log10(step || a) + 1e-9)));
+  // As many decimals as the step needs (0.25 -> 2), so neighbouring ticks differ.
+  const unit = step || a;
+  let decimals = 0;
+  while (decimals < 6 && Math.abs(Math.round(unit * 10 ** decimals) - unit * 10 ** decimals) > 1e-6 * 10 ** decimals) decimals++;
   return v.toFixed(decimals);
 }
 
@@ -54,7 +57,7 @@ export function linearTicks(lo, hi, count = 5) {
   if (!(hi > lo)) return [lo];
   const raw = (hi - lo) / count;
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) || 10 * mag;
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw * (1 - 1e-9)) || 10 * mag;
   const ticks = [];
   for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) ticks.push(Math.abs(v) < step * 1e-9 ? 0 : v);
   return ticks.map((v) => ({ value: v, label: tickFmt(v, step) }));
