@@ -6,7 +6,7 @@
 //   node web/build-site.mjs --out DIR --wasm build/wasm/bin --lessons DIR_WITH_INDEX_JSON
 //
 // With --icl the lesson JSON is made by `icl lessons build --out <out>/../lessons-json`;
-// with --lessons an existing JSON tree is used (the browser tests' fixture).
+// with --lessons an existing JSON tree is used (e.g. one built with --draft).
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';

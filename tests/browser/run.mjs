@@ -227,6 +227,8 @@ for (const lang of langs) {
         expect(drawn > 0, `demo ${d.name} drew nothing`);
       }
       expect(await page.locator('.katex-error').count() === 0, 'a formula failed to render (KaTeX error)');
+      // Lesson text is md4c output with raw HTML off: nothing executable may appear in it.
+      expect(await page.locator('main script, main iframe, main object, main embed').count() === 0, 'lesson text holds raw HTML elements');
       expectNoErrors(context, 'console');
     });
     await page.screenshot({ path: path.join(artifacts, `${lang}-${entry.id}.png`), fullPage: true });
