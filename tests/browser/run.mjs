@@ -532,6 +532,30 @@ await test('every panel kind draws from a fixture Result: axes, legend, log tick
   await context.close();
 });
 
+await test('the wasm API answers bad input with readable errors, never a crash', async () => {
+  const core = await require(path.join(site, 'assets', 'icl_core.js'))({ wasmBinary: fs.readFileSync(path.join(site, 'assets', 'icl_core.wasm')) });
+  const call = (fn, ...a) => JSON.parse(core[fn](...a));
+  const cases = [
+    [call('start', 'no_such_demo', '{}', 'en', 1).error, /unknown demo 'no_such_demo'/],
+    [call('start', 'dual_form', '[1]', 'en', 1).error, /must be a JSON object/],
+    [call('start', 'dual_form', '{not json', 'en', 1).error, /not valid JSON/],
+    [call('start', 'dual_form', '{}', 'fr', 1).error, /unknown language 'fr'/],
+    [call('start', 'dual_form', '{}', 'en', -1).error, /seed/],
+    [call('step', 12345, 1).error, /no demo session/],
+    [call('parse_params', 'dual_form', '["lr=banana"]').error, /lr/],
+    [call('parse_params', 'dual_form', '{"lr": 1}').error, /array/],
+    [call('grade', '[]', '"a"', 'null').error, /JSON object/],
+    [call('grade', '{"type": "choice", "grading": {"answer": "a"}, "options": [{"key": "a"}]}', '7', 'null').error, /./],
+    [call('put_asset', 'x', 'not bytes').error, /Uint8Array/],
+  ];
+  cases.forEach(([message, pattern], k) => expect(typeof message === 'string' && pattern.test(message), `case ${k}: ${message}`));
+  // And a good run still works after all that.
+  const { handle } = call('start', 'dual_form', '{}', 'en', 1);
+  const result = call('step', handle, 1);
+  expect(result.done && result.panels.length > 0, 'dual_form did not run after the bad calls');
+  call('drop', handle);
+});
+
 await test('no request left 127.0.0.1', async () => {
   expect(foreignRequests.length === 0, `requests to other hosts: ${[...new Set(foreignRequests)].join(', ')}`);
 });

@@ -3,12 +3,14 @@
 // never an exception escaping into JS and never an abort.
 //
 //   demos(lang)                          -> [DemoInfo, ...]            (core/include/icl/demo.h)
+//   put_asset(name, Uint8Array)          -> {}                          a file a demo lists in "assets"
 //   parse_params(id, ["k=v", ...])       -> {"params": {...}}           typed and validated by the specs
 //   start(id, params, lang, seed)        -> {"handle": n}
 //   step(handle, budget)                 -> Result                      (a slice of work, then a snapshot)
 //   drop(handle)                         -> {}
 //   grade(check, answer, demo_result)    -> {"correct", "feedback_html", "correct_answer"}
 #include <emscripten/bind.h>
+#include <emscripten/val.h>
 
 #include <cmath>
 #include <exception>
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "icl/assets.h"
 #include "icl/demo.h"
 #include "icl/quiz.h"
 
@@ -51,6 +54,15 @@ std::string demos(const std::string& lang_text) {
     json out = json::array();
     for (const icl::DemoDef* d : icl::all_demos()) out.push_back(icl::to_json(*d, lang.value()));
     return text(out);
+}
+
+// The worker fetches the files a demo lists in DemoInfo.assets and hands them over here
+// before starting it (wasm has no file system; see icl/assets.h).
+std::string put_asset(const std::string& name, const emscripten::val& bytes) {
+    if (name.empty()) return error_json("an asset needs a name");
+    if (!bytes.instanceof(emscripten::val::global("Uint8Array"))) return error_json("asset '" + name + "' must be a Uint8Array");
+    icl::put_asset(name, emscripten::convertJSArrayToNumberVector<uint8_t>(bytes));
+    return "{}";
 }
 
 std::string parse_params(const std::string& id, const std::string& key_values_text) {
@@ -138,6 +150,7 @@ std::string grade(const std::string& check_text, const std::string& answer_text,
 EMSCRIPTEN_BINDINGS(icl_core) {
     emscripten::function("version", &version);
     emscripten::function("demos", &demos);
+    emscripten::function("put_asset", &put_asset);
     emscripten::function("parse_params", &parse_params);
     emscripten::function("start", &start);
     emscripten::function("step", &step);
