@@ -1,0 +1,43 @@
+// The dual form of a linear layer trained by gradient descent (Irie, Csordás,
+// Schmidhuber 2022). A layer y = W x trained by SGD on the loss L = ½||W x − y||²
+// ends at W = W0 + Σ_t e_t ⊗ x_t with e_t = −η ∇_y L_t (the error signal of update t),
+// so for any input x
+//     W x = W0 x + Σ_t e_t (x_t · x),
+// which is unnormalized dot attention: keys are the training inputs x_t, values the
+// error signals e_t, the query is x. The identity is exact for SGD; Adam's update is
+// not a sum of outer products e_t ⊗ x_t, so it breaks there.
+#pragma once
+#include <vector>
+
+#include "icl/linalg.h"
+
+namespace icl {
+
+enum class Optimizer { sgd, adam };
+
+struct LinearTrainConfig {
+    Optimizer optimizer = Optimizer::sgd;
+    float lr = 0.1f;
+    int epochs = 1;
+    float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;  // Adam only
+};
+
+struct LinearLayerRun {
+    Mat w0, w;      // d_out × d_in: before and after training
+    Mat keys;       // T × d_in: x_t, the input of update t
+    Mat values;     // T × d_out: e_t = −η ∇_y L_t at update t (as SGD would apply it)
+    std::vector<float> epoch_loss;  // mean ½||W x − y||² over the training set after each epoch
+};
+
+// Trains W from w0 on pairs (x: n × d_in, y: n × d_out), one example per update, in
+// order, for cfg.epochs passes (T = n · epochs updates), recording x_t and e_t.
+LinearLayerRun train_linear_layer(const Mat& w0, const Mat& x, const Mat& y, const LinearTrainConfig& cfg);
+
+// Primal: W x. x: d_in -> d_out
+std::vector<float> primal_output(const LinearLayerRun& run, const float* x);
+// Dual: W0 x + Σ_t values_t (keys_t · x). x: d_in -> d_out
+std::vector<float> dual_output(const LinearLayerRun& run, const float* x);
+// Attention scores keys_t · x, one per update. x: d_in -> T
+std::vector<float> attention_scores(const LinearLayerRun& run, const float* x);
+
+}  // namespace icl

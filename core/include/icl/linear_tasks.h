@@ -1,0 +1,41 @@
+// Random linear-regression tasks for in-context learning (Garg et al. 2022; von Oswald
+// et al. 2023): a task is a weight vector w ~ N(0, I), n context pairs (x_i, y_i = w·x_i
+// + noise) and one query (x_q, y_q).
+#pragma once
+#include <vector>
+
+#include "icl/linalg.h"
+#include "icl/rng.h"
+
+namespace icl {
+
+enum class InputDist {
+    uniform,  // x ~ U(−scale, scale)^d  (von Oswald et al.'s notebook: scale 0.5)
+    normal,   // x ~ N(0, scale² I)       (Garg et al.: scale 1)
+};
+
+struct TaskConfig {
+    int d = 10;
+    InputDist dist = InputDist::uniform;
+    float x_scale = 0.5f;
+    float noise = 0.0f;  // std of the noise on every y (context and query)
+};
+
+struct RegressionTask {
+    std::vector<float> w;        // d
+    Mat x;                       // n × d, context inputs
+    std::vector<float> y;        // n, context targets
+    std::vector<float> x_query;  // d
+    float y_query = 0.0f;
+};
+
+RegressionTask sample_task(Rng& rng, const TaskConfig& cfg, int n_context);
+std::vector<RegressionTask> sample_tasks(Rng& rng, const TaskConfig& cfg, int n_context, int count);
+
+// One step of gradient descent from W0 = 0 on L(w) = (1/2n) Σ (w·x_i − y_i)², step size eta,
+// evaluated at the query: (eta/n) Σ_i y_i (x_i · x_q). 0 when n = 0.
+float gd_one_step_prediction(const RegressionTask& task, float eta);
+// `steps` steps of the same GD; returns the weights after them (d).
+std::vector<float> gd_weights(const RegressionTask& task, float eta, int steps);
+
+}  // namespace icl

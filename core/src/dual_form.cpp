@@ -1,0 +1,62 @@
+#include "icl/dual_form.h"
+
+#include <cmath>
+
+namespace icl {
+
+LinearLayerRun train_linear_layer(const Mat& w0, const Mat& x, const Mat& y, const LinearTrainConfig& cfg) {
+    const int n = x.rows, d_in = x.cols, d_out = y.cols;
+    const int steps = n * cfg.epochs;
+    LinearLayerRun run{w0, w0, Mat(steps, d_in), Mat(steps, d_out), {}};
+    Mat m(d_out, d_in), v(d_out, d_in);  // Adam moments
+    std::vector<float> grad_y(static_cast<size_t>(d_out));
+    int t = 0;
+    for (int epoch = 0; epoch < cfg.epochs; ++epoch) {
+        for (int i = 0; i < n; ++i, ++t) {
+            const float* xi = x.row(i);
+            matvec(run.w, xi, grad_y.data());
+            for (int o = 0; o < d_out; ++o) grad_y[o] -= y(i, o);  // ∇_y ½||Wx − y||² = Wx − y
+            for (int c = 0; c < d_in; ++c) run.keys(t, c) = xi[c];
+            for (int o = 0; o < d_out; ++o) run.values(t, o) = -cfg.lr * grad_y[o];
+            if (cfg.optimizer == Optimizer::sgd) {
+                add_outer(run.w, 1.0f, run.values.row(t), xi);  // W += e_t ⊗ x_t
+                continue;
+            }
+            // Adam on ∇_W L = ∇_y L ⊗ x_t, with bias correction.
+            const float c1 = 1.0f - std::pow(cfg.beta1, float(t + 1));
+            const float c2 = 1.0f - std::pow(cfg.beta2, float(t + 1));
+            for (int o = 0; o < d_out; ++o)
+                for (int c = 0; c < d_in; ++c) {
+                    const float g = grad_y[o] * xi[c];
+                    m(o, c) = cfg.beta1 * m(o, c) + (1.0f - cfg.beta1) * g;
+                    v(o, c) = cfg.beta2 * v(o, c) + (1.0f - cfg.beta2) * g * g;
+                    run.w(o, c) -= cfg.lr * (m(o, c) / c1) / (std::sqrt(v(o, c) / c2) + cfg.eps);
+                }
+        }
+        float loss = 0.0f;
+        for (int i = 0; i < n; ++i) {
+            matvec(run.w, x.row(i), grad_y.data());
+            for (int o = 0; o < d_out; ++o) loss += 0.5f * (grad_y[o] - y(i, o)) * (grad_y[o] - y(i, o));
+        }
+        run.epoch_loss.push_back(loss / float(n));
+    }
+    return run;
+}
+
+std::vector<float> primal_output(const LinearLayerRun& run, const float* x) { return matvec(run.w, x); }
+
+std::vector<float> dual_output(const LinearLayerRun& run, const float* x) {
+    std::vector<float> out = matvec(run.w0, x);
+    const std::vector<float> scores = attention_scores(run, x);
+    for (int t = 0; t < run.keys.rows; ++t)
+        for (int o = 0; o < run.values.cols; ++o) out[o] += run.values(t, o) * scores[t];
+    return out;
+}
+
+std::vector<float> attention_scores(const LinearLayerRun& run, const float* x) {
+    std::vector<float> s(static_cast<size_t>(run.keys.rows));
+    for (int t = 0; t < run.keys.rows; ++t) s[t] = dot(run.keys.row(t), x, run.keys.cols);
+    return s;
+}
+
+}  // namespace icl

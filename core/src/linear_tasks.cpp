@@ -1,0 +1,57 @@
+#include "icl/linear_tasks.h"
+
+#include <algorithm>
+
+namespace icl {
+
+namespace {
+float draw_input(Rng& rng, const TaskConfig& cfg) {
+    return cfg.dist == InputDist::uniform ? rng.uniform(-cfg.x_scale, cfg.x_scale) : rng.normal(0.0f, cfg.x_scale);
+}
+}  // namespace
+
+RegressionTask sample_task(Rng& rng, const TaskConfig& cfg, int n_context) {
+    RegressionTask t;
+    t.w.resize(static_cast<size_t>(cfg.d));
+    for (float& w : t.w) w = rng.normal();
+    t.x = Mat(n_context, cfg.d);
+    for (float& x : t.x.v) x = draw_input(rng, cfg);
+    t.y.resize(static_cast<size_t>(n_context));
+    for (int i = 0; i < n_context; ++i) t.y[i] = dot(t.w.data(), t.x.row(i), cfg.d) + cfg.noise * rng.normal();
+    t.x_query.resize(static_cast<size_t>(cfg.d));
+    for (float& x : t.x_query) x = draw_input(rng, cfg);
+    t.y_query = dot(t.w.data(), t.x_query.data(), cfg.d) + cfg.noise * rng.normal();
+    return t;
+}
+
+std::vector<RegressionTask> sample_tasks(Rng& rng, const TaskConfig& cfg, int n_context, int count) {
+    std::vector<RegressionTask> tasks;
+    tasks.reserve(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) tasks.push_back(sample_task(rng, cfg, n_context));
+    return tasks;
+}
+
+float gd_one_step_prediction(const RegressionTask& task, float eta) {
+    const int n = task.x.rows, d = task.x.cols;
+    if (n == 0) return 0.0f;
+    float s = 0.0f;
+    for (int i = 0; i < n; ++i) s += task.y[i] * dot(task.x.row(i), task.x_query.data(), d);
+    return eta / float(n) * s;
+}
+
+std::vector<float> gd_weights(const RegressionTask& task, float eta, int steps) {
+    const int n = task.x.rows, d = task.x.cols;
+    std::vector<float> w(static_cast<size_t>(d), 0.0f), grad(static_cast<size_t>(d));
+    if (n == 0) return w;
+    for (int s = 0; s < steps; ++s) {
+        std::fill(grad.begin(), grad.end(), 0.0f);
+        for (int i = 0; i < n; ++i) {
+            const float r = dot(w.data(), task.x.row(i), d) - task.y[i];  // residual
+            for (int c = 0; c < d; ++c) grad[c] += r * task.x(i, c);
+        }
+        for (int c = 0; c < d; ++c) w[c] -= eta / float(n) * grad[c];
+    }
+    return w;
+}
+
+}  // namespace icl

@@ -1,0 +1,154 @@
+#include "icl/lsa.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace icl {
+
+namespace {
+
+// C = Σ_{i<n} e_i ⊗ e_i, the context tokens' Gram matrix. tokens: rows × D -> D × D
+Mat context_gram(const Mat& tokens, int n_context) {
+    const int dim = tokens.cols;
+    Mat c(dim, dim);
+    for (int i = 0; i < n_context; ++i) add_outer(c, 1.0f, tokens.row(i), tokens.row(i));
+    return c;
+}
+
+void add_into(Mat& a, const Mat& b) {
+    for (size_t i = 0; i < a.v.size(); ++i) a.v[i] += b.v[i];
+}
+
+}  // namespace
+
+LsaLayer combine(const LsaWeights& w) { return {matmul(transpose(w.w_k), w.w_q), matmul(w.p, w.w_v)}; }
+
+LsaWeights gd_construction(int d, float eta, int n_context) {
+    const int dim = d + 1;
+    LsaWeights w{Mat(dim, dim), Mat(dim, dim), Mat(dim, dim), identity(dim)};
+    for (int i = 0; i < d; ++i) w.w_k(i, i) = w.w_q(i, i) = 1.0f;  // [[I_x, 0], [0, 0]]
+    w.w_v(d, d) = -1.0f;                                             // [[0, 0], [W0 = 0, −I_y]]
+    const float scale = n_context > 0 ? eta / float(n_context) : 0.0f;
+    for (float& p : w.p.v) p *= scale;                               // P = (η/n) I
+    return w;
+}
+
+Mat regression_tokens(const RegressionTask& task) {
+    const int n = task.x.rows, d = task.x.cols;
+    Mat e(n + 1, d + 1);
+    for (int i = 0; i < n; ++i) {
+        for (int c = 0; c < d; ++c) e(i, c) = task.x(i, c);
+        e(i, d) = task.y[i];
+    }
+    for (int c = 0; c < d; ++c) e(n, c) = task.x_query[c];
+    return e;
+}
+
+// Row form of one layer: E' = E + E M with M = W_KQᵀ C W_PVᵀ (so e_j' = e_j + W_PV C W_KQ e_j).
+LsaForward lsa_forward(const LsaModel& model, const Mat& tokens, int n_context) {
+    LsaForward f;
+    Mat e = tokens;
+    for (const LsaLayer& layer : model) {
+        f.layer_inputs.push_back(e);
+        const Mat c = context_gram(e, n_context);
+        const Mat m = matmul(matmul(transpose(layer.w_kq), c), transpose(layer.w_pv));
+        add_into(e, matmul(e, m));
+    }
+    f.output = std::move(e);
+    return f;
+}
+
+float lsa_prediction(const Mat& output) { return -output(output.rows - 1, output.cols - 1); }
+
+float lsa_predict(const LsaModel& model, const RegressionTask& task) {
+    return lsa_prediction(lsa_forward(model, regression_tokens(task), task.x.rows).output);
+}
+
+Mat lsa_backward(const LsaModel& model, const LsaForward& fwd, int n_context, float d_pred, LsaModel& grads) {
+    Mat g(fwd.output.rows, fwd.output.cols);  // ∂loss/∂(tokens after the current layer)
+    g(g.rows - 1, g.cols - 1) = -d_pred;
+    for (int l = static_cast<int>(model.size()) - 1; l >= 0; --l) {
+        const LsaLayer& layer = model[l];
+        const Mat& e = fwd.layer_inputs[l];
+        const Mat c = context_gram(e, n_context);
+        const Mat kq_t = transpose(layer.w_kq), pv_t = transpose(layer.w_pv);
+        const Mat m = matmul(matmul(kq_t, c), pv_t);
+        // E' = E + E M
+        const Mat dm = matmul(transpose(e), g);
+        Mat de = g;
+        add_into(de, matmul(g, transpose(m)));
+        // M = W_KQᵀ C W_PVᵀ, C symmetric
+        add_into(grads[l].w_kq, matmul(matmul(c, pv_t), transpose(dm)));
+        add_into(grads[l].w_pv, matmul(matmul(transpose(dm), kq_t), c));
+        Mat dc = matmul(matmul(layer.w_kq, dm), layer.w_pv);
+        add_into(dc, transpose(dc));  // C = Σ e_i ⊗ e_i: ∂/∂e_i = (dC + dCᵀ) e_i
+        for (int i = 0; i < n_context; ++i) {
+            const std::vector<float> back = matvec(dc, e.row(i));
+            for (int k = 0; k < e.cols; ++k) de(i, k) += back[k];
+        }
+        g = std::move(de);
+    }
+    return g;
+}
+
+std::vector<float> lsa_query_sensitivity(const LsaModel& model, const RegressionTask& task) {
+    const int n = task.x.rows, d = task.x.cols;
+    const LsaForward fwd = lsa_forward(model, regression_tokens(task), n);
+    LsaModel scratch = model;
+    for (LsaLayer& l : scratch) {
+        std::fill(l.w_kq.v.begin(), l.w_kq.v.end(), 0.0f);
+        std::fill(l.w_pv.v.begin(), l.w_pv.v.end(), 0.0f);
+    }
+    const Mat dtokens = lsa_backward(model, fwd, n, 1.0f, scratch);
+    return std::vector<float>(dtokens.row(n), dtokens.row(n) + d);
+}
+
+double lsa_mean_loss(const LsaModel& model, const std::vector<RegressionTask>& tasks) {
+    double sum = 0.0;
+    for (const auto& t : tasks) {
+        const double r = double(lsa_predict(model, t)) - t.y_query;
+        sum += 0.5 * r * r;
+    }
+    return tasks.empty() ? 0.0 : sum / double(tasks.size());
+}
+
+LsaTrainer::LsaTrainer(const LsaTrainConfig& cfg, uint64_t seed) : cfg_(cfg), rng_(seed), adam_(cfg.lr) {
+    const int dim = cfg.task.d + 1;
+    for (int l = 0; l < cfg.layers; ++l) {
+        LsaLayer layer{Mat(dim, dim), Mat(dim, dim)};
+        for (float& w : layer.w_kq.v) w = rng_.normal(0.0f, cfg.init_std);
+        for (float& w : layer.w_pv.v) w = rng_.normal(0.0f, cfg.init_std);
+        model_.push_back(std::move(layer));
+    }
+}
+
+double LsaTrainer::step() {
+    LsaModel grads = model_;
+    for (LsaLayer& l : grads) {
+        std::fill(l.w_kq.v.begin(), l.w_kq.v.end(), 0.0f);
+        std::fill(l.w_pv.v.begin(), l.w_pv.v.end(), 0.0f);
+    }
+    double loss = 0.0;
+    for (int b = 0; b < cfg_.batch; ++b) {
+        const int n = cfg_.n_min + static_cast<int>(rng_.below(static_cast<uint32_t>(cfg_.n_max - cfg_.n_min + 1)));
+        const RegressionTask task = sample_task(rng_, cfg_.task, n);
+        const LsaForward fwd = lsa_forward(model_, regression_tokens(task), n);
+        const float r = lsa_prediction(fwd.output) - task.y_query;
+        loss += 0.5 * double(r) * r;
+        lsa_backward(model_, fwd, n, r / float(cfg_.batch), grads);  // ∂(mean ½ r²)/∂ŷ
+    }
+    loss /= cfg_.batch;
+    if (!std::isfinite(loss)) return loss;
+    std::vector<std::vector<float>*> params;
+    std::vector<const std::vector<float>*> grad_list;
+    for (size_t l = 0; l < model_.size(); ++l) {
+        params.push_back(&model_[l].w_kq.v);
+        params.push_back(&model_[l].w_pv.v);
+        grad_list.push_back(&grads[l].w_kq.v);
+        grad_list.push_back(&grads[l].w_pv.v);
+    }
+    adam_.step(params, grad_list);
+    return loss;
+}
+
+}  // namespace icl

@@ -1,0 +1,62 @@
+// Helpers for the demo tests: run a demo to completion and read its panels.
+#pragma once
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "icl/demo.h"
+
+namespace icl::testing {
+
+inline Result run_demo(const std::string& id, const nlohmann::json& params, Lang lang = Lang::en,
+                       uint64_t seed = 1) {
+    auto session = start_demo(id, params, lang, seed);
+    REQUIRE_MESSAGE(session.ok(), (session.ok() ? std::string() : session.error().message));
+    auto& s = *session.value();
+    for (int guard = 0; !s.done() && guard < 1000000; ++guard) s.step(64);
+    REQUIRE(s.done());
+    return s.result();
+}
+
+// The value of the scalar `name` in the result's first panel (which every demo makes
+// a ScalarsPanel); fails the test if it is absent.
+inline double scalar(const Result& r, const std::string& name) {
+    REQUIRE(!r.panels.empty());
+    const auto* s = std::get_if<ScalarsPanel>(&r.panels.front());
+    REQUIRE(s != nullptr);
+    for (const auto& item : s->items)
+        if (item.name == name) return item.value;
+    FAIL("no scalar named " << name);
+    return 0;
+}
+
+template <class PanelT>
+int count_panels(const Result& r) {
+    int n = 0;
+    for (const auto& p : r.panels) n += std::holds_alternative<PanelT>(p) ? 1 : 0;
+    return n;
+}
+
+// Starting the demo with `params` fails with a message that contains every one of `words`.
+inline void expect_refused(const std::string& id, const nlohmann::json& params,
+                           std::initializer_list<std::string> words) {
+    auto session = start_demo(id, params, Lang::en, 1);
+    REQUIRE_FALSE(session.ok());
+    for (const auto& w : words) CHECK_MESSAGE(session.error().message.find(w) != std::string::npos,
+                                              session.error().message << " lacks " << w);
+}
+
+// Every scalar name is the same in en and ko (lessons refer to scalars by name).
+inline void check_scalar_names_stable(const std::string& id, const nlohmann::json& params) {
+    const Result en = run_demo(id, params, Lang::en), ko = run_demo(id, params, Lang::ko);
+    const auto& a = std::get<ScalarsPanel>(en.panels.front()).items;
+    const auto& b = std::get<ScalarsPanel>(ko.panels.front()).items;
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        CHECK(a[i].name == b[i].name);
+        CHECK(a[i].value == b[i].value);
+    }
+    CHECK(std::holds_alternative<NotePanel>(en.panels.back()));
+}
+
+}  // namespace icl::testing
