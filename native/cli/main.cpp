@@ -1,4 +1,5 @@
-// The `icl` command: list and run demos (more commands join as core grows).
+// The `icl` command: list and run demos, lint and build the lessons (more commands join
+// as core grows).
 // Exit status: 0 success, 1 the work failed (e.g. training diverged), 2 bad usage or
 // a bad parameter (with a message naming it).
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "icl/demo.h"
+#include "icl/lesson_set.h"
 
 namespace {
 
@@ -19,6 +21,13 @@ const char* kUsage =
     "  params <id> [--lang en|ko]      list a demo's parameters with ranges and defaults\n"
     "  run <id> [--set name=value]... [--seed n] [--json] [--lang en|ko]\n"
     "                                  run a demo to completion; print a summary or JSON\n"
+    "  lessons check [--dir lessons] [--draft]\n"
+    "                                  lint the lesson sources: one line per problem\n"
+    "                                  (file:line: message); --draft makes the lesson-size\n"
+    "                                  rules (check counts) warnings\n"
+    "  lessons build --out <dir> [--dir lessons] [--draft]\n"
+    "                                  lint, then write <dir>/index.json and\n"
+    "                                  <dir>/<lang>/<id>.json (nothing if the lint fails)\n"
     "  --version                       print the version\n"
     "  --help                          print this help\n";
 
@@ -106,6 +115,41 @@ int cmd_run(int argc, char** argv) {
     return 0;
 }
 
+// `icl lessons check|build`: exit 0 clean (warnings allowed), 1 lint errors or a failed
+// write, 2 bad usage.
+int cmd_lessons(int argc, char** argv) {
+    if (argc < 3) return usage_error("lessons needs check or build");
+    const std::string action = argv[2];
+    if (action != "check" && action != "build") return usage_error("lessons: unknown action '" + action + "' (expected check or build)");
+    std::string dir = "lessons", out;
+    icl::LintOptions options;
+    for (int i = 3; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--dir" && i + 1 < argc) dir = argv[++i];
+        else if (a == "--out" && i + 1 < argc && action == "build") out = argv[++i];
+        else if (a == "--draft") options.draft = true;
+        else return usage_error("lessons " + action + ": unknown or incomplete option '" + a + "'");
+    }
+    if (action == "build" && out.empty()) return usage_error("lessons build needs --out <dir>");
+    const icl::LessonSet set = icl::load_lesson_set(dir, options);
+    for (const auto& d : set.problems) std::printf("%s\n", icl::to_string(d).c_str());
+    std::printf("lessons: %d files, %d errors, %d warnings\n", set.files, set.errors(), set.warnings());
+    if (set.errors() > 0) {
+        if (action == "build") std::fprintf(stderr, "icl: lessons build: the lint failed; nothing written\n");
+        return 1;
+    }
+    if (action == "check") return 0;
+    const auto written = icl::write_lesson_json(set, out);
+    if (!written) {
+        std::fprintf(stderr, "icl: lessons build: %s\n", written.error().message.c_str());
+        return 1;
+    }
+    size_t count = 0;
+    for (const auto& [lang, list] : set.lessons) count += list.size();
+    std::printf("lessons: wrote index.json and %zu lesson files to %s\n", count, out.c_str());
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,5 +169,6 @@ int main(int argc, char** argv) {
     if (cmd == "demos") return cmd_demos(argc, argv);
     if (cmd == "params") return cmd_params(argc, argv);
     if (cmd == "run") return cmd_run(argc, argv);
+    if (cmd == "lessons") return cmd_lessons(argc, argv);
     return usage_error("unknown command '" + cmd + "' (see icl --help)");
 }

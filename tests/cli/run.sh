@@ -2,7 +2,8 @@
 # Tests of the `icl` command's contract: exit statuses and messages on bad input.
 #   tests/cli/run.sh build/bin/icl
 set -u
-icl=$1
+icl=$(realpath "$1")
+cd "$(dirname "$0")/../.."   # fixture paths below are relative to the repository
 pass=0; fail=0
 expect() {  # expect <name> <status> <regex on stdout+stderr> -- <args...>
   local name=$1 want=$2 pattern=$3; shift 4
@@ -44,5 +45,33 @@ expect dual_form-unknown 2 "unknown parameter 'depth'" -- run dual_form --set de
 expect_json lsa_gd_construction
 expect lsa_gd_construction-range 2 "'n_context' = 41 is out of range: expected an integer in \\[1, 40\\]" -- run lsa_gd_construction --set n_context=41
 expect lsa_gd_construction-malformed 2 "'eta' = '6x' is not a number" -- run lsa_gd_construction --set eta=6x
+expect_json lsa_training --set steps=50 --set batch=16
+expect lsa_training-range 2 "'layers' = 9 is out of range: expected an integer in \\[1, 4\\]" -- run lsa_training --set layers=9
+expect lsa_training-int 2 "'steps' = 10.5 is not an integer" -- run lsa_training --set steps=10.5
+expect_json attention_dual --set n_demos=24 --set show_after=24
+expect attention_dual-range 2 "'d_head' = 1 is out of range: expected an integer in \\[2, 16\\]" -- run attention_dual --set d_head=1
+expect attention_dual-inf 2 "'input_scale' is not finite" -- run attention_dual --set input_scale=inf
+expect_json icl_regression_curve --set d=4 --set n_tasks=100 --set train_steps=50
+expect icl_regression_curve-range 2 "'d' = 40 is out of range: expected an integer in \\[2, 20\\]" -- run icl_regression_curve --set d=40
+expect icl_regression_curve-choice 2 "'gd_step' is 'newton': expected one of best_per_k fixed" -- run icl_regression_curve --set gd_step=newton
+
+# lessons: the lint on fixture trees (tests/lessons/), the build into a temp dir
+expect lessons-check-good 0 '^lessons: 2 files, 0 errors, 0 warnings$' -- lessons check --dir tests/lessons/good
+expect lessons-check-missing-answer 1 '^tests/lessons/broken/en/02-bad\.md:9: check block has no answer=' -- lessons check --dir tests/lessons/broken
+expect lessons-check-ko-en-mismatch 1 "^tests/lessons/broken/ko/01-basics\.md:9: check 'choice' grades" -- lessons check --dir tests/lessons/broken
+expect lessons-check-summary 1 '^lessons: 4 files, 3 errors, 0 warnings$' -- lessons check --dir tests/lessons/broken
+expect lessons-check-no-dir 1 'no such directory' -- lessons check --dir tests/lessons/none
+expect lessons-bad-action 2 "unknown action 'frob'" -- lessons frob
+expect lessons-build-needs-out 2 'lessons build needs --out' -- lessons build --dir tests/lessons/good
+out=$(mktemp -d)
+expect lessons-build-broken 1 'the lint failed; nothing written' -- lessons build --dir tests/lessons/broken --out "$out/broken"
+[ ! -e "$out/broken" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL lessons-build-broken wrote $out/broken"; }
+expect lessons-build-good 0 'wrote index.json and 2 lesson files' -- lessons build --dir tests/lessons/good --out "$out/site"
+if grep -q '"id": "basics"' "$out/site/index.json" 2>/dev/null && grep -q '"lang": "ko"' "$out/site/ko/basics.json" 2>/dev/null; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); echo "FAIL lessons-build-good: index.json or ko/basics.json missing or wrong"
+fi
+rm -rf "$out"
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

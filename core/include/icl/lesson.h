@@ -1,0 +1,135 @@
+// A lesson: one markdown source (lessons/<lang>/<NN>-<id>.md) parsed into front matter
+// and a list of blocks — rendered text, demos and check questions. Native only (md4c);
+// the web receives the same lesson as JSON (to_json below) at build time.
+//
+// Source format
+//
+//   ---                                   front matter: exactly the keys id, title,
+//   id: dual-form                         order (an integer >= 0) and summary, one
+//   title: Attention is the dual form     `key: value` line each; a value may be
+//   order: 2                              wrapped in "..." (kept verbatim inside)
+//   summary: One sentence.
+//   ---
+//   CommonMark text with $inline$ and $$display$$ math and tables. Raw HTML is not
+//   passed through: `<script>` is shown as text.
+//
+//   ```demo dual_form name=adam           a demo instance; name= defaults to the demo id
+//   n_train: 8                            `name: value` overrides; value: true|false,
+//   lr: 0.1                               a number, "a quoted string" or a bare word.
+//   ```                                   Blank lines and lines starting with # are skipped.
+//
+//   ```check id=q1 type=choice answer=b   info: key=value words, values may be "quoted"
+//   The prompt (markdown).                 choice answer=b | multi answer=a,c |
+//   a) option a                            truefalse answer=true|false |
+//   b) option b                            numeric answer=0.2 tol=0.02 (absolute) |
+//   ---                                    text answer="cold|chilly" |
+//   The feedback (markdown).               predict demo=<instance> scalar="<name>"
+//   a: feedback shown when a was chosen    (each option carries a range: a) [0, 1e-4] ...)
+//   ```
+//
+// Which fences are directives
+//   A fenced code block (``` or ~~~) that starts at column 0 and whose info string's
+//   first word is `demo` or `check` is a directive. Every other fence is ordinary code
+//   and stays in the text. Two cases are errors instead of silent code, because they
+//   are almost always a mistake: a demo/check fence indented by 1-3 spaces (it would
+//   otherwise render as code), and a fence whose first info word is a near miss of a
+//   directive (`chek`, `Check`, `demos`: case-insensitive equal or one edit away).
+//   A lesson that wants to show a literal directive puts it inside a longer fence
+//   (````) or an indented code block.
+//
+// Check bodies
+//   Prompt lines, then for choice/multi/predict the options: one line each, `a) text`,
+//   keys a, b, c, ... in order, nothing but blank lines between or after them. For
+//   predict each option text starts with its range `[lo, hi]` — always read as the
+//   half-open [lo, hi); lo/hi may be -inf/inf. Then a line `---`, the feedback
+//   (markdown, required), and optionally, as the last lines, per-option feedback:
+//   `a: ...` (truefalse: `true: ...` / `false: ...`).
+//   truefalse checks get the options true/false (labels True/False, ko 참/거짓).
+//
+// JSON (the contract with the web pages): see to_json below and docs/lessons.md.
+#pragma once
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "icl/expected.h"
+
+namespace icl {
+
+// A problem in a lesson source, at a line (1-based; 0 = the file as a whole).
+struct Diagnostic {
+    std::string file;
+    int line = 0;
+    std::string message;
+    bool warning = false;
+};
+// "file:line: message" ("file:line: warning: message" for warnings).
+std::string to_string(const Diagnostic& d);
+
+enum class CheckType { Choice, Multi, TrueFalse, Numeric, Text, Predict };
+const char* check_type_name(CheckType t);  // "choice", "multi", ...
+
+// A run of markdown between directives, rendered.
+struct HtmlBlock {
+    int line = 0;             // first line of the run in the source
+    std::string markdown;     // the source text of the run
+    std::string html;
+};
+
+struct DemoBlock {
+    int line = 0;             // line of the opening fence
+    std::string demo;         // registry id
+    std::string name;         // instance name on the page (default: the demo id)
+    nlohmann::json params = nlohmann::json::object();  // overrides, numbers/bools/strings
+};
+
+struct CheckOption {
+    std::string key;                    // "a", "b", ... (truefalse: "true", "false")
+    std::string markdown, html;         // label (inline html: no wrapping <p>)
+    std::string feedback_markdown, feedback_html;  // shown when this option was chosen
+    // predict: the half-open range [lo, hi) of the demo's scalar that makes this option
+    // right; nullopt = unbounded on that side.
+    std::optional<double> range_lo, range_hi;
+};
+
+struct CheckBlock {
+    int line = 0;             // line of the opening fence
+    std::string id;
+    CheckType type = CheckType::Choice;
+    std::string prompt_markdown, prompt_html;
+    std::vector<CheckOption> options;   // choice, multi, predict, truefalse
+    std::string feedback_markdown, feedback_html;
+    nlohmann::json grading;             // what icl::grade needs, see quiz.h
+};
+
+using LessonBlock = std::variant<HtmlBlock, DemoBlock, CheckBlock>;
+
+struct Lesson {
+    std::string id, title, summary;
+    int order = 0;
+    std::string lang;         // "en" / "ko" from the path (lessons/<lang>/...), else ""
+    std::string source;       // "lessons/<lang>/<file>" when the path has that shape, else the path
+    std::vector<LessonBlock> blocks;
+};
+
+struct LessonParse {
+    Lesson lesson;                      // as far as it could be parsed
+    std::vector<Diagnostic> problems;   // empty: the lesson is good
+};
+
+// Parses a lesson and reports every problem it finds (a bad block does not hide the
+// next one). `file_name` is used in the messages and to derive lang/source.
+LessonParse parse_lesson_collect(const std::string& text, const std::string& file_name);
+// The same, but fails with the first problem ("file:line: message").
+Expected<Lesson> parse_lesson(const std::string& text, const std::string& file_name);
+
+// Markdown -> HTML with the lesson flags (math spans, tables, strikethrough, no raw HTML).
+std::string render_markdown(const std::string& markdown);
+
+nlohmann::json to_json(const CheckBlock& check);   // the check block JSON icl::grade takes
+nlohmann::json to_json(const Lesson& lesson);      // {"id", "lang", ..., "blocks": [...]}
+
+}  // namespace icl

@@ -1,0 +1,50 @@
+// The lesson tree (lessons/en/*.md, lessons/ko/*.md) as a whole: loading it, the lint
+// that `icl lessons check` runs, and the JSON files `icl lessons build` writes.
+// Native only (files).
+//
+// What the lint requires, beyond each file parsing (lesson.h):
+//   - file names <NN>-<id>.md, NN the two-digit order, id the front-matter id;
+//   - ids and orders unique within a language;
+//   - every demo block names a registered demo and its overrides pass the demo's
+//     ParamSpecs (icl::validate_params);
+//   - en/ and ko/ hold the same ids; for each id the same order, the same demo
+//     instances (demo, name, params) and the same checks (id, type, options count,
+//     grading — except text answers, which are in the page's language) in the same order;
+//   - each lesson has >= 4 checks, and >= 1 predict check when it shows a demo.
+//     These two are errors, or warnings with LintOptions::draft.
+// Each file is parsed on its own: a broken lesson does not hide problems in the others.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "icl/expected.h"
+#include "icl/lesson.h"
+
+namespace icl {
+
+struct LintOptions {
+    bool draft = false;   // lesson-size rules (check counts) are warnings, not errors
+};
+
+struct LessonSet {
+    std::map<std::string, std::vector<Lesson>> lessons;  // "en"/"ko" -> lessons sorted by order
+    std::vector<Diagnostic> problems;                     // sorted by file, then line
+    int files = 0;                                        // lesson sources read
+    int errors() const;
+    int warnings() const;
+};
+
+// Reads <dir>/en/*.md and <dir>/ko/*.md, parses and lints them. Messages name files as
+// <dir>/<lang>/<file>.
+LessonSet load_lesson_set(const std::string& dir, const LintOptions& options = {});
+
+// {"en": [{"id", "title", "order", "summary", "checks": N, "demos": [demo ids]}, ...], "ko": [...]}
+nlohmann::json lesson_index_json(const LessonSet& set);
+
+// Writes <out>/index.json and <out>/<lang>/<id>.json. Refuses a set with errors.
+Status write_lesson_json(const LessonSet& set, const std::string& out_dir);
+
+}  // namespace icl

@@ -1,0 +1,240 @@
+#include "icl/lesson_set.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "icl/demo.h"
+
+namespace icl {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+int LessonSet::errors() const {
+    return static_cast<int>(std::count_if(problems.begin(), problems.end(), [](const Diagnostic& d) { return !d.warning; }));
+}
+int LessonSet::warnings() const { return static_cast<int>(problems.size()) - errors(); }
+
+namespace {
+
+const char* const kLangs[] = {"en", "ko"};
+
+struct Source {
+    std::string path;   // as shown in messages: <dir>/<lang>/<file>
+    Lesson lesson;
+    bool parsed = false;
+};
+
+std::vector<const DemoBlock*> demos_of(const Lesson& l) {
+    std::vector<const DemoBlock*> out;
+    for (const auto& b : l.blocks)
+        if (const auto* d = std::get_if<DemoBlock>(&b)) out.push_back(d);
+    return out;
+}
+
+std::vector<const CheckBlock*> checks_of(const Lesson& l) {
+    std::vector<const CheckBlock*> out;
+    for (const auto& b : l.blocks)
+        if (const auto* c = std::get_if<CheckBlock>(&b)) out.push_back(c);
+    return out;
+}
+
+std::string known_demo_ids() {
+    std::string ids;
+    for (const DemoDef* d : all_demos()) ids += (ids.empty() ? "" : ", ") + d->id;
+    return ids.empty() ? "none registered" : ids;
+}
+
+// <NN>-<id>.md, NN the order.
+void lint_file_name(const Source& s, const std::string& base, std::vector<Diagnostic>& out) {
+    const bool shaped = base.size() > 6 && std::isdigit(static_cast<unsigned char>(base[0])) &&
+                        std::isdigit(static_cast<unsigned char>(base[1])) && base[2] == '-';
+    const std::string expected = (s.lesson.order < 10 ? "0" : "") + std::to_string(s.lesson.order) + "-" + s.lesson.id + ".md";
+    if (!shaped || base != expected)
+        out.push_back({s.path, 1, "file name should be " + expected + " (<NN>-<id>.md with NN = order " +
+                                       std::to_string(s.lesson.order) + " and id " + s.lesson.id + ")", false});
+}
+
+void lint_one(const Source& s, const LintOptions& options, std::vector<Diagnostic>& out) {
+    for (const DemoBlock* d : demos_of(s.lesson)) {
+        const DemoDef* def = find_demo(d->demo);
+        if (!def) {
+            out.push_back({s.path, d->line, "unknown demo '" + d->demo + "' (known: " + known_demo_ids() + ")", false});
+            continue;
+        }
+        auto valid = validate_params(def->params, d->params);
+        if (!valid) out.push_back({s.path, d->line, "demo " + d->demo + ": " + valid.error().message, false});
+    }
+    const auto checks = checks_of(s.lesson);
+    const bool has_demo = !demos_of(s.lesson).empty();
+    const bool has_predict = std::any_of(checks.begin(), checks.end(),
+                                         [](const CheckBlock* c) { return c->type == CheckType::Predict; });
+    if (checks.size() < 4)
+        out.push_back({s.path, 1, "the lesson has " + std::to_string(checks.size()) + " checks (a lesson needs at least 4)",
+                       options.draft});
+    if (has_demo && !has_predict)
+        out.push_back({s.path, 1, "the lesson shows a demo but has no predict check (a demo lesson needs at least one)",
+                       options.draft});
+}
+
+std::string where(const Source& s, int line) { return s.path + ":" + std::to_string(line); }
+
+// The translation `ko` must match `en` in everything but language.
+void lint_pair(const Source& en, const Source& ko, std::vector<Diagnostic>& out) {
+    const auto mismatch = [&](int line, const std::string& message) { out.push_back({ko.path, line, message, false}); };
+    if (en.lesson.order != ko.lesson.order)
+        mismatch(1, "order " + std::to_string(ko.lesson.order) + " differs from " + std::to_string(en.lesson.order) + " in " + en.path);
+    const auto en_demos = demos_of(en.lesson), ko_demos = demos_of(ko.lesson);
+    for (size_t i = 0; i < std::max(en_demos.size(), ko_demos.size()); ++i) {
+        if (i >= ko_demos.size()) { mismatch(1, "demo instance '" + en_demos[i]->name + "' of " + where(en, en_demos[i]->line) + " is missing here"); break; }
+        if (i >= en_demos.size()) { mismatch(ko_demos[i]->line, "demo instance '" + ko_demos[i]->name + "' is not in " + en.path); break; }
+        const DemoBlock &e = *en_demos[i], &k = *ko_demos[i];
+        if (e.demo != k.demo || e.name != k.name || e.params != k.params) {
+            mismatch(k.line, "demo " + k.demo + " name=" + k.name + " " + k.params.dump() + " differs from " + e.demo +
+                                 " name=" + e.name + " " + e.params.dump() + " at " + where(en, e.line));
+            break;
+        }
+    }
+    const auto en_checks = checks_of(en.lesson), ko_checks = checks_of(ko.lesson);
+    for (size_t i = 0; i < std::max(en_checks.size(), ko_checks.size()); ++i) {
+        if (i >= ko_checks.size()) { mismatch(1, "check '" + en_checks[i]->id + "' of " + where(en, en_checks[i]->line) + " is missing here"); break; }
+        if (i >= en_checks.size()) { mismatch(ko_checks[i]->line, "check '" + ko_checks[i]->id + "' is not in " + en.path); break; }
+        const CheckBlock &e = *en_checks[i], &k = *ko_checks[i];
+        std::string what;
+        if (e.id != k.id) what = "check id '" + k.id + "' differs from '" + e.id + "'";
+        else if (e.type != k.type) what = "check '" + k.id + "' is " + check_type_name(k.type) + " here but " + check_type_name(e.type);
+        else if (e.options.size() != k.options.size())
+            what = "check '" + k.id + "' has " + std::to_string(k.options.size()) + " options here but " + std::to_string(e.options.size());
+        else if (k.type != CheckType::Text && e.grading != k.grading)
+            what = "check '" + k.id + "' grades " + k.grading.dump() + " here but " + e.grading.dump();
+        if (!what.empty()) {
+            mismatch(k.line, what + " at " + where(en, e.line) + " (checks must match in order)");
+            break;
+        }
+    }
+}
+
+std::string read_file(const fs::path& p, bool& ok) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    ok = static_cast<bool>(in) || in.eof();
+    return buf.str();
+}
+
+}  // namespace
+
+LessonSet load_lesson_set(const std::string& dir, const LintOptions& options) {
+    LessonSet set;
+    std::map<std::string, std::vector<Source>> sources;
+    for (const char* lang : kLangs) {
+        const fs::path lang_dir = fs::path(dir) / lang;
+        std::error_code ec;
+        if (!fs::is_directory(lang_dir, ec)) {
+            set.problems.push_back({lang_dir.string(), 0, "no such directory (lessons live in " + dir + "/en and " + dir + "/ko)", false});
+            continue;
+        }
+        std::vector<fs::path> files;
+        for (const auto& entry : fs::directory_iterator(lang_dir, ec))
+            if (entry.is_regular_file() && entry.path().extension() == ".md") files.push_back(entry.path());
+        std::sort(files.begin(), files.end());
+        for (const auto& file : files) {
+            Source s;
+            s.path = (fs::path(dir) / lang / file.filename()).string();
+            bool read_ok = false;
+            const std::string text = read_file(file, read_ok);
+            ++set.files;
+            if (!read_ok) {
+                set.problems.push_back({s.path, 0, "cannot read the file", false});
+                continue;
+            }
+            LessonParse parsed = parse_lesson_collect(text, s.path);
+            set.problems.insert(set.problems.end(), parsed.problems.begin(), parsed.problems.end());
+            s.lesson = std::move(parsed.lesson);
+            s.parsed = parsed.problems.empty();
+            if (!s.lesson.id.empty()) lint_file_name(s, file.filename().string(), set.problems);
+            if (s.parsed) lint_one(s, options, set.problems);
+            sources[lang].push_back(std::move(s));
+        }
+    }
+    // Unique ids and orders within a language; the same ids across languages.
+    std::map<std::string, std::map<std::string, const Source*>> by_id;
+    for (const auto& [lang, list] : sources) {
+        std::map<int, const Source*> by_order;
+        for (const auto& s : list) {
+            if (s.lesson.id.empty()) continue;
+            auto [it, fresh] = by_id[lang].emplace(s.lesson.id, &s);
+            if (!fresh) set.problems.push_back({s.path, 1, "lesson id '" + s.lesson.id + "' is also used by " + it->second->path, false});
+            auto [ot, fresh_order] = by_order.emplace(s.lesson.order, &s);
+            if (!fresh_order)
+                set.problems.push_back({s.path, 1, "order " + std::to_string(s.lesson.order) + " is also used by " + ot->second->path, false});
+        }
+    }
+    for (const auto& [lang, ids] : by_id) {
+        const std::string other = lang == "en" ? "ko" : "en";
+        for (const auto& [id, s] : ids) {
+            const auto it = by_id[other].find(id);
+            if (it == by_id[other].end())
+                set.problems.push_back({s->path, 1, "lesson '" + id + "' has no " + other + " version (expected " + dir + "/" + other + "/" +
+                                                      fs::path(s->path).filename().string() + ")", false});
+            else if (lang == "en" && s->parsed && it->second->parsed)
+                lint_pair(*s, *it->second, set.problems);
+        }
+    }
+    for (auto& [lang, list] : sources) {
+        for (auto& s : list)
+            if (s.parsed) set.lessons[lang].push_back(std::move(s.lesson));
+        std::sort(set.lessons[lang].begin(), set.lessons[lang].end(),
+                  [](const Lesson& a, const Lesson& b) { return a.order < b.order; });
+    }
+    std::stable_sort(set.problems.begin(), set.problems.end(), [](const Diagnostic& a, const Diagnostic& b) {
+        return a.file != b.file ? a.file < b.file : a.line < b.line;
+    });
+    return set;
+}
+
+json lesson_index_json(const LessonSet& set) {
+    json index = json::object();
+    for (const char* lang : kLangs) {
+        json list = json::array();
+        const auto it = set.lessons.find(lang);
+        if (it != set.lessons.end()) {
+            for (const Lesson& l : it->second) {
+                json demos = json::array();
+                for (const DemoBlock* d : demos_of(l))
+                    if (std::find(demos.begin(), demos.end(), d->demo) == demos.end()) demos.push_back(d->demo);
+                list.push_back({{"id", l.id}, {"title", l.title}, {"order", l.order}, {"summary", l.summary},
+                                {"checks", checks_of(l).size()}, {"demos", demos}});
+            }
+        }
+        index[lang] = list;
+    }
+    return index;
+}
+
+Status write_lesson_json(const LessonSet& set, const std::string& out_dir) {
+    if (set.errors() > 0) return make_error("the lessons have " + std::to_string(set.errors()) + " errors; nothing written");
+    const auto write = [](const fs::path& path, const json& j) -> Status {
+        std::ofstream out(path, std::ios::binary);
+        out << j.dump(1) << "\n";
+        out.close();
+        if (!out) return make_error("cannot write " + path.string());
+        return Ok{};
+    };
+    std::error_code ec;
+    for (const char* lang : kLangs) {
+        fs::create_directories(fs::path(out_dir) / lang, ec);
+        if (ec) return make_error("cannot create " + (fs::path(out_dir) / lang).string() + ": " + ec.message());
+    }
+    if (auto ok = write(fs::path(out_dir) / "index.json", lesson_index_json(set)); !ok) return ok;
+    for (const auto& [lang, list] : set.lessons)
+        for (const Lesson& l : list)
+            if (auto ok = write(fs::path(out_dir) / lang / (l.id + ".json"), to_json(l)); !ok) return ok;
+    return Ok{};
+}
+
+}  // namespace icl

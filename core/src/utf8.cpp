@@ -1,0 +1,54 @@
+#include "icl/utf8.h"
+
+namespace icl {
+
+long utf8_next(const std::string& s, size_t& i) {
+    const unsigned lead = static_cast<unsigned char>(s[i]);
+    if (lead < 0x80) {
+        ++i;
+        return static_cast<long>(lead);
+    }
+    size_t extra = 0;
+    unsigned long cp = 0;
+    if ((lead & 0xE0) == 0xC0) { extra = 1; cp = lead & 0x1F; }
+    else if ((lead & 0xF0) == 0xE0) { extra = 2; cp = lead & 0x0F; }
+    else if ((lead & 0xF8) == 0xF0) { extra = 3; cp = lead & 0x07; }
+    else return -1;
+    if (i + extra >= s.size()) return -1;
+    for (size_t k = 1; k <= extra; ++k) {
+        const unsigned b = static_cast<unsigned char>(s[i + k]);
+        if ((b & 0xC0) != 0x80) return -1;
+        cp = (cp << 6) | (b & 0x3F);
+    }
+    // The smallest code point each length may encode; below it the form is overlong.
+    static const unsigned long min_for_length[4] = {0, 0x80, 0x800, 0x10000};
+    if (cp < min_for_length[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return -1;
+    i += extra + 1;
+    return static_cast<long>(cp);
+}
+
+void utf8_append(std::string& out, long cp) {
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+}
+
+size_t utf8_first_invalid(const std::string& s) {
+    for (size_t i = 0; i < s.size();)
+        if (utf8_next(s, i) < 0) return i;
+    return std::string::npos;
+}
+
+}  // namespace icl

@@ -1,0 +1,94 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "demo_testing.h"
+#include "icl/attention_dual.h"
+#include "icl/rng.h"
+
+using namespace icl;
+using icl::testing::scalar;
+
+namespace {
+Mat random_mat(Rng& rng, int r, int c) {
+    Mat m(r, c);
+    for (float& x : m.v) x = rng.normal();
+    return m;
+}
+}  // namespace
+
+TEST_CASE("attention_dual: attention form, fast-weight form and (mask . Q K^T) V in double agree") {
+    Rng rng(21);
+    const int T = 9, dk = 5, dv = 4;
+    const Mat q = random_mat(rng, T, dk), k = random_mat(rng, T, dk), v = random_mat(rng, T, dv);
+    std::vector<Mat> history;
+    const Mat attn = linear_attention_causal(q, k, v), fast = fast_weight_causal(q, k, v, &history);
+    REQUIRE(history.size() == size_t(T));
+    for (int t = 0; t < T; ++t)
+        for (int c = 0; c < dv; ++c) {
+            double ref = 0;  // causal mask times Q Kᵀ, then V, in double
+            for (int i = 0; i <= t; ++i) {
+                double s = 0;
+                for (int j = 0; j < dk; ++j) s += double(q(t, j)) * k(i, j);
+                ref += s * v(i, c);
+            }
+            CHECK(attn(t, c) == doctest::Approx(ref).epsilon(1e-5).scale(1.0));
+            CHECK(fast(t, c) == doctest::Approx(ref).epsilon(1e-5).scale(1.0));
+        }
+    // Dai et al.'s split at the last position: ΔW_ICL q + W_ZSL q = y_T.
+    const int n_demos = 6;
+    const Mat delta = outer_product_sum(v, k, 0, n_demos), zsl = outer_product_sum(v, k, n_demos, T);
+    const auto a = matvec(delta, q.row(T - 1)), b = matvec(zsl, q.row(T - 1));
+    for (int c = 0; c < dv; ++c) CHECK(a[c] + b[c] == doctest::Approx(attn(T - 1, c)).epsilon(1e-5).scale(1.0));
+    // The last fast-weight matrix is the sum of both parts.
+    for (size_t i = 0; i < delta.v.size(); ++i)
+        CHECK(history.back().v[i] == doctest::Approx(delta.v[i] + zsl.v[i]).epsilon(1e-5).scale(1.0));
+}
+
+TEST_CASE("attention_dual: softmax attention matches a double reference and is a convex mix of values") {
+    Rng rng(22);
+    const int T = 7, dk = 4, dv = 3;
+    const Mat q = random_mat(rng, T, dk), k = random_mat(rng, T, dk), v = random_mat(rng, T, dv);
+    const Mat y = softmax_attention_causal(q, k, v);
+    for (int t = 0; t < T; ++t) {
+        std::vector<double> w(t + 1);
+        double sum = 0;
+        for (int i = 0; i <= t; ++i) {
+            double s = 0;
+            for (int j = 0; j < dk; ++j) s += double(q(t, j)) * k(i, j);
+            sum += w[i] = std::exp(s / 2.0);  // √d_k = 2
+        }
+        for (int c = 0; c < dv; ++c) {
+            double ref = 0, lo = 1e9, hi = -1e9;
+            for (int i = 0; i <= t; ++i) {
+                ref += w[i] / sum * v(i, c);
+                lo = std::min(lo, double(v(i, c)));
+                hi = std::max(hi, double(v(i, c)));
+            }
+            CHECK(y(t, c) == doctest::Approx(ref).epsilon(1e-5).scale(1.0));
+            CHECK(y(t, c) >= lo - 1e-6);
+            CHECK(y(t, c) <= hi + 1e-6);
+        }
+    }
+}
+
+TEST_CASE("attention_dual demo: identities to 1e-5, softmax gap reported, bad input refused") {
+    const Result r = testing::run_demo("attention_dual", nlohmann::json::object());
+    CHECK(r.error.empty());
+    CHECK(scalar(r, "max_abs_diff") < 1e-5);
+    CHECK(scalar(r, "split_diff") < 1e-5);
+    CHECK(scalar(r, "tokens") == 8);
+    CHECK(scalar(r, "softmax_cos") >= -1.0);
+    CHECK(scalar(r, "softmax_cos") <= 1.0);
+    const Result big = testing::run_demo("attention_dual", {{"d_model", 32}, {"d_head", 16}, {"n_demos", 24},
+                                                             {"n_query_tokens", 8}, {"input_scale", 3.0}, {"show_after", 24}});
+    // Outputs grow like scale⁴ here; hold the identity relative to the output size.
+    CHECK(scalar(big, "rel_diff") < 1e-5);
+    // show_after past n_demos draws the last demonstration's W.
+    const Result clamped = testing::run_demo("attention_dual", {{"n_demos", 3}, {"show_after", 20}});
+    CHECK(std::get<HeatmapPanel>(clamped.panels[1]).title.find("3") != std::string::npos);
+    testing::expect_refused("attention_dual", {{"n_demos", 25}}, {"n_demos", "[1, 24]"});
+    testing::expect_refused("attention_dual", {{"input_scale", 0}}, {"input_scale", "[0.05, 3]"});
+    testing::check_scalar_names_stable("attention_dual", nlohmann::json::object());
+}

@@ -1,0 +1,480 @@
+// The lesson parser, its JSON, the lint and the lesson build (native only: md4c and
+// files). Expected HTML is CommonMark's rendering, written out by hand.
+#ifndef ICL_WASM
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "icl/demo.h"
+#include "icl/lesson.h"
+#include "icl/lesson_set.h"
+#include "icl/quiz.h"
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// ---- a tiny demo, so the lint and predict checks have something real to run ----------
+
+struct ProbeSession : icl::Session {
+    double value = 0;
+    bool finished = false;
+    void step(int) override { finished = true; }
+    bool done() const override { return finished; }
+    icl::Result result() const override {
+        icl::Result r;
+        r.demo = "lesson_probe";
+        r.done = finished;
+        r.progress = finished ? 1 : 0;
+        r.panels.push_back(icl::ScalarsPanel{"probe", {{"n times lr", value, "", ""}}});
+        return r;
+    }
+};
+
+const icl::DemoDef kProbe = [] {
+    icl::DemoDef d;
+    d.id = "lesson_probe";
+    d.title_en = d.title_ko = "Lesson parser probe (tests only)";
+    d.analytic = true;
+    d.params = {{"n", icl::ParamType::Int, 1, 10, 3, 1, {}, "", ""},
+                {"lr", icl::ParamType::Float, 0, 1, 0.1, 0.01, {}, "", ""},
+                {"flag", icl::ParamType::Bool, 0, 1, 0, 1, {}, "", ""},
+                {"opt", icl::ParamType::Choice, 0, 1, 0, 1, {"sgd", "adam"}, "", ""}};
+    d.start = [](const icl::DemoContext& ctx) -> icl::Expected<std::unique_ptr<icl::Session>> {
+        auto s = std::make_unique<ProbeSession>();
+        s->value = ctx.params.d("n") * ctx.params.d("lr");
+        return std::unique_ptr<icl::Session>(std::move(s));
+    };
+    return d;
+}();
+ICL_REGISTER_DEMO(kProbe);
+
+const char* kGood = R"(---
+id: dual-form
+title: "Attention: the dual form"
+order: 2
+summary: One sentence shown on the index.
+---
+Gradient descent ends at $W = W_0 + \sum_i e_i x_i^T$ when $a<b$.
+
+$$y = Wx$$
+
+<script>alert(1)</script>
+
+```python
+print("not a directive")
+```
+
+```demo lesson_probe
+n: 8
+lr: 0.1
+flag: true
+opt: "adam"
+```
+
+```demo lesson_probe name=second
+# defaults otherwise
+lr: 1e-2
+```
+
+```check id=softmax type=choice answer=b
+In unnormalized attention, what is removed?
+a) the value projection
+b) the softmax and the division by $\sqrt{d}$
+c) the query
+---
+Linear attention keeps **Q, K, V** but drops the softmax.
+a: The value projection stays.
+c: Without a query there is nothing to compare.
+```
+
+```check id=both type=multi answer=a,c
+Which are inputs of attention?
+a) queries
+b) learning rates
+c) keys
+---
+Queries and keys.
+```
+
+```check id=tf type=truefalse answer=false
+ICL updates the weights.
+---
+No weights change.
+true: That is fine-tuning.
+```
+
+```check id=num type=numeric answer=0.2 tol=0.02
+What is $n \cdot lr$ with the defaults?
+---
+3 times 0.1 is about 0.3 — no, 2 times 0.1.
+```
+
+```check id=word type=text answer="cold|차가운| chilly "
+Antonym of hot?
+---
+Cold.
+```
+
+```check id=pred type=predict demo=lesson_probe scalar="n times lr"
+Predict n times lr, then run.
+a) [-inf, 0.5] below one half
+b) [0.5, 1e0] between
+c) [1, inf] one or more
+---
+It is 0.8.
+b: Right range.
+```
+)";
+
+std::string first_error(const std::string& text, const std::string& file = "lessons/en/02-dual-form.md") {
+    auto parsed = icl::parse_lesson(text, file);
+    return parsed ? std::string("(parsed)") : parsed.error().message;
+}
+
+// A lesson with the front matter filled in, for the error cases.
+std::string with_body(const std::string& body) {
+    return "---\nid: x\ntitle: T\norder: 1\nsummary: S\n---\n" + body;
+}
+
+const json& block(const json& lesson, size_t i) { return lesson.at("blocks").at(i); }
+
+}  // namespace
+
+TEST_CASE("lesson: front matter, text with math, raw HTML shown as text, code stays code") {
+    auto parsed = icl::parse_lesson(kGood, "lessons/en/02-dual-form.md");
+    REQUIRE_MESSAGE(parsed, parsed.error().message);
+    const icl::Lesson& l = parsed.value();
+    CHECK(l.id == "dual-form");
+    CHECK(l.title == "Attention: the dual form");
+    CHECK(l.order == 2);
+    CHECK(l.summary == "One sentence shown on the index.");
+    CHECK(l.lang == "en");
+    CHECK(l.source == "lessons/en/02-dual-form.md");
+
+    const json j = icl::to_json(l);
+    CHECK(j.at("id") == "dual-form");
+    CHECK(j.at("lang") == "en");
+    CHECK(j.at("order") == 2);
+    CHECK(j.at("source") == "lessons/en/02-dual-form.md");
+    REQUIRE(j.at("blocks").size() == 9);  // text, 2 demos, 6 checks
+    const json& text = block(j, 0);
+    CHECK(text.at("kind") == "html");
+    const std::string html = text.at("html");
+    CHECK(html.find("<p>Gradient descent ends at <x-equation>W = W_0 + \\sum_i e_i x_i^T</x-equation> when "
+                    "<x-equation>a&lt;b</x-equation>.</p>") != std::string::npos);
+    CHECK(html.find("<p><x-equation type=\"display\">y = Wx</x-equation></p>") != std::string::npos);
+    CHECK(html.find("<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>") != std::string::npos);
+    CHECK(html.find("<script>") == std::string::npos);
+    CHECK(html.find("<pre><code class=\"language-python\">print(&quot;not a directive&quot;)\n</code></pre>") != std::string::npos);
+    CHECK(text.at("markdown").get<std::string>().rfind("Gradient descent ends at $W", 0) == 0);
+}
+
+TEST_CASE("lesson: demo blocks — typed overrides, default and explicit instance names, lines") {
+    auto parsed = icl::parse_lesson(kGood, "lessons/en/02-dual-form.md");
+    REQUIRE(parsed);
+    const json j = icl::to_json(parsed.value());
+    const json& demo = block(j, 1);
+    CHECK(demo.at("kind") == "demo");
+    CHECK(demo.at("demo") == "lesson_probe");
+    CHECK(demo.at("name") == "lesson_probe");
+    CHECK(demo.at("line") == 17);
+    CHECK(demo.at("params").at("n").is_number_integer());
+    CHECK(demo.at("params") == json({{"n", 8}, {"lr", 0.1}, {"flag", true}, {"opt", "adam"}}));
+    const json& second = block(j, 2);
+    CHECK(second.at("name") == "second");
+    CHECK(second.at("params") == json({{"lr", 0.01}}));
+    CHECK(second.at("line") == 24);
+}
+
+TEST_CASE("lesson: every check type, its options, feedback and grading JSON") {
+    auto parsed = icl::parse_lesson(kGood, "lessons/en/02-dual-form.md");
+    REQUIRE(parsed);
+    const json j = icl::to_json(parsed.value());
+
+    const json& choice = block(j, 3);
+    CHECK(choice.at("kind") == "check");
+    CHECK(choice.at("id") == "softmax");
+    CHECK(choice.at("type") == "choice");
+    CHECK(choice.at("line") == 29);
+    CHECK(choice.at("prompt_html") == "<p>In unnormalized attention, what is removed?</p>\n");
+    REQUIRE(choice.at("options").size() == 3);
+    CHECK(choice.at("options")[0] == json({{"key", "a"}, {"html", "the value projection"},
+                                           {"feedback_html", "<p>The value projection stays.</p>\n"}}));
+    CHECK(choice.at("options")[1].at("html") == "the softmax and the division by <x-equation>\\sqrt{d}</x-equation>");
+    CHECK(choice.at("options")[1].at("feedback_html") == "");
+    CHECK(choice.at("options")[2].at("feedback_html") == "<p>Without a query there is nothing to compare.</p>\n");
+    CHECK(choice.at("feedback_html") == "<p>Linear attention keeps <strong>Q, K, V</strong> but drops the softmax.</p>\n");
+    CHECK(choice.at("grading") == json({{"answer", "b"}}));
+
+    const json& multi = block(j, 4);
+    CHECK(multi.at("type") == "multi");
+    CHECK(multi.at("grading") == json({{"answer", {"a", "c"}}}));
+
+    const json& tf = block(j, 5);
+    CHECK(tf.at("type") == "truefalse");
+    CHECK(tf.at("grading") == json({{"answer", false}}));
+    REQUIRE(tf.at("options").size() == 2);
+    CHECK(tf.at("options")[0].at("key") == "true");
+    CHECK(tf.at("options")[0].at("feedback_html") == "<p>That is fine-tuning.</p>\n");
+    CHECK(tf.at("prompt_html") == "<p>ICL updates the weights.</p>\n");
+
+    const json& num = block(j, 6);
+    CHECK(num.at("grading") == json({{"answer", 0.2}, {"tol", 0.02}}));
+    CHECK(num.at("options") == json::array());
+
+    const json& text = block(j, 7);
+    CHECK(text.at("grading") == json({{"accepted", {"cold", "차가운", "chilly"}}}));
+
+    const json& pred = block(j, 8);
+    CHECK(pred.at("type") == "predict");
+    CHECK(pred.at("grading") == json({{"demo", "lesson_probe"}, {"scalar", "n times lr"},
+                                      {"ranges", {{"a", {nullptr, 0.5}}, {"b", {0.5, 1.0}}, {"c", {1.0, nullptr}}}}}));
+    CHECK(pred.at("options")[0].at("html") == "below one half");
+    CHECK(pred.at("options")[1].at("feedback_html") == "<p>Right range.</p>\n");
+}
+
+TEST_CASE("lesson: a parsed check grades, and predict grades against the real demo run") {
+    auto parsed = icl::parse_lesson(kGood, "lessons/en/02-dual-form.md");
+    REQUIRE(parsed);
+    const json j = icl::to_json(parsed.value());
+    auto wrong = icl::grade(block(j, 3), "a");
+    REQUIRE(wrong);
+    CHECK_FALSE(wrong.value().correct);
+    CHECK(wrong.value().feedback_html ==
+          "<p>Linear attention keeps <strong>Q, K, V</strong> but drops the softmax.</p>\n<p>The value projection stays.</p>\n");
+    auto word = icl::grade(block(j, 7), "  Chilly! ");
+    REQUIRE(word);
+    CHECK(word.value().correct);
+
+    // Run the instance the predict check names, with the page's parameters: 8 * 0.1.
+    const json& demo = block(j, 1);
+    auto session = icl::start_demo(demo.at("demo"), demo.at("params"), icl::Lang::en, 1);
+    REQUIRE(session);
+    session.value()->step(1);
+    const json result = icl::to_json(session.value()->result());
+    auto right = icl::grade(block(j, 8), "b", result);
+    REQUIRE_MESSAGE(right, right.error().message);
+    CHECK(right.value().correct);
+    CHECK(right.value().feedback_html == "<p>It is 0.8.</p>\n<p>Right range.</p>\n");
+    auto low = icl::grade(block(j, 8), "a", result);
+    REQUIRE(low);
+    CHECK_FALSE(low.value().correct);
+}
+
+TEST_CASE("lesson: Korean lessons get Korean true/false labels; CRLF and a BOM are read") {
+    std::string text = "\xEF\xBB\xBF---\r\nid: k\r\ntitle: 제목\r\norder: 1\r\nsummary: 요약\r\n---\r\n본문 $x$\r\n\r\n"
+                       "```check id=t type=truefalse answer=true\r\n참인가?\r\n---\r\n그렇다.\r\n```\r\n";
+    auto parsed = icl::parse_lesson(text, "lessons/ko/01-k.md");
+    REQUIRE_MESSAGE(parsed, parsed.error().message);
+    CHECK(parsed.value().lang == "ko");
+    CHECK(parsed.value().title == "제목");
+    const json j = icl::to_json(parsed.value());
+    CHECK(block(j, 0).at("html") == "<p>본문 <x-equation>x</x-equation></p>\n");
+    CHECK(block(j, 1).at("options")[0].at("html") == "참");
+    CHECK(block(j, 1).at("options")[1].at("html") == "거짓");
+}
+
+TEST_CASE("lesson: a look-alike fence inside a longer fence stays code") {
+    auto parsed = icl::parse_lesson(with_body("````markdown\n```check id=q type=choice\n```\n````\n"), "f.md");
+    REQUIRE_MESSAGE(parsed, parsed.error().message);
+    REQUIRE(parsed.value().blocks.size() == 1);
+    const auto* html = std::get_if<icl::HtmlBlock>(&parsed.value().blocks[0]);
+    REQUIRE(html);
+    CHECK(html->html == "<pre><code class=\"language-markdown\">```check id=q type=choice\n```\n</code></pre>\n");
+    CHECK(parsed.value().lang == "");
+    CHECK(parsed.value().source == "f.md");
+}
+
+TEST_CASE("lesson: each malformed input is an error naming file:line and what was expected") {
+    struct Case { const char* name; std::string text; std::string expected; };
+    const std::string check_ok_body = "Q?\na) x\nb) y\n---\nF.\n```\n";
+    const Case cases[] = {
+        {"no front matter", "# Title\n", "f.md:1: expected front matter"},
+        {"unclosed front matter", "---\nid: x\ntitle: T\n", "f.md:1: front matter is not closed"},
+        {"malformed front matter line", "---\nid x\ntitle: T\norder: 1\nsummary: S\n---\n", "f.md:2: malformed front matter line (expected 'key: value')"},
+        {"missing key", "---\nid: x\ntitle: T\norder: 1\n---\n", "f.md:5: front matter has no 'summary:'"},
+        {"unknown key", "---\nid: x\ntitle: T\nauthor: me\norder: 1\nsummary: S\n---\n", "f.md:4: unknown front matter key 'author'"},
+        {"bad order", "---\nid: x\ntitle: T\norder: two\nsummary: S\n---\n", "f.md:4: front matter order 'two' is not a non-negative integer"},
+        {"duplicate key", "---\nid: x\nid: y\ntitle: T\norder: 1\nsummary: S\n---\n", "f.md:3: front matter key 'id' appears twice"},
+        {"unknown check type", with_body("\n```check id=q type=essay answer=a\n" + check_ok_body), "f.md:8: unknown check type 'essay'"},
+        {"check without answer", with_body("```check id=q type=choice\n" + check_ok_body), "f.md:7: check block has no answer= (expected answer=a|b)"},
+        {"check without id", with_body("```check type=choice answer=a\n" + check_ok_body), "f.md:7: check block has no id="},
+        {"check without type", with_body("```check id=q answer=a\n" + check_ok_body), "f.md:7: check block has no type="},
+        {"check without ---", with_body("```check id=q type=choice answer=a\nQ?\na) x\nb) y\n```\n"), "f.md:7: check block has no '---' line"},
+        {"check without feedback", with_body("```check id=q type=choice answer=a\nQ?\na) x\nb) y\n---\n\n```\n"), "f.md:11: check block has no feedback after '---'"},
+        {"check without prompt", with_body("```check id=q type=choice answer=a\na) x\nb) y\n---\nF\n```\n"), "f.md:7: check block has no prompt"},
+        {"answer not an option", with_body("```check id=q type=choice answer=d\n" + check_ok_body), "f.md:7: answer 'd' is not among the options (expected answer=a|b)"},
+        {"multi answer not an option", with_body("```check id=q type=multi answer=a,e\n" + check_ok_body), "f.md:7: answer key 'e' is not among the options"},
+        {"bad truefalse", with_body("```check id=q type=truefalse answer=yes\nQ\n---\nF\n```\n"), "f.md:7: truefalse answer 'yes' must be true or false"},
+        {"bad numeric tol", with_body("```check id=q type=numeric answer=0.2 tol=abc\nQ\n---\nF\n```\n"), "f.md:7: numeric tol 'abc' is not a non-negative number"},
+        {"negative tol", with_body("```check id=q type=numeric answer=0.2 tol=-1\nQ\n---\nF\n```\n"), "f.md:7: numeric tol '-1'"},
+        {"numeric without tol", with_body("```check id=q type=numeric answer=0.2\nQ\n---\nF\n```\n"), "f.md:7: numeric check has no tol="},
+        {"bad numeric answer", with_body("```check id=q type=numeric answer=zero tol=1\nQ\n---\nF\n```\n"), "f.md:7: numeric answer 'zero' is not a number"},
+        {"key for another type", with_body("```check id=q type=choice answer=a tol=1\n" + check_ok_body), "f.md:7: check key 'tol=' does not apply to a choice check"},
+        {"options out of order", with_body("```check id=q type=choice answer=a\nQ?\na) x\nc) y\n---\nF\n```\n"), "f.md:10: option 'c)' is out of order (expected 'b)')"},
+        {"text after options", with_body("```check id=q type=choice answer=a\nQ?\na) x\nb) y\nmore\n---\nF\n```\n"), "f.md:11: text after the options"},
+        {"one option", with_body("```check id=q type=choice answer=a\nQ?\na) x\n---\nF\n```\n"), "f.md:7: choice check needs at least two options"},
+        {"feedback for no option", with_body("```check id=q type=choice answer=a\nQ?\na) x\nb) y\n---\nF\nd: no such\n```\n"), "f.md:13: per-option feedback 'd:' names no option"},
+        {"unterminated quote", with_body("```check id=q type=text answer=\"cold\nQ\n---\nF\n```\n"), "f.md:7: check block: unterminated quoted value for 'answer='"},
+        {"empty text alternative", with_body("```check id=q type=text answer=\"cold||hot\"\nQ\n---\nF\n```\n"), "f.md:7: text answer has an empty alternative"},
+        {"duplicate check id", with_body("```check id=q type=truefalse answer=true\nQ\n---\nF\n```\n\n```check id=q type=truefalse answer=true\nQ\n---\nF\n```\n"), "f.md:13: check id 'q' is used twice in this lesson (first at line 7)"},
+        {"malformed demo line", with_body("```demo lesson_probe\nn: 3\nlr 0.1\n```\n"), "f.md:9: malformed demo parameter line 'lr 0.1' (expected name: value)"},
+        {"demo param twice", with_body("```demo lesson_probe\nn: 3\nn: 4\n```\n"), "f.md:9: demo parameter 'n' is set twice"},
+        {"demo without id", with_body("```demo\n```\n"), "f.md:7: demo block has no demo id"},
+        {"two instances, one name", with_body("```demo lesson_probe\n```\n\n```demo lesson_probe\n```\n"), "f.md:10: a second demo instance named 'lesson_probe'"},
+        {"unclosed directive", with_body("```check id=q type=truefalse answer=true\nQ\n---\nF\n"), "f.md:7: check block is not closed"},
+        {"indented directive", with_body("  ```check id=q type=truefalse answer=true\nQ\n---\nF\n  ```\n"), "f.md:7: check fence is indented"},
+        {"directive typo", with_body("```chek id=q type=truefalse answer=true\nQ\n---\nF\n```\n"), "f.md:7: unknown directive 'chek' (did you mean check?"},
+        {"directive in capitals", with_body("```Demo lesson_probe\n```\n"), "f.md:7: unknown directive 'Demo' (did you mean demo?"},
+        {"predict without range", with_body("```demo lesson_probe\n```\n```check id=p type=predict demo=lesson_probe scalar=x\nQ\na) small\nb) [1, 2] big\n---\nF\n```\n"), "f.md:11: predict option 'a)' has no range"},
+        {"predict empty range", with_body("```demo lesson_probe\n```\n```check id=p type=predict demo=lesson_probe scalar=x\nQ\na) [2, 1] small\nb) [3, 4] big\n---\nF\n```\n"), "f.md:11: predict option 'a)': range '[2, 1]' is empty"},
+        {"predict overlapping ranges", with_body("```demo lesson_probe\n```\n```check id=p type=predict demo=lesson_probe scalar=x\nQ\na) [0, 2] small\nb) [1, inf] big\n---\nF\n```\n"), "f.md:9: predict ranges of options 'a' and 'b' overlap"},
+        {"predict with unknown instance", with_body("```demo lesson_probe\n```\n```check id=p type=predict demo=other scalar=x\nQ\na) [0, 1] small\nb) [1, inf] big\n---\nF\n```\n"), "f.md:9: predict check names demo instance 'other', which is not on this page (instances: lesson_probe)"},
+        {"predict with answer", with_body("```demo lesson_probe\n```\n```check id=p type=predict demo=lesson_probe scalar=x answer=a\nQ\na) [0, 1] small\nb) [1, inf] big\n---\nF\n```\n"), "f.md:9: check key 'answer=' does not apply to a predict check"},
+        {"invalid UTF-8", with_body("ok\nbad \xC3\x28 byte\n"), "f.md:8: the file is not valid UTF-8"},
+    };
+    for (const auto& c : cases) {
+        const std::string got = first_error(c.text, "f.md");
+        CHECK_MESSAGE(got.rfind(c.expected, 0) == 0, c.name, ": got '", got, "', expected it to start with '", c.expected, "'");
+    }
+}
+
+TEST_CASE("lesson: one bad block does not hide the next") {
+    const std::string text = with_body("```check id=a type=choice answer=z\nQ\na) x\nb) y\n---\nF\n```\n\n"
+                                       "```demo lesson_probe\nbroken\n```\n\n"
+                                       "```check id=c type=truefalse answer=true\nQ\n---\nF\n```\n");
+    const icl::LessonParse parsed = icl::parse_lesson_collect(text, "f.md");
+    REQUIRE(parsed.problems.size() == 2);
+    CHECK(icl::to_string(parsed.problems[0]).rfind("f.md:7: answer 'z'", 0) == 0);
+    CHECK(icl::to_string(parsed.problems[1]).rfind("f.md:16: malformed demo parameter line 'broken'", 0) == 0);
+    REQUIRE(parsed.lesson.blocks.size() == 1);  // the good check survived
+    CHECK(std::get<icl::CheckBlock>(parsed.lesson.blocks[0]).id == "c");
+}
+
+// ---- the lint and the build over a lesson tree -------------------------------------
+
+namespace {
+
+struct TempTree {
+    fs::path root = fs::temp_directory_path() / ("icl_lesson_tree_" + std::to_string(getpid()));
+    TempTree() { fs::remove_all(root); }
+    ~TempTree() { fs::remove_all(root); }
+    void write(const std::string& rel, const std::string& text) const {
+        fs::create_directories((root / rel).parent_path());
+        std::ofstream(root / rel, std::ios::binary) << text;
+    }
+};
+
+// A complete lesson: one demo, a predict check, four checks in all. `answer` and `lr`
+// let a translation differ.
+std::string tree_lesson(const std::string& lang, const std::string& answer = "a", const std::string& lr = "0.5",
+                        const std::string& text_answer = "cold") {
+    return "---\nid: first\ntitle: First " + lang + "\norder: 1\nsummary: S\n---\nText.\n\n"
+           "```demo lesson_probe\nlr: " + lr + "\n```\n\n"
+           "```check id=c1 type=choice answer=" + answer + "\nQ\na) x\nb) y\n---\nF\n```\n\n"
+           "```check id=c2 type=truefalse answer=true\nQ\n---\nF\n```\n\n"
+           "```check id=c3 type=text answer=\"" + text_answer + "\"\nQ\n---\nF\n```\n\n"
+           "```check id=c4 type=predict demo=lesson_probe scalar=\"n times lr\"\nQ\na) [0, 1] small\nb) [1, inf] big\n---\nF\n```\n";
+}
+
+std::string problems_text(const icl::LessonSet& set) {
+    std::string out;
+    for (const auto& d : set.problems) out += icl::to_string(d) + "\n";
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("lessons lint: a matching en/ko pair passes, translated text answers may differ") {
+    TempTree t;
+    t.write("en/01-first.md", tree_lesson("en"));
+    t.write("ko/01-first.md", tree_lesson("ko", "a", "0.5", "차가운"));
+    const icl::LessonSet set = icl::load_lesson_set(t.root.string());
+    CHECK_MESSAGE(set.problems.empty(), problems_text(set));
+    CHECK(set.files == 2);
+    REQUIRE(set.lessons.at("ko").size() == 1);
+    CHECK(set.lessons.at("ko")[0].title == "First ko");
+}
+
+TEST_CASE("lessons lint: en/ko mismatches, unknown demos, bad parameters, names, counts") {
+    TempTree t;
+    const std::string dir = t.root.string();
+    t.write("en/01-first.md", tree_lesson("en"));
+    t.write("ko/01-first.md", tree_lesson("ko", "b"));                  // another answer
+    t.write("en/02-second.md", "---\nid: second\ntitle: T\norder: 2\nsummary: S\n---\n"
+                               "```demo no_such_demo\n```\n\n```demo lesson_probe name=p\nn: 99\n```\n");  // no ko
+    t.write("ko/03-wrong-name.md", "---\nid: third\ntitle: T\norder: 3\nsummary: S\n---\nx\n");
+    t.write("en/03-third.md", "---\nid: third\ntitle: T\norder: 3\nsummary: S\n---\nx\n");
+    t.write("en/04-broken.md", "---\nid: broken\n");
+    const icl::LessonSet set = icl::load_lesson_set(dir);
+    const std::string text = problems_text(set);
+    const auto has = [&](const std::string& line) {
+        CHECK_MESSAGE(text.find(line) != std::string::npos, "missing: ", line, "\nin:\n", text);
+    };
+    has(dir + "/ko/01-first.md:13: check 'c1' grades {\"answer\":\"b\"} here but {\"answer\":\"a\"} at " + dir + "/en/01-first.md:13");
+    has(dir + "/en/02-second.md:1: lesson 'second' has no ko version");
+    has(dir + "/en/02-second.md:7: unknown demo 'no_such_demo' (known: ");
+    has(dir + "/en/02-second.md:10: demo lesson_probe: parameter 'n' = 99 is out of range: expected an integer in [1, 10]");
+    has(dir + "/en/02-second.md:1: the lesson has 0 checks (a lesson needs at least 4)");
+    has(dir + "/en/02-second.md:1: the lesson shows a demo but has no predict check");
+    has(dir + "/ko/03-wrong-name.md:1: file name should be 03-third.md");
+    has(dir + "/en/04-broken.md:1: front matter is not closed");
+    CHECK(set.warnings() == 0);
+    CHECK(set.errors() >= 8);
+    // The broken lesson is left out; the good ones are kept.
+    CHECK(set.lessons.at("en").size() == 3);
+
+    const icl::LessonSet draft = icl::load_lesson_set(dir, icl::LintOptions{true});
+    CHECK(draft.warnings() == 4);  // 02-second and both 03 files: too few checks; 02: no predict
+    CHECK(problems_text(draft).find(dir + "/en/02-second.md:1: warning: the lesson has 0 checks") != std::string::npos);
+}
+
+TEST_CASE("lessons lint: demo parameters and check order must match across languages") {
+    TempTree t;
+    t.write("en/01-first.md", tree_lesson("en", "a", "0.5"));
+    t.write("ko/01-first.md", tree_lesson("ko", "a", "0.25"));
+    const icl::LessonSet set = icl::load_lesson_set(t.root.string());
+    REQUIRE(set.errors() == 1);
+    CHECK(set.problems[0].file == (t.root / "ko" / "01-first.md").string());
+    CHECK(set.problems[0].line == 9);
+    CHECK(set.problems[0].message.find("differs from") != std::string::npos);
+}
+
+TEST_CASE("lessons build: index.json and one JSON file a lesson; refuses a tree with errors") {
+    TempTree t;
+    t.write("en/01-first.md", tree_lesson("en"));
+    t.write("ko/01-first.md", tree_lesson("ko", "a", "0.5", "차가운"));
+    const icl::LessonSet set = icl::load_lesson_set(t.root.string());
+    REQUIRE(set.errors() == 0);
+    const fs::path out = t.root / "out";
+    REQUIRE(icl::write_lesson_json(set, out.string()));
+    const auto read_json = [](const fs::path& p) {
+        std::ifstream in(p);
+        std::stringstream s;
+        s << in.rdbuf();
+        return json::parse(s.str());
+    };
+    const json index = read_json(out / "index.json");
+    CHECK(index.at("en") == json::array({{{"id", "first"}, {"title", "First en"}, {"order", 1}, {"summary", "S"},
+                                          {"checks", 4}, {"demos", {"lesson_probe"}}}}));
+    CHECK(index.at("ko")[0].at("title") == "First ko");
+    const json ko = read_json(out / "ko" / "first.json");
+    CHECK(ko.at("lang") == "ko");
+    CHECK(ko.at("source") == "lessons/ko/01-first.md");
+    CHECK(ko.at("blocks")[4].at("grading") == json({{"accepted", {"차가운"}}}));
+
+    t.write("ko/01-first.md", tree_lesson("ko", "b"));
+    const icl::LessonSet bad = icl::load_lesson_set(t.root.string());
+    const fs::path out2 = t.root / "out2";
+    CHECK_FALSE(icl::write_lesson_json(bad, out2.string()));
+    CHECK_FALSE(fs::exists(out2));
+}
+
+#endif  // ICL_WASM
