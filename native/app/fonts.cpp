@@ -3,13 +3,19 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+
+#include <imgui_internal.h>  // ImTextCharFromUtf8
 
 namespace fs = std::filesystem;
 
 namespace {
 
-// Looks for a font file by name under the usual font directories.
+// Looks for a font file by name under the usual font directories (once per name).
 std::string find_font_file(const std::string& file_name) {
+    static std::map<std::string, std::string> found;
+    if (auto it = found.find(file_name); it != found.end()) return it->second;
+    std::string& path = found[file_name];
     std::vector<fs::path> roots;
     if (const char* data_home = std::getenv("XDG_DATA_HOME"); data_home && *data_home)
         roots.emplace_back(fs::path(data_home) / "fonts");
@@ -22,18 +28,17 @@ std::string find_font_file(const std::string& file_name) {
     for (const fs::path& root : roots) {
         std::error_code ec;
         for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
-            if (it->path().filename() == file_name) return it->path().string();
+            if (it->path().filename() == file_name) return path = it->path().string();
     }
-    return "";
+    return path;
 }
 
-// Hangul syllables and compatibility jamo, plus CJK punctuation.
-const ImWchar kHangulRanges[] = {0x3000, 0x303F, 0x3131, 0x318F, 0xAC00, 0xD7A3, 0};
+// Hangul compatibility jamo and CJK punctuation (syllables come from the texts).
+const ImWchar kHangulJamo[] = {0x3000, 0x303F, 0x3131, 0x318F, 0};
 
 struct FontFiles { const char* latin; const char* hangul; };
 
-ImFont* add_font(const FontFiles& files, float size, const ImWchar* latin_ranges, const ImWchar* hangul_ranges,
-                 std::vector<std::string>& notices) {
+ImFont* add_font(const FontFiles& files, float size, const ImWchar* ranges, std::vector<std::string>& notices) {
     ImGuiIO& io = ImGui::GetIO();
     const std::string latin = find_font_file(files.latin);
     const std::string hangul = find_font_file(files.hangul);
@@ -49,7 +54,7 @@ ImFont* add_font(const FontFiles& files, float size, const ImWchar* latin_ranges
     config.OversampleH = 2;
     ImFont* font = nullptr;
     if (!latin.empty()) {
-        font = io.Fonts->AddFontFromFileTTF(latin.c_str(), size, &config, latin_ranges);
+        font = io.Fonts->AddFontFromFileTTF(latin.c_str(), size, &config, ranges);
     } else {
         ImFontConfig fallback;
         fallback.SizePixels = size;
@@ -59,7 +64,7 @@ ImFont* add_font(const FontFiles& files, float size, const ImWchar* latin_ranges
         ImFontConfig merge;
         merge.MergeMode = true;
         merge.OversampleH = 1;  // Hangul is large; no sub-pixel oversampling keeps the atlas small
-        io.Fonts->AddFontFromFileTTF(hangul.c_str(), size, &merge, hangul_ranges);
+        io.Fonts->AddFontFromFileTTF(hangul.c_str(), size, &merge, ranges);
     }
     return font;
 }
@@ -70,38 +75,41 @@ Fonts load_fonts(float scale, const std::vector<std::string>& texts, std::vector
     ImGuiIO& io = ImGui::GetIO();
     io.Fonts->Clear();
 
-    // Glyphs the texts use, plus Latin-1, Greek and the math/arrow/sub-superscript blocks.
-    static ImVector<ImWchar> used_ranges;
-    static ImVector<ImWchar> body_hangul_ranges;
-    used_ranges.clear();
-    body_hangul_ranges.clear();
+    static ImVector<ImWchar> ranges;  // must outlive the atlas build
+    ranges.clear();
     ImFontGlyphRangesBuilder used;
     used.AddRanges(io.Fonts->GetGlyphRangesDefault());
     static const ImWchar kSymbolRanges[] = {0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x22FF, 0x25A0, 0x25FF,
                                             0x27E6, 0x27EF, 0x2C7C, 0x2C7C, 0};
     used.AddRanges(kSymbolRanges);
+    used.AddRanges(kHangulJamo);
     for (const std::string& t : texts) used.AddText(t.c_str(), t.c_str() + t.size());
-    used.BuildRanges(&used_ranges);
-
-    ImFontGlyphRangesBuilder body_hangul;
-    body_hangul.AddRanges(kHangulRanges);
-    for (const std::string& t : texts) body_hangul.AddText(t.c_str(), t.c_str() + t.size());
-    body_hangul.BuildRanges(&body_hangul_ranges);
+    used.BuildRanges(&ranges);
 
     Fonts fonts;
     fonts.body_size = 16.0f * scale;
-    fonts.body = add_font({"DejaVuSans.ttf", "NanumGothic.ttf"}, fonts.body_size, used_ranges.Data,
-                          body_hangul_ranges.Data, notices);
-    fonts.italic = add_font({"DejaVuSans-Oblique.ttf", "NanumGothic.ttf"}, fonts.body_size, used_ranges.Data,
-                            used_ranges.Data, notices);
-    fonts.bold = add_font({"DejaVuSans-Bold.ttf", "NanumGothicBold.ttf"}, fonts.body_size, used_ranges.Data,
-                          used_ranges.Data, notices);
-    fonts.heading = add_font({"DejaVuSans-Bold.ttf", "NanumGothicBold.ttf"}, 24.0f * scale, used_ranges.Data,
-                             used_ranges.Data, notices);
-    fonts.subheading = add_font({"DejaVuSans-Bold.ttf", "NanumGothicBold.ttf"}, 19.0f * scale, used_ranges.Data,
-                                used_ranges.Data, notices);
-    fonts.mono = add_font({"DejaVuSansMono.ttf", "NanumGothicCoding.ttf"}, 15.0f * scale, used_ranges.Data,
-                          used_ranges.Data, notices);
+    const FontFiles regular{"DejaVuSans.ttf", "NanumGothic.ttf"}, oblique{"DejaVuSans-Oblique.ttf", "NanumGothic.ttf"},
+        bold{"DejaVuSans-Bold.ttf", "NanumGothicBold.ttf"}, mono{"DejaVuSansMono.ttf", "NanumGothicCoding.ttf"};
+    fonts.body = add_font(regular, fonts.body_size, ranges.Data, notices);
+    fonts.italic = add_font(oblique, fonts.body_size, ranges.Data, notices);
+    fonts.bold = add_font(bold, fonts.body_size, ranges.Data, notices);
+    fonts.title = add_font(bold, 28.0f * scale, ranges.Data, notices);
+    fonts.heading = add_font(bold, 22.0f * scale, ranges.Data, notices);
+    fonts.subheading = add_font(bold, 18.0f * scale, ranges.Data, notices);
+    fonts.mono = add_font(mono, 15.0f * scale, ranges.Data, notices);
     io.Fonts->Build();
     return fonts;
+}
+
+bool covers(const Fonts& fonts, const std::string& text) {
+    const char* p = text.c_str();
+    const char* end = p + text.size();
+    while (p < end) {
+        unsigned int c = 0;
+        const int n = ImTextCharFromUtf8(&c, p, end);
+        if (n <= 0) break;
+        p += n;
+        if (c >= 0x20 && !fonts.body->FindGlyphNoFallback(static_cast<ImWchar>(c))) return false;
+    }
+    return true;
 }

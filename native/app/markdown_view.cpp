@@ -3,6 +3,7 @@
 #include <md4c.h>
 
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include "tex_text.h"
 
@@ -208,7 +209,12 @@ ImFont* font_for(unsigned style, const Fonts& fonts, ImFont* base) {
 // cursor on a new line.
 void draw_runs(const std::vector<TextRun>& runs, const Fonts& fonts, ImFont* base, bool quoted) {
     const float left = ImGui::GetCursorScreenPos().x;
-    const float right = left + ImGui::GetContentRegionAvail().x;
+    // Wrap where the caller's text wrap position says (else at the content edge); each
+    // word is then drawn unwrapped.
+    const float wrap_pos = ImGui::GetCurrentWindow()->DC.TextWrapPos;
+    const float right = left + (wrap_pos >= 0 ? ImGui::CalcWrapWidthForPos(ImGui::GetCursorScreenPos(), wrap_pos)
+                                              : ImGui::GetContentRegionAvail().x);
+    ImGui::PushTextWrapPos(-1.0f);
     bool line_start = true;
     float pending_space = 0;
     float line_end = left;  // screen x after the last item on the line
@@ -261,6 +267,7 @@ void draw_runs(const std::vector<TextRun>& runs, const Fonts& fonts, ImFont* bas
         ImGui::PopFont();
     }
     if (line_start && runs.empty()) ImGui::NewLine();
+    ImGui::PopTextWrapPos();
 }
 
 }  // namespace
@@ -333,14 +340,19 @@ void draw_markdown(const MarkdownDoc& doc, const Fonts& fonts, const char* id) {
         case MarkdownBlock::Rule: ImGui::Separator(); break;
         case MarkdownBlock::Table: {
             ImGui::PushID(static_cast<int>(n));
+            // As wide as the text around it (the wrap position), not the whole window.
+            const float wrap_pos = ImGui::GetCurrentWindow()->DC.TextWrapPos;
+            const float width = wrap_pos > 0 ? ImGui::CalcWrapWidthForPos(ImGui::GetCursorScreenPos(), wrap_pos) : 0.0f;
             if (b.columns > 0 && ImGui::BeginTable("table", b.columns,
                                                    ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
-                                                       ImGuiTableFlags_SizingStretchProp)) {
+                                                       ImGuiTableFlags_SizingStretchProp, ImVec2(width, 0))) {
                 for (size_t r = 0; r < b.rows.size(); ++r) {
                     ImGui::TableNextRow(r == 0 ? ImGuiTableRowFlags_Headers : 0);
                     for (const auto& cell : b.rows[r]) {
                         ImGui::TableNextColumn();
+                        ImGui::PushTextWrapPos(0.0f);  // wrap at the cell's edge
                         draw_runs(cell, fonts, r == 0 ? fonts.bold : fonts.body, false);
+                        ImGui::PopTextWrapPos();
                     }
                 }
                 ImGui::EndTable();

@@ -449,3 +449,32 @@ void draw_result(const icl::Result& result, const Fonts& fonts) {
         ImGui::PopID();
     }
 }
+
+std::string result_texts(const icl::Result& result) {
+    std::string out = result.error;
+    for (const icl::Panel& panel : result.panels)
+        std::visit([&out](const auto& p) {
+            using T = std::decay_t<decltype(p)>;
+            out += p.title;
+            if constexpr (std::is_same_v<T, icl::LinesPanel>) {
+                out += p.x_label + p.y_label;
+                for (const icl::Series& s : p.series) out += s.name;
+            } else if constexpr (std::is_same_v<T, icl::HeatmapPanel>) {
+                out += p.x_label + p.y_label;
+                for (const std::string& l : p.row_labels) out += l;
+                for (const std::string& l : p.col_labels) out += l;
+            } else if constexpr (std::is_same_v<T, icl::BarsPanel>) {
+                out += p.y_label;
+                for (const std::string& l : p.labels) out += l;
+            } else if constexpr (std::is_same_v<T, icl::ScalarsPanel>) {
+                for (const icl::Scalar& s : p.items) out += s.name + s.unit + s.help;
+            } else if constexpr (std::is_same_v<T, icl::TablePanel>) {
+                for (const std::string& c : p.columns) out += c;
+                for (const auto& row : p.rows)
+                    for (const std::string& cell : row) out += cell;
+            } else if constexpr (std::is_same_v<T, icl::NotePanel>) {
+                out += p.text;
+            }
+        }, panel);
+    return out;
+}

@@ -8,3 +8,5 @@
 
 // Draws every panel of `result` at the cursor, full content width.
 void draw_result(const icl::Result& result, const Fonts& fonts);
+// Every string the result shows (to check the font atlas has its glyphs).
+std::string result_texts(const icl::Result& result);
