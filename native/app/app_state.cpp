@@ -81,7 +81,7 @@ void open_lesson(AppState& app, int index) {
     app.checks.clear();
     app.solo_demo.clear();
     app.lesson_index = index;
-    app.scroll_to_top = true;
+    app.scroll_request = 0;
     const LoadedLesson* loaded = app.lesson();
     if (!loaded) return;
     const auto saved = app.progress.checks.find(loaded->lesson.id);
@@ -115,7 +115,7 @@ void open_solo_demo(AppState& app, const std::string& demo_id) {
     app.checks.clear();
     app.lesson_index = -1;
     app.solo_demo = demo_id;
-    app.scroll_to_top = true;
+    app.scroll_request = 0;
     DemoInstance instance;
     instance.def = icl::find_demo(demo_id);
     instance.name = demo_id;

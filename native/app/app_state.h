@@ -70,7 +70,7 @@ struct AppState {
     Progress progress;
     std::string progress_path;
     std::vector<std::string> notices;  // shown at the top until dismissed
-    bool scroll_to_top = false;
+    float scroll_request = -1;        // >= 0: scroll the page there on the next frame
 
     const LoadedLesson* lesson() const;
 };

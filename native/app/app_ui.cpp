@@ -269,9 +269,9 @@ void draw_check(AppState& app, const icl::CheckBlock& check, const CheckDocs& do
 }
 
 void draw_page(AppState& app, const Fonts& fonts) {
-    if (app.scroll_to_top) {
-        ImGui::SetScrollY(0);
-        app.scroll_to_top = false;
+    if (app.scroll_request >= 0) {
+        ImGui::SetScrollY(app.scroll_request);
+        app.scroll_request = -1;
     }
     const float max_width = fonts.body_size * 48;  // readable line length
     const float avail = ImGui::GetContentRegionAvail().x;

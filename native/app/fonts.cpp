@@ -75,24 +75,30 @@ Fonts load_fonts(float scale, const std::vector<std::string>& texts, std::vector
     ImGuiIO& io = ImGui::GetIO();
     io.Fonts->Clear();
 
-    static ImVector<ImWchar> ranges;  // must outlive the atlas build
+    static ImVector<ImWchar> ranges, result_ranges;  // must outlive the atlas build
     ranges.clear();
+    result_ranges.clear();
     ImFontGlyphRangesBuilder used;
     used.AddRanges(io.Fonts->GetGlyphRangesDefault());
-    static const ImWchar kSymbolRanges[] = {0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x22FF, 0x25A0, 0x25FF,
-                                            0x27E6, 0x27EF, 0x2C7C, 0x2C7C, 0};
-    used.AddRanges(kSymbolRanges);
+    static const ImWchar kGreekAndPunctuation[] = {0x0391, 0x03C9, 0x2010, 0x2027, 0x2030, 0x203A, 0};
+    used.AddRanges(kGreekAndPunctuation);
     used.AddRanges(kHangulJamo);
     for (const std::string& t : texts) used.AddText(t.c_str(), t.c_str() + t.size());
     used.BuildRanges(&ranges);
+    // Demo results (drawn in the body and bold fonts) also get the symbol blocks they
+    // tend to use, so a new result rarely forces a rebuild of the atlas.
+    static const ImWchar kResultSymbols[] = {0x0100, 0x017F, 0x0300, 0x036F, 0x0370, 0x03FF, 0x1D00, 0x1DBF,
+                                             0x2000, 0x209F, 0x2100, 0x214F, 0x2190, 0x21FF, 0x2200, 0x22FF, 0};
+    used.AddRanges(kResultSymbols);
+    used.BuildRanges(&result_ranges);
 
     Fonts fonts;
     fonts.body_size = 16.0f * scale;
     const FontFiles regular{"DejaVuSans.ttf", "NanumGothic.ttf"}, oblique{"DejaVuSans-Oblique.ttf", "NanumGothic.ttf"},
         bold{"DejaVuSans-Bold.ttf", "NanumGothicBold.ttf"}, mono{"DejaVuSansMono.ttf", "NanumGothicCoding.ttf"};
-    fonts.body = add_font(regular, fonts.body_size, ranges.Data, notices);
+    fonts.body = add_font(regular, fonts.body_size, result_ranges.Data, notices);
     fonts.italic = add_font(oblique, fonts.body_size, ranges.Data, notices);
-    fonts.bold = add_font(bold, fonts.body_size, ranges.Data, notices);
+    fonts.bold = add_font(bold, fonts.body_size, result_ranges.Data, notices);
     fonts.title = add_font(bold, 28.0f * scale, ranges.Data, notices);
     fonts.heading = add_font(bold, 22.0f * scale, ranges.Data, notices);
     fonts.subheading = add_font(bold, 18.0f * scale, ranges.Data, notices);

@@ -23,7 +23,7 @@ struct Fonts {
 };
 
 // Loads the fonts into ImGui's atlas at `scale`, with the glyphs of `texts` plus
-// Latin-1, Greek and the math, arrow and sub/superscript blocks. `notices` receives a
+// Latin-1, Greek letters and common punctuation. `notices` receives a
 // message for every font file that was not found (ImGui's built-in font stands in;
 // Hangul then shows as '?'). The caller (re)creates the GPU texture.
 Fonts load_fonts(float scale, const std::vector<std::string>& texts, std::vector<std::string>& notices);

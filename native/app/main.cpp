@@ -39,6 +39,7 @@ const char* kUsage =
     "                         true, 0.2) or plain text; the verdict is printed\n"
     "  --frames <n>           draw n frames, print frame times, and exit\n"
     "  --screenshot <file>    write the last frame as a PNG (with --frames)\n"
+    "  --scroll <pixels>      scroll the page down this far (with --frames, for screenshots)\n"
     "  --size <w>x<h>         window size in screen coordinates (default 1280x800)\n"
     "  --scale <f>            UI scale (default: the monitor's content scale)\n"
     "  --version, --help\n"
@@ -50,6 +51,7 @@ struct Options {
     bool run_demos = false;
     std::vector<std::pair<std::string, std::string>> answers;  // check id, value
     int frames = 0;
+    float scroll = 0;
     int width = 1280, height = 800;
     float scale = 0;
 };
@@ -68,7 +70,7 @@ int parse_options(int argc, char** argv, Options& o) {
         if (a == "--version") { std::printf("icl-lab %s\n", ICL_VERSION); return 0; }
         if (a == "--run-demos") { o.run_demos = true; continue; }
         if (a != "--lesson" && a != "--demo" && a != "--lang" && a != "--lessons" && a != "--answer" &&
-            a != "--frames" && a != "--screenshot" && a != "--size" && a != "--scale")
+            a != "--frames" && a != "--screenshot" && a != "--size" && a != "--scale" && a != "--scroll")
             return usage_error("unknown option '" + a + "'");
         if (i + 1 >= argc) return usage_error(a + " needs a value");
         v = argv[++i];
@@ -93,6 +95,10 @@ int parse_options(int argc, char** argv, Options& o) {
             if (std::sscanf(s.c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 320 || o.height < 240 ||
                 o.width > 8192 || o.height > 8192)
                 return usage_error("--size must be <w>x<h>, each from 320x240 to 8192x8192");
+        } else if (a == "--scroll") {
+            char* end = nullptr;
+            o.scroll = std::strtof(s.c_str(), &end);
+            if (*end || !(o.scroll >= 0 && o.scroll <= 1e6f)) return usage_error("--scroll must be a number of pixels from 0 to 1000000");
         } else if (a == "--scale") {
             char* end = nullptr;
             o.scale = std::strtof(s.c_str(), &end);
@@ -165,18 +171,23 @@ const icl::CheckBlock* find_check(const AppState& app, const std::string& id) {
     return nullptr;
 }
 
-void print_frame_stats(const char* label, std::vector<double> ms) {
-    if (ms.empty()) {
+// Frame times as (frame number, ms); prints their summary and the slowest frame.
+void print_frame_stats(const char* label, const std::vector<std::pair<int, double>>& frames) {
+    if (frames.empty()) {
         std::printf("%s: 0 frames\n", label);
         return;
     }
+    std::vector<double> ms;
+    for (const auto& f : frames) ms.push_back(f.second);
+    const auto slowest = *std::max_element(frames.begin(), frames.end(),
+                                           [](const auto& a, const auto& b) { return a.second < b.second; });
     std::sort(ms.begin(), ms.end());
     double sum = 0;
     for (double m : ms) sum += m;
     const double mean = sum / ms.size();
     const double p95 = ms[std::min(ms.size() - 1, static_cast<size_t>(0.95 * ms.size()))];
-    std::printf("%s: %zu frames, mean %.2f ms, median %.2f ms, p95 %.2f ms, max %.2f ms (%.1f fps)\n", label, ms.size(),
-                mean, ms[ms.size() / 2], p95, ms.back(), 1000.0 / mean);
+    std::printf("%s: %zu frames, mean %.2f ms, median %.2f ms, p95 %.2f ms, max %.2f ms at frame %d (%.1f fps)\n",
+                label, ms.size(), mean, ms[ms.size() / 2], p95, slowest.second, slowest.first, 1000.0 / mean);
 }
 
 void glfw_error(int code, const char* message) { std::fprintf(stderr, "icl-lab: GLFW error %d: %s\n", code, message); }
@@ -271,7 +282,7 @@ int main(int argc, char** argv) {
         for (DemoInstance& d : app.demos) start_demo_run(app, d);
 
     std::vector<std::pair<std::string, std::string>> pending_answers = options.answers;
-    std::vector<double> frame_ms, frame_ms_running;
+    std::vector<std::pair<int, double>> frame_ms, frame_ms_running;
     auto last = std::chrono::steady_clock::now();
     int frame = 0;
     int exit_status = 0;
@@ -313,13 +324,18 @@ int main(int argc, char** argv) {
                 atlas_stale = true;
             }
         if (atlas_stale && std::chrono::steady_clock::now() - last_atlas_build > std::chrono::seconds(1)) {
+            const auto t0 = std::chrono::steady_clock::now();
             ImGui_ImplOpenGL3_DestroyFontsTexture();
             fonts = load_fonts(scale, atlas_texts, font_notices);
             ImGui_ImplOpenGL3_CreateFontsTexture();
             last_atlas_build = std::chrono::steady_clock::now();
+            if (scripted)
+                std::printf("font atlas rebuilt at frame %d in %.0f ms\n", frame + 1,
+                            std::chrono::duration<double, std::milli>(last_atlas_build - t0).count());
             atlas_stale = false;
         }
 
+        if (options.scroll > 0) app.scroll_request = options.scroll;  // until the page is long enough to take it
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
         ImGui::NewFrame();
@@ -332,19 +348,22 @@ int main(int argc, char** argv) {
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
         ++frame;
+        double screenshot_ms = 0;  // not part of the frame's cost
         if (scripted && frame >= options.frames && !options.screenshot.empty()) {
+            const auto t0 = std::chrono::steady_clock::now();
             auto written = write_screenshot(options.screenshot, fb_width, fb_height);
             if (written) std::printf("screenshot %s (%dx%d)\n", options.screenshot.c_str(), fb_width, fb_height);
             else { std::fprintf(stderr, "icl-lab: %s\n", written.error().message.c_str()); exit_status = 1; }
+            screenshot_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         }
         glfwSwapBuffers(window);
 
         const auto now = std::chrono::steady_clock::now();
-        const double ms = std::chrono::duration<double, std::milli>(now - last).count();
+        const double ms = std::chrono::duration<double, std::milli>(now - last).count() - screenshot_ms;
         last = now;
         if (frame > 1) {  // the first frame includes start-up
-            frame_ms.push_back(ms);
-            if (running) frame_ms_running.push_back(ms);
+            frame_ms.emplace_back(frame, ms);
+            if (running) frame_ms_running.emplace_back(frame, ms);
         }
         if (scripted && frame >= options.frames) break;
     }

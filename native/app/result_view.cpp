@@ -36,15 +36,18 @@ struct Axis {
     double fraction(double v) const { return (to_axis(v) - lo) / (hi - lo); }
     std::vector<double> ticks() const {  // in data units
         std::vector<double> out;
-        if (log) {
+        if (log && hi - lo >= 1) {  // powers of ten, thinned to about six
             for (double e = std::ceil(lo - 1e-9); e <= hi + 1e-9; e += std::max(1.0, std::floor((hi - lo) / 6)))
                 out.push_back(std::pow(10.0, e));
             return out;
         }
-        const double raw = (hi - lo) / 5;
+        // Linear steps of 1, 2 or 5 x 10^k; a log axis spanning less than a decade gets
+        // them too, placed in data units.
+        const double data_lo = log ? std::pow(10.0, lo) : lo, data_hi = log ? std::pow(10.0, hi) : hi;
+        const double raw = (data_hi - data_lo) / 5;
         const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
         const double step = raw / magnitude < 2 ? 2 * magnitude : raw / magnitude < 5 ? 5 * magnitude : 10 * magnitude;
-        for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-6; t += step)
+        for (double t = std::ceil(data_lo / step) * step; t <= data_hi + step * 1e-6; t += step)
             out.push_back(std::fabs(t) < step * 1e-9 ? 0.0 : t);
         return out;
     }
