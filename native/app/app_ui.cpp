@@ -322,7 +322,7 @@ void draw_app(AppState& app, const Fonts& fonts) {
                      ImGuiWindowFlags_NoBringToFrontOnFocus |
                      ImGuiWindowFlags_NoBackground);  // the clear colour is the background: one full-screen blend less
     draw_top_bar(app, fonts);
-    const float sidebar_width = fonts.body_size * 19;
+    const float sidebar_width = std::min(fonts.body_size * 19, ImGui::GetContentRegionAvail().x * 0.3f);
     ImGui::BeginChild("sidebar", ImVec2(sidebar_width, 0), true);
     draw_sidebar(app, fonts);
     ImGui::EndChild();

@@ -2,6 +2,12 @@
 
 #include <exception>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace {
 // One step() call does this many units of work (optimizer steps for a training demo);
 // small, so a stop is quick and snapshots are frequent.
@@ -41,6 +47,11 @@ void DemoRun::publish() {
 }
 
 void DemoRun::work() {
+#ifdef __linux__
+    // Training is background work: on a busy machine the UI thread gets the CPU first
+    // (Linux gives each thread its own nice value).
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+#endif
     try {
         auto last_publish = std::chrono::steady_clock::now();
         while (!stop_requested_ && !session_->done()) {
