@@ -176,6 +176,7 @@ const icl::CheckBlock* find_check(const AppState& app, const std::string& id) {
     return nullptr;
 }
 
+#ifndef __EMSCRIPTEN__
 // Frame times as (frame number, ms); prints their summary and the slowest frame.
 void print_frame_stats(const char* label, const std::vector<std::pair<int, double>>& frames) {
     if (frames.empty()) {
@@ -194,6 +195,8 @@ void print_frame_stats(const char* label, const std::vector<std::pair<int, doubl
     std::printf("%s: %zu frames, mean %.2f ms, median %.2f ms, p95 %.2f ms, max %.2f ms at frame %d (%.1f fps)\n",
                 label, ms.size(), mean, ms[ms.size() / 2], p95, slowest.second, slowest.first, 1000.0 / mean);
 }
+
+#endif
 
 void glfw_error(int code, const char* message) { std::fprintf(stderr, "icl-lab: GLFW error %d: %s\n", code, message); }
 
@@ -333,8 +336,13 @@ bool draw_frame(Lab& lab) {
         lab.options.height = height;
         glfwSetWindowSize(lab.window, width, height);
     }
-    for (DemoInstance& d : app.demos)
-        if (d.run) d.run->advance(8.0 / std::max<size_t>(1, app.demos.size()));
+    for (DemoInstance& d : app.demos) {
+        if (!d.run || !d.run->running()) continue;
+        d.run->advance(8.0 / std::max<size_t>(1, app.demos.size()));
+        if (!d.run->running())  // just finished: say so on the console (the browser test reads it)
+            std::printf("demo %s: %s, steps %ld\n", d.name.c_str(), d.run->snapshot()->done ? "done" : "stopped",
+                        d.run->steps());
+    }
     glfwPollEvents();
 #else
     // Idle and interactive: sleep until an event; otherwise keep drawing.
@@ -381,6 +389,7 @@ bool draw_frame(Lab& lab) {
     return !last_frame;
 }
 
+#ifndef __EMSCRIPTEN__
 void print_summary(const Lab& lab) {
     for (const DemoInstance& d : lab.app.demos) {
         if (!d.run) continue;
@@ -392,6 +401,7 @@ void print_summary(const Lab& lab) {
     print_frame_stats("frames", lab.frame_ms);
     print_frame_stats("frames while a demo ran", lab.frame_ms_running);
 }
+#endif
 
 }  // namespace
 
