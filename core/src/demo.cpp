@@ -283,7 +283,7 @@ json to_json(const DemoDef& def, Lang lang) {
     }
     return {{"id", def.id}, {"title", lang == Lang::ko ? def.title_ko : def.title_en},
             {"summary", lang == Lang::ko ? def.summary_ko : def.summary_en}, {"paper", def.paper},
-            {"analytic", def.analytic}, {"params", params}};
+            {"analytic", def.analytic}, {"assets", def.assets}, {"params", params}};
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "icl/assets.h"
 #include "icl/demo.h"
 #include "icl/lesson_set.h"
 
@@ -155,6 +156,10 @@ int cmd_lessons(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Demos read their checkpoints from the lessons folder: this checkout's, unless
+    // ICL_LESSONS_DIR names another.
+    const char* lessons_dir = std::getenv("ICL_LESSONS_DIR");
+    icl::set_asset_dir(lessons_dir ? lessons_dir : ICL_SOURCE_DIR "/lessons");
     if (argc < 2) {
         std::fputs(kUsage, stderr);
         return 2;

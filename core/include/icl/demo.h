@@ -6,8 +6,10 @@
 // JSON forms (stable; the web worker, `icl run --json` and the tests use them):
 //
 //   DemoInfo  {"id": "dual_form", "title": "...", "summary": "...", "paper": "...",
-//              "analytic": true,
+//              "analytic": true, "assets": ["checkpoints/tasks-s.icl"],
 //              "params": [ParamSpec, ...]}
+//             (assets: named byte files the demo reads through icl/assets.h — a
+//              front end without a file system, the web worker, fetches them first)
 //   ParamSpec {"name": "lr", "type": "int"|"float"|"bool"|"choice",
 //              "min": 0.001, "max": 1, "default": 0.1, "step": 0.001,
 //              "choices": ["sgd", "adam"],          (type "choice" only; default is
@@ -144,6 +146,7 @@ struct DemoDef {
     std::vector<ParamSpec> params;
     // Params are already validated. May still refuse (e.g. a size past the bound).
     Expected<std::unique_ptr<Session>> (*start)(const DemoContext& ctx) = nullptr;
+    std::vector<std::string> assets;    // files it needs, relative to the lessons/ folder
 };
 
 nlohmann::json to_json(const DemoDef& def, Lang lang);

@@ -1,0 +1,61 @@
+#include "icl/assets.h"
+
+#include <cstdio>
+#include <map>
+#include <memory>
+
+namespace icl {
+
+namespace {
+struct Store {
+    std::string dir;
+    std::map<std::string, std::unique_ptr<std::vector<uint8_t>>> files;
+};
+Store& store() {
+    static Store s;
+    return s;
+}
+
+// Asset names are relative paths inside the asset folder: no "..", no absolute paths.
+bool safe_name(const std::string& name) {
+    if (name.empty() || name[0] == '/' || name.find('\\') != std::string::npos) return false;
+    size_t start = 0;
+    while (start <= name.size()) {
+        const size_t end = name.find('/', start);
+        const std::string part = name.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        if (part.empty() || part == "." || part == "..") return false;
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return true;
+}
+}  // namespace
+
+void set_asset_dir(const std::string& dir) { store().dir = dir; }
+
+void put_asset(const std::string& name, std::vector<uint8_t> bytes) {
+    store().files[name] = std::make_unique<std::vector<uint8_t>>(std::move(bytes));
+}
+
+Expected<const std::vector<uint8_t>*> get_asset(const std::string& name) {
+    Store& s = store();
+    if (!safe_name(name)) return make_error("asset name '" + name + "' is not a relative path inside the lessons folder");
+    auto it = s.files.find(name);
+    if (it != s.files.end()) return static_cast<const std::vector<uint8_t>*>(it->second.get());
+    if (s.dir.empty()) return make_error("asset '" + name + "' was not loaded");
+    const std::string path = s.dir + "/" + name;
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return make_error("cannot open '" + path + "' (missing? run the recipe with icl train to make it)");
+    auto bytes = std::make_unique<std::vector<uint8_t>>();
+    uint8_t buf[65536];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes->insert(bytes->end(), buf, buf + n);
+    const bool failed = std::ferror(f) != 0;
+    std::fclose(f);
+    if (failed) return make_error("error reading '" + path + "'");
+    const std::vector<uint8_t>* out = bytes.get();
+    s.files[name] = std::move(bytes);
+    return out;
+}
+
+}  // namespace icl
