@@ -1,0 +1,192 @@
+// The tiny GPT: a GPT-2 decoder at lesson scale (Radford et al. 2019), with the
+// per-layer attention patterns GPT-3 uses (Brown et al. 2020: dense layers
+// alternating with locally banded sparse ones).
+//
+// token + learned position embeddings -> L pre-LN blocks
+//   x = x + Wo · attn(LN1(x))        causal multi-head attention, per-layer mask
+//   x = x + W2 · gelu(W1 · LN2(x))   (absent in the attention-only variant)
+// -> final LN -> logits = LNf(x) · wteᵀ   (LM head tied to the token embedding)
+//
+// Shapes use B batch rows, T positions (T <= config.context), C = width,
+// H heads of hs = C / H, F = mlp_ratio * C, V = vocab. Linear weights are stored
+// (out, in) as in PyTorch's nn.Linear, so y = x · Wᵀ + b.
+//
+// All parameters live in one contiguous buffer; each named tensor is a slice of it.
+// Gradients use the same layout. forward() keeps what backward() needs in an
+// Activations object; backward() is written by hand, one function per layer, in
+// reverse order (llm.c's shape). Those activations double as the read hooks:
+// attention maps, head outputs and the residual stream after every layer.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "icl/expected.h"
+#include "icl/kernels.h"
+
+namespace icl::gpt {
+
+struct Config {
+    int vocab = 64;        // V
+    int context = 64;      // T_max: longest sequence
+    int width = 64;        // C
+    int layers = 2;        // L
+    int heads = 4;         // H (divides C)
+    int mlp_ratio = 4;     // F = mlp_ratio * C
+    bool attention_only = false;      // no MLP, no LN2 (the induction-head model)
+    std::vector<AttentionMask> attention;  // one per layer; empty = every layer dense (causal)
+
+    AttentionMask mask(int layer) const {
+        return attention.empty() ? AttentionMask{} : attention[(size_t)layer];
+    }
+};
+
+// Declared bounds: a model or batch past these is refused before anything is
+// allocated. They keep a model with its gradients, AdamW moments and a batch's
+// activations well inside the wasm module's 1 GB.
+struct Bounds {
+    static constexpr int max_vocab = 4096;
+    static constexpr int max_context = 1024;
+    static constexpr int max_width = 1024;
+    static constexpr int max_layers = 24;
+    static constexpr int max_heads = 32;
+    static constexpr int max_mlp_ratio = 8;
+    static constexpr size_t max_params = 8u << 20;        // 8 Mi floats (32 MB)
+    static constexpr size_t max_activations = 80u << 20;  // 80 Mi floats (320 MB)
+};
+
+// Checks every field against Bounds and the shape rules (heads divide width,
+// one attention mask per layer with window/stride >= 1). The error names the field.
+Status validate(const Config& config);
+
+// GPT-3's pattern: even layers dense, odd layers locally banded with `window`.
+std::vector<AttentionMask> alternating_dense_banded(int layers, int window);
+
+// One named parameter tensor: a slice of the parameter buffer.
+struct TensorInfo {
+    std::string name;          // e.g. "h0.attn.wk"
+    std::vector<int> shape;
+    size_t offset = 0;         // in floats, into the parameter buffer
+    size_t size = 0;
+    bool decay = false;        // matrices and embeddings decay; LayerNorm and biases do not
+};
+
+// Offsets of one block's tensors. wq, wk, wv are consecutive (C,C) slices, so
+// wqkv (3C,C) is one matrix; likewise bq, bk, bv form bqkv (3C).
+struct BlockSlots {
+    size_t ln1_w, ln1_b, wq, wk, wv, bq, bk, bv, wo, bo;
+    size_t ln2_w, ln2_b, w1, b1, w2, b2;  // unused in the attention-only variant
+};
+
+struct Layout {
+    size_t wte = 0, wpe = 0, lnf_w = 0, lnf_b = 0;
+    std::vector<BlockSlots> blocks;
+    std::vector<TensorInfo> tensors;  // in buffer order
+    size_t total = 0;                 // floats
+};
+
+// The parameter layout a config implies (validate first).
+Layout make_layout(const Config& config);
+size_t parameter_count(const Config& config);
+
+struct Model {
+    Config config;
+    Layout layout;
+    std::vector<float> params;  // layout.total floats
+
+    float* at(size_t offset) { return params.data() + offset; }
+    const float* at(size_t offset) const { return params.data() + offset; }
+    // The named tensor, or nullptr.
+    const TensorInfo* find(const std::string& name) const;
+};
+
+// GPT-2 initialisation: every matrix and embedding ~ N(0, 0.02²), the residual
+// projections (wo, w2) scaled by 1/sqrt(2L), biases 0, LayerNorm gains 1.
+Expected<Model> make_model(const Config& config, uint64_t seed);
+
+// ---- hooks that change the computation ---------------------------------------------
+
+// Adds `vector` (C) to the residual stream after `layer` (0 = after the embeddings,
+// l = after block l, 1..L) at position `position` of every batch row.
+struct ResidualAdd {
+    int layer = 0;
+    int position = 0;
+    std::vector<float> vector;
+};
+// Zeroes head `head` of block `layer` (0-based): its output before Wo.
+struct HeadAblation {
+    int layer = 0;
+    int head = 0;
+};
+// Passed to forward (nullptr = none). backward() is correct under them too.
+struct Hooks {
+    std::vector<ResidualAdd> residual_adds;
+    std::vector<HeadAblation> ablations;
+};
+Status validate(const Hooks& hooks, const Config& config);
+
+// ---- activations: what forward keeps (and what the read hooks read) ----------------
+
+struct BlockActs {  // offsets into Activations::buf
+    size_t ln1, ln1_mean, ln1_rstd;  // (B,T,C), (B,T), (B,T)
+    size_t q, k, v;                  // (B,H,T,hs) each
+    size_t att;                      // (B,H,T,T) attention probabilities
+    size_t atty;                     // (B,T,C) heads' outputs, head h in columns h*hs..
+    size_t res_attn;                 // (B,T,C) residual after the attention sublayer
+    size_t ln2, ln2_mean, ln2_rstd;  // (B,T,C), (B,T), (B,T)
+    size_t fc, fc_gelu;              // (B,T,F) before and after GELU
+    size_t res_out;                  // (B,T,C) residual after the block
+};
+
+struct Activations {
+    int B = 0, T = 0;
+    std::vector<float> buf;
+    size_t embed = 0;                            // (B,T,C) residual after the embeddings
+    std::vector<BlockActs> blocks;
+    size_t lnf = 0, lnf_mean = 0, lnf_rstd = 0;  // (B,T,C), (B,T), (B,T)
+    size_t logits = 0, probs = 0, losses = 0;    // (B,T,V), (B,T,V), (B,T)
+    std::vector<int> tokens, targets;            // (B,T); target -1 = not scored
+    int scored = 0;                              // targets that count in the mean loss
+    float loss = 0.0f;                           // mean cross-entropy (with targets)
+    bool has_targets = false;
+    std::vector<HeadAblation> ablations;         // from the hooks, for backward
+
+    // scratch for one (T,T) score matrix and the head-split/merge buffers
+    std::vector<float> scratch;
+
+    const float* ptr(size_t offset) const { return buf.data() + offset; }
+    float* ptr(size_t offset) { return buf.data() + offset; }
+
+    // read hooks (valid after forward)
+    const float* logits_ptr() const { return ptr(logits); }                   // (B,T,V)
+    const float* attention(int layer, int b, int h, int heads) const;         // (T,T)
+    const float* head_outputs(int layer) const { return ptr(blocks[(size_t)layer].atty); }  // (B,T,C)
+    // residual stream after `layer`: 0 = embeddings, l = after block l   (B,T,C)
+    const float* residual(int layer) const;
+};
+
+// Floats one (B,T) batch's activations take; compare with Bounds::max_activations.
+size_t activation_count(const Config& config, int B, int T);
+
+// Forward over a (B,T) batch of tokens. With targets (B,T; -1 = not scored) it also
+// computes the mean cross-entropy into acts.loss. Errors: B or T out of range,
+// activations past the bound, a token or target id >= V (named with its position),
+// hooks out of range, a NaN/Inf loss.
+Status forward(const Model& model, Activations& acts, const int* tokens, const int* targets, int B,
+               int T, const Hooks* hooks = nullptr);
+
+// Backward of the mean loss of the last forward (which must have had targets).
+// grads (model.layout.total) are ACCUMULATED into: zero them first.
+Status backward(const Model& model, Activations& acts, float* grads);
+
+// ---- the per-layer pieces (llm.c's shape), used by forward/backward and generate --------
+
+// out (N,OC) = inp (N,IC) · W(OC,IC)ᵀ + bias (OC)   (bias may be nullptr)
+void linear_forward(float* out, const float* inp, const float* W, const float* bias, int N, int IC,
+                    int OC);
+// dinp (N,IC) +=, dW (OC,IC) +=, dbias (OC) += from dout (N,OC)
+void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, const float* inp,
+                     const float* W, int N, int IC, int OC);
+
+}  // namespace icl::gpt

@@ -1,0 +1,44 @@
+// Training the tiny GPT: one step = forward, backward, optimizer update, with the
+// trainable mask (e.g. only W_K and W_V, for the ICL-vs-fine-tuning lesson) and a
+// stop with the step number when training diverges.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "icl/gpt.h"
+#include "icl/optim.h"
+
+namespace icl::gpt {
+
+// The model's tensors as optimizer slots (all trainable; decay as in TensorInfo).
+std::vector<ParamSlot> param_slots(const Model& model);
+
+class Trainer {
+public:
+    // `trainable` names the tensors to train (empty = all). Errors: a bad optimizer
+    // config, an unknown tensor name.
+    static Expected<Trainer> make(Model& model, const OptimizerConfig& config,
+                                  const std::vector<std::string>& trainable = {});
+
+    // One step on a (B,T) batch (targets -1 = not scored). Returns the loss before the
+    // update. A NaN/Inf loss or gradient is an error naming the step (1-based); the
+    // parameters are then left as they were before that step.
+    Expected<float> step(const int* tokens, const int* targets, int B, int T);
+
+    int steps() const { return optimizer_.steps(); }
+    const Activations& activations() const { return acts_; }
+    const std::vector<float>& grads() const { return grads_; }
+    float last_grad_norm() const { return grad_norm_; }
+
+private:
+    Trainer(Model& model, Optimizer optimizer)
+        : model_(&model), grads_(model.params.size(), 0.0f), optimizer_(std::move(optimizer)) {}
+
+    Model* model_;
+    Activations acts_;
+    std::vector<float> grads_;
+    Optimizer optimizer_;
+    float grad_norm_ = 0.0f;
+};
+
+}  // namespace icl::gpt

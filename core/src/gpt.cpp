@@ -1,0 +1,559 @@
+// The tiny GPT's forward and hand-written backward (see gpt.h for the architecture).
+#include "icl/gpt.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "icl/rng.h"
+
+namespace icl::gpt {
+
+namespace {
+
+std::string str(int v) { return std::to_string(v); }
+
+int head_size(const Config& c) { return c.width / c.heads; }
+int ffn_width(const Config& c) { return c.mlp_ratio * c.width; }
+
+}  // namespace
+
+// ---- config ------------------------------------------------------------------------
+
+Status validate(const Config& c) {
+    auto range = [](const char* name, int v, int lo, int hi) -> Status {
+        if (v < lo || v > hi)
+            return make_error(std::string("gpt config: ") + name + " = " + str(v) + " is outside [" +
+                              str(lo) + ", " + str(hi) + "]");
+        return Ok{};
+    };
+    for (Status s : {range("vocab", c.vocab, 2, Bounds::max_vocab),
+                     range("context", c.context, 1, Bounds::max_context),
+                     range("width", c.width, 1, Bounds::max_width),
+                     range("layers", c.layers, 1, Bounds::max_layers),
+                     range("heads", c.heads, 1, Bounds::max_heads),
+                     range("mlp_ratio", c.mlp_ratio, 1, Bounds::max_mlp_ratio)})
+        if (!s) return s;
+    if (c.width % c.heads != 0)
+        return make_error("gpt config: heads = " + str(c.heads) + " does not divide width = " +
+                          str(c.width));
+    if (!c.attention.empty() && c.attention.size() != (size_t)c.layers)
+        return make_error("gpt config: " + str((int)c.attention.size()) +
+                          " attention patterns given for " + str(c.layers) + " layers");
+    for (size_t l = 0; l < c.attention.size(); ++l) {
+        const AttentionMask& m = c.attention[l];
+        if (m.kind == AttentionMask::banded && m.window < 1)
+            return make_error("gpt config: layer " + str((int)l) + " banded window = " +
+                              str(m.window) + " must be >= 1");
+        if (m.kind == AttentionMask::strided && m.stride < 1)
+            return make_error("gpt config: layer " + str((int)l) + " stride = " + str(m.stride) +
+                              " must be >= 1");
+        if (m.kind != AttentionMask::causal && m.kind != AttentionMask::banded &&
+            m.kind != AttentionMask::strided)
+            return make_error("gpt config: layer " + str((int)l) + " has an unknown attention kind");
+    }
+    const size_t n = parameter_count(c);
+    if (n > Bounds::max_params)
+        return make_error("gpt config: " + std::to_string(n) + " parameters exceed the bound of " +
+                          std::to_string(Bounds::max_params));
+    return Ok{};
+}
+
+std::vector<AttentionMask> alternating_dense_banded(int layers, int window) {
+    std::vector<AttentionMask> masks((size_t)std::max(layers, 0));
+    for (size_t l = 1; l < masks.size(); l += 2) {
+        masks[l].kind = AttentionMask::banded;
+        masks[l].window = window;
+    }
+    return masks;
+}
+
+Layout make_layout(const Config& c) {
+    Layout lay;
+    const int V = c.vocab, T = c.context, C = c.width, F = ffn_width(c);
+    auto add = [&](const std::string& name, std::vector<int> shape, bool decay) {
+        TensorInfo t;
+        t.name = name;
+        t.size = 1;
+        for (int d : shape) t.size *= (size_t)d;
+        t.shape = std::move(shape);
+        t.offset = lay.total;
+        t.decay = decay;
+        lay.total += t.size;
+        lay.tensors.push_back(t);
+        return lay.tensors.back().offset;
+    };
+    lay.wte = add("wte", {V, C}, true);
+    lay.wpe = add("wpe", {T, C}, true);
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string p = "h" + str(l) + ".";
+        BlockSlots s{};
+        s.ln1_w = add(p + "ln1.w", {C}, false);
+        s.ln1_b = add(p + "ln1.b", {C}, false);
+        s.wq = add(p + "attn.wq", {C, C}, true);
+        s.wk = add(p + "attn.wk", {C, C}, true);
+        s.wv = add(p + "attn.wv", {C, C}, true);
+        s.bq = add(p + "attn.bq", {C}, false);
+        s.bk = add(p + "attn.bk", {C}, false);
+        s.bv = add(p + "attn.bv", {C}, false);
+        s.wo = add(p + "attn.wo", {C, C}, true);
+        s.bo = add(p + "attn.bo", {C}, false);
+        if (!c.attention_only) {
+            s.ln2_w = add(p + "ln2.w", {C}, false);
+            s.ln2_b = add(p + "ln2.b", {C}, false);
+            s.w1 = add(p + "mlp.w1", {F, C}, true);
+            s.b1 = add(p + "mlp.b1", {F}, false);
+            s.w2 = add(p + "mlp.w2", {C, F}, true);
+            s.b2 = add(p + "mlp.b2", {C}, false);
+        }
+        lay.blocks.push_back(s);
+    }
+    lay.lnf_w = add("lnf.w", {C}, false);
+    lay.lnf_b = add("lnf.b", {C}, false);
+    return lay;
+}
+
+size_t parameter_count(const Config& c) {
+    const size_t V = (size_t)c.vocab, T = (size_t)c.context, C = (size_t)c.width;
+    const size_t F = (size_t)c.mlp_ratio * C;
+    size_t block = 2 * C + 4 * C * C + 4 * C;
+    if (!c.attention_only) block += 2 * C + 2 * F * C + F + C;
+    return V * C + T * C + (size_t)c.layers * block + 2 * C;
+}
+
+const TensorInfo* Model::find(const std::string& name) const {
+    for (const TensorInfo& t : layout.tensors)
+        if (t.name == name) return &t;
+    return nullptr;
+}
+
+Expected<Model> make_model(const Config& config, uint64_t seed) {
+    if (Status s = validate(config); !s) return s.error();
+    Model m;
+    m.config = config;
+    m.layout = make_layout(config);
+    m.params.assign(m.layout.total, 0.0f);
+    Rng rng(seed);
+    const float std_proj = 0.02f / std::sqrt(2.0f * (float)config.layers);
+    for (const TensorInfo& t : m.layout.tensors) {
+        float* p = m.at(t.offset);
+        // the only 1-D tensors named "*.w" are LayerNorm gains
+        const bool layernorm_gain = t.shape.size() == 1 && t.name.substr(t.name.size() - 2) == ".w";
+        if (layernorm_gain) {
+            std::fill(p, p + t.size, 1.0f);
+        } else if (t.shape.size() == 2) {
+            const bool residual_proj = t.name.find("attn.wo") != std::string::npos ||
+                                       t.name.find("mlp.w2") != std::string::npos;
+            const float sd = residual_proj ? std_proj : 0.02f;
+            for (size_t i = 0; i < t.size; ++i) p[i] = rng.normal(0.0f, sd);
+        }  // biases stay 0
+    }
+    return m;
+}
+
+// ---- hooks ---------------------------------------------------------------------------
+
+Status validate(const Hooks& hooks, const Config& c) {
+    for (const ResidualAdd& a : hooks.residual_adds) {
+        if (a.layer < 0 || a.layer > c.layers)
+            return make_error("hook: residual layer " + str(a.layer) + " is outside [0, " +
+                              str(c.layers) + "]");
+        if (a.position < 0 || a.position >= c.context)
+            return make_error("hook: residual position " + str(a.position) + " is outside [0, " +
+                              str(c.context - 1) + "]");
+        if (a.vector.size() != (size_t)c.width)
+            return make_error("hook: residual vector has " + str((int)a.vector.size()) +
+                              " entries, width is " + str(c.width));
+    }
+    for (const HeadAblation& h : hooks.ablations) {
+        if (h.layer < 0 || h.layer >= c.layers)
+            return make_error("hook: ablation layer " + str(h.layer) + " is outside [0, " +
+                              str(c.layers - 1) + "]");
+        if (h.head < 0 || h.head >= c.heads)
+            return make_error("hook: ablation head " + str(h.head) + " is outside [0, " +
+                              str(c.heads - 1) + "]");
+    }
+    return Ok{};
+}
+
+// ---- activations ---------------------------------------------------------------------
+
+size_t activation_count(const Config& c, int B, int T) {
+    const size_t BT = (size_t)B * T, C = (size_t)c.width, F = (size_t)ffn_width(c);
+    size_t block = BT * (3 * C + 2) + (size_t)B * c.heads * T * T + 2 * BT * C;  // ln1, qkv, att, atty, res_attn
+    if (!c.attention_only) block += BT * (C + 2) + 2 * BT * F;                 // ln2, fc, fc_gelu
+    block += BT * C;                                                            // res_out
+    return BT * C + (size_t)c.layers * block + BT * (C + 2) + 2 * BT * c.vocab + BT;
+}
+
+const float* Activations::attention(int layer, int b, int h, int heads) const {
+    return ptr(blocks[(size_t)layer].att) + ((size_t)b * heads + h) * T * T;
+}
+
+const float* Activations::residual(int layer) const {
+    return layer == 0 ? ptr(embed) : ptr(blocks[(size_t)layer - 1].res_out);
+}
+
+namespace {
+
+void allocate(Activations& a, const Config& c, int B, int T) {
+    const size_t BT = (size_t)B * T, C = (size_t)c.width, F = (size_t)ffn_width(c);
+    size_t n = 0;
+    auto take = [&n](size_t count) {
+        const size_t off = n;
+        n += count;
+        return off;
+    };
+    a.B = B;
+    a.T = T;
+    a.embed = take(BT * C);
+    a.blocks.assign((size_t)c.layers, BlockActs{});
+    for (BlockActs& k : a.blocks) {
+        k.ln1 = take(BT * C);
+        k.ln1_mean = take(BT);
+        k.ln1_rstd = take(BT);
+        k.q = take(BT * C);
+        k.k = take(BT * C);
+        k.v = take(BT * C);
+        k.att = take((size_t)B * c.heads * T * T);
+        k.atty = take(BT * C);
+        k.res_attn = take(BT * C);
+        if (!c.attention_only) {
+            k.ln2 = take(BT * C);
+            k.ln2_mean = take(BT);
+            k.ln2_rstd = take(BT);
+            k.fc = take(BT * F);
+            k.fc_gelu = take(BT * F);
+        }
+        k.res_out = take(BT * C);
+    }
+    a.lnf = take(BT * C);
+    a.lnf_mean = take(BT);
+    a.lnf_rstd = take(BT);
+    a.logits = take(BT * c.vocab);
+    a.probs = take(BT * c.vocab);
+    a.losses = take(BT);
+    a.buf.resize(n);  // keeps its capacity across calls of the same size
+    // forward scratch: qkv (B,T,3C), one (T,T) score matrix, one head output (T,hs)
+    a.scratch.resize(BT * 3 * C + (size_t)T * T + (size_t)T * head_size(c));
+}
+
+// (B,T,3C) -> three (B,H,T,hs): the q, k, v of every head made contiguous
+void split_heads(float* q, float* k, float* v, const float* qkv, int B, int T, int C, int H) {
+    const int hs = C / H;
+    for (int b = 0; b < B; ++b)
+        for (int t = 0; t < T; ++t) {
+            const float* row = qkv + ((size_t)b * T + t) * 3 * C;
+            for (int h = 0; h < H; ++h) {
+                const size_t dst = (((size_t)b * H + h) * T + t) * hs;
+                std::memcpy(q + dst, row + h * hs, sizeof(float) * hs);
+                std::memcpy(k + dst, row + C + h * hs, sizeof(float) * hs);
+                std::memcpy(v + dst, row + 2 * C + h * hs, sizeof(float) * hs);
+            }
+        }
+}
+
+// three (B,H,T,hs) -> (B,T,3C): the inverse of split_heads
+void merge_heads(float* qkv, const float* q, const float* k, const float* v, int B, int T, int C,
+                 int H) {
+    const int hs = C / H;
+    for (int b = 0; b < B; ++b)
+        for (int t = 0; t < T; ++t) {
+            float* row = qkv + ((size_t)b * T + t) * 3 * C;
+            for (int h = 0; h < H; ++h) {
+                const size_t src = (((size_t)b * H + h) * T + t) * hs;
+                std::memcpy(row + h * hs, q + src, sizeof(float) * hs);
+                std::memcpy(row + C + h * hs, k + src, sizeof(float) * hs);
+                std::memcpy(row + 2 * C + h * hs, v + src, sizeof(float) * hs);
+            }
+        }
+}
+
+void zero_head(float* x /* (B,T,C) */, int B, int T, int C, int hs, int h) {
+    for (size_t r = 0; r < (size_t)B * T; ++r) std::fill_n(x + r * C + (size_t)h * hs, hs, 0.0f);
+}
+
+// (B,T,C) with head h in columns h*hs.. -> (B,H,T,hs)
+void rows_to_heads(float* heads, const float* rows, int B, int T, int C, int H) {
+    const int hs = C / H;
+    for (int b = 0; b < B; ++b)
+        for (int t = 0; t < T; ++t)
+            for (int h = 0; h < H; ++h)
+                std::memcpy(heads + (((size_t)b * H + h) * T + t) * hs,
+                            rows + ((size_t)b * T + t) * C + h * hs, sizeof(float) * hs);
+}
+
+void apply_residual_adds(float* x /* (B,T,C) */, const Hooks* hooks, int layer, int B, int T, int C) {
+    if (!hooks) return;
+    for (const ResidualAdd& a : hooks->residual_adds) {
+        if (a.layer != layer || a.position >= T) continue;
+        for (int b = 0; b < B; ++b) {
+            float* row = x + ((size_t)b * T + a.position) * C;
+            for (int c = 0; c < C; ++c) row[c] += a.vector[(size_t)c];
+        }
+    }
+}
+
+// out (B,T,C) = wte[tokens] + wpe[0..T)
+void embedding_forward(float* out, const int* tokens, const float* wte, const float* wpe, int B,
+                       int T, int C) {
+    for (int b = 0; b < B; ++b)
+        for (int t = 0; t < T; ++t) {
+            float* o = out + ((size_t)b * T + t) * C;
+            const float* te = wte + (size_t)tokens[b * T + t] * C;
+            const float* pe = wpe + (size_t)t * C;
+            for (int c = 0; c < C; ++c) o[c] = te[c] + pe[c];
+        }
+}
+
+// dwte (V,C) +=, dwpe (T,C) += from dout (B,T,C)
+void embedding_backward(float* dwte, float* dwpe, const float* dout, const int* tokens, int B, int T,
+                        int C) {
+    for (int b = 0; b < B; ++b)
+        for (int t = 0; t < T; ++t) {
+            const float* d = dout + ((size_t)b * T + t) * C;
+            float* te = dwte + (size_t)tokens[b * T + t] * C;
+            float* pe = dwpe + (size_t)t * C;
+            for (int c = 0; c < C; ++c) {
+                te[c] += d[c];
+                pe[c] += d[c];
+            }
+        }
+}
+
+// One block's attention: q,k,v (B,H,T,hs) -> att (B,H,T,T), atty (B,T,C).
+// scratch holds one (T,T) score matrix then one (T,hs) head output.
+void attention_forward(float* att, float* atty, const float* q, const float* k, const float* v,
+                       float* scratch, int B, int T, int C, int H, AttentionMask mask) {
+    const int hs = C / H;
+    const float scale = 1.0f / std::sqrt((float)hs);
+    float* S = scratch;
+    float* O = scratch + (size_t)T * T;
+    for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h) {
+            const size_t bh = (size_t)b * H + h;
+            const float* qh = q + bh * T * hs;
+            const float* kh = k + bh * T * hs;
+            const float* vh = v + bh * T * hs;
+            float* P = att + bh * T * T;
+            matmul_nt(S, qh, kh, T, hs, T, false);  // S (T,T) = q kᵀ
+            attention_softmax(P, S, T, scale, mask);
+            matmul_nn(O, P, vh, T, T, hs, false);   // O (T,hs) = P v
+            for (int t = 0; t < T; ++t)
+                std::memcpy(atty + ((size_t)b * T + t) * C + h * hs, O + (size_t)t * hs,
+                            sizeof(float) * hs);
+        }
+}
+
+// dq, dk, dv (B,H,T,hs) += from dO (B,H,T,hs), with q, k, v, att from the forward.
+// scratch holds dP and dS, (T,T) each.
+void attention_backward(float* dq, float* dk, float* dv, const float* dO, const float* q,
+                        const float* k, const float* v, const float* att, float* scratch, int B,
+                        int T, int C, int H) {
+    const int hs = C / H;
+    const float scale = 1.0f / std::sqrt((float)hs);
+    float* dP = scratch;
+    float* dS = scratch + (size_t)T * T;
+    for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h) {
+            const size_t o = ((size_t)b * H + h) * T * hs;
+            const float* P = att + ((size_t)b * H + h) * T * T;
+            matmul_nt(dP, dO + o, v + o, T, hs, T, false);   // dP (T,T) = dO vᵀ
+            matmul_tn(dv + o, P, dO + o, T, T, hs, true);    // dv (T,hs) += Pᵀ dO
+            std::fill_n(dS, (size_t)T * T, 0.0f);
+            attention_softmax_backward(dS, dP, P, T, scale);
+            matmul_nn(dq + o, dS, k + o, T, T, hs, true);    // dq += dS k
+            matmul_tn(dk + o, dS, q + o, T, T, hs, true);    // dk += dSᵀ q
+        }
+}
+
+}  // namespace
+
+// ---- linear ---------------------------------------------------------------------------
+
+void linear_forward(float* out, const float* inp, const float* W, const float* bias, int N, int IC,
+                    int OC) {
+    matmul_nt(out, inp, W, N, IC, OC, false);
+    if (!bias) return;
+    for (size_t n = 0; n < (size_t)N; ++n)
+        for (int o = 0; o < OC; ++o) out[n * OC + o] += bias[o];
+}
+
+void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, const float* inp,
+                     const float* W, int N, int IC, int OC) {
+    matmul_nn(dinp, dout, W, N, OC, IC, true);   // dinp (N,IC) += dout (N,OC) · W (OC,IC)
+    matmul_tn(dW, dout, inp, OC, N, IC, true);   // dW (OC,IC) += doutᵀ · inp
+    if (!dbias) return;
+    for (size_t n = 0; n < (size_t)N; ++n)
+        for (int o = 0; o < OC; ++o) dbias[o] += dout[n * OC + o];
+}
+
+// ---- forward ----------------------------------------------------------------------------
+
+Status forward(const Model& model, Activations& acts, const int* tokens, const int* targets, int B,
+               int T, const Hooks* hooks) {
+    const Config& c = model.config;
+    acts.loss = 0.0f;
+    if (B < 1) return make_error("gpt forward: batch size " + str(B) + " must be >= 1");
+    if (T < 1 || T > c.context)
+        return make_error("gpt forward: sequence length " + str(T) + " is outside [1, " +
+                          str(c.context) + "] (the model's context)");
+    const size_t need = activation_count(c, B, T);
+    if (need > Bounds::max_activations)
+        return make_error("gpt forward: a batch of " + str(B) + " x " + str(T) + " needs " +
+                          std::to_string(need) + " activation floats, over the bound of " +
+                          std::to_string(Bounds::max_activations));
+    for (int i = 0; i < B * T; ++i) {
+        if (tokens[i] < 0 || tokens[i] >= c.vocab)
+            return make_error("gpt forward: token id " + str(tokens[i]) + " at batch row " +
+                              str(i / T) + ", position " + str(i % T) + " is outside [0, " +
+                              str(c.vocab - 1) + "]");
+        if (targets && (targets[i] < -1 || targets[i] >= c.vocab))
+            return make_error("gpt forward: target id " + str(targets[i]) + " at batch row " +
+                              str(i / T) + ", position " + str(i % T) + " is outside [-1, " +
+                              str(c.vocab - 1) + "]");
+    }
+    if (hooks)
+        if (Status s = validate(*hooks, c); !s) return s;
+
+    allocate(acts, c, B, T);
+    acts.tokens.assign(tokens, tokens + (size_t)B * T);
+    acts.has_targets = targets != nullptr;
+    acts.ablations = hooks ? hooks->ablations : std::vector<HeadAblation>{};
+    const int C = c.width, H = c.heads, F = ffn_width(c), V = c.vocab;
+    const int BT = B * T;
+    const Layout& lay = model.layout;
+
+    embedding_forward(acts.ptr(acts.embed), tokens, model.at(lay.wte), model.at(lay.wpe), B, T, C);
+    apply_residual_adds(acts.ptr(acts.embed), hooks, 0, B, T, C);
+    const float* x = acts.ptr(acts.embed);
+    float* qkv = acts.scratch.data();
+    float* head_scratch = qkv + (size_t)BT * 3 * C;
+    for (int l = 0; l < c.layers; ++l) {
+        const BlockSlots& p = lay.blocks[(size_t)l];
+        BlockActs& a = acts.blocks[(size_t)l];
+        layernorm_forward(acts.ptr(a.ln1), acts.ptr(a.ln1_mean), acts.ptr(a.ln1_rstd), x,
+                          model.at(p.ln1_w), model.at(p.ln1_b), BT, C);
+        linear_forward(qkv, acts.ptr(a.ln1), model.at(p.wq), model.at(p.bq), BT, C, 3 * C);
+        split_heads(acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v), qkv, B, T, C, H);
+        attention_forward(acts.ptr(a.att), acts.ptr(a.atty), acts.ptr(a.q), acts.ptr(a.k),
+                          acts.ptr(a.v), head_scratch, B, T, C, H, c.mask(l));
+        for (const HeadAblation& h : acts.ablations)
+            if (h.layer == l) zero_head(acts.ptr(a.atty), B, T, C, C / H, h.head);
+        // res_attn = x + atty · Woᵀ + bo
+        float* ra = acts.ptr(a.res_attn);
+        linear_forward(ra, acts.ptr(a.atty), model.at(p.wo), model.at(p.bo), BT, C, C);
+        for (size_t i = 0; i < (size_t)BT * C; ++i) ra[i] += x[i];
+        float* out = acts.ptr(a.res_out);
+        if (c.attention_only) {
+            std::memcpy(out, ra, sizeof(float) * BT * C);
+        } else {
+            layernorm_forward(acts.ptr(a.ln2), acts.ptr(a.ln2_mean), acts.ptr(a.ln2_rstd), ra,
+                              model.at(p.ln2_w), model.at(p.ln2_b), BT, C);
+            linear_forward(acts.ptr(a.fc), acts.ptr(a.ln2), model.at(p.w1), model.at(p.b1), BT, C, F);
+            gelu_forward(acts.ptr(a.fc_gelu), acts.ptr(a.fc), (size_t)BT * F);
+            linear_forward(out, acts.ptr(a.fc_gelu), model.at(p.w2), model.at(p.b2), BT, F, C);
+            for (size_t i = 0; i < (size_t)BT * C; ++i) out[i] += ra[i];
+        }
+        apply_residual_adds(out, hooks, l + 1, B, T, C);
+        x = out;
+    }
+    layernorm_forward(acts.ptr(acts.lnf), acts.ptr(acts.lnf_mean), acts.ptr(acts.lnf_rstd), x,
+                      model.at(lay.lnf_w), model.at(lay.lnf_b), BT, C);
+    matmul_nt(acts.ptr(acts.logits), acts.ptr(acts.lnf), model.at(lay.wte), BT, C, V, false);
+
+    acts.scored = 0;
+    if (!targets) return Ok{};
+    // Unscored positions (-1) get target 0 for the kernel and weight 0 in the mean.
+    acts.targets.assign(targets, targets + (size_t)BT);
+    std::vector<int> kernel_targets((size_t)BT);
+    for (int i = 0; i < BT; ++i) kernel_targets[(size_t)i] = std::max(targets[i], 0);
+    crossentropy_forward(acts.ptr(acts.losses), acts.ptr(acts.probs), acts.ptr(acts.logits),
+                         kernel_targets.data(), BT, V);
+    double sum = 0.0;
+    for (int i = 0; i < BT; ++i)
+        if (targets[i] >= 0) {
+            sum += acts.ptr(acts.losses)[i];
+            ++acts.scored;
+        }
+    if (acts.scored == 0) return make_error("gpt forward: every target is -1, nothing to score");
+    acts.loss = (float)(sum / acts.scored);
+    if (!std::isfinite(acts.loss))
+        return make_error(std::string("gpt forward: the loss is ") +
+                          (std::isnan(acts.loss) ? "NaN" : "infinite"));
+    return Ok{};
+}
+
+// ---- backward ----------------------------------------------------------------------------
+
+Status backward(const Model& model, Activations& acts, float* grads) {
+    const Config& c = model.config;
+    if (!acts.has_targets || acts.B == 0)
+        return make_error("gpt backward: the last forward had no targets");
+    const int B = acts.B, T = acts.T, C = c.width, H = c.heads, F = ffn_width(c), V = c.vocab;
+    const int BT = B * T;
+    const size_t BTC = (size_t)BT * C;
+    const Layout& lay = model.layout;
+    auto g = [grads](size_t off) { return grads + off; };
+
+    // backward scratch
+    std::vector<float> dlogits((size_t)BT * V, 0.0f), dres(BTC, 0.0f), dln(BTC);
+    std::vector<float> dhidden(c.attention_only ? 0 : (size_t)BT * F), dfc(dhidden.size());
+    std::vector<float> dO(BTC), dq(BTC), dk(BTC), dv(BTC), dqkv(3 * BTC), dP(2 * (size_t)T * T);
+
+    // mean cross-entropy over the scored positions
+    std::vector<float> dlosses((size_t)BT);
+    std::vector<int> kernel_targets((size_t)BT);
+    for (int i = 0; i < BT; ++i) {
+        dlosses[(size_t)i] = acts.targets[(size_t)i] >= 0 ? 1.0f / (float)acts.scored : 0.0f;
+        kernel_targets[(size_t)i] = std::max(acts.targets[(size_t)i], 0);
+    }
+    crossentropy_backward(dlogits.data(), acts.ptr(acts.probs), kernel_targets.data(),
+                          dlosses.data(), BT, V);
+    // tied LM head: logits = lnf · wteᵀ
+    matmul_nn(dln.data(), dlogits.data(), model.at(lay.wte), BT, V, C, false);
+    matmul_tn(g(lay.wte), dlogits.data(), acts.ptr(acts.lnf), V, BT, C, true);
+    layernorm_backward(dres.data(), g(lay.lnf_w), g(lay.lnf_b), dln.data(), acts.residual(c.layers),
+                       acts.ptr(acts.lnf_mean), acts.ptr(acts.lnf_rstd), model.at(lay.lnf_w), BT, C);
+
+    // blocks in reverse; dres carries d(loss)/d(residual) downwards
+    for (int l = c.layers - 1; l >= 0; --l) {
+        const BlockSlots& p = lay.blocks[(size_t)l];
+        const BlockActs& a = acts.blocks[(size_t)l];
+        const float* x_in = acts.residual(l);
+        if (!c.attention_only) {
+            std::fill(dhidden.begin(), dhidden.end(), 0.0f);
+            linear_backward(dhidden.data(), g(p.w2), g(p.b2), dres.data(), acts.ptr(a.fc_gelu),
+                            model.at(p.w2), BT, F, C);
+            std::fill(dfc.begin(), dfc.end(), 0.0f);
+            gelu_backward(dfc.data(), acts.ptr(a.fc), dhidden.data(), (size_t)BT * F);
+            std::fill(dln.begin(), dln.end(), 0.0f);
+            linear_backward(dln.data(), g(p.w1), g(p.b1), dfc.data(), acts.ptr(a.ln2),
+                            model.at(p.w1), BT, C, F);
+            layernorm_backward(dres.data(), g(p.ln2_w), g(p.ln2_b), dln.data(), acts.ptr(a.res_attn),
+                               acts.ptr(a.ln2_mean), acts.ptr(a.ln2_rstd), model.at(p.ln2_w), BT, C);
+        }
+        // attention sublayer: d(atty) (B,T,C) reuses dln
+        std::fill(dln.begin(), dln.end(), 0.0f);
+        linear_backward(dln.data(), g(p.wo), g(p.bo), dres.data(), acts.ptr(a.atty), model.at(p.wo),
+                        BT, C, C);
+        for (const HeadAblation& h : acts.ablations)
+            if (h.layer == l) zero_head(dln.data(), B, T, C, C / H, h.head);
+        rows_to_heads(dO.data(), dln.data(), B, T, C, H);
+        std::fill(dq.begin(), dq.end(), 0.0f);
+        std::fill(dk.begin(), dk.end(), 0.0f);
+        std::fill(dv.begin(), dv.end(), 0.0f);
+        attention_backward(dq.data(), dk.data(), dv.data(), dO.data(), acts.ptr(a.q), acts.ptr(a.k),
+                           acts.ptr(a.v), acts.ptr(a.att), dP.data(), B, T, C, H);
+        merge_heads(dqkv.data(), dq.data(), dk.data(), dv.data(), B, T, C, H);
+        std::fill(dln.begin(), dln.end(), 0.0f);
+        linear_backward(dln.data(), g(p.wq), g(p.bq), dqkv.data(), acts.ptr(a.ln1), model.at(p.wq),
+                        BT, C, 3 * C);
+        layernorm_backward(dres.data(), g(p.ln1_w), g(p.ln1_b), dln.data(), x_in,
+                           acts.ptr(a.ln1_mean), acts.ptr(a.ln1_rstd), model.at(p.ln1_w), BT, C);
+    }
+    embedding_backward(g(lay.wte), g(lay.wpe), dres.data(), acts.tokens.data(), B, T, C);
+    return Ok{};
+}
+
+}  // namespace icl::gpt

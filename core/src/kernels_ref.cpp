@@ -1,0 +1,186 @@
+// Plain scalar references for every kernel in kernels.h: the simplest loops that
+// compute the documented formula. The fast paths are tested against these.
+#include <cmath>
+
+#include "icl/kernels.h"
+
+namespace icl::ref {
+
+// C (M,N) = A (M,K) · B (K,N)   [+= C]
+void matmul_nn(float* C, const float* A, const float* B, int M, int K, int N, bool accumulate) {
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            float s = 0.0f;
+            for (int k = 0; k < K; ++k) s += A[i * K + k] * B[k * N + j];
+            C[i * N + j] = accumulate ? C[i * N + j] + s : s;
+        }
+}
+
+// C (M,N) = A (M,K) · B(N,K)ᵀ   [+= C]
+void matmul_nt(float* C, const float* A, const float* B, int M, int K, int N, bool accumulate) {
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            float s = 0.0f;
+            for (int k = 0; k < K; ++k) s += A[i * K + k] * B[j * K + k];
+            C[i * N + j] = accumulate ? C[i * N + j] + s : s;
+        }
+}
+
+// C (M,N) = A(K,M)ᵀ · B (K,N)   [+= C]
+void matmul_tn(float* C, const float* A, const float* B, int M, int K, int N, bool accumulate) {
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            float s = 0.0f;
+            for (int k = 0; k < K; ++k) s += A[k * M + i] * B[k * N + j];
+            C[i * N + j] = accumulate ? C[i * N + j] + s : s;
+        }
+}
+
+// P (T,T) = masked row softmax of scale * S (T,T)
+void attention_softmax(float* P, const float* S, int T, float scale, AttentionMask mask) {
+    for (int i = 0; i < T; ++i) {
+        const float* s = S + (size_t)i * T;
+        float* p = P + (size_t)i * T;
+        float mx = -INFINITY;
+        for (int j = 0; j <= i; ++j)
+            if (mask.allows(i, j)) mx = std::fmax(mx, scale * s[j]);
+        float sum = 0.0f;
+        for (int j = 0; j < T; ++j) {
+            p[j] = mask.allows(i, j) ? std::exp(scale * s[j] - mx) : 0.0f;
+            sum += p[j];
+        }
+        for (int j = 0; j < T; ++j) p[j] /= sum;  // sum >= 1: the max term is exp(0)
+    }
+}
+
+// dS (T,T) += scale * P ∘ (dP − rowsum(dP ∘ P))
+void attention_softmax_backward(float* dS, const float* dP, const float* P, int T, float scale) {
+    for (int i = 0; i < T; ++i) {
+        const float* dp = dP + (size_t)i * T;
+        const float* p = P + (size_t)i * T;
+        float dot = 0.0f;
+        for (int j = 0; j < T; ++j) dot += dp[j] * p[j];
+        for (int j = 0; j < T; ++j) dS[(size_t)i * T + j] += scale * p[j] * (dp[j] - dot);
+    }
+}
+
+// y (N,C), mean (N), rstd (N) from x (N,C), gamma (C), beta (C)
+void layernorm_forward(float* y, float* mean, float* rstd, const float* x, const float* gamma,
+                       const float* beta, int N, int C, float eps) {
+    for (int n = 0; n < N; ++n) {
+        const float* xr = x + (size_t)n * C;
+        float m = 0.0f;
+        for (int c = 0; c < C; ++c) m += xr[c];
+        m /= C;
+        float var = 0.0f;
+        for (int c = 0; c < C; ++c) var += (xr[c] - m) * (xr[c] - m);
+        var /= C;
+        const float rs = 1.0f / std::sqrt(var + eps);
+        for (int c = 0; c < C; ++c) y[(size_t)n * C + c] = (xr[c] - m) * rs * gamma[c] + beta[c];
+        mean[n] = m;
+        rstd[n] = rs;
+    }
+}
+
+// dx (N,C) +=, dgamma (C) +=, dbeta (C) += from dy (N,C), x (N,C), mean (N), rstd (N), gamma (C).
+// With xhat = (x − mean) rstd and g = dy ∘ gamma:
+//   dx = rstd (g − mean(g) − xhat mean(g ∘ xhat))
+void layernorm_backward(float* dx, float* dgamma, float* dbeta, const float* dy, const float* x,
+                        const float* mean, const float* rstd, const float* gamma, int N, int C) {
+    for (int n = 0; n < N; ++n) {
+        const float* dyr = dy + (size_t)n * C;
+        const float* xr = x + (size_t)n * C;
+        float g_mean = 0.0f, gx_mean = 0.0f;
+        for (int c = 0; c < C; ++c) {
+            const float xhat = (xr[c] - mean[n]) * rstd[n];
+            g_mean += dyr[c] * gamma[c];
+            gx_mean += dyr[c] * gamma[c] * xhat;
+        }
+        g_mean /= C;
+        gx_mean /= C;
+        for (int c = 0; c < C; ++c) {
+            const float xhat = (xr[c] - mean[n]) * rstd[n];
+            dbeta[c] += dyr[c];
+            dgamma[c] += dyr[c] * xhat;
+            dx[(size_t)n * C + c] += rstd[n] * (dyr[c] * gamma[c] - g_mean - xhat * gx_mean);
+        }
+    }
+}
+
+namespace {
+constexpr float kGeluS = 0.7978845608028654f;  // sqrt(2/pi)
+constexpr float kGeluC = 0.044715f;
+}  // namespace
+
+// y (n) = 0.5 x (1 + tanh(s (x + c x^3)))
+void gelu_forward(float* y, const float* x, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        const float u = kGeluS * (x[i] + kGeluC * x[i] * x[i] * x[i]);
+        y[i] = 0.5f * x[i] * (1.0f + std::tanh(u));
+    }
+}
+
+// dx (n) += dy * [0.5 (1 + tanh u) + 0.5 x (1 − tanh² u) s (1 + 3c x²)]
+void gelu_backward(float* dx, const float* x, const float* dy, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        const float u = kGeluS * (x[i] + kGeluC * x[i] * x[i] * x[i]);
+        const float t = std::tanh(u);
+        const float du = kGeluS * (1.0f + 3.0f * kGeluC * x[i] * x[i]);
+        dx[i] += dy[i] * (0.5f * (1.0f + t) + 0.5f * x[i] * (1.0f - t * t) * du);
+    }
+}
+
+// losses (N), probs (N,V) from logits (N,V), targets (N) in [0, V).
+// The loss is computed as logsumexp − logit[target], which stays finite when the
+// target's probability underflows.
+void crossentropy_forward(float* losses, float* probs, const float* logits, const int* targets,
+                          int N, int V) {
+    for (int n = 0; n < N; ++n) {
+        const float* l = logits + (size_t)n * V;
+        float* p = probs + (size_t)n * V;
+        float mx = -INFINITY;
+        for (int v = 0; v < V; ++v) mx = std::fmax(mx, l[v]);
+        float sum = 0.0f;
+        for (int v = 0; v < V; ++v) {
+            p[v] = std::exp(l[v] - mx);
+            sum += p[v];
+        }
+        for (int v = 0; v < V; ++v) p[v] /= sum;
+        losses[n] = std::log(sum) + mx - l[targets[n]];
+    }
+}
+
+// dlogits (N,V) += dlosses (N) * (probs (N,V) − onehot(targets))
+void crossentropy_backward(float* dlogits, const float* probs, const int* targets,
+                           const float* dlosses, int N, int V) {
+    for (int n = 0; n < N; ++n)
+        for (int v = 0; v < V; ++v) {
+            const float indicator = v == targets[n] ? 1.0f : 0.0f;
+            dlogits[(size_t)n * V + v] += dlosses[n] * (probs[(size_t)n * V + v] - indicator);
+        }
+}
+
+// p, g, m, v (n): one AdamW step, t >= 1
+void adamw_update(float* p, const float* g, float* m, float* v, size_t n, float lr, float beta1,
+                  float beta2, float eps, float weight_decay, int t) {
+    const float bc1 = 1.0f - std::pow(beta1, (float)t);
+    const float bc2 = 1.0f - std::pow(beta2, (float)t);
+    for (size_t i = 0; i < n; ++i) {
+        m[i] = beta1 * m[i] + (1.0f - beta1) * g[i];
+        v[i] = beta2 * v[i] + (1.0f - beta2) * g[i] * g[i];
+        const float mhat = m[i] / bc1;
+        const float vhat = v[i] / bc2;
+        p[i] -= lr * (mhat / (std::sqrt(vhat) + eps) + weight_decay * p[i]);
+    }
+}
+
+// p, g, buf (n): one SGD-with-momentum step
+void sgd_momentum_update(float* p, const float* g, float* buf, size_t n, float lr, float momentum,
+                         float weight_decay) {
+    for (size_t i = 0; i < n; ++i) {
+        buf[i] = momentum * buf[i] + (g[i] + weight_decay * p[i]);
+        p[i] -= lr * buf[i];
+    }
+}
+
+}  // namespace icl::ref

@@ -1,0 +1,530 @@
+// The fast kernels, written once over an xsimd architecture. Each kernels_<isa>.cpp
+// includes this header, compiled with that instruction set's flags, and fills a
+// KernelTable with Kernels<Arch>. Everything here has internal linkage (anonymous
+// namespace or a template over Arch), so no function compiled for one instruction
+// set can be picked by the linker for another.
+//
+// Layout: row-major everywhere. Scalar tails use the same formula as the reference.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+#include <xsimd/xsimd.hpp>
+
+#include "kernels_table.h"
+
+#if defined(__clang__)
+#define ICL_UNROLL _Pragma("unroll")
+#else
+#define ICL_UNROLL _Pragma("GCC unroll 16")
+#endif
+
+namespace icl::detail {
+
+// 64-byte aligned per-thread scratch, grown on demand and kept (kernels.cpp).
+float* scratch(size_t floats);
+
+}  // namespace icl::detail
+
+namespace icl {
+namespace {
+
+// GEMM register-tile rows (MR) per architecture; the tile is MR x 2 batches wide.
+template <class Arch>
+struct GemmShape {
+    // SSE4.1 / SIMD128: 8 accumulators. V8 keeps a 4x8 tile in registers but spills a
+    // 6x8 one (measured 42 vs 27 GFLOP/s under node); natively 4 and 6 run alike.
+    static constexpr int MR = 4;
+};
+template <>
+struct GemmShape<xsimd::fma3<xsimd::avx2>> {
+    static constexpr int MR = 6;  // 12 accumulators + 2 B + 1 broadcast of 16 registers
+};
+template <>
+struct GemmShape<xsimd::avx512f> {
+    static constexpr int MR = 8;  // 16 accumulators of 32 registers; 64 divides by 8
+};
+
+template <class Arch>
+struct Kernels {
+    using B = xsimd::batch<float, Arch>;
+    static constexpr int W = static_cast<int>(B::size);
+
+    // a·b + c, fused where the instruction set has it. xsimd 8.1 has no fused form
+    // for avx512f (it falls back to a multiply and an add), so that one is spelled out.
+    static B fma(const B& a, const B& b, const B& c) {
+#if defined(__AVX512F__)
+        if constexpr (std::is_same_v<Arch, xsimd::avx512f>) return B(_mm512_fmadd_ps(a, b, c));
+#endif
+        return xsimd::fma(a, b, c);
+    }
+
+    // ---- GEMM ------------------------------------------------------------------
+    // One driver serves the three layouts. A(i,k) = A[i*rsa + k*csa] and
+    // B(k,j) = B[k*rsb + j*csb]; nn, nt and tn only differ in those strides.
+    // Blocking as in BLIS/GotoBLAS: a KC x NC panel of B is packed into contiguous
+    // NR-column micro-panels, then every MR x NR tile of C is computed by a
+    // register-blocked micro-kernel: per k, two B vectors times MR broadcasts of A.
+    // A is read in place (row-major for nn/nt, column-major for tn): the kernel
+    // walks MR row pointers, so A needs no packing, which matters for small n.
+    static constexpr int MR = GemmShape<Arch>::MR;
+    static constexpr int NR = 2 * W;
+    static constexpr int KC = 256;
+    static constexpr int MC = 128 / MR * MR;
+    static constexpr int NC = 2048 / NR * NR;
+
+    // C tile (mr,nr) (+)= A (mr,kc) · Bp (kc,NR), A(r,k) = A[r*rsa + k*csa], Bp packed
+    // k-major. Rows past mr repeat row mr−1 (valid memory, result dropped). C is
+    // written directly for a full tile, otherwise through a local tile.
+    static void micro_kernel(int kc, const float* A, size_t rsa, size_t csa, const float* Bp,
+                             float* C, int ldc, int mr, int nr, bool accumulate) {
+        const float* a[MR];
+        ICL_UNROLL for (int r = 0; r < MR; ++r) a[r] = A + std::min(r, mr - 1) * rsa;
+        B c0[MR], c1[MR];
+        ICL_UNROLL for (int r = 0; r < MR; ++r) c0[r] = c1[r] = B(0.0f);
+        size_t kk = 0;
+        for (int k = 0; k < kc; ++k, kk += csa) {
+            const B b0 = B::load_aligned(Bp), b1 = B::load_aligned(Bp + W);
+            ICL_UNROLL for (int r = 0; r < MR; ++r) {
+                const B av(a[r][kk]);
+                c0[r] = fma(av, b0, c0[r]);
+                c1[r] = fma(av, b1, c1[r]);
+            }
+            Bp += NR;
+        }
+        if (mr == MR && nr == NR) {
+            ICL_UNROLL for (int r = 0; r < MR; ++r) {
+                float* c = C + (size_t)r * ldc;
+                if (accumulate) {
+                    c0[r] += B::load_unaligned(c);
+                    c1[r] += B::load_unaligned(c + W);
+                }
+                c0[r].store_unaligned(c);
+                c1[r].store_unaligned(c + W);
+            }
+            return;
+        }
+        alignas(64) float tile[MR * NR];
+        ICL_UNROLL for (int r = 0; r < MR; ++r) {
+            c0[r].store_aligned(tile + r * NR);
+            c1[r].store_aligned(tile + r * NR + W);
+        }
+        for (int r = 0; r < mr; ++r)
+            for (int j = 0; j < nr; ++j)
+                C[(size_t)r * ldc + j] = accumulate ? C[(size_t)r * ldc + j] + tile[r * NR + j]
+                                                    : tile[r * NR + j];
+    }
+
+    // Bp (kc, nc rounded up to NR): rows p0.. of op(B), columns j0.., as NR-column
+    // micro-panels, each k-major (Bp[panel][k][c]); columns past nc are zero.
+    static void pack_b(float* Bp, const float* Bm, size_t rsb, size_t csb, int p0, int kc, int j0,
+                       int nc) {
+        for (int jr = 0; jr < nc; jr += NR, Bp += (size_t)NR * kc) {
+            const int nr = std::min(NR, nc - jr);
+            if (csb == 1 && nr == NR) {  // rows of B contiguous (nn, tn): vector copies
+                for (int k = 0; k < kc; ++k) {
+                    const float* b = Bm + (p0 + k) * rsb + (j0 + jr);
+                    B::load_unaligned(b).store_aligned(Bp + k * NR);
+                    B::load_unaligned(b + W).store_aligned(Bp + k * NR + W);
+                }
+            } else if (csb == 1) {
+                for (int k = 0; k < kc; ++k) {
+                    const float* b = Bm + (p0 + k) * rsb + (j0 + jr);
+                    for (int c = 0; c < NR; ++c) Bp[k * NR + c] = c < nr ? b[c] : 0.0f;
+                }
+            } else {  // columns of B contiguous (nt, rsb == 1): transpose 4x4 blocks
+                int c = 0;
+                for (; c + 4 <= nr; c += 4) {
+                    const float* b = Bm + (j0 + jr + c) * csb + p0;
+                    int k = 0;
+                    for (; k + 4 <= kc; k += 4) {
+                        __m128 r0 = _mm_loadu_ps(b + k), r1 = _mm_loadu_ps(b + csb + k);
+                        __m128 r2 = _mm_loadu_ps(b + 2 * csb + k), r3 = _mm_loadu_ps(b + 3 * csb + k);
+                        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+                        _mm_store_ps(Bp + k * NR + c, r0);
+                        _mm_store_ps(Bp + (k + 1) * NR + c, r1);
+                        _mm_store_ps(Bp + (k + 2) * NR + c, r2);
+                        _mm_store_ps(Bp + (k + 3) * NR + c, r3);
+                    }
+                    for (; k < kc; ++k)
+                        for (int q = 0; q < 4; ++q) Bp[k * NR + c + q] = b[q * csb + k];
+                }
+                for (; c < nr; ++c) {
+                    const float* b = Bm + (j0 + jr + c) * csb + p0;
+                    for (int k = 0; k < kc; ++k) Bp[k * NR + c] = b[k];
+                }
+                for (; c < NR; ++c)
+                    for (int k = 0; k < kc; ++k) Bp[k * NR + c] = 0.0f;
+            }
+        }
+    }
+
+    // C (M,N) (+)= op(A) (M,K) · op(B) (K,N), B packed, blocked for the caches.
+    static void gemm_packed(float* C, const float* A, size_t rsa, size_t csa, const float* Bm,
+                            size_t rsb, size_t csb, int M, int K, int N, bool accumulate) {
+        const int kc_max = std::min(K, KC);
+        const int nc_max = std::min((N + NR - 1) / NR * NR, NC);
+        float* Bp = detail::scratch((size_t)kc_max * nc_max);
+        for (int jc = 0; jc < N; jc += NC) {
+            const int nc = std::min(NC, N - jc);
+            for (int pc = 0; pc < K; pc += KC) {
+                const int kc = std::min(KC, K - pc);
+                const bool acc = accumulate || pc > 0;  // later K blocks add to C
+                pack_b(Bp, Bm, rsb, csb, pc, kc, jc, nc);
+                for (int ic = 0; ic < M; ic += MC) {
+                    const int mc = std::min(MC, M - ic);
+                    for (int jr = 0; jr < nc; jr += NR)
+                        for (int ir = 0; ir < mc; ir += MR)
+                            micro_kernel(kc, A + (ic + ir) * rsa + pc * csa, rsa, csa,
+                                         Bp + (size_t)jr * kc, C + (size_t)(ic + ir) * N + jc + jr,
+                                         N, std::min(MR, mc - ir), std::min(NR, nc - jr), acc);
+                }
+            }
+        }
+    }
+
+    // Small problems (few rows, few columns, or little work) skip packing.
+    static bool small(int M, int K, int N) {
+        return M < 4 || N < W || (long)M * K * N <= 4096;
+    }
+
+    // C (M,N) (+)= A (M,K) · B (K,N) with A(i,k) = A[i*rsa + k*csa], B rows contiguous:
+    // each row of C is a sum of rows of B scaled by A(i,k) (axpy over N).
+    static void gemm_rows(float* C, const float* A, size_t rsa, size_t csa, const float* Bm,
+                          int M, int K, int N, bool accumulate) {
+        for (int i = 0; i < M; ++i) {
+            float* c = C + (size_t)i * N;
+            if (!accumulate) std::fill(c, c + N, 0.0f);
+            for (int k = 0; k < K; ++k) {
+                const float a = A[i * rsa + k * csa];
+                const float* b = Bm + (size_t)k * N;
+                const B av(a);
+                int j = 0;
+                for (; j + W <= N; j += W)
+                    fma(av, B::load_unaligned(b + j), B::load_unaligned(c + j))
+                        .store_unaligned(c + j);
+                for (; j < N; ++j) c[j] += a * b[j];
+            }
+        }
+    }
+
+    // C (M,N) (+)= A (M,K) · B(N,K)ᵀ: every entry a dot product of two rows.
+    static void gemm_dots(float* C, const float* A, const float* Bm, int M, int K, int N,
+                          bool accumulate) {
+        for (int i = 0; i < M; ++i)
+            for (int j = 0; j < N; ++j) {
+                const float* a = A + (size_t)i * K;
+                const float* b = Bm + (size_t)j * K;
+                B acc(0.0f);
+                int k = 0;
+                for (; k + W <= K; k += W)
+                    acc = fma(B::load_unaligned(a + k), B::load_unaligned(b + k), acc);
+                float s = xsimd::hadd(acc);
+                for (; k < K; ++k) s += a[k] * b[k];
+                float& c = C[(size_t)i * N + j];
+                c = accumulate ? c + s : s;
+            }
+    }
+
+    // C (M,N) = A (M,K) · B (K,N)   [+= C]
+    static void matmul_nn(float* C, const float* A, const float* Bm, int M, int K, int N,
+                          bool accumulate) {
+        if (small(M, K, N)) return gemm_rows(C, A, K, 1, Bm, M, K, N, accumulate);
+        gemm_packed(C, A, K, 1, Bm, N, 1, M, K, N, accumulate);
+    }
+    // C (M,N) = A (M,K) · B(N,K)ᵀ   [+= C]
+    static void matmul_nt(float* C, const float* A, const float* Bm, int M, int K, int N,
+                          bool accumulate) {
+        if (small(M, K, N)) return gemm_dots(C, A, Bm, M, K, N, accumulate);
+        gemm_packed(C, A, K, 1, Bm, 1, K, M, K, N, accumulate);
+    }
+    // C (M,N) = A(K,M)ᵀ · B (K,N)   [+= C]
+    static void matmul_tn(float* C, const float* A, const float* Bm, int M, int K, int N,
+                          bool accumulate) {
+        if (small(M, K, N)) return gemm_rows(C, A, 1, M, Bm, M, K, N, accumulate);
+        gemm_packed(C, A, 1, M, Bm, N, 1, M, K, N, accumulate);
+    }
+
+    // ---- row helpers --------------------------------------------------------------
+    static float row_max(const float* x, int n, float scale) {
+        float m = -INFINITY;
+        int j = 0;
+        if (n >= W) {
+            B mv = B(scale) * B::load_unaligned(x);
+            for (j = W; j + W <= n; j += W) mv = xsimd::max(mv, B(scale) * B::load_unaligned(x + j));
+            alignas(64) float t[W];
+            mv.store_aligned(t);
+            for (int l = 0; l < W; ++l) m = std::fmax(m, t[l]);
+        }
+        for (; j < n; ++j) m = std::fmax(m, scale * x[j]);
+        return m;
+    }
+    // y (n) = exp(scale * x (n) − shift); returns the sum of y
+    static float exp_row(float* y, const float* x, int n, float scale, float shift) {
+        B sv(0.0f);
+        int j = 0;
+        for (; j + W <= n; j += W) {
+            const B e = xsimd::exp(B(scale) * B::load_unaligned(x + j) - B(shift));
+            e.store_unaligned(y + j);
+            sv += e;
+        }
+        float s = xsimd::hadd(sv);
+        for (; j < n; ++j) s += (y[j] = std::exp(scale * x[j] - shift));
+        return s;
+    }
+    // y (n) *= f
+    static void scale_row(float* y, int n, float f) {
+        int j = 0;
+        for (; j + W <= n; j += W) (B::load_unaligned(y + j) * B(f)).store_unaligned(y + j);
+        for (; j < n; ++j) y[j] *= f;
+    }
+
+    // ---- attention softmax ----------------------------------------------------------
+    // P (T,T) = masked row softmax of scale * S (T,T). Row i allows a contiguous run
+    // [lo, i] (all j for causal, the window for banded, the local run for strided)
+    // plus, for strided, the columns i − m·stride below the run.
+    static void attention_softmax(float* P, const float* S, int T, float scale,
+                                  AttentionMask mask) {
+        for (int i = 0; i < T; ++i) {
+            const float* s = S + (size_t)i * T;
+            float* p = P + (size_t)i * T;
+            int lo = 0;
+            if (mask.kind == AttentionMask::banded) lo = std::max(0, i - mask.window + 1);
+            if (mask.kind == AttentionMask::strided) lo = std::max(0, i - mask.stride + 1);
+            // strided: the extra columns i - stride, i - 2 stride, ... (none otherwise)
+            const int extra = mask.kind == AttentionMask::strided ? i - mask.stride : -1;
+            std::fill(p, p + T, 0.0f);
+            float mx = row_max(s + lo, i + 1 - lo, scale);
+            for (int j = extra; j >= 0; j -= mask.stride) mx = std::fmax(mx, scale * s[j]);
+            float sum = exp_row(p + lo, s + lo, i + 1 - lo, scale, mx);
+            for (int j = extra; j >= 0; j -= mask.stride)
+                sum += (p[j] = std::exp(scale * s[j] - mx));
+            const float inv = 1.0f / sum;
+            scale_row(p + lo, i + 1 - lo, inv);
+            for (int j = extra; j >= 0; j -= mask.stride) p[j] *= inv;
+        }
+    }
+
+    // dS (T,T) += scale * P ∘ (dP − rowsum(dP ∘ P))
+    static void attention_softmax_backward(float* dS, const float* dP, const float* P, int T,
+                                           float scale) {
+        for (int i = 0; i < T; ++i) {
+            const float* dp = dP + (size_t)i * T;
+            const float* p = P + (size_t)i * T;
+            float* ds = dS + (size_t)i * T;
+            B dv(0.0f);
+            int j = 0;
+            for (; j + W <= T; j += W) dv += B::load_unaligned(dp + j) * B::load_unaligned(p + j);
+            float dot = xsimd::hadd(dv);
+            for (; j < T; ++j) dot += dp[j] * p[j];
+            const B sc(scale), dotv(dot);
+            for (j = 0; j + W <= T; j += W)
+                (B::load_unaligned(ds + j) +
+                 sc * B::load_unaligned(p + j) * (B::load_unaligned(dp + j) - dotv))
+                    .store_unaligned(ds + j);
+            for (; j < T; ++j) ds[j] += scale * p[j] * (dp[j] - dot);
+        }
+    }
+
+    // ---- layernorm -------------------------------------------------------------------
+    static float row_sum(const float* x, int n) {
+        B sv(0.0f);
+        int j = 0;
+        for (; j + W <= n; j += W) sv += B::load_unaligned(x + j);
+        float s = xsimd::hadd(sv);
+        for (; j < n; ++j) s += x[j];
+        return s;
+    }
+
+    // y (N,C), mean (N), rstd (N) from x (N,C), gamma (C), beta (C); two-pass variance
+    static void layernorm_forward(float* y, float* mean, float* rstd, const float* x,
+                                  const float* gamma, const float* beta, int N, int C, float eps) {
+        for (int n = 0; n < N; ++n) {
+            const float* xr = x + (size_t)n * C;
+            float* yr = y + (size_t)n * C;
+            const float m = row_sum(xr, C) / C;
+            const B mv(m);
+            B vv(0.0f);
+            int c = 0;
+            for (; c + W <= C; c += W) {
+                const B d = B::load_unaligned(xr + c) - mv;
+                vv += d * d;
+            }
+            float var = xsimd::hadd(vv);
+            for (; c < C; ++c) var += (xr[c] - m) * (xr[c] - m);
+            var /= C;
+            const float rs = 1.0f / std::sqrt(var + eps);
+            const B rv(rs);
+            for (c = 0; c + W <= C; c += W)
+                ((B::load_unaligned(xr + c) - mv) * rv * B::load_unaligned(gamma + c) +
+                 B::load_unaligned(beta + c))
+                    .store_unaligned(yr + c);
+            for (; c < C; ++c) yr[c] = (xr[c] - m) * rs * gamma[c] + beta[c];
+            mean[n] = m;
+            rstd[n] = rs;
+        }
+    }
+
+    // dx (N,C) +=, dgamma (C) +=, dbeta (C) += ; see the reference for the formula
+    static void layernorm_backward(float* dx, float* dgamma, float* dbeta, const float* dy,
+                                   const float* x, const float* mean, const float* rstd,
+                                   const float* gamma, int N, int C) {
+        for (int n = 0; n < N; ++n) {
+            const float* dyr = dy + (size_t)n * C;
+            const float* xr = x + (size_t)n * C;
+            float* dxr = dx + (size_t)n * C;
+            const float m = mean[n], rs = rstd[n];
+            const B mv(m), rv(rs);
+            B gs(0.0f), gxs(0.0f);
+            int c = 0;
+            for (; c + W <= C; c += W) {
+                const B xhat = (B::load_unaligned(xr + c) - mv) * rv;
+                const B g = B::load_unaligned(dyr + c) * B::load_unaligned(gamma + c);
+                gs += g;
+                gxs += g * xhat;
+            }
+            float g_mean = xsimd::hadd(gs), gx_mean = xsimd::hadd(gxs);
+            for (; c < C; ++c) {
+                const float xhat = (xr[c] - m) * rs;
+                g_mean += dyr[c] * gamma[c];
+                gx_mean += dyr[c] * gamma[c] * xhat;
+            }
+            g_mean /= C;
+            gx_mean /= C;
+            const B gm(g_mean), gxm(gx_mean);
+            for (c = 0; c + W <= C; c += W) {
+                const B d = B::load_unaligned(dyr + c);
+                const B xhat = (B::load_unaligned(xr + c) - mv) * rv;
+                (B::load_unaligned(dbeta + c) + d).store_unaligned(dbeta + c);
+                (B::load_unaligned(dgamma + c) + d * xhat).store_unaligned(dgamma + c);
+                (B::load_unaligned(dxr + c) +
+                 rv * (d * B::load_unaligned(gamma + c) - gm - xhat * gxm))
+                    .store_unaligned(dxr + c);
+            }
+            for (; c < C; ++c) {
+                const float xhat = (xr[c] - m) * rs;
+                dbeta[c] += dyr[c];
+                dgamma[c] += dyr[c] * xhat;
+                dxr[c] += rs * (dyr[c] * gamma[c] - g_mean - xhat * gx_mean);
+            }
+        }
+    }
+
+    // ---- GELU (tanh) ---------------------------------------------------------------------
+    static constexpr float kS = 0.7978845608028654f;  // sqrt(2/pi)
+    static constexpr float kC = 0.044715f;
+
+    // y (n) = 0.5 x (1 + tanh(s (x + c x^3)))
+    static void gelu_forward(float* y, const float* x, size_t n) {
+        size_t i = 0;
+        for (; i + W <= n; i += W) {
+            const B xv = B::load_unaligned(x + i);
+            const B u = B(kS) * (xv + B(kC) * xv * xv * xv);
+            (B(0.5f) * xv * (B(1.0f) + xsimd::tanh(u))).store_unaligned(y + i);
+        }
+        for (; i < n; ++i) {
+            const float u = kS * (x[i] + kC * x[i] * x[i] * x[i]);
+            y[i] = 0.5f * x[i] * (1.0f + std::tanh(u));
+        }
+    }
+
+    // dx (n) += dy * gelu'(x)
+    static void gelu_backward(float* dx, const float* x, const float* dy, size_t n) {
+        size_t i = 0;
+        for (; i + W <= n; i += W) {
+            const B xv = B::load_unaligned(x + i);
+            const B t = xsimd::tanh(B(kS) * (xv + B(kC) * xv * xv * xv));
+            const B du = B(kS) * (B(1.0f) + B(3.0f * kC) * xv * xv);
+            const B g = B(0.5f) * (B(1.0f) + t) + B(0.5f) * xv * (B(1.0f) - t * t) * du;
+            (B::load_unaligned(dx + i) + B::load_unaligned(dy + i) * g).store_unaligned(dx + i);
+        }
+        for (; i < n; ++i) {
+            const float t = std::tanh(kS * (x[i] + kC * x[i] * x[i] * x[i]));
+            const float du = kS * (1.0f + 3.0f * kC * x[i] * x[i]);
+            dx[i] += dy[i] * (0.5f * (1.0f + t) + 0.5f * x[i] * (1.0f - t * t) * du);
+        }
+    }
+
+    // ---- cross-entropy -----------------------------------------------------------------
+    // losses (N), probs (N,V) from logits (N,V), targets (N) in [0, V)
+    static void crossentropy_forward(float* losses, float* probs, const float* logits,
+                                     const int* targets, int N, int V) {
+        for (int n = 0; n < N; ++n) {
+            const float* l = logits + (size_t)n * V;
+            float* p = probs + (size_t)n * V;
+            const float mx = row_max(l, V, 1.0f);
+            const float sum = exp_row(p, l, V, 1.0f, mx);
+            scale_row(p, V, 1.0f / sum);
+            losses[n] = std::log(sum) + mx - l[targets[n]];
+        }
+    }
+
+    // dlogits (N,V) += dlosses (N) * (probs (N,V) − onehot(targets))
+    static void crossentropy_backward(float* dlogits, const float* probs, const int* targets,
+                                      const float* dlosses, int N, int V) {
+        for (int n = 0; n < N; ++n) {
+            const float* p = probs + (size_t)n * V;
+            float* d = dlogits + (size_t)n * V;
+            const float dl = dlosses[n];
+            const B dlv(dl);
+            int v = 0;
+            for (; v + W <= V; v += W)
+                (B::load_unaligned(d + v) + dlv * B::load_unaligned(p + v)).store_unaligned(d + v);
+            for (; v < V; ++v) d[v] += dl * p[v];
+            d[targets[n]] -= dl;
+        }
+    }
+
+    // ---- optimizers (elementwise over n) --------------------------------------------------
+    static void adamw_update(float* p, const float* g, float* m, float* v, size_t n, float lr,
+                             float beta1, float beta2, float eps, float weight_decay, int t) {
+        const float bc1 = 1.0f - std::pow(beta1, (float)t);
+        const float bc2 = 1.0f - std::pow(beta2, (float)t);
+        const B b1(beta1), b2(beta2), ob1(1.0f - beta1), ob2(1.0f - beta2);
+        size_t i = 0;
+        for (; i + W <= n; i += W) {
+            const B gv = B::load_unaligned(g + i), pv = B::load_unaligned(p + i);
+            const B mv = b1 * B::load_unaligned(m + i) + ob1 * gv;
+            const B vv = b2 * B::load_unaligned(v + i) + ob2 * gv * gv;
+            mv.store_unaligned(m + i);
+            vv.store_unaligned(v + i);
+            const B mhat = mv / B(bc1), vhat = vv / B(bc2);
+            (pv - B(lr) * (mhat / (xsimd::sqrt(vhat) + B(eps)) + B(weight_decay) * pv))
+                .store_unaligned(p + i);
+        }
+        for (; i < n; ++i) {
+            m[i] = beta1 * m[i] + (1.0f - beta1) * g[i];
+            v[i] = beta2 * v[i] + (1.0f - beta2) * g[i] * g[i];
+            const float mhat = m[i] / bc1, vhat = v[i] / bc2;
+            p[i] -= lr * (mhat / (std::sqrt(vhat) + eps) + weight_decay * p[i]);
+        }
+    }
+
+    static void sgd_momentum_update(float* p, const float* g, float* buf, size_t n, float lr,
+                                    float momentum, float weight_decay) {
+        size_t i = 0;
+        for (; i + W <= n; i += W) {
+            const B pv = B::load_unaligned(p + i);
+            const B bv = B(momentum) * B::load_unaligned(buf + i) +
+                         (B::load_unaligned(g + i) + B(weight_decay) * pv);
+            bv.store_unaligned(buf + i);
+            (pv - B(lr) * bv).store_unaligned(p + i);
+        }
+        for (; i < n; ++i) {
+            buf[i] = momentum * buf[i] + (g[i] + weight_decay * p[i]);
+            p[i] -= lr * buf[i];
+        }
+    }
+
+    static constexpr detail::KernelTable table() {
+        return {matmul_nn,         matmul_nt,          matmul_tn,
+                attention_softmax, attention_softmax_backward,
+                layernorm_forward, layernorm_backward, gelu_forward,
+                gelu_backward,     crossentropy_forward, crossentropy_backward,
+                adamw_update,      sgd_momentum_update};
+    }
+};
+
+}  // namespace
+}  // namespace icl

@@ -1,0 +1,31 @@
+// Internal: one table of kernel entry points per instruction set. kernels.cpp picks
+// a table at run time; each kernels_<isa>.cpp fills one from kernels_simd.h.
+#pragma once
+#include "icl/kernels.h"
+
+namespace icl::detail {
+
+struct KernelTable {
+    decltype(&ref::matmul_nn) matmul_nn;
+    decltype(&ref::matmul_nt) matmul_nt;
+    decltype(&ref::matmul_tn) matmul_tn;
+    decltype(&ref::attention_softmax) attention_softmax;
+    decltype(&ref::attention_softmax_backward) attention_softmax_backward;
+    decltype(&ref::layernorm_forward) layernorm_forward;
+    decltype(&ref::layernorm_backward) layernorm_backward;
+    decltype(&ref::gelu_forward) gelu_forward;
+    decltype(&ref::gelu_backward) gelu_backward;
+    decltype(&ref::crossentropy_forward) crossentropy_forward;
+    decltype(&ref::crossentropy_backward) crossentropy_backward;
+    decltype(&ref::adamw_update) adamw_update;
+    decltype(&ref::sgd_momentum_update) sgd_momentum_update;
+};
+
+// Defined in kernels_<isa>.cpp; wasm builds only the SSE4.1 set.
+extern const KernelTable kSse41;
+#if !defined(ICL_WASM)
+extern const KernelTable kAvx2;
+extern const KernelTable kAvx512;
+#endif
+
+}  // namespace icl::detail

@@ -1,0 +1,27 @@
+// File wrappers around the byte-level checkpoint API.
+#include <fstream>
+#include <iterator>
+
+#include "icl/checkpoint.h"
+
+namespace icl::checkpoint {
+
+Status save_file(const gpt::Model& model, const std::string& path) {
+    const std::vector<uint8_t> bytes = save(model);
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    if (!f) return make_error("checkpoint: cannot open '" + path + "' for writing");
+    f.write(reinterpret_cast<const char*>(bytes.data()), (std::streamsize)bytes.size());
+    if (!f) return make_error("checkpoint: writing '" + path + "' failed");
+    return Ok{};
+}
+
+Expected<gpt::Model> load_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return make_error("checkpoint: cannot open '" + path + "'");
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    Expected<gpt::Model> m = load(bytes.data(), bytes.size());
+    if (!m) return make_error(path + ": " + m.error().message);
+    return m;
+}
+
+}  // namespace icl::checkpoint

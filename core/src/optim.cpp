@@ -1,0 +1,78 @@
+#include "icl/optim.h"
+
+#include <cmath>
+
+#include "icl/kernels.h"
+
+namespace icl {
+
+Status validate(const OptimizerConfig& c) {
+    auto bad = [](const char* name, float v, const char* rule) {
+        return make_error(std::string("optimizer: ") + name + " = " + std::to_string(v) + " " + rule);
+    };
+    if (!(c.lr > 0.0f) || !std::isfinite(c.lr)) return bad("lr", c.lr, "must be a finite number > 0");
+    if (!(c.beta1 >= 0.0f && c.beta1 < 1.0f)) return bad("beta1", c.beta1, "must be in [0, 1)");
+    if (!(c.beta2 >= 0.0f && c.beta2 < 1.0f)) return bad("beta2", c.beta2, "must be in [0, 1)");
+    if (!(c.eps > 0.0f)) return bad("eps", c.eps, "must be > 0");
+    if (!(c.momentum >= 0.0f && c.momentum < 1.0f)) return bad("momentum", c.momentum, "must be in [0, 1)");
+    if (!(c.weight_decay >= 0.0f) || !std::isfinite(c.weight_decay))
+        return bad("weight_decay", c.weight_decay, "must be a finite number >= 0");
+    if (!(c.clip_norm >= 0.0f)) return bad("clip_norm", c.clip_norm, "must be >= 0 (0 = no clipping)");
+    return Ok{};
+}
+
+Status set_trainable(std::vector<ParamSlot>& slots, const std::vector<std::string>& names) {
+    for (const std::string& n : names) {
+        bool found = false;
+        for (const ParamSlot& s : slots) found = found || s.name == n;
+        if (!found) return make_error("optimizer: no parameter tensor named '" + n + "'");
+    }
+    for (ParamSlot& s : slots) {
+        s.trainable = false;
+        for (const std::string& n : names) s.trainable = s.trainable || s.name == n;
+    }
+    return Ok{};
+}
+
+float global_grad_norm(const float* grads, const std::vector<ParamSlot>& slots) {
+    double sum = 0.0;
+    for (const ParamSlot& s : slots) {
+        if (!s.trainable) continue;
+        for (size_t i = 0; i < s.size; ++i) sum += (double)grads[s.offset + i] * grads[s.offset + i];
+    }
+    return (float)std::sqrt(sum);
+}
+
+Optimizer::Optimizer(OptimizerConfig config, std::vector<ParamSlot> slots, size_t total)
+    : config_(config), slots_(std::move(slots)), m_(total, 0.0f),
+      v_(config.kind == OptimizerConfig::adamw ? total : 0, 0.0f) {}
+
+Expected<float> Optimizer::step(float* params, float* grads) {
+    const float norm = global_grad_norm(grads, slots_);
+    if (!std::isfinite(norm))
+        return make_error(std::string("optimizer: the gradient norm is ") +
+                          (std::isnan(norm) ? "NaN" : "infinite"));
+    // As torch.nn.utils.clip_grad_norm_: scale by clip / (norm + 1e-6) when that is < 1.
+    if (config_.clip_norm > 0.0f) {
+        const float coef = config_.clip_norm / (norm + 1e-6f);
+        if (coef < 1.0f)
+            for (const ParamSlot& s : slots_)
+                if (s.trainable)
+                    for (size_t i = 0; i < s.size; ++i) grads[s.offset + i] *= coef;
+    }
+    ++t_;
+    for (const ParamSlot& s : slots_) {
+        if (!s.trainable) continue;
+        const float wd = s.decay ? config_.weight_decay : 0.0f;
+        float* p = params + s.offset;
+        const float* g = grads + s.offset;
+        if (config_.kind == OptimizerConfig::adamw)
+            adamw_update(p, g, m_.data() + s.offset, v_.data() + s.offset, s.size, config_.lr,
+                         config_.beta1, config_.beta2, config_.eps, wd, t_);
+        else
+            sgd_momentum_update(p, g, m_.data() + s.offset, s.size, config_.lr, config_.momentum, wd);
+    }
+    return norm;
+}
+
+}  // namespace icl

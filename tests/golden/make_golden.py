@@ -1,0 +1,222 @@
+#!/usr/bin/python3
+"""Golden fixtures for the tiny GPT, computed by PyTorch (Debian's python3-torch 1.13).
+
+The model here is written from the architecture description in core/include/icl/gpt.h
+(GPT-2: token + learned position embeddings, pre-LN blocks, causal multi-head
+attention with a per-layer dense / banded / strided mask, tanh-GELU MLP, final
+LayerNorm, LM head tied to the token embedding), with PyTorch's own layer_norm,
+gelu, softmax, cross_entropy, autograd, AdamW and clip_grad_norm_. Everything is
+computed in float64 and stored as float32.
+
+Rerun (from the repository root; needs /usr/bin/python3 with python3-torch):
+    /usr/bin/python3 tests/golden/make_golden.py
+It rewrites tests/golden/gpt_*.bin (fixtures read by tests/unit/test_gpt_golden.cpp)
+and tests/golden/ckpt_mixed.icl (a checkpoint in the format of
+core/include/icl/checkpoint.h, written by this independent writer).
+
+Fixture container (little-endian): b"ICLGOLD1", u32 count, then per entry
+u32 name_len, name (UTF-8), u32 dtype (0 f32, 1 i32), u32 ndim, u32 dims[ndim], data.
+"""
+import math
+import os
+import struct
+
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CAUSAL, BANDED, STRIDED = 0, 1, 2
+
+
+def tensor_names(cfg):
+    """(name, shape, decay) in the C++ buffer order (gpt.cpp make_layout)."""
+    V, T, C, L = cfg["vocab"], cfg["context"], cfg["width"], cfg["layers"]
+    Fw = cfg["mlp_ratio"] * C
+    out = [("wte", (V, C), True), ("wpe", (T, C), True)]
+    for l in range(L):
+        p = f"h{l}."
+        out += [(p + "ln1.w", (C,), False), (p + "ln1.b", (C,), False),
+                (p + "attn.wq", (C, C), True), (p + "attn.wk", (C, C), True),
+                (p + "attn.wv", (C, C), True), (p + "attn.bq", (C,), False),
+                (p + "attn.bk", (C,), False), (p + "attn.bv", (C,), False),
+                (p + "attn.wo", (C, C), True), (p + "attn.bo", (C,), False)]
+        if not cfg["attention_only"]:
+            out += [(p + "ln2.w", (C,), False), (p + "ln2.b", (C,), False),
+                    (p + "mlp.w1", (Fw, C), True), (p + "mlp.b1", (Fw,), False),
+                    (p + "mlp.w2", (C, Fw), True), (p + "mlp.b2", (C,), False)]
+    out += [("lnf.w", (C,), False), ("lnf.b", (C,), False)]
+    return out
+
+
+def make_params(cfg, gen):
+    """Weights larger than GPT-2's init and non-trivial LayerNorm/bias values, so
+    every tensor's gradient matters."""
+    params = {}
+    for name, shape, _ in tensor_names(cfg):
+        if len(shape) == 2:
+            t = torch.randn(shape, generator=gen, dtype=torch.float64) * 0.2
+        elif name.endswith(".w"):
+            t = 1.0 + 0.1 * torch.randn(shape, generator=gen, dtype=torch.float64)
+        else:
+            t = 0.1 * torch.randn(shape, generator=gen, dtype=torch.float64)
+        # round to float32 first: the C++ side starts from exactly these values
+        params[name] = t.float().double().requires_grad_(True)
+    return params
+
+
+def allowed(kind, window, stride, T):
+    i = torch.arange(T).unsqueeze(1)
+    j = torch.arange(T).unsqueeze(0)
+    ok = j <= i
+    if kind == BANDED:
+        ok &= (i - j) < window
+    elif kind == STRIDED:
+        ok &= ((i - j) < stride) | (((i - j) % stride) == 0)
+    return ok
+
+
+def forward(cfg, P, tokens):
+    B, T = tokens.shape
+    C, H = cfg["width"], cfg["heads"]
+    hs = C // H
+    x = P["wte"][tokens] + P["wpe"][:T]
+    for l in range(cfg["layers"]):
+        p = f"h{l}."
+        h = F.layer_norm(x, (C,), P[p + "ln1.w"], P[p + "ln1.b"], eps=1e-5)
+        q = F.linear(h, P[p + "attn.wq"], P[p + "attn.bq"]).view(B, T, H, hs).transpose(1, 2)
+        k = F.linear(h, P[p + "attn.wk"], P[p + "attn.bk"]).view(B, T, H, hs).transpose(1, 2)
+        v = F.linear(h, P[p + "attn.wv"], P[p + "attn.bv"]).view(B, T, H, hs).transpose(1, 2)
+        kind, window, stride = cfg["attention"][l]
+        scores = (q @ k.transpose(-2, -1)) / math.sqrt(hs)
+        scores = scores.masked_fill(~allowed(kind, window, stride, T), float("-inf"))
+        y = (F.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(B, T, C)
+        x = x + F.linear(y, P[p + "attn.wo"], P[p + "attn.bo"])
+        if not cfg["attention_only"]:
+            h = F.layer_norm(x, (C,), P[p + "ln2.w"], P[p + "ln2.b"], eps=1e-5)
+            h = F.gelu(F.linear(h, P[p + "mlp.w1"], P[p + "mlp.b1"]), approximate="tanh")
+            x = x + F.linear(h, P[p + "mlp.w2"], P[p + "mlp.b2"])
+    x = F.layer_norm(x, (C,), P["lnf.w"], P["lnf.b"], eps=1e-5)
+    return x @ P["wte"].T
+
+
+def loss_of(logits, targets):
+    V = logits.shape[-1]
+    return F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=-1)
+
+
+def config_ints(cfg):
+    out = [cfg["vocab"], cfg["context"], cfg["width"], cfg["layers"], cfg["heads"],
+           cfg["mlp_ratio"], int(cfg["attention_only"])]
+    for a in cfg["attention"]:
+        out += list(a)
+    return out
+
+
+def write_container(path, entries):
+    with open(path, "wb") as f:
+        f.write(b"ICLGOLD1")
+        f.write(struct.pack("<I", len(entries)))
+        for name, t in entries:
+            t = t.detach().contiguous()
+            is_int = t.dtype in (torch.int32, torch.int64)
+            data = t.to(torch.int32 if is_int else torch.float32).numpy().astype("<i4" if is_int else "<f4")
+            nb = name.encode()
+            f.write(struct.pack("<I", len(nb)) + nb)
+            f.write(struct.pack("<II", 1 if is_int else 0, data.ndim))
+            f.write(struct.pack(f"<{data.ndim}I", *data.shape))
+            f.write(data.tobytes())
+
+
+def fnv1a64(data):
+    h = 0xCBF29CE484222325
+    for b in data:
+        h ^= b
+        h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def write_checkpoint(path, cfg, P):
+    """The checkpoint format of core/include/icl/checkpoint.h, version 1."""
+    names = tensor_names(cfg)
+    table = b""
+    offset = 0
+    for name, shape, _ in names:
+        nb = name.encode()
+        count = math.prod(shape)
+        table += struct.pack("<I", len(nb)) + nb + struct.pack("<I", len(shape))
+        table += struct.pack(f"<{len(shape)}I", *shape) + struct.pack("<QQ", offset, count)
+        offset += count
+    conf = struct.pack("<7I", *config_ints(cfg)[:7])
+    for a in cfg["attention"]:
+        conf += struct.pack("<3I", *a)
+    header_rest = conf + struct.pack("<I", len(names)) + table
+    header_size = 8 + 4 + 4 + len(header_rest)
+    blob = b"ICLGPTCK" + struct.pack("<II", 1, header_size) + header_rest
+    for name, _, _ in names:
+        blob += P[name].detach().float().numpy().astype("<f4").tobytes()
+    blob += struct.pack("<Q", fnv1a64(blob))
+    with open(path, "wb") as f:
+        f.write(blob)
+
+
+def make_fixture(tag, cfg, B, T, seed, adamw, unscored):
+    gen = torch.Generator().manual_seed(seed)
+    P = make_params(cfg, gen)
+    tokens = torch.randint(0, cfg["vocab"], (B, T), generator=gen)
+    targets = torch.randint(0, cfg["vocab"], (B, T), generator=gen)
+    for (b, t) in unscored:
+        targets[b, t] = -1
+
+    logits = forward(cfg, P, tokens)
+    loss = loss_of(logits, targets)
+    loss.backward()
+    entries = [("config", torch.tensor(config_ints(cfg), dtype=torch.int32)),
+               ("tokens", tokens.int()), ("targets", targets.int()),
+               ("logits", logits), ("loss", loss.reshape(1))]
+    names = tensor_names(cfg)
+    entries += [("param/" + n, P[n]) for n, _, _ in names]
+    entries += [("grad/" + n, P[n].grad) for n, _, _ in names]
+
+    # 10 AdamW steps on the same batch: decay on matrices and embeddings only,
+    # gradients clipped to a global norm before each step; the loss before each step.
+    lr, beta1, beta2, eps, wd, clip = adamw
+    Q = {n: P[n].detach().clone().requires_grad_(True) for n, _, _ in names}
+    decay = [Q[n] for n, _, d in names if d]
+    no_decay = [Q[n] for n, _, d in names if not d]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": wd},
+                             {"params": no_decay, "weight_decay": 0.0}],
+                            lr=lr, betas=(beta1, beta2), eps=eps)
+    losses = []
+    for _ in range(10):
+        opt.zero_grad()
+        step_loss = loss_of(forward(cfg, Q, tokens), targets)
+        step_loss.backward()
+        torch.nn.utils.clip_grad_norm_([Q[n] for n, _, _ in names], clip)
+        opt.step()
+        losses.append(step_loss.item())
+    entries += [("adamw", torch.tensor(list(adamw), dtype=torch.float64)),
+                ("adamw_losses", torch.tensor(losses, dtype=torch.float64))]
+    write_container(os.path.join(HERE, f"gpt_{tag}.bin"), entries)
+    return P
+
+
+def main():
+    torch.set_num_threads(1)
+    dense = dict(vocab=32, context=16, width=32, layers=2, heads=4, mlp_ratio=4,
+                 attention_only=False, attention=[(CAUSAL, 0, 0)] * 2)
+    make_fixture("dense", dense, B=3, T=16, seed=1, adamw=(1e-2, 0.9, 0.99, 1e-8, 0.1, 1.0),
+                 unscored=[])
+    mixed = dict(vocab=29, context=12, width=24, layers=4, heads=3, mlp_ratio=2,
+                 attention_only=False,
+                 attention=[(CAUSAL, 0, 0), (BANDED, 3, 0), (CAUSAL, 0, 0), (STRIDED, 0, 4)])
+    P = make_fixture("mixed", mixed, B=2, T=11, seed=2, adamw=(3e-3, 0.8, 0.95, 1e-6, 0.05, 0.5),
+                     unscored=[(0, 0), (1, 5)])
+    write_checkpoint(os.path.join(HERE, "ckpt_mixed.icl"), mixed, P)
+    attn_only = dict(vocab=20, context=10, width=16, layers=2, heads=2, mlp_ratio=4,
+                     attention_only=True, attention=[(CAUSAL, 0, 0), (BANDED, 4, 0)])
+    make_fixture("attn_only", attn_only, B=2, T=10, seed=3,
+                 adamw=(1e-2, 0.9, 0.999, 1e-8, 0.01, 1.0), unscored=[])
+
+
+if __name__ == "__main__":
+    main()

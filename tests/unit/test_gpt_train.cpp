@@ -1,0 +1,144 @@
+// Training: the optimizer's mask, decay and clipping; a 2-layer model learning to copy;
+// divergence stopping with the step named.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "gpt_test_util.h"
+#include "icl/gpt.h"
+#include "icl/gpt_train.h"
+#include "icl/optim.h"
+
+using namespace icl;
+
+namespace {
+
+gpt::Config small_config() {
+    gpt::Config c;
+    c.vocab = 10; c.context = 10; c.width = 16; c.layers = 2; c.heads = 2;
+    return c;
+}
+
+// Copy task: n random digits from [0, 8), the separator 8, the same digits again.
+// Only the copied half is scored (targets -1 elsewhere).
+void copy_batch(Rng& rng, int B, int n, std::vector<int>& tokens, std::vector<int>& targets) {
+    const int T = 2 * n + 1;
+    tokens.assign((size_t)B * T, 0);
+    targets.assign((size_t)B * T, -1);
+    for (int b = 0; b < B; ++b) {
+        int* x = tokens.data() + (size_t)b * T;
+        for (int i = 0; i < n; ++i) x[i] = x[n + 1 + i] = (int)rng.below(8);
+        x[n] = 8;
+        for (int i = n; i < 2 * n; ++i) targets[(size_t)b * T + i] = x[i + 1];
+    }
+}
+
+}  // namespace
+
+TEST_CASE("optimizer: only the trainable tensors change (W_K and W_V)") {
+    gpt::Model m = gpt::make_model(small_config(), 3).value();
+    const gpt::Model before = m;
+    OptimizerConfig oc;
+    oc.lr = 1e-2f;
+    oc.weight_decay = 0.1f;
+    auto trainer = gpt::Trainer::make(m, oc, {"h0.attn.wk", "h0.attn.wv", "h1.attn.wk", "h1.attn.wv"});
+    REQUIRE(trainer.ok());
+    const std::vector<int> tokens = test::random_tokens(2 * 8, 10, 4), targets = test::random_tokens(2 * 8, 10, 5);
+    REQUIRE(trainer.value().step(tokens.data(), targets.data(), 2, 8).ok());
+    for (const gpt::TensorInfo& t : m.layout.tensors) {
+        bool changed = false;
+        for (size_t i = 0; i < t.size; ++i) changed = changed || m.params[t.offset + i] != before.params[t.offset + i];
+        const bool trainable = t.name.find("attn.wk") != std::string::npos || t.name.find("attn.wv") != std::string::npos;
+        INFO(t.name);
+        CHECK(changed == trainable);
+    }
+    CHECK_FALSE(gpt::Trainer::make(m, oc, {"h0.attn.wz"}).ok());
+}
+
+TEST_CASE("optimizer: SGD momentum, decay only where flagged, global-norm clipping") {
+    // two slots of two floats; gradient norm 5 clipped to 1
+    std::vector<ParamSlot> slots = {{"a", 0, 2, true, true}, {"b", 2, 2, false, true}};
+    OptimizerConfig oc;
+    oc.kind = OptimizerConfig::sgd;
+    oc.lr = 0.5f;
+    oc.momentum = 0.9f;
+    oc.weight_decay = 0.1f;
+    oc.clip_norm = 1.0f;
+    Optimizer opt(oc, slots, 4);
+    std::vector<float> p = {1, 1, 1, 1};
+    std::vector<float> g = {3, 0, 0, 4};
+    Expected<float> norm = opt.step(p.data(), g.data());
+    REQUIRE(norm.ok());
+    CHECK(norm.value() == doctest::Approx(5.0f));
+    // clipped g = (0.6, 0, 0, 0.8) (up to the 1e-6 in the divisor); slot a decays
+    CHECK(p[0] == doctest::Approx(1 - 0.5f * (0.6f + 0.1f)).epsilon(1e-5));
+    CHECK(p[1] == doctest::Approx(1 - 0.5f * 0.1f).epsilon(1e-5));
+    CHECK(p[2] == doctest::Approx(1.0f));
+    CHECK(p[3] == doctest::Approx(1 - 0.5f * 0.8f).epsilon(1e-5));
+    // second step with zero gradient: the momentum buffer alone moves b
+    std::vector<float> zero = {0, 0, 0, 0};
+    REQUIRE(opt.step(p.data(), zero.data()).ok());
+    CHECK(p[3] == doctest::Approx(0.6f - 0.5f * 0.9f * 0.8f).epsilon(1e-5));
+
+    oc.lr = -1.0f;
+    CHECK(validate(oc).error().message.find("lr") != std::string::npos);
+}
+
+TEST_CASE("training: a 2-layer GPT learns to copy 4 digits") {
+    gpt::Config c;
+    c.vocab = 9; c.context = 9; c.width = 32; c.layers = 2; c.heads = 2;
+    gpt::Model m = gpt::make_model(c, 1).value();
+    OptimizerConfig oc;
+    oc.lr = 1e-2f;
+    oc.beta2 = 0.99f;
+    oc.weight_decay = 0.01f;
+    oc.clip_norm = 1.0f;
+    auto trainer = gpt::Trainer::make(m, oc);
+    REQUIRE(trainer.ok());
+    Rng rng(7);
+    std::vector<int> tokens, targets;
+    const auto t0 = std::chrono::steady_clock::now();
+    float first = 0.0f, last = 0.0f;
+    const int steps = 120;
+    for (int s = 0; s < steps; ++s) {
+        copy_batch(rng, 16, 4, tokens, targets);
+        Expected<float> loss = trainer.value().step(tokens.data(), targets.data(), 16, 9);
+        REQUIRE_MESSAGE(loss.ok(), loss.error().message);
+        if (s == 0) first = loss.value();
+        last = loss.value();
+    }
+    // held-out batch: the copied digits are predicted
+    copy_batch(rng, 64, 4, tokens, targets);
+    gpt::Activations acts;
+    REQUIRE(gpt::forward(m, acts, tokens.data(), targets.data(), 64, 9).ok());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    MESSAGE("copy task: loss " << first << " -> " << last << " in " << steps << " steps, held-out "
+                               << acts.loss << ", " << seconds << " s");
+    CHECK(first > 1.8f);       // ln 8 = 2.08: chance
+    CHECK(acts.loss < 0.05f);  // stated target
+}
+
+TEST_CASE("training: a huge learning rate diverges and the error names the step") {
+    gpt::Model m = gpt::make_model(small_config(), 2).value();
+    OptimizerConfig oc;
+    oc.kind = OptimizerConfig::sgd;
+    oc.lr = 1e6f;
+    oc.momentum = 0.9f;
+    auto trainer = gpt::Trainer::make(m, oc);
+    REQUIRE(trainer.ok());
+    const std::vector<int> tokens = test::random_tokens(4 * 10, 10, 1), targets = test::random_tokens(4 * 10, 10, 2);
+    std::string error;
+    int failed_at = 0;
+    for (int s = 1; s <= 50 && error.empty(); ++s) {
+        Expected<float> loss = trainer.value().step(tokens.data(), targets.data(), 4, 10);
+        if (!loss.ok()) {
+            error = loss.error().message;
+            failed_at = s;
+        }
+    }
+    REQUIRE_MESSAGE(!error.empty(), "training did not diverge");
+    MESSAGE(error);
+    CHECK(error.find("diverged at step " + std::to_string(failed_at)) != std::string::npos);
+    for (float p : m.params) REQUIRE(std::isfinite(p));  // the failing step changed nothing
+}

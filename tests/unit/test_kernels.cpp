@@ -1,0 +1,546 @@
+// The kernels: every instruction set this build and processor have, against the
+// scalar references on awkward sizes; every backward against central finite
+// differences; the attention masks; the optimizer steps against PyTorch's formulas.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "icl/kernels.h"
+#include "icl/rng.h"
+
+using icl::AttentionMask;
+using icl::Isa;
+
+namespace {
+
+std::vector<float> randv(icl::Rng& rng, size_t n, float lo = -1.0f, float hi = 1.0f) {
+    std::vector<float> v(n);
+    for (float& x : v) x = rng.uniform(lo, hi);
+    return v;
+}
+
+// Every instruction set up to the best one; restores the best on destruction.
+struct EachIsa {
+    std::vector<Isa> list;
+    EachIsa() {
+        for (Isa i : {Isa::scalar, Isa::sse41, Isa::avx2, Isa::avx512})
+            if (i <= icl::best_isa()) list.push_back(i);
+    }
+    ~EachIsa() { icl::set_isa(icl::best_isa()); }
+};
+
+// Largest |a − b| / (atol + rtol |b|); <= 1 means every entry is within tolerance.
+double worst(const std::vector<float>& a, const std::vector<float>& b, double atol, double rtol) {
+    REQUIRE(a.size() == b.size());
+    double w = 0.0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const double e = std::fabs((double)a[i] - b[i]) / (atol + rtol * std::fabs((double)b[i]));
+        w = std::isnan(e) ? INFINITY : std::fmax(w, e);
+    }
+    return w;
+}
+
+std::string isa_str(Isa isa) { return icl::isa_name(isa); }
+
+const int kAwkward[] = {1, 3, 7, 17, 63, 65, 129};
+
+}  // namespace
+
+TEST_CASE("kernels: isa selection clamps to the best available and names each isa") {
+    EachIsa isas;
+    CHECK(std::string(icl::isa_name(Isa::scalar)) == "scalar");
+    CHECK(std::string(icl::isa_name(Isa::sse41)) == "sse4.1");
+    CHECK(std::string(icl::isa_name(Isa::avx2)) == "avx2+fma");
+    CHECK(std::string(icl::isa_name(Isa::avx512)) == "avx512");
+    for (Isa i : isas.list) {
+        icl::set_isa(i);
+        CHECK(icl::current_isa() == i);
+    }
+    icl::set_isa(Isa::avx512);
+    CHECK(icl::current_isa() == icl::best_isa());
+#if defined(ICL_WASM)
+    CHECK(icl::best_isa() == Isa::sse41);
+#else
+    CHECK(icl::best_isa() >= Isa::sse41);  // every x86-64 machine this project targets
+#endif
+}
+
+// ---- matmul --------------------------------------------------------------------------
+
+namespace {
+
+using MatmulFn = void (*)(float*, const float*, const float*, int, int, int, bool);
+
+// Fast against reference for one layout and shape, accumulate off and on, every isa.
+void check_matmul(const char* name, MatmulFn fast, MatmulFn ref, int M, int K, int N, icl::Rng& rng,
+                  const EachIsa& isas) {
+    const auto A = randv(rng, (size_t)M * K), B = randv(rng, (size_t)K * N);
+    const auto C0 = randv(rng, (size_t)M * N);
+    // Entries are sums of K products of numbers in [-1, 1]: allow K float roundings.
+    const double atol = 2e-7 * (K + 4);
+    for (bool acc : {false, true}) {
+        std::vector<float> want = C0, got;
+        ref(want.data(), A.data(), B.data(), M, K, N, acc);
+        for (Isa isa : isas.list) {
+            icl::set_isa(isa);
+            got = C0;
+            fast(got.data(), A.data(), B.data(), M, K, N, acc);
+            INFO(name << " M=" << M << " K=" << K << " N=" << N << " acc=" << acc
+                      << " isa=" << isa_str(isa));
+            CHECK(worst(got, want, atol, 1e-5) <= 1.0);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("kernels: matmul nn/nt/tn match the reference on awkward shapes, every isa") {
+    EachIsa isas;
+    icl::Rng rng(2);
+    for (int M : kAwkward)
+        for (int K : kAwkward)
+            for (int N : kAwkward) {
+                if ((long)M * K * N > 200000 && !(M == K && K == N)) continue;  // keep it quick
+                check_matmul("nn", icl::matmul_nn, icl::ref::matmul_nn, M, K, N, rng, isas);
+                check_matmul("nt", icl::matmul_nt, icl::ref::matmul_nt, M, K, N, rng, isas);
+                check_matmul("tn", icl::matmul_tn, icl::ref::matmul_tn, M, K, N, rng, isas);
+            }
+}
+
+TEST_CASE("kernels: matmul across cache blocks (K past one K block, M past one M block)") {
+    EachIsa isas;
+    icl::Rng rng(3);
+    const int shapes[][3] = {{130, 300, 70}, {257, 520, 33}, {9, 5, 2100}, {64, 64, 64}, {4, 600, 40}};
+    for (const auto& s : shapes) {
+        check_matmul("nn", icl::matmul_nn, icl::ref::matmul_nn, s[0], s[1], s[2], rng, isas);
+        check_matmul("nt", icl::matmul_nt, icl::ref::matmul_nt, s[0], s[1], s[2], rng, isas);
+        check_matmul("tn", icl::matmul_tn, icl::ref::matmul_tn, s[0], s[1], s[2], rng, isas);
+    }
+}
+
+TEST_CASE("kernels: reference matmul layouts agree with a hand-computed product") {
+    // A = [[1,2,3],[4,5,6]] (2,3), B = [[1,0],[0,1],[1,1]] (3,2): A·B = [[4,5],[10,11]]
+    const float A[] = {1, 2, 3, 4, 5, 6}, B[] = {1, 0, 0, 1, 1, 1};
+    const float At[] = {1, 4, 2, 5, 3, 6}, Bt[] = {1, 0, 1, 0, 1, 1};
+    EachIsa isas;
+    for (Isa isa : isas.list) {
+        icl::set_isa(isa);
+        float C[4] = {1, 1, 1, 1};
+        icl::matmul_nn(C, A, B, 2, 3, 2, false);
+        CHECK(C[0] == 4);
+        CHECK(C[1] == 5);
+        CHECK(C[2] == 10);
+        CHECK(C[3] == 11);
+        icl::matmul_nt(C, A, Bt, 2, 3, 2, true);
+        CHECK(C[0] == 8);
+        CHECK(C[3] == 22);
+        icl::matmul_tn(C, At, B, 2, 3, 2, false);
+        CHECK(C[1] == 5);
+        CHECK(C[2] == 10);
+    }
+}
+
+// ---- attention softmax ------------------------------------------------------------------
+
+namespace {
+
+std::vector<AttentionMask> masks() {
+    std::vector<AttentionMask> m;
+    m.push_back({AttentionMask::causal, 0, 0});
+    for (int w : {1, 3, 8}) m.push_back({AttentionMask::banded, w, 0});
+    for (int s : {1, 3, 4}) m.push_back({AttentionMask::strided, 0, s});
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("kernels: attention softmax: masked entries exactly 0, rows sum to 1, every isa") {
+    EachIsa isas;
+    icl::Rng rng(4);
+    for (int T : {1, 3, 7, 17, 65})
+        for (const AttentionMask& mask : masks()) {
+            const auto S = randv(rng, (size_t)T * T, -4.0f, 4.0f);
+            std::vector<float> want((size_t)T * T, -1.0f);
+            icl::ref::attention_softmax(want.data(), S.data(), T, 0.7f, mask);
+            for (Isa isa : isas.list) {
+                icl::set_isa(isa);
+                std::vector<float> P((size_t)T * T, -1.0f);  // garbage the kernel must overwrite
+                icl::attention_softmax(P.data(), S.data(), T, 0.7f, mask);
+                INFO("T=" << T << " kind=" << mask.kind << " window=" << mask.window
+                          << " stride=" << mask.stride << " isa=" << isa_str(isa));
+                CHECK(worst(P, want, 1e-7, 1e-5) <= 1.0);
+                int bad_zero = 0, bad_sum = 0, bad_allowed = 0;
+                for (int i = 0; i < T; ++i) {
+                    double sum = 0.0;
+                    for (int j = 0; j < T; ++j) {
+                        const float p = P[(size_t)i * T + j];
+                        if (!mask.allows(i, j)) bad_zero += p != 0.0f;
+                        else bad_allowed += !(p > 0.0f);
+                        sum += p;
+                    }
+                    bad_sum += std::fabs(sum - 1.0) > 1e-5;
+                }
+                CHECK(bad_zero == 0);
+                CHECK(bad_sum == 0);
+                CHECK(bad_allowed == 0);
+            }
+        }
+}
+
+TEST_CASE("kernels: the masks allow what their definitions say") {
+    const AttentionMask causal{AttentionMask::causal, 0, 0}, band{AttentionMask::banded, 2, 0},
+        strided{AttentionMask::strided, 0, 3};
+    CHECK(causal.allows(5, 0));
+    CHECK(!causal.allows(2, 3));
+    CHECK(band.allows(5, 4));
+    CHECK(!band.allows(5, 3));
+    CHECK(strided.allows(7, 5));   // local: 7 - 5 < 3
+    CHECK(!strided.allows(7, 3));  // 4 is neither < 3 nor a multiple of 3
+    CHECK(strided.allows(7, 1));   // 6 is a multiple of 3
+}
+
+// Central differences of L = Σ W ∘ f(x) against the analytic gradient; the loss is
+// summed in double. Checks every coordinate of x.
+namespace {
+
+void check_gradient(const char* what, std::vector<float>& x, const std::vector<float>& grad,
+                    const std::function<double()>& loss, float eps, double atol, double rtol) {
+    REQUIRE(x.size() == grad.size());
+    int bad = 0;
+    double worst_err = 0.0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        const float x0 = x[i];
+        x[i] = x0 + eps;
+        const double lp = loss();
+        x[i] = x0 - eps;
+        const double lm = loss();
+        x[i] = x0;
+        const double fd = (lp - lm) / (2.0 * eps);
+        const double err = std::fabs(fd - grad[i]) / (atol + rtol * std::fabs(fd));
+        worst_err = std::fmax(worst_err, err);
+        bad += !(err <= 1.0);
+    }
+    INFO(std::string(what) << ": worst error / tolerance = " << worst_err);
+    CHECK(bad == 0);
+}
+
+double weighted_sum(const std::vector<float>& w, const std::vector<float>& y) {
+    double s = 0.0;
+    for (size_t i = 0; i < y.size(); ++i) s += (double)w[i] * y[i];
+    return s;
+}
+
+// grad − before, i.e. what a backward accumulated into a pre-filled buffer
+std::vector<float> increment(const std::vector<float>& after, const std::vector<float>& before) {
+    std::vector<float> d(after.size());
+    for (size_t i = 0; i < d.size(); ++i) d[i] = after[i] - before[i];
+    return d;
+}
+
+}  // namespace
+
+TEST_CASE("kernels: attention softmax backward matches finite differences, all masks, every isa") {
+    EachIsa isas;
+    icl::Rng rng(5);
+    const float scale = 0.6f;
+    for (Isa isa : isas.list) {
+        icl::set_isa(isa);
+        for (int T : {1, 5, 9})
+            for (const AttentionMask& mask : masks()) {
+                auto S = randv(rng, (size_t)T * T, -2.0f, 2.0f);
+                const auto Wt = randv(rng, (size_t)T * T);
+                std::vector<float> P((size_t)T * T);
+                icl::attention_softmax(P.data(), S.data(), T, scale, mask);
+                const auto dS0 = randv(rng, (size_t)T * T);
+                auto dS = dS0;
+                icl::attention_softmax_backward(dS.data(), Wt.data(), P.data(), T, scale);
+                const auto grad = increment(dS, dS0);
+                auto loss = [&] {
+                    std::vector<float> p((size_t)T * T);
+                    icl::attention_softmax(p.data(), S.data(), T, scale, mask);
+                    return weighted_sum(Wt, p);
+                };
+                INFO("T=" << T << " kind=" << mask.kind << " isa=" << isa_str(isa));
+                check_gradient("softmax dS", S, grad, loss, 1e-2f, 2e-4, 1e-2);
+                int masked_nonzero = 0;
+                for (int i = 0; i < T; ++i)
+                    for (int j = 0; j < T; ++j)
+                        masked_nonzero += !mask.allows(i, j) && grad[(size_t)i * T + j] != 0.0f;
+                CHECK(masked_nonzero == 0);
+            }
+    }
+}
+
+TEST_CASE("kernels: attention softmax backward matches the reference on awkward sizes") {
+    EachIsa isas;
+    icl::Rng rng(6);
+    for (int T : kAwkward) {
+        const auto S = randv(rng, (size_t)T * T), dP = randv(rng, (size_t)T * T);
+        std::vector<float> P((size_t)T * T);
+        icl::ref::attention_softmax(P.data(), S.data(), T, 1.0f, {AttentionMask::causal, 0, 0});
+        const auto dS0 = randv(rng, (size_t)T * T);
+        auto want = dS0;
+        icl::ref::attention_softmax_backward(want.data(), dP.data(), P.data(), T, 0.3f);
+        for (Isa isa : isas.list) {
+            icl::set_isa(isa);
+            auto got = dS0;
+            icl::attention_softmax_backward(got.data(), dP.data(), P.data(), T, 0.3f);
+            INFO("T=" << T << " isa=" << isa_str(isa));
+            CHECK(worst(got, want, 1e-6, 1e-5) <= 1.0);
+        }
+    }
+}
+
+// ---- layernorm --------------------------------------------------------------------
+
+TEST_CASE("kernels: layernorm forward matches the reference; output has mean beta, std gamma") {
+    EachIsa isas;
+    icl::Rng rng(7);
+    for (int N : {1, 3, 7})
+        for (int C : kAwkward) {
+            const auto x = randv(rng, (size_t)N * C, -3.0f, 5.0f);
+            const auto gamma = randv(rng, C, 0.5f, 1.5f), beta = randv(rng, C);
+            std::vector<float> y0((size_t)N * C), m0(N), r0(N);
+            icl::ref::layernorm_forward(y0.data(), m0.data(), r0.data(), x.data(), gamma.data(),
+                                        beta.data(), N, C);
+            for (Isa isa : isas.list) {
+                icl::set_isa(isa);
+                std::vector<float> y((size_t)N * C), m(N), r(N);
+                icl::layernorm_forward(y.data(), m.data(), r.data(), x.data(), gamma.data(),
+                                       beta.data(), N, C);
+                INFO("N=" << N << " C=" << C << " isa=" << isa_str(isa));
+                CHECK(worst(y, y0, 1e-5, 1e-5) <= 1.0);
+                CHECK(worst(m, m0, 1e-6, 1e-5) <= 1.0);
+                CHECK(worst(r, r0, 1e-6, 1e-5) <= 1.0);
+            }
+        }
+    // With gamma = 1, beta = 0 a row comes out with mean 0 and variance var/(var+eps).
+    const int C = 64;
+    std::vector<float> x(C), y(C), one(C, 1.0f), zero(C, 0.0f);
+    for (int c = 0; c < C; ++c) x[c] = 10.0f + 0.5f * c;
+    float mean, rstd;
+    icl::layernorm_forward(y.data(), &mean, &rstd, x.data(), one.data(), zero.data(), 1, C);
+    double s = 0, s2 = 0;
+    for (float v : y) s += v, s2 += (double)v * v;
+    CHECK(mean == doctest::Approx(10.0f + 0.5f * 31.5f));
+    CHECK(std::fabs(s / C) < 1e-5);
+    CHECK(s2 / C == doctest::Approx(1.0).epsilon(1e-4));
+}
+
+TEST_CASE("kernels: layernorm backward matches finite differences and accumulates, every isa") {
+    EachIsa isas;
+    icl::Rng rng(8);
+    for (Isa isa : isas.list) {
+        icl::set_isa(isa);
+        for (int C : {1, 3, 17}) {
+            const int N = 3;
+            auto x = randv(rng, (size_t)N * C, -2.0f, 2.0f);
+            auto gamma = randv(rng, C, 0.5f, 1.5f), beta = randv(rng, C);
+            const auto Wt = randv(rng, (size_t)N * C);
+            std::vector<float> y((size_t)N * C), mean(N), rstd(N);
+            icl::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), gamma.data(),
+                                   beta.data(), N, C);
+            const auto dx0 = randv(rng, (size_t)N * C), dg0 = randv(rng, C), db0 = randv(rng, C);
+            auto dx = dx0, dg = dg0, db = db0;
+            icl::layernorm_backward(dx.data(), dg.data(), db.data(), Wt.data(), x.data(), mean.data(),
+                                    rstd.data(), gamma.data(), N, C);
+            auto loss = [&] {
+                std::vector<float> yy((size_t)N * C), mm(N), rr(N);
+                icl::layernorm_forward(yy.data(), mm.data(), rr.data(), x.data(), gamma.data(),
+                                       beta.data(), N, C);
+                return weighted_sum(Wt, yy);
+            };
+            INFO("C=" << C << " isa=" << isa_str(isa));
+            check_gradient("layernorm dx", x, increment(dx, dx0), loss, 3e-3f, 5e-4, 1e-2);
+            check_gradient("layernorm dgamma", gamma, increment(dg, dg0), loss, 3e-3f, 5e-4, 1e-2);
+            check_gradient("layernorm dbeta", beta, increment(db, db0), loss, 3e-3f, 5e-4, 1e-2);
+        }
+    }
+}
+
+TEST_CASE("kernels: layernorm backward matches the reference on awkward sizes") {
+    EachIsa isas;
+    icl::Rng rng(9);
+    for (int C : kAwkward) {
+        const int N = 5;
+        const auto x = randv(rng, (size_t)N * C), gamma = randv(rng, C), beta = randv(rng, C);
+        const auto dy = randv(rng, (size_t)N * C);
+        std::vector<float> y((size_t)N * C), mean(N), rstd(N);
+        icl::ref::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), gamma.data(),
+                                    beta.data(), N, C);
+        std::vector<float> dx0((size_t)N * C, 0.5f), dg0(C, 0.25f), db0(C, -0.5f);
+        auto dx = dx0, dg = dg0, db = db0;
+        icl::ref::layernorm_backward(dx.data(), dg.data(), db.data(), dy.data(), x.data(),
+                                     mean.data(), rstd.data(), gamma.data(), N, C);
+        for (Isa isa : isas.list) {
+            icl::set_isa(isa);
+            auto gx = dx0, gg = dg0, gb = db0;
+            icl::layernorm_backward(gx.data(), gg.data(), gb.data(), dy.data(), x.data(),
+                                    mean.data(), rstd.data(), gamma.data(), N, C);
+            INFO("C=" << C << " isa=" << isa_str(isa));
+            CHECK(worst(gx, dx, 1e-4, 1e-4) <= 1.0);
+            CHECK(worst(gg, dg, 1e-5, 1e-5) <= 1.0);
+            CHECK(worst(gb, db, 1e-5, 1e-5) <= 1.0);
+        }
+    }
+}
+
+// ---- GELU ----------------------------------------------------------------------------
+
+TEST_CASE("kernels: gelu forward/backward match the reference and finite differences") {
+    EachIsa isas;
+    icl::Rng rng(10);
+    for (int n : kAwkward) {
+        auto x = randv(rng, n, -5.0f, 5.0f);
+        const auto dy = randv(rng, n);
+        std::vector<float> y0(n), dx0(n, 0.5f), dxr = dx0;
+        icl::ref::gelu_forward(y0.data(), x.data(), n);
+        icl::ref::gelu_backward(dxr.data(), x.data(), dy.data(), n);
+        for (Isa isa : isas.list) {
+            icl::set_isa(isa);
+            std::vector<float> y(n), dx = dx0;
+            icl::gelu_forward(y.data(), x.data(), n);
+            icl::gelu_backward(dx.data(), x.data(), dy.data(), n);
+            INFO("n=" << n << " isa=" << isa_str(isa));
+            CHECK(worst(y, y0, 1e-6, 1e-5) <= 1.0);
+            CHECK(worst(dx, dxr, 1e-6, 1e-5) <= 1.0);
+            auto loss = [&] {
+                std::vector<float> yy(n);
+                icl::gelu_forward(yy.data(), x.data(), n);
+                return weighted_sum(dy, yy);
+            };
+            check_gradient("gelu dx", x, increment(dx, dx0), loss, 1e-2f, 2e-4, 1e-2);
+        }
+    }
+    // Known values: gelu(0) = 0, gelu(1) = 0.841192 (tanh form), gelu(-3) ≈ -0.003637
+    const float xs[] = {0.0f, 1.0f, -3.0f};
+    float ys[3];
+    icl::gelu_forward(ys, xs, 3);
+    CHECK(ys[0] == 0.0f);
+    CHECK(ys[1] == doctest::Approx(0.841192).epsilon(1e-5));
+    CHECK(ys[2] == doctest::Approx(-0.00363739).epsilon(1e-3));
+}
+
+// ---- cross-entropy ------------------------------------------------------------------------
+
+TEST_CASE("kernels: cross-entropy matches the reference and finite differences, every isa") {
+    EachIsa isas;
+    icl::Rng rng(11);
+    for (int V : kAwkward) {
+        const int N = 4;
+        auto logits = randv(rng, (size_t)N * V, -3.0f, 3.0f);
+        std::vector<int> targets(N);
+        for (int& t : targets) t = (int)rng.below(V);
+        const auto dl = randv(rng, N);
+        std::vector<float> l0(N), p0((size_t)N * V), g0((size_t)N * V, 0.25f), gr = g0;
+        icl::ref::crossentropy_forward(l0.data(), p0.data(), logits.data(), targets.data(), N, V);
+        icl::ref::crossentropy_backward(gr.data(), p0.data(), targets.data(), dl.data(), N, V);
+        for (Isa isa : isas.list) {
+            icl::set_isa(isa);
+            std::vector<float> l(N), p((size_t)N * V), g = g0;
+            icl::crossentropy_forward(l.data(), p.data(), logits.data(), targets.data(), N, V);
+            icl::crossentropy_backward(g.data(), p.data(), targets.data(), dl.data(), N, V);
+            INFO("V=" << V << " isa=" << isa_str(isa));
+            CHECK(worst(l, l0, 1e-6, 1e-5) <= 1.0);
+            CHECK(worst(p, p0, 1e-7, 1e-5) <= 1.0);
+            CHECK(worst(g, gr, 1e-6, 1e-5) <= 1.0);
+            if (V > 17) continue;  // finite differences on the small vocabularies
+            auto loss = [&] {
+                std::vector<float> ll(N), pp((size_t)N * V);
+                icl::crossentropy_forward(ll.data(), pp.data(), logits.data(), targets.data(), N, V);
+                return weighted_sum(dl, ll);
+            };
+            check_gradient("cross-entropy dlogits", logits, increment(g, g0), loss, 1e-2f, 2e-4, 1e-2);
+        }
+    }
+    // V = 4, uniform logits: loss = log 4 whatever the target; huge logits stay finite.
+    const float logits[] = {0, 0, 0, 0, 1000, 0, 0, 0};
+    const int targets[] = {2, 1};
+    float losses[2], probs[8];
+    icl::crossentropy_forward(losses, probs, logits, targets, 2, 4);
+    CHECK(losses[0] == doctest::Approx(std::log(4.0)));
+    CHECK(probs[3] == doctest::Approx(0.25));
+    CHECK(losses[1] == doctest::Approx(1000.0));
+    CHECK(probs[4] == 1.0f);
+}
+
+// ---- optimizers ------------------------------------------------------------------------------
+
+TEST_CASE("kernels: AdamW follows PyTorch's AdamW step for step, every isa") {
+    EachIsa isas;
+    // One step by hand: m = v = 0, g = 0.5, p = 1, lr = 0.1, wd = 0.01:
+    // p = 1·(1 − 0.1·0.01) − 0.1 · 0.5 / (0.5 + 1e-8) = 0.899
+    for (Isa isa : isas.list) {
+        icl::set_isa(isa);
+        float p = 1.0f, g = 0.5f, m = 0.0f, v = 0.0f;
+        icl::adamw_update(&p, &g, &m, &v, 1, 0.1f, 0.9f, 0.999f, 1e-8f, 0.01f, 1);
+        CHECK(p == doctest::Approx(0.899).epsilon(1e-6));
+        CHECK(m == doctest::Approx(0.05));
+        CHECK(v == doctest::Approx(0.00025));
+    }
+    // Five steps of torch.optim.AdamW's update (decay first, then the bias-corrected
+    // step lr/bc1 · m / (sqrt(v)/sqrt(bc2) + eps)), in double, on awkward sizes.
+    icl::Rng rng(12);
+    const double lr = 3e-3, b1 = 0.9, b2 = 0.95, eps = 1e-8, wd = 0.1;
+    for (int n : kAwkward) {
+        const auto p0 = randv(rng, n);
+        std::vector<std::vector<float>> grads;
+        for (int t = 0; t < 5; ++t) grads.push_back(randv(rng, n));
+        std::vector<double> pt(p0.begin(), p0.end()), mt(n, 0.0), vt(n, 0.0);
+        for (int t = 1; t <= 5; ++t)
+            for (int i = 0; i < n; ++i) {
+                const double g = grads[t - 1][i];
+                pt[i] *= 1.0 - lr * wd;
+                mt[i] = b1 * mt[i] + (1 - b1) * g;
+                vt[i] = b2 * vt[i] + (1 - b2) * g * g;
+                const double bc1 = 1 - std::pow(b1, t), bc2 = 1 - std::pow(b2, t);
+                pt[i] -= lr / bc1 * mt[i] / (std::sqrt(vt[i]) / std::sqrt(bc2) + eps);
+            }
+        const std::vector<float> want(pt.begin(), pt.end());
+        for (Isa isa : isas.list) {
+            icl::set_isa(isa);
+            auto p = p0;
+            std::vector<float> m(n, 0.0f), v(n, 0.0f);
+            for (int t = 1; t <= 5; ++t)
+                icl::adamw_update(p.data(), grads[t - 1].data(), m.data(), v.data(), n, (float)lr,
+                                  (float)b1, (float)b2, (float)eps, (float)wd, t);
+            INFO("n=" << n << " isa=" << isa_str(isa));
+            CHECK(worst(p, want, 1e-6, 1e-5) <= 1.0);
+        }
+    }
+}
+
+TEST_CASE("kernels: SGD with momentum follows PyTorch's SGD step for step, every isa") {
+    EachIsa isas;
+    // By hand: p = 1, g = 0.5, lr = 0.1, momentum = 0.9, wd = 0.1, buf = 0
+    //   step 1: d = 0.5 + 0.1 = 0.6, buf = 0.6, p = 0.94
+    //   step 2: d = 0.5 + 0.094 = 0.594, buf = 0.54 + 0.594 = 1.134, p = 0.8266
+    for (Isa isa : isas.list) {
+        icl::set_isa(isa);
+        std::vector<float> p(9, 1.0f), g(9, 0.5f), buf(9, 0.0f);  // 9: vector body and tail
+        icl::sgd_momentum_update(p.data(), g.data(), buf.data(), 9, 0.1f, 0.9f, 0.1f);
+        CHECK(p[0] == doctest::Approx(0.94));
+        CHECK(p[8] == doctest::Approx(0.94));
+        icl::sgd_momentum_update(p.data(), g.data(), buf.data(), 9, 0.1f, 0.9f, 0.1f);
+        CHECK(buf[0] == doctest::Approx(1.134));
+        CHECK(p[0] == doctest::Approx(0.8266));
+        CHECK(p[8] == doctest::Approx(0.8266));
+    }
+    icl::Rng rng(13);
+    for (int n : kAwkward) {
+        const auto p0 = randv(rng, n), g = randv(rng, n), b0 = randv(rng, n);
+        auto pr = p0, br = b0;
+        icl::ref::sgd_momentum_update(pr.data(), g.data(), br.data(), n, 0.05f, 0.9f, 0.01f);
+        for (Isa isa : isas.list) {
+            icl::set_isa(isa);
+            auto p = p0, b = b0;
+            icl::sgd_momentum_update(p.data(), g.data(), b.data(), n, 0.05f, 0.9f, 0.01f);
+            INFO("n=" << n << " isa=" << isa_str(isa));
+            CHECK(worst(p, pr, 1e-7, 1e-6) <= 1.0);
+            CHECK(worst(b, br, 1e-7, 1e-6) <= 1.0);
+        }
+    }
+}
