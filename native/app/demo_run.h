@@ -1,0 +1,49 @@
+// A demo session running beside the UI, so training never blocks it. Natively
+// (demo_run_thread.cpp) a worker thread calls step() in small slices and publishes
+// result() snapshots under a mutex; the UI takes the latest snapshot each frame. In the
+// browser (demo_run_slices.cpp; a page served by a plain static server has no threads)
+// the UI calls advance() once a frame, which steps for a bounded time. stop() ends the
+// run after its current slice; the destructor stops (and joins).
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <icl/demo.h>
+
+class DemoRun {
+public:
+    // Validates the params and starts the session (start_demo) on a new worker thread.
+    static icl::Expected<std::unique_ptr<DemoRun>> start(const std::string& demo_id, const nlohmann::json& params,
+                                                         icl::Lang lang, uint64_t seed);
+    ~DemoRun();
+    DemoRun(const DemoRun&) = delete;
+    DemoRun& operator=(const DemoRun&) = delete;
+
+    void stop();                                     // returns at once; the worker ends soon
+    bool running() const { return running_; }        // false once done, stopped or failed
+    bool stopped() const { return stop_requested_; } // ended by stop(), not finished
+    long steps() const { return steps_; }            // step() calls so far
+    std::shared_ptr<const icl::Result> snapshot() const;  // the latest published result
+#ifdef __EMSCRIPTEN__
+    void advance(double budget_ms);                  // step until done or the budget is spent
+#endif
+
+private:
+    explicit DemoRun(std::unique_ptr<icl::Session> session);
+    void publish();
+
+    std::unique_ptr<icl::Session> session_;  // used by the worker only
+    mutable std::mutex mutex_;
+    std::shared_ptr<const icl::Result> latest_;
+    std::atomic<bool> stop_requested_{false};
+    std::atomic<bool> running_{true};
+    std::atomic<long> steps_{0};
+#ifndef __EMSCRIPTEN__
+    void work();
+    std::thread worker_;
+#endif
+};
