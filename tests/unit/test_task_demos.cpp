@@ -45,8 +45,10 @@ TEST_CASE("checkpoints: each shipped checkpoint reproduces its recorded figures 
         auto figures = recipe::evaluate(r.value(), m.value());
         REQUIRE(figures.ok());
         CHECK(figures.value().size() == r.value().figures.size());
-        for (const auto& [key, recorded] : r.value().figures) {
-            CAPTURE(key);
+        for (const auto& figure : r.value().figures) {
+            const std::string& key = figure.first;
+            const double recorded = figure.second;
+            CAPTURE(key);  // (a structured binding can't be captured in C++17)
             REQUIRE(figures.value().count(key));
             // Natively the same build gives the same bits; another ISA or wasm sums in
             // another order, which can flip a near-tied argmax (one slot = 1/32).
