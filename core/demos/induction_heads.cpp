@@ -52,9 +52,18 @@ public:
             runs_.push_back(std::make_unique<Run>());
             runs_[1]->model = gpt::make_model(c, ctx.seed).value();
         }
-        for (auto& r : runs_) r->trainer.emplace(gpt::Trainer::make(r->model, opt).value());
+        for (auto& r : runs_) {
+            // GPT-2's init (std 0.02) leaves every attention pattern uniform and the
+            // plateau before the phase change long; a larger init shortens it.
+            const float scale = p.f("init_std") / 0.02f;
+            for (const gpt::TensorInfo& t : r->model.layout.tensors)
+                if (t.shape.size() == 2)
+                    for (size_t i = 0; i < t.size; ++i) r->model.params[t.offset + i] *= scale;
+            r->trainer.emplace(gpt::Trainer::make(r->model, opt).value());
+        }
         Rng eval_rng(ctx.seed, 12);
         induction::make_batch(data_, kEvalBatch, eval_rng, eval_tokens_, eval_targets_);
+        induction::make_repeat_probe(data_, kEvalBatch, eval_rng, probe_);
         evaluate_all();
     }
 
@@ -80,7 +89,7 @@ private:
 
     void evaluate_all() {
         for (auto& r : runs_) {
-            auto e = induction::evaluate(r->model, data_, eval_tokens_, eval_targets_, kEvalBatch);
+            auto e = induction::evaluate(r->model, data_, eval_tokens_, eval_targets_, probe_, kEvalBatch);
             if (!e) { error_ = e.error().message; return; }
             r->last = e.value();
             r->eval_steps.push_back(done_steps_);
@@ -103,7 +112,7 @@ private:
             for (int h = 0; h < H; ++h) {
                 gpt::Hooks hooks;
                 hooks.ablations = {{l, h}};
-                auto e = induction::evaluate(r.model, data_, eval_tokens_, eval_targets_, kEvalBatch, &hooks);
+                auto e = induction::evaluate(r.model, data_, eval_tokens_, eval_targets_, probe_, kEvalBatch, &hooks);
                 if (!e) { error_ = e.error().message; return; }
                 ablated_icl_.push_back(e.value().icl_score);
             }
@@ -114,7 +123,7 @@ private:
     Rng rng_;
     int steps_ = 0, batch_ = 0, eval_every_ = 1, done_steps_ = 0;
     std::vector<std::unique_ptr<Run>> runs_;  // [0] the model, [1] the 1-layer control if any
-    std::vector<int> tokens_, targets_, eval_tokens_, eval_targets_;
+    std::vector<int> tokens_, targets_, eval_tokens_, eval_targets_, probe_;
     std::vector<double> ablated_icl_;  // (L*H), after training
     std::string error_;
 };
@@ -237,9 +246,9 @@ Result InductionSession::result() const {
     // attention maps of the first evaluation sequence, previous-token head and induction head
     gpt::Activations acts;
     const int T = data_.length;
-    if (gpt::forward(m.model, acts, eval_tokens_.data(), nullptr, 1, T).ok()) {
+    if (gpt::forward(m.model, acts, probe_.data(), nullptr, 1, T).ok()) {
         std::vector<std::string> labels;
-        for (int t = 0; t < T; ++t) labels.push_back(std::to_string(eval_tokens_[(size_t)t]));
+        for (int t = 0; t < T; ++t) labels.push_back(std::to_string(probe_[(size_t)t]));
         for (int idx : {best_prev, best}) {
             const float* a = acts.attention(idx / H, 0, idx % H, H);
             HeatmapPanel hm{std::string(tr(lang, "Attention of ", "attention: ")) + head_name(idx / H, idx % H) +
@@ -287,15 +296,17 @@ const DemoDef kInductionHeads = {
     false,
     {
         {"layers", ParamType::Int, 1, 3, 2, 1, {}, "attention layers (1 = the control alone)", "attention layer 수 (1 = 대조 모델만)"},
-        {"heads", ParamType::Int, 1, 8, 4, 1, {}, "heads per layer (must divide width)", "layer당 head 수 (width를 나눠야 함)"},
-        {"width", ParamType::Int, 16, 128, 64, 16, {}, "residual width C", "residual 폭 C"},
-        {"vocab", ParamType::Int, 16, 256, 64, 1, {}, "vocabulary size", "vocabulary 크기"},
-        {"length", ParamType::Int, 24, 96, 48, 1, {}, "sequence length T (>= 2 * max_period + 4)", "sequence 길이 T (2 * max_period + 4 이상)"},
-        {"min_period", ParamType::Int, 6, 32, 8, 1, {}, "shortest repeated block", "가장 짧은 반복 묶음"},
-        {"max_period", ParamType::Int, 6, 32, 16, 1, {}, "longest repeated block", "가장 긴 반복 묶음"},
-        {"steps", ParamType::Int, 10, 5000, 1200, 10, {}, "AdamW steps", "AdamW step 수"},
+        {"heads", ParamType::Int, 1, 8, 2, 1, {}, "heads per layer (must divide width)", "layer당 head 수 (width를 나눠야 함)"},
+        {"width", ParamType::Int, 16, 128, 32, 16, {}, "residual width C", "residual 폭 C"},
+        {"vocab", ParamType::Int, 16, 256, 32, 1, {}, "vocabulary size", "vocabulary 크기"},
+        {"length", ParamType::Int, 24, 96, 48, 1, {}, "sequence length T (>= 2 * (max_period + 1))", "sequence 길이 T (2 * (max_period + 1) 이상)"},
+        {"min_period", ParamType::Int, 3, 46, 4, 1, {}, "shortest repeated block", "가장 짧은 반복 묶음"},
+        {"max_period", ParamType::Int, 3, 46, 16, 1, {}, "longest repeated block", "가장 긴 반복 묶음"},
+        {"steps", ParamType::Int, 10, 5000, 3000, 10, {}, "AdamW steps", "AdamW step 수"},
         {"batch", ParamType::Int, 1, 64, 32, 1, {}, "sequences per step", "step당 sequence 수"},
-        {"lr", ParamType::Float, 1e-4, 1e-2, 2e-3, 1e-4, {}, "learning rate", "learning rate"},
+        {"lr", ParamType::Float, 1e-4, 1e-2, 5e-3, 1e-4, {}, "learning rate", "learning rate"},
+        {"init_std", ParamType::Float, 0.01, 0.5, 0.02, 0.01, {}, "standard deviation of the initial weight matrices (GPT-2: 0.02)",
+         "초기 weight 행렬의 표준편차 (GPT-2: 0.02)"},
         {"control", ParamType::Bool, 0, 1, 1, 1, {}, "also train a 1-layer control on the same batches", "같은 batch로 1-layer 대조 모델도 학습"},
     },
     start,

@@ -1,5 +1,6 @@
 #include "icl/induction.h"
 
+#include <algorithm>
 #include <string>
 
 #include "icl/metrics.h"
@@ -7,12 +8,13 @@
 namespace icl::induction {
 
 Status validate(const Data& d) {
-    if (d.min_period < 6 || d.min_period > d.max_period)
+    if (d.min_period < 3 || d.min_period > d.max_period)
         return make_error("induction data: periods [" + std::to_string(d.min_period) + ", " +
-                          std::to_string(d.max_period) + "] must satisfy 6 <= min <= max");
-    if (d.length < 2 * d.max_period + 4)
+                          std::to_string(d.max_period) + "] must satisfy 3 <= min <= max");
+    if (d.length < 2 * (d.max_period + 1))
         return make_error("induction data: length " + std::to_string(d.length) +
-                          " must hold two periods and the late window (>= 2 * max_period + 4)");
+                          " must hold two blocks of the probe (>= 2 * (max_period + 1) = " +
+                          std::to_string(2 * (d.max_period + 1)) + ")");
     return Ok{};
 }
 
@@ -30,11 +32,31 @@ void make_batch(const Data& d, int B, Rng& rng, std::vector<int>& tokens, std::v
     }
 }
 
-Window early_window(const Data&) { return {1, 5}; }
+void make_repeat_probe(const Data& d, int B, Rng& rng, std::vector<int>& tokens) {
+    const int T = d.length, n = d.max_period + 1;
+    tokens.assign((size_t)B * T, 0);
+    std::vector<int> pool((size_t)d.vocab);
+    for (int b = 0; b < B; ++b) {
+        for (int i = 0; i < d.vocab; ++i) pool[(size_t)i] = i;
+        int* row = tokens.data() + (size_t)b * T;
+        for (int i = 0; i < n; ++i) {
+            if (i < d.vocab) {  // partial Fisher–Yates: distinct while the vocabulary lasts
+                std::swap(pool[(size_t)i], pool[(size_t)i + rng.below((uint32_t)(d.vocab - i))]);
+                row[i] = pool[(size_t)i];
+            } else {
+                row[i] = (int)rng.below((uint32_t)d.vocab);
+            }
+        }
+        for (int t = n; t < T; ++t) row[t] = row[t - n];
+    }
+}
+
+Window early_window(const Data& d) { return {1, std::min(5, d.min_period - 1)}; }
 Window late_window(const Data& d) { return {d.length - 5, d.length - 1}; }
 
 Expected<Eval> evaluate(const gpt::Model& model, const Data& d, const std::vector<int>& tokens,
-                        const std::vector<int>& targets, int B, const gpt::Hooks* hooks) {
+                        const std::vector<int>& targets, const std::vector<int>& probe, int B,
+                        const gpt::Hooks* hooks) {
     const int T = d.length, L = model.config.layers, H = model.config.heads;
     gpt::Activations acts;
     if (Status s = gpt::forward(model, acts, tokens.data(), targets.data(), B, T, hooks); !s) return s.error();
@@ -45,6 +67,7 @@ Expected<Eval> evaluate(const gpt::Model& model, const Data& d, const std::vecto
         for (int t = 0; t + 1 < T; ++t) e.loss_by_position[(size_t)t] += acts.ptr(acts.losses)[(size_t)b * T + t] / B;
     const Window early = early_window(d), late = late_window(d);
     e.icl_score = metrics::icl_score(e.loss_by_position, early.from, early.to, late.from, late.to);
+    if (Status s = gpt::forward(model, acts, probe.data(), nullptr, B, T, hooks); !s) return s.error();
     e.prefix_matching.assign((size_t)L * H, 0.0);
     e.previous_token.assign((size_t)L * H, 0.0);
     for (int l = 0; l < L; ++l)
@@ -52,7 +75,7 @@ Expected<Eval> evaluate(const gpt::Model& model, const Data& d, const std::vecto
             double pm = 0, prev = 0;
             for (int b = 0; b < B; ++b) {
                 const float* att = acts.attention(l, b, h, H);
-                pm += metrics::prefix_matching(att, tokens.data() + (size_t)b * T, T) / B;
+                pm += metrics::prefix_matching(att, probe.data() + (size_t)b * T, T) / B;
                 for (int t = 1; t < T; ++t) prev += att[(size_t)t * T + t - 1] / ((double)B * (T - 1));
             }
             e.prefix_matching[(size_t)l * H + h] = pm;
