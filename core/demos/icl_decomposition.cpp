@@ -122,28 +122,6 @@ Result DecompositionSession::result() const {
     s.items.push_back({"accuracy", correct_, "", tr(lang, "the model's accuracy on these prompts", "이 prompt들에서 모델의 정확도")});
     r.panels.push_back(s);
 
-    r.panels.push_back(NotePanel{
-        tr(lang, "What to see", "무엇을 볼까"),
-        tr(lang,
-           "Sign conventions and what is measured: for each head at the query's last token (the →), F(q) = Σ_i v_i (k_i·q) "
-           "over every position it sees, with q, k, v the head's real projections (biases included) in the shipped task "
-           "model; X' = the 4k demonstration tokens, X = BOS and the query's own x →, so W_ZSL is what a zero-shot prompt "
-           "would hold. identity_err shows that F(q) = W_ZSL q + ΔW_ICL q exactly, to float rounding (Dai et al. 2023). The "
-           "head really outputs o = Σ_i softmax(k_i·q/√d)_i v_i. rel_err compares F(q) with o as they are; since dropping "
-           "the softmax also drops its normalisation, F(q) is on another scale, so rel_err_scaled and cosine compare the "
-           "directions alone. A cosine near 1 would mean the relaxation keeps what the head does; values well below 1 "
-           "are the size of the terms the reading note says the derivation drops. Dai et al. do not report this gap; "
-           "their models are GPT 1.3B and 2.7B, this one has 4 layers × 4 heads of width 16.",
-           "부호 규약과 측정 대상: query의 마지막 token(→)에서 각 head마다 F(q) = Σ_i v_i (k_i·q)를 그 head가 보는 모든 "
-           "위치에 대해 계산합니다. q, k, v는 배포된 task 모델의 실제 projection(bias 포함)입니다. X' = demonstration token "
-           "4k개, X = BOS와 query 자신의 x →이므로 W_ZSL은 zero-shot prompt가 가질 부분입니다. identity_err는 "
-           "F(q) = W_ZSL q + ΔW_ICL q가 float 반올림 수준까지 정확히 성립함을 보여 줍니다(Dai et al. 2023). 실제 head의 "
-           "출력은 o = Σ_i softmax(k_i·q/√d)_i v_i입니다. rel_err는 F(q)와 o를 그대로 비교합니다. softmax를 빼면 정규화도 "
-           "빠지므로 F(q)는 크기가 다릅니다. 그래서 rel_err_scaled와 cosine은 방향만 비교합니다. cosine이 1에 가까우면 "
-           "완화된 식이 head가 하는 일을 보존한다는 뜻이고, 1보다 한참 작으면 그 차이가 읽기 노트가 말하는, 유도에서 "
-           "버려진 항의 크기입니다. Dai et al.은 이 차이를 보고하지 않았습니다. 그들의 모델은 GPT 1.3B와 2.7B이고, "
-           "이 모델은 폭 16인 head 4개 × 4 layer입니다.")});
-
     std::vector<std::string> rows, cols;
     for (int l = 0; l < L; ++l) rows.push_back("L" + std::to_string(l));
     for (int h = 0; h < H; ++h) cols.push_back("H" + std::to_string(h));
@@ -167,6 +145,27 @@ Result DecompositionSession::result() const {
     ex.series.push_back({"F(q) = W_ZSL q + ΔW_ICL q", xs, as_d(example_.linear), {}, true});
     ex.series.push_back({tr(lang, "o (softmax, real)", "o (softmax, 실제)"), xs, as_d(example_.softmax), {}, false});
     r.panels.push_back(ex);
+    r.panels.push_back(NotePanel{
+        tr(lang, "What to see", "무엇을 볼까"),
+        tr(lang,
+           "Sign conventions and what is measured: for each head at the query's last token (the →), F(q) = Σ_i v_i (k_i·q) "
+           "over every position it sees, with q, k, v the head's real projections (biases included) in the shipped task "
+           "model; X' = the 4k demonstration tokens, X = BOS and the query's own x →, so W_ZSL is what a zero-shot prompt "
+           "would hold. identity_err shows that F(q) = W_ZSL q + ΔW_ICL q exactly, to float rounding (Dai et al. 2023). The "
+           "head really outputs o = Σ_i softmax(k_i·q/√d)_i v_i. rel_err compares F(q) with o as they are; since dropping "
+           "the softmax also drops its normalisation, F(q) is on another scale, so rel_err_scaled and cosine compare the "
+           "directions alone. A cosine near 1 would mean the relaxation keeps what the head does; values well below 1 "
+           "are the size of the terms the reading note says the derivation drops. Dai et al. do not report this gap; "
+           "their models are GPT 1.3B and 2.7B, this one has 4 layers × 4 heads of width 16.",
+           "부호 규약과 측정 대상: query의 마지막 token(→)에서 각 head마다 F(q) = Σ_i v_i (k_i·q)를 그 head가 보는 모든 "
+           "위치에 대해 계산합니다. q, k, v는 배포된 task 모델의 실제 projection(bias 포함)입니다. X' = demonstration token "
+           "4k개, X = BOS와 query 자신의 x →이므로 W_ZSL은 zero-shot prompt가 가질 부분입니다. identity_err는 "
+           "F(q) = W_ZSL q + ΔW_ICL q가 float 반올림 수준까지 정확히 성립함을 보여 줍니다(Dai et al. 2023). 실제 head의 "
+           "출력은 o = Σ_i softmax(k_i·q/√d)_i v_i입니다. rel_err는 F(q)와 o를 그대로 비교합니다. softmax를 빼면 정규화도 "
+           "빠지므로 F(q)는 크기가 다릅니다. 그래서 rel_err_scaled와 cosine은 방향만 비교합니다. cosine이 1에 가까우면 "
+           "완화된 식이 head가 하는 일을 보존한다는 뜻이고, 1보다 한참 작으면 그 차이가 읽기 노트가 말하는, 유도에서 "
+           "버려진 항의 크기입니다. Dai et al.은 이 차이를 보고하지 않았습니다. 그들의 모델은 GPT 1.3B와 2.7B이고, "
+           "이 모델은 폭 16인 head 4개 × 4 layer입니다.")});
     return r;
 }
 

@@ -170,29 +170,32 @@ Result InductionSession::result() const {
         tr(lang, "What to see", "무엇을 볼까"),
         std::string(tr(lang,
                        "Each sequence is a block of distinct random tokens repeated; the block length varies, so only "
-                       "looking back for the current token and copying its successor predicts the repeats. Watch the "
-                       "loss fall in a step rather than smoothly: at the same moment the ICL score drops (sign: loss at "
-                       "late positions minus loss at early ones, negative = the context helps; Olsson et al. 2022 use "
-                       "token 500 minus token 50) and one head's prefix-matching score jumps. The 1-layer control, "
-                       "trained on the same batches, never gets the jump: an induction head needs a previous-token head "
-                       "in an earlier layer to compose with. Here the previous-token head is ",
-                       "각 sequence는 서로 다른 무작위 token 묶음을 되풀이한 것입니다. 묶음 길이가 매번 달라서, 지금 token이 "
-                       "앞에서 나온 자리를 찾아 그 다음 token을 베끼는 방법만이 되풀이를 맞힙니다. loss가 매끄럽게가 아니라 "
-                       "계단처럼 떨어지는 순간을 보세요. 같은 때에 ICL score가 내려가고(부호: 뒤쪽 위치의 loss − 앞쪽 위치의 "
-                       "loss, 음수 = context가 도움이 됨; Olsson et al. 2022는 token 500 − token 50) 한 head의 "
-                       "prefix-matching score가 뛰어오릅니다. 같은 batch로 학습한 1-layer 대조 모델에는 이 도약이 없습니다. "
-                       "induction head는 앞 layer의 previous-token head와 합성되어야 하기 때문입니다. 여기서 previous-token "
-                       "head는 ")) +
-            pr + tr(lang, " and the induction head is ", ", induction head는 ") + ind +
+                       "looking back for the current token and copying its successor predicts all repeats. What to look "
+                       "for (Olsson et al. 2022): the loss falling in a step, the ICL score dropping with it (sign: loss "
+                       "at late positions minus loss at early ones, negative = the context helps; the paper uses token "
+                       "500 minus token 50) and one head's prefix-matching score jumping, measured on a probe whose "
+                       "period no training sequence has, so a head that only learned fixed offsets does not score. "
+                       "Honestly: at the default size and steps this model has not made that jump (phase_step = −1); "
+                       "it lowers the loss on repeats through offsets and which tokens are in context, which the 1-layer "
+                       "control does almost as well. Only a 2-layer model can compose a previous-token head with an "
+                       "induction head. Here the best previous-token head is ",
+                       "각 sequence는 무작위 token 묶음을 되풀이한 것입니다. 묶음 길이가 매번 달라서, 지금 token이 앞에서 나온 "
+                       "자리를 찾아 그 다음 token을 베끼는 방법만이 모든 되풀이를 맞힙니다. 찾아볼 것(Olsson et al. 2022): "
+                       "loss가 계단처럼 떨어지고, 함께 ICL score가 내려가며(부호: 뒤쪽 위치의 loss − 앞쪽 위치의 loss, 음수 = "
+                       "context가 도움이 됨; 논문은 token 500 − token 50), 한 head의 prefix-matching score가 뛰어오르는 순간. "
+                       "prefix matching은 학습 sequence에 없는 주기의 probe에서 재므로, 고정된 거리만 배운 head는 점수를 얻지 "
+                       "못합니다. 솔직히 말하면, 기본 크기와 step 수에서 이 모델은 그 도약에 이르지 못합니다(phase_step = −1). "
+                       "모델은 거리와 context에 있는 token으로 되풀이의 loss를 낮추고, 1-layer 대조 모델도 거의 같은 만큼 "
+                       "해냅니다. previous-token head와 induction head를 합성할 수 있는 것은 2-layer 모델뿐입니다. 여기서 "
+                       "previous-token score가 가장 높은 head는 ")) +
+            pr + tr(lang, " and the best prefix-matching head is ", ", prefix-matching score가 가장 높은 head는 ") + ind +
             tr(lang,
-               " (L = layer, H = head, from 0). Ablating the induction head raises the ICL score back toward 0. What "
-               "differs from the paper: Olsson et al. train on natural text with models up to 40 layers; here a few "
-               "thousand parameters learn one synthetic copying task in seconds, so the phase change is sharper and "
-               "its timing depends on the seed.",
-               " 입니다 (L = layer, H = head, 0부터). induction head를 없애면 ICL score가 다시 0 쪽으로 올라갑니다. "
-               "논문과 다른 점: Olsson et al.은 자연어 텍스트로 최대 40 layer 모델을 학습했습니다. 여기서는 몇천 개의 "
-               "parameter가 합성된 복사 task 하나를 몇 초 만에 배우므로 phase change가 더 뚜렷하고, 그 시점은 seed에 "
-               "따라 달라집니다.")});
+               " (L = layer, H = head, from 0); the bars show how the ICL score moves when each head is ablated. What "
+               "differs from the paper: Olsson et al. train on natural text with models up to 40 layers for billions "
+               "of tokens; here about 10 thousand parameters see a few million tokens of one synthetic task.",
+               " 입니다 (L = layer, H = head, 0부터). 막대는 head 하나씩 없앨 때 ICL score가 어떻게 움직이는지 보여 줍니다. "
+               "논문과 다른 점: Olsson et al.은 자연어 텍스트 수십억 token으로 최대 40 layer 모델을 학습했습니다. 여기서는 "
+               "parameter 약 1만 개가 합성 task 하나의 token 몇백만 개를 봅니다.")});
 
     LinesPanel loss{tr(lang, "Loss over training", "학습 중 loss"), tr(lang, "step", "step"), "nats", false, false, {}};
     LinesPanel icl{tr(lang, "ICL score over training (negative = the context helps)", "학습 중 ICL score (음수 = context가 도움이 됨)"),
@@ -286,12 +289,12 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 
 const DemoDef kInductionHeads = {
     "induction_heads",
-    "Induction heads: a phase change while training",
-    "Induction head: 학습 중의 phase change",
-    "A 2-layer attention-only tiny GPT learns live to continue repeated random blocks; its loss, ICL score and "
-    "prefix-matching scores jump together, and a 1-layer control does not.",
-    "2-layer attention-only 작은 GPT가 되풀이되는 무작위 token 묶음을 이어 쓰는 법을 실시간으로 배웁니다. loss, ICL score, "
-    "prefix-matching score가 함께 뛰고, 1-layer 대조 모델은 그렇지 않습니다.",
+    "Induction heads: looking for the phase change while training",
+    "Induction head: 학습 중 phase change 찾기",
+    "A 2-layer attention-only tiny GPT learns live to continue repeated random blocks, beside a 1-layer control: "
+    "loss, ICL score and every head's prefix-matching score over training, attention maps and head ablations.",
+    "2-layer attention-only 작은 GPT가 되풀이되는 무작위 token 묶음을 이어 쓰는 법을 1-layer 대조 모델과 나란히 "
+    "실시간으로 배웁니다. 학습 중 loss, ICL score, head별 prefix-matching score, attention map, head ablation.",
     "Olsson et al. 2022",
     false,
     {
