@@ -271,8 +271,7 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     induction::Data d;
     d.vocab = p.i("vocab");
     d.length = p.i("length");
-    d.min_period = p.i("min_period");
-    d.max_period = p.i("max_period");
+    d.copy_prob = p.f("copy_prob");
     if (Status s = induction::validate(d); !s) return s.error();
     gpt::Config c;
     c.vocab = d.vocab;
@@ -302,9 +301,9 @@ const DemoDef kInductionHeads = {
         {"heads", ParamType::Int, 1, 8, 2, 1, {}, "heads per layer (must divide width)", "layer당 head 수 (width를 나눠야 함)"},
         {"width", ParamType::Int, 16, 128, 32, 16, {}, "residual width C", "residual 폭 C"},
         {"vocab", ParamType::Int, 16, 256, 32, 1, {}, "vocabulary size", "vocabulary 크기"},
-        {"length", ParamType::Int, 24, 96, 48, 1, {}, "sequence length T (>= 2 * (max_period + 1))", "sequence 길이 T (2 * (max_period + 1) 이상)"},
-        {"min_period", ParamType::Int, 3, 46, 4, 1, {}, "shortest repeated block", "가장 짧은 반복 묶음"},
-        {"max_period", ParamType::Int, 3, 46, 16, 1, {}, "longest repeated block", "가장 긴 반복 묶음"},
+        {"length", ParamType::Int, 16, 96, 48, 1, {}, "sequence length T", "sequence 길이 T"},
+        {"copy_prob", ParamType::Float, 0, 1, 0.7, 0.05, {}, "chance that a recurring token is followed as before (A B … A → B)",
+         "다시 나온 token 뒤에 전과 같은 token이 올 확률 (A B … A → B)"},
         {"steps", ParamType::Int, 10, 5000, 3000, 10, {}, "AdamW steps", "AdamW step 수"},
         {"batch", ParamType::Int, 1, 64, 32, 1, {}, "sequences per step", "step당 sequence 수"},
         {"lr", ParamType::Float, 1e-4, 1e-2, 5e-3, 1e-4, {}, "learning rate", "learning rate"},

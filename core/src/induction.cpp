@@ -8,13 +8,11 @@
 namespace icl::induction {
 
 Status validate(const Data& d) {
-    if (d.min_period < 3 || d.min_period > d.max_period)
-        return make_error("induction data: periods [" + std::to_string(d.min_period) + ", " +
-                          std::to_string(d.max_period) + "] must satisfy 3 <= min <= max");
-    if (d.length < 2 * (d.max_period + 1))
-        return make_error("induction data: length " + std::to_string(d.length) +
-                          " must hold two blocks of the probe (>= 2 * (max_period + 1) = " +
-                          std::to_string(2 * (d.max_period + 1)) + ")");
+    if (!(d.copy_prob >= 0.0f && d.copy_prob <= 1.0f))
+        return make_error("induction data: copy_prob = " + std::to_string(d.copy_prob) + " is outside [0, 1]");
+    if (d.vocab < 8 || d.length < 16)
+        return make_error("induction data: needs vocab >= 8 and length >= 16 (got " + std::to_string(d.vocab) + ", " +
+                          std::to_string(d.length) + ")");
     return Ok{};
 }
 
@@ -22,18 +20,24 @@ void make_batch(const Data& d, int B, Rng& rng, std::vector<int>& tokens, std::v
     const int T = d.length;
     tokens.assign((size_t)B * T, 0);
     targets.assign((size_t)B * T, -1);
-    std::vector<int> block((size_t)d.max_period);
+    std::vector<int> last_seen((size_t)d.vocab);
     for (int b = 0; b < B; ++b) {
-        const int p = d.min_period + (int)rng.below((uint32_t)(d.max_period - d.min_period + 1));
-        for (int i = 0; i < p; ++i) block[(size_t)i] = (int)rng.below((uint32_t)d.vocab);
         int* row = tokens.data() + (size_t)b * T;
-        for (int t = 0; t < T; ++t) row[t] = block[(size_t)(t % p)];
+        std::fill(last_seen.begin(), last_seen.end(), -1);
+        row[0] = (int)rng.below((uint32_t)d.vocab);
+        for (int t = 1; t < T; ++t) {
+            // last_seen holds positions < t − 1; the copy continues the earlier occurrence
+            const int j = last_seen[(size_t)row[t - 1]];
+            const bool copy = j >= 0 && rng.uniform() < d.copy_prob;
+            row[t] = copy ? row[j + 1] : (int)rng.below((uint32_t)d.vocab);
+            last_seen[(size_t)row[t - 1]] = t - 1;
+        }
         for (int t = 0; t + 1 < T; ++t) targets[(size_t)b * T + t] = row[t + 1];
     }
 }
 
 void make_repeat_probe(const Data& d, int B, Rng& rng, std::vector<int>& tokens) {
-    const int T = d.length, n = d.max_period + 1;
+    const int T = d.length, n = T / 2;
     tokens.assign((size_t)B * T, 0);
     std::vector<int> pool((size_t)d.vocab);
     for (int b = 0; b < B; ++b) {
@@ -51,7 +55,7 @@ void make_repeat_probe(const Data& d, int B, Rng& rng, std::vector<int>& tokens)
     }
 }
 
-Window early_window(const Data& d) { return {1, std::min(5, d.min_period - 1)}; }
+Window early_window(const Data&) { return {1, 5}; }
 Window late_window(const Data& d) { return {d.length - 5, d.length - 1}; }
 
 Expected<Eval> evaluate(const gpt::Model& model, const Data& d, const std::vector<int>& tokens,

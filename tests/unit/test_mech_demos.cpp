@@ -86,36 +86,37 @@ TEST_CASE("icl_vs_finetune: FT of W_K, W_V moves the attention output the way IC
     testing::expect_refused("icl_vs_finetune", {{"task", "sorting"}}, {"task"});
 }
 
-TEST_CASE("induction data: blocks repeat with their period, the probe's period is outside the training periods") {
+TEST_CASE("induction data: with copy_prob 1 every recurring token is followed as at its last occurrence; the probe repeats") {
     induction::Data d;
-    d.vocab = 20; d.length = 30; d.min_period = 4; d.max_period = 9;
+    d.vocab = 12; d.length = 40; d.copy_prob = 1.0f;
     REQUIRE(induction::validate(d).ok());
     Rng rng(1);
     std::vector<int> tokens, targets, probe;
-    induction::make_batch(d, 16, rng, tokens, targets);
-    for (int b = 0; b < 16; ++b) {
+    induction::make_batch(d, 8, rng, tokens, targets);
+    int copies = 0;
+    for (int b = 0; b < 8; ++b) {
         const int* row = tokens.data() + b * d.length;
-        int period = 0;
-        for (int p = d.min_period; p <= d.max_period && !period; ++p) {
-            bool ok = true;
-            for (int t = p; t < d.length; ++t) ok = ok && row[t] == row[t - p];
-            if (ok) period = p;
+        for (int t = 1; t < d.length; ++t) {
+            int j = -1;  // most recent earlier occurrence of row[t-1], searched by hand
+            for (int i = t - 2; i >= 0 && j < 0; --i)
+                if (row[i] == row[t - 1]) j = i;
+            if (j < 0) continue;
+            CHECK(row[t] == row[j + 1]);
+            ++copies;
         }
-        CHECK(period > 0);
         CHECK(targets[(size_t)b * d.length + 3] == row[4]);
         CHECK(targets[(size_t)(b + 1) * d.length - 1] == -1);
     }
+    CHECK(copies > 100);
     induction::make_repeat_probe(d, 4, rng, probe);
-    for (int t = 10; t < d.length; ++t) CHECK(probe[(size_t)t] == probe[(size_t)t - 10]);
-    d.length = 19;
+    for (int t = 20; t < d.length; ++t) CHECK(probe[(size_t)t] == probe[(size_t)t - 20]);
+    d.copy_prob = 1.5f;
     CHECK_FALSE(induction::validate(d).ok());
     testing::expect_refused("induction_heads", {{"width", 48}, {"heads", 5}}, {"heads", "width"});
-    testing::expect_refused("induction_heads", {{"length", 24}, {"max_period", 16}}, {"length"});
 }
 
 TEST_CASE("induction_heads: a short run learns to use the context, streams its curves, and ablates every head") {
-    const nlohmann::json small = {{"steps", 150}, {"vocab", 16}, {"width", 16}, {"heads", 2}, {"length", 24},
-                                  {"min_period", 4}, {"max_period", 8}, {"batch", 16}};
+    const nlohmann::json small = {{"steps", 150}, {"vocab", 16}, {"width", 16}, {"heads", 2}, {"length", 24}, {"batch", 16}};
     auto session = start_demo("induction_heads", small, Lang::en, 1);
     REQUIRE(session.ok());
     session.value()->step(10);

@@ -1,10 +1,10 @@
 // Induction heads at lesson scale (Olsson et al. 2022): an attention-only GPT trained on
-// sequences made of a block of random tokens (drawn with replacement) repeated until
-// the context is full. The block length (the period) varies per sequence, so no fixed
-// positional offset predicts the repeat, and tokens may recur inside a block, so
-// "a context token not seen lately" does not either: the model must find where the
-// current token occurred before and copy what followed it — a previous-token head
-// feeding an induction head, which needs two layers.
+// random token sequences in which, with probability copy_prob, the next token continues
+// the most recent earlier occurrence of the current token (A B ... A -> B); otherwise it
+// is drawn uniformly. The copies sit at arbitrary distances, so no positional offset
+// predicts them: the model has to find where the current token occurred before and copy
+// what followed it — a previous-token head feeding an induction head, which needs two
+// layers.
 #pragma once
 #include <vector>
 
@@ -15,25 +15,22 @@
 namespace icl::induction {
 
 struct Data {
-    int vocab = 64;
-    int length = 48;                   // T
-    int min_period = 4, max_period = 16;
+    int vocab = 32;
+    int length = 48;          // T
+    float copy_prob = 0.7f;   // chance that a recurring token is followed as before
 };
 Status validate(const Data& d);
 
-// B sequences (B,T): a period p uniform in [min_period, max_period], p tokens uniform
-// over the vocabulary, repeated; targets (B,T) = the next token (the last position is -1, not scored).
+// B sequences (B,T) as above; targets (B,T) = the next token (the last position is -1,
+// not scored).
 void make_batch(const Data& d, int B, Rng& rng, std::vector<int>& tokens, std::vector<int>& targets);
 
-// Olsson et al.'s probe for prefix matching: B sequences of max_period + 1 random tokens
-// (distinct when the vocabulary allows) repeated until T is full. The probe's period is
-// one no training sequence has, so a head that learned "attend p − 1 back" for the
-// training periods does not score; only matching on content does.
+// Olsson et al.'s probe for prefix matching: B sequences of T/2 random tokens (distinct
+// when the vocabulary allows) followed by the same tokens again.
 void make_repeat_probe(const Data& d, int B, Rng& rng, std::vector<int>& tokens);
 
 // Positions whose losses make the ICL score (Olsson et al.: loss at token 500 minus
-// loss at token 50). Early: t in [1, min(5, min_period − 1)), predicting tokens of the
-// first block, never seen before. Late: the last four scored positions, deep in the repeats.
+// loss at token 50). Early: t in [1, 5), where few tokens have occurred before. Late: the last four scored positions, deep in the repeats.
 struct Window { int from = 0, to = 0; };
 Window early_window(const Data& d);
 Window late_window(const Data& d);
