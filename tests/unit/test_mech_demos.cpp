@@ -132,3 +132,31 @@ TEST_CASE("induction_heads: a short run learns to use the context, streams its c
     for (const Panel& p : r.panels)
         if (const auto* bars = std::get_if<BarsPanel>(&p)) CHECK(bars->values.size() == 1 + 2 * 2);
 }
+
+TEST_CASE("function_vectors: the vector from the top heads raises zero-shot accuracy on inputs it was not built from") {
+    use_shipped_lessons();
+    // category: zero-shot the model mostly answers with the antonym (the sibling task on
+    // the same adjectives); Todd et al.'s claim is that the vector alone selects the task
+    const Result r = testing::run_demo("function_vectors", {{"task", "category"}, {"prompts", 16}});
+    REQUIRE(r.error.empty());
+    CHECK(testing::scalar(r, "zs_acc_fv") >= testing::scalar(r, "zs_acc") + 0.2);
+    int heat = 0;
+    for (const Panel& p : r.panels)
+        if (const auto* h = std::get_if<HeatmapPanel>(&p)) heat += h->rows == 4 && h->cols == 4;
+    CHECK(heat == 1);
+    testing::expect_refused("function_vectors", {{"task", "topic_remap"}}, {"task"});
+}
+
+TEST_CASE("momentum_attention: both arms train from the same init on the same batches and are reported per seed") {
+    const Result r = testing::run_demo("momentum_attention", {{"steps", 30}, {"seeds", 2}, {"width", 16}});
+    REQUIRE(r.error.empty());
+    CHECK(testing::scalar(r, "seeds_done") == 2);
+    const double a = testing::scalar(r, "ppl_plain"), b = testing::scalar(r, "ppl_momentum");
+    CHECK(a > 1.0);
+    CHECK(b > 1.0);
+    CHECK(a != b);  // the term changes the computation
+    // eta = 0.05 barely changes anything: perplexities close
+    const Result small = testing::run_demo("momentum_attention", {{"steps", 30}, {"seeds", 1}, {"width", 16}, {"eta", 0.05}});
+    CHECK(std::fabs(testing::scalar(small, "ppl_plain") - testing::scalar(small, "ppl_momentum")) <
+          0.2 * testing::scalar(small, "ppl_plain"));
+}
