@@ -169,25 +169,27 @@ Result InductionSession::result() const {
     res.panels.push_back(NotePanel{
         tr(lang, "What to see", "무엇을 볼까"),
         std::string(tr(lang,
-                       "Each sequence is a block of distinct random tokens repeated; the block length varies, so only "
-                       "looking back for the current token and copying its successor predicts all repeats. What to look "
+                       "Each sequence is random tokens in which, often, a token that occurred before is followed by the same "
+                       "token as last time (A B … A → B) at any distance, so only looking back for the current token and "
+                       "copying its successor predicts those. What to look "
                        "for (Olsson et al. 2022): the loss falling in a step, the ICL score dropping with it (sign: loss "
                        "at late positions minus loss at early ones, negative = the context helps; the paper uses token "
                        "500 minus token 50) and one head's prefix-matching score jumping, measured on a probe whose "
                        "period no training sequence has, so a head that only learned fixed offsets does not score. "
-                       "Honestly: at the default size and steps this model has not made that jump (phase_step = −1); "
-                       "it lowers the loss on repeats through offsets and which tokens are in context, which the 1-layer "
-                       "control does almost as well. Only a 2-layer model can compose a previous-token head with an "
-                       "induction head. Here the best previous-token head is ",
-                       "각 sequence는 무작위 token 묶음을 되풀이한 것입니다. 묶음 길이가 매번 달라서, 지금 token이 앞에서 나온 "
-                       "자리를 찾아 그 다음 token을 베끼는 방법만이 모든 되풀이를 맞힙니다. 찾아볼 것(Olsson et al. 2022): "
+                       "Only a 2-layer model can compose a previous-token head (layer 0) with an induction head (layer "
+                       "1); the 1-layer control, trained on the same batches, cannot. The weights start at std init_std "
+                       "(GPT-2 uses 0.02, which makes the plateau before the jump far longer than a minute). Here the "
+                       "best previous-token head is ",
+                       "각 sequence는 무작위 token이지만, 앞에 나왔던 token 뒤에는 자주 지난번과 같은 token이 거리와 상관없이 "
+                       "옵니다(A B … A → B). 그래서 지금 token이 앞에서 나온 자리를 찾아 그 다음 token을 베끼는 방법만이 그것을 "
+                       "맞힙니다. 찾아볼 것(Olsson et al. 2022): "
                        "loss가 계단처럼 떨어지고, 함께 ICL score가 내려가며(부호: 뒤쪽 위치의 loss − 앞쪽 위치의 loss, 음수 = "
                        "context가 도움이 됨; 논문은 token 500 − token 50), 한 head의 prefix-matching score가 뛰어오르는 순간. "
                        "prefix matching은 학습 sequence에 없는 주기의 probe에서 재므로, 고정된 거리만 배운 head는 점수를 얻지 "
-                       "못합니다. 솔직히 말하면, 기본 크기와 step 수에서 이 모델은 그 도약에 이르지 못합니다(phase_step = −1). "
-                       "모델은 거리와 context에 있는 token으로 되풀이의 loss를 낮추고, 1-layer 대조 모델도 거의 같은 만큼 "
-                       "해냅니다. previous-token head와 induction head를 합성할 수 있는 것은 2-layer 모델뿐입니다. 여기서 "
-                       "previous-token score가 가장 높은 head는 ")) +
+                       "못합니다. previous-token head(layer 0)와 induction head(layer 1)를 합성할 수 있는 것은 2-layer 모델뿐이고, "
+                       "같은 batch로 학습한 1-layer 대조 모델은 할 수 없습니다. weight는 표준편차 init_std로 시작합니다(GPT-2는 "
+                       "0.02인데, 그러면 도약 전의 정체 구간이 1분보다 훨씬 깁니다). 여기서 previous-token score가 가장 높은 "
+                       "head는 ")) +
             pr + tr(lang, " and the best prefix-matching head is ", ", prefix-matching score가 가장 높은 head는 ") + ind +
             tr(lang,
                " (L = layer, H = head, from 0); the bars show how the ICL score moves when each head is ablated. What "
@@ -195,7 +197,14 @@ Result InductionSession::result() const {
                "of tokens; here about 10 thousand parameters see a few million tokens of one synthetic task.",
                " 입니다 (L = layer, H = head, 0부터). 막대는 head 하나씩 없앨 때 ICL score가 어떻게 움직이는지 보여 줍니다. "
                "논문과 다른 점: Olsson et al.은 자연어 텍스트 수십억 token으로 최대 40 layer 모델을 학습했습니다. 여기서는 "
-               "parameter 약 1만 개가 합성 task 하나의 token 몇백만 개를 봅니다.")});
+               "parameter 약 1만 개가 합성 task 하나의 token 몇백만 개를 봅니다.") +
+            (m.phase_step >= 0
+                 ? std::string(tr(lang, " In this run the jump came at step ", " 이번 실행에서 도약은 step ")) +
+                       std::to_string((int)m.phase_step) + tr(lang, ".", "에서 왔습니다.")
+                 : std::string(tr(lang, " In this run no head has reached a prefix-matching score of 0.3 yet (phase_step = −1): "
+                                        "train longer or change the size.",
+                                  " 이번 실행에서는 아직 prefix-matching score 0.3에 닿은 head가 없습니다(phase_step = −1): 더 오래 "
+                                  "학습하거나 크기를 바꿔 보세요.")))});
 
     LinesPanel loss{tr(lang, "Loss over training", "학습 중 loss"), tr(lang, "step", "step"), "nats", false, false, {}};
     LinesPanel icl{tr(lang, "ICL score over training (negative = the context helps)", "학습 중 ICL score (음수 = context가 도움이 됨)"),
@@ -304,10 +313,10 @@ const DemoDef kInductionHeads = {
         {"length", ParamType::Int, 16, 96, 48, 1, {}, "sequence length T", "sequence 길이 T"},
         {"copy_prob", ParamType::Float, 0, 1, 0.7, 0.05, {}, "chance that a recurring token is followed as before (A B … A → B)",
          "다시 나온 token 뒤에 전과 같은 token이 올 확률 (A B … A → B)"},
-        {"steps", ParamType::Int, 10, 5000, 3000, 10, {}, "AdamW steps", "AdamW step 수"},
+        {"steps", ParamType::Int, 10, 5000, 1500, 10, {}, "AdamW steps", "AdamW step 수"},
         {"batch", ParamType::Int, 1, 64, 32, 1, {}, "sequences per step", "step당 sequence 수"},
         {"lr", ParamType::Float, 1e-4, 1e-2, 5e-3, 1e-4, {}, "learning rate", "learning rate"},
-        {"init_std", ParamType::Float, 0.01, 0.5, 0.02, 0.01, {}, "standard deviation of the initial weight matrices (GPT-2: 0.02)",
+        {"init_std", ParamType::Float, 0.01, 0.5, 0.2, 0.01, {}, "standard deviation of the initial weight matrices (GPT-2: 0.02)",
          "초기 weight 행렬의 표준편차 (GPT-2: 0.02)"},
         {"control", ParamType::Bool, 0, 1, 1, 1, {}, "also train a 1-layer control on the same batches", "같은 batch로 1-layer 대조 모델도 학습"},
     },
