@@ -45,7 +45,9 @@ TEST_CASE("checkpoints: each shipped checkpoint reproduces its recorded figures 
         auto figures = recipe::evaluate(r.value(), m.value());
         REQUIRE(figures.ok());
         CHECK(figures.value().size() == r.value().figures.size());
-        for (const auto& [key, recorded] : r.value().figures) {
+        for (const auto& kr : r.value().figures) {
+            const std::string& key = kr.first;
+            const double recorded = kr.second;
             CAPTURE(key);
             REQUIRE(figures.value().count(key));
             // Natively the same build gives the same bits; another ISA or wasm sums in
