@@ -199,10 +199,10 @@ private:
     std::vector<double> simaou_, simaou_rnd_, simam_before_, simam_after_, kendall_;
 };
 
-double mean(const std::vector<double>& v) {
+double mean(const std::vector<double>& v) {  // NaN (JSON null) before there is anything to average
     double s = 0;
     for (double x : v) s += x;
-    return v.empty() ? 0 : s / v.size();
+    return v.empty() ? NAN : s / v.size();
 }
 double accuracy(const std::vector<bool>& v) {
     double s = 0;
