@@ -87,5 +87,12 @@ ICL_LESSONS_DIR="$tmp/lessons" expect missing-checkpoint 2 "checkpoints/tasks.ic
 printf 'not a checkpoint' > "$tmp/lessons/checkpoints/tasks.icl"
 ICL_LESSONS_DIR="$tmp/lessons" expect corrupt-checkpoint 2 "checkpoints/tasks.icl: .*icl train lessons/checkpoints/tasks.json" -- run demo_labels
 expect attention-counts 0 "pairs_dense = 2080" -- run attention_patterns --set T=64 --set train=false
+# mechanism demos (issue 6): the fast ones run to JSON; bad parameters are refused by name
+expect_json icl_decomposition --set prompts=2
+expect_json function_vectors --set prompts=4 --lang ko
+expect_json induction_heads --set steps=20 --set batch=4
+expect induction-heads-divides 2 "'heads' = 3 must divide 'width' = 32" -- run induction_heads --set heads=3
+expect icl-vs-finetune-range 2 "'shots' = 17 is out of range" -- run icl_vs_finetune --set shots=17
+expect momentum-eta-range 2 "'eta' = 1 is out of range" -- run momentum_attention --set eta=1
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
