@@ -1,25 +1,194 @@
-// Builds the static site into --out from the core's own listings.
+// Builds the static site: the lessons the core parsed (`icl lessons build` JSON) become
+// one page per lesson and language plus an index; math is rendered by KaTeX here, at
+// build time, so pages load no math code; the wasm core is copied beside them.
+//
 //   node web/build-site.mjs --out build/site --wasm build/wasm/bin --icl build/bin/icl
+//   node web/build-site.mjs --out DIR --wasm build/wasm/bin --lessons DIR_WITH_INDEX_JSON
+//
+// With --icl the lesson JSON is made by `icl lessons build --out <out>/../lessons-json`;
+// with --lessons an existing JSON tree is used (the browser tests' fixture).
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
-const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) =>
-  (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
-const out = args.out || 'build/site';
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+const katex = require('katex');
+const { inlineStylesToClasses } = await import('./sitegen/inline-styles.mjs');
+const { lessonPage, indexPage } = await import('./sitegen/templates.mjs');
+
+function parseArgs(argv) {
+  const args = {};
+  for (let i = 0; i < argv.length; i++) {
+    if (!argv[i].startsWith('--')) fail(`unexpected argument '${argv[i]}'`);
+    if (i + 1 >= argv.length) fail(`${argv[i]} needs a value`);
+    args[argv[i].slice(2)] = argv[++i];
+  }
+  return args;
+}
+
+function fail(message) {
+  console.error(`build-site: ${message}`);
+  process.exit(1);
+}
+
+const args = parseArgs(process.argv.slice(2));
+const out = path.resolve(args.out || 'build/site');
+if (!args.wasm) fail('--wasm <folder with icl_core.js and icl_core.wasm> is required');
+if (!args.lessons && !args.icl) fail('give --icl <icl binary> or --lessons <lesson JSON folder>');
+
+// ---- the lesson JSON --------------------------------------------------------------
+let lessonsDir = args.lessons && path.resolve(args.lessons);
+if (!lessonsDir) {
+  lessonsDir = path.join(path.dirname(out), 'lessons-json');
+  fs.rmSync(lessonsDir, { recursive: true, force: true });
+  try {
+    execFileSync(path.resolve(args.icl), ['lessons', 'build', '--out', lessonsDir], { stdio: ['ignore', 'inherit', 'inherit'] });
+  } catch {
+    fail(`'${args.icl} lessons build --out ${lessonsDir}' failed (its message is above)`);
+  }
+}
+const readJson = (file) => {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    fail(`cannot read ${file}: ${e.message}`);
+  }
+};
+const index = readJson(path.join(lessonsDir, 'index.json'));
+const langs = ['en', 'ko'];
+for (const lang of langs) if (!Array.isArray(index[lang])) fail(`index.json has no "${lang}" list`);
+
+// ---- the wasm core, loaded here to describe the demos the lessons use ---------------
+const wasmJs = path.join(args.wasm, 'icl_core.js');
+const wasmBin = path.join(args.wasm, 'icl_core.wasm');
+const core = await require(path.resolve(wasmJs))({ wasmBinary: fs.readFileSync(wasmBin) });
+const callCore = (name, ...a) => {
+  const value = JSON.parse(core[name](...a));
+  if (value && value.error) throw new Error(value.error);
+  return value;
+};
+const demoInfo = {};
+for (const lang of langs) demoInfo[lang] = Object.fromEntries(callCore('demos', lang).map((d) => [d.id, d]));
+
+// ---- math --------------------------------------------------------------------------
+const entities = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+const decodeEntities = (s) => s.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (m, e) => {
+  if (e[0] === '#') return String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1)));
+  return entities[e.toLowerCase()] ?? m;
+});
+const mathWarnings = [];
+function renderMath(html, where) {
+  return html.replace(/<x-equation( type="display")?>([\s\S]*?)<\/x-equation>/g, (m, display, tex) => {
+    const source = decodeEntities(tex);
+    try {
+      return katex.renderToString(source, { displayMode: Boolean(display), throwOnError: true, strict: 'ignore' });
+    } catch (e) {
+      mathWarnings.push(`${where}: ${e.message}`);
+      return katex.renderToString(source, { displayMode: Boolean(display), throwOnError: false, strict: 'ignore' });
+    }
+  });
+}
+
+// Headings get ids numbered in page order, so the language switch can keep the place
+// (the two translations have the same sections).
+function numberHeadings(html, counter) {
+  return html.replace(/<h([2-4])>/g, (m, level) => `<h${level} id="s${++counter.n}">`);
+}
+
+// ---- pages -------------------------------------------------------------------------
+// The static import graph of an entry module under web/src (for <link rel=modulepreload>).
+function moduleGraph(entry, seen = new Set()) {
+  if (seen.has(entry)) return seen;
+  seen.add(entry);
+  const text = fs.readFileSync(path.join(here, 'src', entry), 'utf8');
+  for (const m of text.matchAll(/^import[^'"]*from\s+['"](\.[^'"]+)['"]/gm)) {
+    moduleGraph(path.posix.normalize(path.posix.join(path.posix.dirname(entry), m[1])), seen);
+  }
+  return seen;
+}
+const lessonModules = [...moduleGraph('lesson.js')];
+const indexModules = [...moduleGraph('index.js')];
+
+fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
+const styleClasses = new Map();  // inline style text -> class name (KaTeX's inline styles, see inline-styles.mjs)
 
-const esc = (s) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const demos = execFileSync(args.icl, ['demos']).toString().trim().split('\n').filter(Boolean)
-  .map((line) => { const m = line.match(/^(\S+)\s+(.*)$/); return { id: m[1], title: m[2] }; });
-const items = demos.map((d) => `<li><code>${esc(d.id)}</code> ${esc(d.title)}</li>`).join('\n');
-fs.writeFileSync(path.join(out, 'index.html'), `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>ICL Lab</title>
-<meta http-equiv="Content-Security-Policy" content="default-src 'self'">
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><h1>ICL Lab</h1><p>Demos the core registers:</p><ul>
-${items || '<li>(none yet)</li>'}
-</ul></body></html>
-`);
-for (const f of ['icl_core.js', 'icl_core.wasm']) fs.copyFileSync(path.join(args.wasm, f), path.join(out, f));
-console.log(`site: ${demos.length} demos listed in ${out}/index.html`);
+const lessonsByLang = {};
+for (const lang of langs) {
+  lessonsByLang[lang] = index[lang].map((entry) => {
+    const file = path.join(lessonsDir, lang, `${entry.id}.json`);
+    const lesson = readJson(file);
+    const where = `${lang}/${entry.id}`;
+    const counter = { n: 0 };
+    const blocks = lesson.blocks.map((b) => {
+      if (b.kind === 'html') return { ...b, html: inlineStylesToClasses(numberHeadings(renderMath(b.html, where), counter), styleClasses) };
+      if (b.kind === 'check') {
+        const fix = (h) => (h ? inlineStylesToClasses(renderMath(h, where), styleClasses) : h);
+        return { ...b, prompt_html: fix(b.prompt_html), feedback_html: fix(b.feedback_html),
+          options: (b.options || []).map((o) => ({ ...o, html: fix(o.html), feedback_html: fix(o.feedback_html) })) };
+      }
+      if (b.kind === 'demo') {
+        if (!demoInfo[lang][b.demo]) fail(`${where}: demo '${b.demo}' is not in the wasm core (known: ${Object.keys(demoInfo[lang]).join(', ')})`);
+        // The core validates the lesson's parameters now, not in a learner's browser.
+        try {
+          const { handle } = callCore('start', b.demo, JSON.stringify(b.params || {}), lang, 1);
+          core.drop(handle);
+        } catch (e) {
+          fail(`${where} line ${b.line}: ${e.message}`);
+        }
+      }
+      return b;
+    });
+    return { ...lesson, blocks };
+  });
+}
+
+for (const lang of langs) {
+  fs.mkdirSync(path.join(out, lang), { recursive: true });
+  const list = lessonsByLang[lang];
+  list.forEach((lesson, i) => {
+    const other = langs.find((l) => l !== lang);
+    const html = lessonPage({
+      lesson, lang, other,
+      hasOther: lessonsByLang[other].some((l) => l.id === lesson.id),
+      prev: list[i - 1], next: list[i + 1],
+      demoInfo: demoInfo[lang], modules: lessonModules,
+    });
+    fs.writeFileSync(path.join(out, lang, `${lesson.id}.html`), html);
+  });
+}
+const indexData = Object.fromEntries(langs.map((lang) => [lang, lessonsByLang[lang].map((l) => ({
+  id: l.id, title: l.title, order: l.order, summary: l.summary,
+  checks: l.blocks.filter((b) => b.kind === 'check').map((b) => b.id),
+  demos: l.blocks.filter((b) => b.kind === 'demo').map((b) => b.demo),
+}))]));
+fs.writeFileSync(path.join(out, 'index.html'), indexPage({ index: indexData, modules: indexModules }));
+fs.writeFileSync(path.join(out, 'index.json'), JSON.stringify(indexData));
+
+// ---- assets ------------------------------------------------------------------------
+const copy = (from, to) => {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  fs.copyFileSync(from, to);
+};
+fs.cpSync(path.join(here, 'src'), path.join(out, 'assets'), { recursive: true });
+const katexDist = path.join(path.dirname(require.resolve('katex/package.json')), 'dist');
+copy(path.join(katexDist, 'katex.min.css'), path.join(out, 'assets', 'katex', 'katex.min.css'));
+for (const f of fs.readdirSync(path.join(katexDist, 'fonts')).filter((f) => f.endsWith('.woff2'))) {
+  copy(path.join(katexDist, 'fonts', f), path.join(out, 'assets', 'katex', 'fonts', f));
+}
+// katex.min.css lists woff2, woff and ttf; browsers that read this CSS take woff2 first.
+const katexCss = path.join(out, 'assets', 'katex', 'katex.min.css');
+fs.writeFileSync(katexCss, fs.readFileSync(katexCss, 'utf8')
+  .replace(/,url\(fonts\/[^)]+\.woff\) format\("woff"\)/g, '')
+  .replace(/,url\(fonts\/[^)]+\.ttf\) format\("truetype"\)/g, ''));
+fs.writeFileSync(path.join(out, 'assets', 'math-styles.css'),
+  [...styleClasses].map(([style, cls]) => `.${cls}{${style.split(';').filter((d) => d.trim()).map((d) => `${d.trim()}!important`).join(';')}}`).join('\n') + '\n');
+copy(wasmJs, path.join(out, 'assets', 'icl_core.js'));
+copy(wasmBin, path.join(out, 'assets', 'icl_core.wasm'));
+
+const count = langs.map((l) => `${lessonsByLang[l].length} ${l}`).join(', ');
+for (const w of mathWarnings) console.warn(`build-site: math: ${w}`);
+console.log(`site: ${count} lessons, ${Object.keys(demoInfo.en).length} demos in the core -> ${path.relative(process.cwd(), out) || '.'}`);

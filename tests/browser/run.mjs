@@ -1,0 +1,468 @@
+// Browser tests of the lesson pages in Debian's headless Chromium (playwright-core).
+//   node tests/browser/run.mjs build/site
+// Serves the site with web/serve.mjs on a free 127.0.0.1 port and, for every lesson in
+// the site's index.json and both languages: the page loads with no console error, every
+// demo runs to done and draws, moving a slider changes the drawing, checks are graded
+// right and wrong with feedback, progress survives a reload, URL parameters reproduce
+// a setup and garbage ones give a notice, nothing is requested from another host, and
+// a 375 px viewport does not scroll sideways. Screenshots go to build/test-artifacts/.
+// Prints the budgets as "budget first_load_bytes=... first_result_ms=... redraw_ms=..."
+// and ends with "browser: N passed, M failed".
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn, execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const require = createRequire(path.join(root, 'web', 'package.json'));
+const { chromium } = require('playwright-core');
+
+const site = path.resolve(process.argv[2] || 'build/site');
+const artifacts = path.join(root, 'build', 'test-artifacts');
+const icl = path.join(root, 'build', 'bin', 'icl');
+fs.mkdirSync(artifacts, { recursive: true });
+
+const BUDGET = { firstLoadBytes: 1.5e6, firstResultMs: 1500, redrawMs: 100 };
+const DEMO_TIMEOUT_MS = 90000;
+
+// ---- a tiny harness -----------------------------------------------------------------
+let passed = 0, failed = 0;
+const failures = [];
+async function test(name, fn) {
+  const t0 = Date.now();
+  try {
+    await fn();
+    passed++;
+    console.log(`ok   ${name} (${Date.now() - t0} ms)`);
+  } catch (e) {
+    failed++;
+    failures.push(name);
+    console.log(`FAIL ${name}: ${e && e.message ? e.message.split('\n').slice(0, 6).join('\n     ') : e}`);
+  }
+}
+function expect(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+// ---- server and browser -------------------------------------------------------------
+const server = spawn(process.execPath, [path.join(root, 'web', 'serve.mjs'), site, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const origin = await new Promise((resolve, reject) => {
+  let text = '';
+  server.stdout.on('data', (d) => {
+    text += d;
+    const m = text.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
+    if (m) resolve(`http://127.0.0.1:${m[1]}`);
+  });
+  server.on('exit', (code) => reject(new Error(`serve.mjs exited (${code})`)));
+});
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'],
+});
+
+const foreignRequests = [];
+// A context that records console errors, page errors and any request that leaves
+// 127.0.0.1 (which it also blocks).
+async function newContext(options = {}) {
+  const context = await browser.newContext({ acceptDownloads: true, ...options });
+  context.errors = [];
+  await context.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.hostname !== '127.0.0.1' && !['data:', 'blob:'].includes(url.protocol)) {
+      foreignRequests.push(route.request().url());
+      return route.abort();
+    }
+    return route.continue();
+  });
+  context.on('request', (req) => {
+    const url = new URL(req.url());
+    if (url.hostname !== '127.0.0.1' && !['data:', 'blob:'].includes(url.protocol)) foreignRequests.push(req.url());
+  });
+  context.on('page', (page) => watchPage(context, page));
+  return context;
+}
+function watchPage(context, page) {
+  page.on('console', (m) => { if (m.type() === 'error') context.errors.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => context.errors.push(`page error: ${e.message}`));
+  page.on('worker', (w) => w.on('console', (m) => { if (m.type() === 'error') context.errors.push(`worker console: ${m.text()}`); }));
+}
+function expectNoErrors(context, what) {
+  const errors = context.errors.splice(0);
+  expect(errors.length === 0, `${what}: ${errors.join(' | ')}`);
+}
+
+// Waits until every demo on the page has finished (done or an error state).
+async function demosSettled(page, timeout = DEMO_TIMEOUT_MS) {
+  await page.waitForFunction(() => document.body.dataset.ready === 'true'
+    && [...document.querySelectorAll('section.demo')].every((s) => ['done', 'error', 'stopped'].includes(s.dataset.state)),
+  null, { timeout, polling: 50 });
+}
+
+// ---- the lessons ----------------------------------------------------------------------
+const index = JSON.parse(fs.readFileSync(path.join(site, 'index.json'), 'utf8'));
+const langs = ['en', 'ko'];
+const lessonData = (page) => page.evaluate(() => JSON.parse(document.getElementById('lesson-data').textContent));
+
+// The right and a wrong answer to a check, from the lesson's own grading data; a predict
+// check's right option comes from the demo run natively by the `icl` command.
+function answersFor(check, demoParams, lang) {
+  const g = check.grading;
+  const keys = (check.options || []).map((o) => o.key);
+  switch (check.type) {
+    case 'choice': return { right: g.answer, wrong: keys.find((k) => k !== g.answer) };
+    case 'multi': {
+      const wrong = keys.find((k) => !g.answer.includes(k)) ? [keys.find((k) => !g.answer.includes(k))] : [g.answer[0]].slice(0, g.answer.length - 1);
+      return { right: g.answer, wrong: wrong.length ? wrong : null };
+    }
+    case 'truefalse': return { right: g.answer, wrong: !g.answer };
+    case 'numeric': return { right: String(g.answer).replace('.', ','), wrong: String(g.answer + 10 * (g.tol || 1) + 1) };
+    case 'text': return { right: `  ${g.accepted[0].toUpperCase()}! `, wrong: 'zzqx not an answer' };
+    case 'predict': {
+      const sets = Object.entries(demoParams[g.demo].params).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
+      const out = JSON.parse(execFileSync(icl, ['run', demoParams[g.demo].demo, ...sets, '--json', '--lang', lang]).toString());
+      const items = out.panels.filter((p) => p.kind === 'scalars').flatMap((p) => p.items);
+      const value = items.find((i) => i.name === g.scalar).value;
+      const inRange = ([lo, hi]) => (lo === null || value >= lo) && (hi === null || value < hi);
+      const right = Object.keys(g.ranges).find((k) => inRange(g.ranges[k]));
+      return { right, wrong: Object.keys(g.ranges).find((k) => k !== right) };
+    }
+    default: throw new Error(`unknown check type ${check.type}`);
+  }
+}
+
+async function answer(page, check, value) {
+  const section = page.locator(`section.check[data-check="${check.id}"]`);
+  if (['numeric', 'text'].includes(check.type)) {
+    await section.locator('input.answer-text').fill(value);
+  } else {
+    const values = Array.isArray(value) ? value.map(String) : [String(value)];
+    for (const input of await section.locator('input').all()) {
+      const want = values.includes(await input.getAttribute('value'));
+      // Radios are unchecked by checking another one.
+      if (want !== await input.isChecked() && (want || await input.getAttribute('type') === 'checkbox')) await input.setChecked(want);
+    }
+  }
+  const before = await section.getAttribute('data-verdict');
+  await section.locator('button[type=submit]').click();
+  await page.waitForFunction(([id]) => {
+    const s = document.querySelector(`section.check[data-check="${id}"]`);
+    return s.dataset.verdict && !s.dataset.grading;
+  }, [check.id], { timeout: DEMO_TIMEOUT_MS });
+  return { verdict: await section.getAttribute('data-verdict'), before,
+    text: (await section.locator('.verdict').innerText()).trim() };
+}
+
+const panelsHtml = (page, name) => page.locator(`section.demo[data-instance="${name}"] .panels`).evaluate((e) => e.innerHTML);
+
+// Moves a slider by script (as a drag would: input events, then change) and
+// resolves to the milliseconds until the demo's next drawing lands.
+function moveSlider(page, name, sliderIndex) {
+  return page.evaluate(([inst, k]) => new Promise((resolve) => {
+    const section = document.querySelector(`section.demo[data-instance="${inst}"]`);
+    const slider = section.querySelectorAll('input[type=range]')[k];
+    const draws = Number(section.dataset.draws || 0);
+    const v = Number(slider.value), lo = Number(slider.min), hi = Number(slider.max), step = Number(slider.step) || 1;
+    // A different value: one third of the way to the far end, on the step grid.
+    const target = v - lo < hi - v ? v + Math.max(step, Math.round((hi - v) / 3 / step) * step) : v - Math.max(step, Math.round((v - lo) / 3 / step) * step);
+    const obs = new MutationObserver(() => {
+      if (Number(section.dataset.draws) > draws && ['done', 'error'].includes(section.dataset.state)) {
+        obs.disconnect();
+        resolve({ ms: performance.now() - t0, name: slider.name, from: v, to: Number(slider.value) });
+      }
+    });
+    obs.observe(section, { attributes: true });
+    const t0 = performance.now();
+    slider.value = String(target);
+    slider.dispatchEvent(new Event('input', { bubbles: true }));
+    slider.dispatchEvent(new Event('change', { bubbles: true }));
+  }), [name, sliderIndex]);
+}
+
+const budgets = { firstLoadBytes: null, firstResultMs: null, redrawMs: [] };
+
+for (const lang of langs) {
+  for (const entry of index[lang]) {
+    const where = `${lang}/${entry.id}`;
+    const context = await newContext({ viewport: { width: 1100, height: 900 } });
+    const page = await context.newPage();
+    let bytes = 0;
+    page.on('response', async (res) => {
+      if (res.request().resourceType() === 'font') return;
+      try { bytes += (await res.body()).length; } catch { /* redirects have no body */ }
+    });
+    let data;
+    await test(`${where}: loads, every demo runs to done and draws, no console error`, async () => {
+      await page.goto(`${origin}/${lang}/${entry.id}.html`);
+      await demosSettled(page);
+      data = await lessonData(page);
+      for (const d of data.demos) {
+        const s = page.locator(`section.demo[data-instance="${d.name}"]`);
+        expect(await s.getAttribute('data-state') === 'done', `demo ${d.name} ended as ${await s.getAttribute('data-state')}: ${await s.locator('.demo-error').innerText()}`);
+        const drawn = await s.locator('.panels').evaluate((e) => e.querySelectorAll('svg rect, svg path, svg image, .scalar, td, .note-text').length);
+        expect(drawn > 0, `demo ${d.name} drew nothing`);
+      }
+      expect(await page.locator('.katex-error').count() === 0, 'a formula failed to render (KaTeX error)');
+      expectNoErrors(context, 'console');
+    });
+    if (budgets.firstLoadBytes === null && data && data.demos.length) {
+      await page.waitForLoadState('networkidle');
+      budgets.firstLoadBytes = bytes;
+      budgets.firstResultMs = Number(await page.evaluate(() => document.body.dataset.firstDrawMs));
+    }
+    await page.screenshot({ path: path.join(artifacts, `${lang}-${entry.id}.png`), fullPage: true });
+    if (!data) { await context.close(); continue; }
+
+    await test(`${where}: moving a slider changes the drawing`, async () => {
+      for (const d of data.demos) {
+        const slider = page.locator(`section.demo[data-instance="${d.name}"] input[type=range]`);
+        if (await slider.count() === 0) continue;
+        const before = await panelsHtml(page, d.name);
+        const moved = await moveSlider(page, d.name, 0);
+        const after = await panelsHtml(page, d.name);
+        expect(after !== before, `demo ${d.name}: moving ${moved.name} ${moved.from} -> ${moved.to} left the drawing unchanged`);
+        if (d.info.analytic) {
+          // A steady-state redraw (the first one also warms up the code paths).
+          for (let k = 0; k < 3; k++) budgets.redrawMs.push((await moveSlider(page, d.name, 0)).ms);
+        }
+      }
+      expectNoErrors(context, 'console');
+    });
+
+    await test(`${where}: checks graded right and wrong with feedback, kept over a reload`, async () => {
+      const demoParams = Object.fromEntries(data.demos.map((d) => [d.name, { demo: d.demo,
+        params: { ...Object.fromEntries(d.info.params.map((p) => [p.name, p.default])), ...d.params } }]));
+      for (const check of data.checks) {
+        const { right, wrong } = answersFor(check, demoParams, lang);
+        if (wrong !== null && wrong !== undefined) {
+          const r = await answer(page, check, wrong);
+          expect(r.verdict === 'wrong', `check ${check.id}: wrong answer ${JSON.stringify(wrong)} graded '${r.verdict}': ${r.text}`);
+          expect(r.text.length > 0, `check ${check.id}: no feedback for a wrong answer`);
+        }
+        const r = await answer(page, check, right);
+        expect(r.verdict === 'correct', `check ${check.id}: right answer ${JSON.stringify(right)} graded '${r.verdict}': ${r.text}`);
+      }
+      if (data.checks.length) {
+        await page.reload();
+        await page.waitForFunction(() => document.body.dataset.ready === 'true');
+        for (const check of data.checks) {
+          const state = await page.locator(`section.check[data-check="${check.id}"]`).getAttribute('data-answered');
+          expect(state === 'correct', `check ${check.id}: after a reload its progress reads '${state}'`);
+        }
+        await demosSettled(page);
+      }
+      expectNoErrors(context, 'console');
+    });
+
+    await test(`${where}: a 375 px wide screen does not scroll sideways`, async () => {
+      await page.setViewportSize({ width: 375, height: 740 });
+      await page.waitForTimeout(250);  // demos redraw at the new width
+      const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, body: document.body.scrollWidth }));
+      expect(widths.doc <= 376 && widths.body <= 376, `page is ${widths.doc} px wide at 375 px`);
+      await page.screenshot({ path: path.join(artifacts, `${lang}-${entry.id}-phone.png`), fullPage: true });
+      expectNoErrors(context, 'console');
+    });
+    await context.close();
+  }
+}
+
+// ---- URL parameters, exports, keyboard, stored progress ---------------------------------
+const firstWithDemo = langs.flatMap((lang) => index[lang].map((e) => ({ lang, ...e }))).find((e) => e.demos.length);
+if (firstWithDemo) {
+  const url = `${origin}/${firstWithDemo.lang}/${firstWithDemo.id}.html`;
+  const context = await newContext({ viewport: { width: 1000, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(url);
+  await demosSettled(page);
+  const data = await lessonData(page);
+  const demo = data.demos.find((d) => d.info.params.some((p) => p.type === 'int' || p.type === 'float'));
+
+  if (demo) {
+    const spec = demo.info.params.find((p) => p.type === 'int' || p.type === 'float');
+    const current = { ...Object.fromEntries(demo.info.params.map((p) => [p.name, p.default])), ...demo.params }[spec.name];
+    const value = current === spec.max ? spec.min : spec.max;
+    await test('a URL with parameters reproduces them', async () => {
+      await page.goto(`${url}?${encodeURIComponent(`${demo.name}.${spec.name}`)}=${value}`);
+      await demosSettled(page);
+      const shown = await page.locator(`#p-${demo.name}-${spec.name}`).inputValue();
+      expect(Number(shown) === value, `slider ${spec.name} shows ${shown}, the URL said ${value}`);
+      // The same link in a new page draws the same thing.
+      const first = await panelsHtml(page, demo.name);
+      const other = await context.newPage();
+      await other.goto(page.url());
+      await demosSettled(other);
+      const second = await panelsHtml(other, demo.name);
+      expect(first.replace(/(clip|grad)-[a-z0-9]+/g, '') === second.replace(/(clip|grad)-[a-z0-9]+/g, ''), 'the same link drew differently twice');
+      await other.close();
+      expect(await page.locator('.notice').count() === 0, 'a valid link raised a notice');
+      expectNoErrors(context, 'console');
+    });
+
+    await test('changing a parameter writes it into the URL; reset clears it', async () => {
+      await page.goto(url);
+      await demosSettled(page);
+      const moved = await moveSlider(page, demo.name, 0);
+      const query = new URL(page.url()).searchParams;
+      expect(query.get(`${demo.name}.${moved.name}`) !== null, `URL ${page.url()} lacks ${demo.name}.${moved.name}`);
+      await page.locator(`section.demo[data-instance="${demo.name}"] button.reset`).click();
+      await page.waitForFunction(() => !window.location.search);
+      expectNoErrors(context, 'console');
+    });
+
+    await test('garbage URL parameters give a readable notice, and the page still works', async () => {
+      await page.goto(`${url}?${encodeURIComponent(`${demo.name}.${spec.name}`)}=banana&no_such_demo.x=1&%3Cscript%3E=%3Cb%3E`);
+      await demosSettled(page);
+      const notices = await page.locator('.notice').allInnerTexts();
+      expect(notices.some((n) => n.includes(spec.name) && /number|숫자/.test(n)), `no notice names '${spec.name}': ${JSON.stringify(notices)}`);
+      expect(notices.some((n) => n.includes('no_such_demo')), `no notice names the unknown demo: ${JSON.stringify(notices)}`);
+      expect(await page.locator('.notice b').count() === 0, 'URL text was inserted as HTML');
+      expect(await page.locator(`section.demo[data-instance="${demo.name}"]`).getAttribute('data-state') === 'done', 'the demo did not run with the lesson setup');
+      expectNoErrors(context, 'console');
+    });
+
+    await test('exports: CSV, JSON and PNG of a demo', async () => {
+      await page.goto(url);
+      await demosSettled(page);
+      const section = page.locator(`section.demo[data-instance="${demo.name}"]`);
+      const grab = async (locator) => {
+        const [download] = await Promise.all([page.waitForEvent('download'), locator.click()]);
+        return fs.readFileSync(await download.path());
+      };
+      const csv = (await grab(section.locator('.demo-export button', { hasText: 'CSV' }))).toString();
+      expect(csv.startsWith('# ') && csv.split('\n').length > 3, `CSV looks empty: ${csv.slice(0, 80)}`);
+      const json = JSON.parse((await grab(section.locator('.demo-export button', { hasText: 'JSON' }))).toString());
+      expect(json.result && json.result.done && json.params, 'JSON export lacks result or params');
+      const png = section.locator('button.png').first();
+      if (await png.count()) {
+        const bytes = await grab(png);
+        expect(bytes.subarray(1, 4).toString() === 'PNG' && bytes.length > 2000, `PNG export is ${bytes.length} bytes`);
+      }
+      expectNoErrors(context, 'console');
+    });
+
+    await test('keyboard: a labelled slider moved with the arrow keys reruns the demo', async () => {
+      await page.goto(url);
+      await demosSettled(page);
+      const unlabelled = await page.evaluate(() => [...document.querySelectorAll('section.demo input, section.demo select, section.check input')]
+        .filter((i) => !(i.labels && i.labels.length) && !i.getAttribute('aria-label')).map((i) => i.id || i.name));
+      expect(unlabelled.length === 0, `controls without a label: ${unlabelled.join(', ')}`);
+      const section = page.locator(`section.demo[data-instance="${demo.name}"]`);
+      const draws = Number(await section.getAttribute('data-draws'));
+      const slider = page.locator(`#p-${demo.name}-${spec.name}`);
+      await slider.focus();
+      await page.keyboard.press(value === spec.max ? 'ArrowRight' : 'ArrowLeft');
+      await page.keyboard.press(value === spec.max ? 'ArrowRight' : 'ArrowLeft');
+      await page.waitForFunction(([n, d]) => Number(document.querySelector(`section.demo[data-instance="${n}"]`).dataset.draws) > d, [demo.name, draws]);
+      expectNoErrors(context, 'console');
+    });
+  }
+
+  await test('hover shows values on plots', async () => {
+    await page.goto(url);
+    await demosSettled(page);
+    const svgs = page.locator('section.demo .panel-lines svg, section.demo .panel-heatmap svg, section.demo .panel-bars svg');
+    const n = await svgs.count();
+    for (let k = 0; k < n; k++) {
+      const svg = svgs.nth(k);
+      await svg.scrollIntoViewIfNeeded();
+      const box = await svg.boundingBox();
+      await page.mouse.move(box.x + box.width * 0.45, box.y + box.height * 0.45);
+      const readout = svg.locator('xpath=..').locator('.readout');
+      await readout.waitFor({ state: 'visible', timeout: 2000 });
+      const text = await readout.innerText();
+      expect(/\d/.test(text), `plot ${k}: hover read-out has no number: ${text}`);
+    }
+    expectNoErrors(context, 'console');
+  });
+
+  await test('corrupt stored progress is reset with a notice, never a broken page', async () => {
+    for (const bad of ['{not json', '{"version":1,"checks":{"a/b":{"correct":"yes"}}}', '[]', 'null']) {
+      await page.evaluate((v) => localStorage.setItem('icl-lab.progress', v), bad);
+      await page.goto(`${origin}/index.html`);
+      const notices = await page.locator('.notice').allInnerTexts();
+      expect(notices.some((t) => /reset/.test(t)), `stored ${bad}: no notice (${JSON.stringify(notices)})`);
+      expect(await page.locator('.lesson-card').count() === index.en.length + index.ko.filter((l) => !index.en.some((e) => e.id === l.id)).length, 'index lists the wrong number of lessons');
+      expect(await page.evaluate(() => localStorage.getItem('icl-lab.progress')) === null, `stored ${bad} was not cleared`);
+    }
+    await page.goto(url);
+    await demosSettled(page);
+    expectNoErrors(context, 'console');
+  });
+  await context.close();
+}
+
+await test('the index shows every lesson in both languages with the progress made above', async () => {
+  const context = await newContext({ viewport: { width: 1000, height: 900 } });
+  const page = await context.newPage();
+  // Progress from answering: answer the first check of the first lesson that has one.
+  const withCheck = index.en.find((l) => l.checks.length);
+  if (withCheck) {
+    await page.goto(`${origin}/en/${withCheck.id}.html`);
+    await page.waitForFunction(() => document.body.dataset.ready === 'true');
+    const data = await lessonData(page);
+    const check = data.checks[0];
+    const demoParams = Object.fromEntries(data.demos.map((d) => [d.name, { demo: d.demo,
+      params: { ...Object.fromEntries(d.info.params.map((p) => [p.name, p.default])), ...d.params } }]));
+    await answer(page, check, answersFor(check, demoParams, 'en').right);
+  }
+  await page.goto(`${origin}/index.html`);
+  for (const lang of langs) {
+    for (const l of index[lang]) {
+      expect(await page.locator(`a[href="${lang}/${l.id}.html"]`).count() === 1, `index has no link to ${lang}/${l.id}`);
+    }
+  }
+  if (withCheck) {
+    const correct = await page.locator(`.lesson-card[data-lesson="${withCheck.id}"]`).getAttribute('data-correct');
+    expect(correct === '1', `index shows ${correct} correct for ${withCheck.id}, expected 1`);
+  }
+  await page.setViewportSize({ width: 375, height: 740 });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(width <= 376, `index is ${width} px wide at 375 px`);
+  await page.screenshot({ path: path.join(artifacts, 'index-phone.png'), fullPage: true });
+  expectNoErrors(context, 'console');
+  await context.close();
+});
+
+await test('the language switch keeps the place and the parameters', async () => {
+  const both = index.en.find((l) => index.ko.some((k) => k.id === l.id) && l.demos.length);
+  if (!both) return;
+  const context = await newContext({ viewport: { width: 1000, height: 700 } });
+  const page = await context.newPage();
+  await page.goto(`${origin}/en/${both.id}.html`);
+  await demosSettled(page);
+  const data = await lessonData(page);
+  await moveSlider(page, data.demos[0].name, 0);
+  const search = new URL(page.url()).search;
+  await page.locator(`section.demo[data-instance="${data.demos[0].name}"]`).evaluate((e) => e.scrollIntoView({ block: 'start', behavior: 'instant' }));
+  await page.waitForTimeout(100);
+  await page.locator('#lang-switch').click();
+  await page.waitForURL(/\/ko\//);
+  const target = new URL(page.url());
+  expect(target.search === search, `the switch dropped the parameters: ${target.search} vs ${search}`);
+  expect(target.hash === `#demo-${data.demos[0].name}`, `the switch went to '${target.hash}', not the demo in view`);
+  await demosSettled(page);
+  expectNoErrors(context, 'console');
+  await context.close();
+});
+
+await test('no request left 127.0.0.1', async () => {
+  expect(foreignRequests.length === 0, `requests to other hosts: ${[...new Set(foreignRequests)].join(', ')}`);
+});
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor(s.length / 2)] : null; };
+const redraw = median(budgets.redrawMs);
+console.log(`budget first_load_bytes=${budgets.firstLoadBytes} first_result_ms=${budgets.firstResultMs} redraw_ms=${redraw === null ? 'n/a' : redraw.toFixed(1)}`
+  + ` (limits ${BUDGET.firstLoadBytes} / ${BUDGET.firstResultMs} / ${BUDGET.redrawMs}; redraw is the median of ${budgets.redrawMs.length})`);
+await test('budgets: first load ≤ 1.5 MB, first result ≤ 1.5 s, analytic redraw ≤ 100 ms', async () => {
+  expect(budgets.firstLoadBytes !== null, 'no lesson page with a demo was measured');
+  expect(budgets.firstLoadBytes <= BUDGET.firstLoadBytes, `first load ${budgets.firstLoadBytes} bytes`);
+  expect(budgets.firstResultMs <= BUDGET.firstResultMs, `first result after ${budgets.firstResultMs} ms`);
+  expect(redraw === null || redraw <= BUDGET.redrawMs, `redraw ${redraw} ms`);
+});
+
+await browser.close();
+server.kill();
+if (failures.length) console.log(`failed: ${failures.join('; ')}`);
+console.log(`browser: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

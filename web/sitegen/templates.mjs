@@ -1,0 +1,145 @@
+// The HTML of the index and of a lesson page. Lesson text comes from the core's md4c
+// rendering (raw HTML disabled) with math already rendered; demo and check blocks get
+// their frame here and come alive in assets/lesson.js. Pages carry their data in a
+// JSON block (type="application/json" is data, not script, so the CSP allows it).
+
+// Everything fetched comes from this origin; no inline script or style; the wasm module
+// may be compiled (worker); images may be blob:/data: (PNG export, heatmap images).
+export const CSP = [
+  "default-src 'self'", "script-src 'self' 'wasm-unsafe-eval'", "style-src 'self'",
+  "img-src 'self' blob: data:", "font-src 'self'", "connect-src 'self'", "worker-src 'self'",
+  "object-src 'none'", "base-uri 'none'", "form-action 'none'",
+].join('; ');
+
+const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+// JSON inside <script type="application/json">: "<" escaped so no "</script>" can end it.
+const jsonData = (value) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+const ui = {
+  en: { home: 'All lessons', lang: '한국어', langName: 'English', prev: 'Previous', next: 'Next',
+    check: 'Check', demo: 'Demo', skip: 'Skip to the lesson', noscript: 'The demos and checks need JavaScript; the text reads without it.',
+    lessonOf: (n) => `Lesson ${n}`, otherMissing: 'This lesson has no Korean version yet.' },
+  ko: { home: '모든 강의', lang: 'English', langName: '한국어', prev: '이전', next: '다음',
+    check: '확인 문제', demo: '데모', skip: '본문으로 건너뛰기', noscript: '데모와 확인 문제는 JavaScript가 필요합니다. 본문은 그대로 읽을 수 있습니다.',
+    lessonOf: (n) => `${n}강`, otherMissing: '이 강의는 아직 영어판이 없습니다.' },
+};
+
+// modules: every ES module the page imports, preloaded in parallel from the start
+// instead of one import level at a time (the worker, so the first result, waits on them).
+function head({ lang, title, depth, css = [], modules = [], engine = false }) {
+  const up = '../'.repeat(depth);
+  return `<!doctype html>
+<html lang="${lang}">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light">
+<title>${esc(title)}</title>
+${engine ? `<script async src="${up}assets/engine-boot.js"></script>` : ''}
+${css.map((c) => `<link rel="stylesheet" href="${up}assets/${c}">`).join('\n')}
+<link rel="stylesheet" href="${up}assets/app.css">
+${modules.map((m) => `<link rel="modulepreload" href="${up}assets/${m}">`).join('\n')}
+<link rel="icon" href="${up}assets/icon.svg" type="image/svg+xml">
+</head>`;
+}
+
+function demoFrame(block, info, lang) {
+  const title = info ? info.title : block.demo;
+  return `<section class="demo" id="demo-${esc(block.name)}" data-instance="${esc(block.name)}" aria-labelledby="demo-${esc(block.name)}-title">
+<div class="demo-head">
+<p class="kicker">${esc(ui[lang].demo)}</p>
+<h2 class="demo-title" id="demo-${esc(block.name)}-title">${esc(title)}</h2>
+${info && info.summary ? `<p class="demo-summary">${esc(info.summary)}</p>` : ''}
+${info && info.paper ? `<p class="demo-paper">${esc(info.paper)}</p>` : ''}
+</div>
+<div class="demo-body"></div>
+</section>`;
+}
+
+function checkFrame(block, lang) {
+  return `<section class="check" id="check-${esc(block.id)}" data-check="${esc(block.id)}" aria-labelledby="check-${esc(block.id)}-title">
+<p class="kicker" id="check-${esc(block.id)}-title">${esc(ui[lang].check)}</p>
+<div class="check-prompt">${block.prompt_html || ''}</div>
+<div class="check-body"></div>
+</section>`;
+}
+
+export function lessonPage({ lesson, lang, other, hasOther, prev, next, demoInfo, modules }) {
+  const t = ui[lang];
+  const body = lesson.blocks.map((b) => {
+    if (b.kind === 'html') return `<div class="prose">${b.html}</div>`;
+    if (b.kind === 'demo') return demoFrame(b, demoInfo[b.demo], lang);
+    if (b.kind === 'check') return checkFrame(b, lang);
+    return '';
+  }).join('\n');
+  // What lesson.js needs: demo instances with their lesson parameters and the demo's
+  // schema, and the checks exactly as the core's grader takes them.
+  const data = {
+    lang, id: lesson.id, title: lesson.title,
+    demos: lesson.blocks.filter((b) => b.kind === 'demo').map((b) => ({ name: b.name, demo: b.demo, params: b.params || {}, info: demoInfo[b.demo] })),
+    checks: lesson.blocks.filter((b) => b.kind === 'check'),
+  };
+  const nav = (where) => `<nav class="lesson-nav ${where}" aria-label="${esc(t.prev)} / ${esc(t.next)}">
+${prev ? `<a rel="prev" href="${esc(prev.id)}.html"><span>← ${esc(t.prev)}</span>${esc(prev.title)}</a>` : '<span></span>'}
+${next ? `<a rel="next" href="${esc(next.id)}.html"><span>${esc(t.next)} →</span>${esc(next.title)}</a>` : '<span></span>'}
+</nav>`;
+  return `${head({ lang, title: `${lesson.title} · ICL Lab`, depth: 1, css: ['katex/katex.min.css', 'math-styles.css'], modules, engine: true })}
+<body class="lesson-page">
+<a class="skip" href="#main">${esc(t.skip)}</a>
+<header class="top">
+<a class="brand" href="../index.html">ICL Lab</a>
+<span class="top-sep">/</span><a class="top-home" href="../index.html">${esc(t.home)}</a>
+${hasOther ? `<a class="lang-switch" id="lang-switch" hreflang="${other}" lang="${other}" href="../${other}/${esc(lesson.id)}.html">${esc(t.lang)}</a>`
+    : `<span class="lang-switch missing" title="${esc(t.otherMissing)}">${esc(t.lang)}</span>`}
+</header>
+<div id="notices" class="notices" aria-live="polite"></div>
+<main id="main" class="lesson">
+<p class="kicker">${esc(t.lessonOf(lesson.order))}</p>
+<h1>${esc(lesson.title)}</h1>
+${lesson.summary ? `<p class="lead">${esc(lesson.summary)}</p>` : ''}
+<noscript><p class="notice">${esc(t.noscript)}</p></noscript>
+${body}
+${nav('bottom')}
+</main>
+<script type="application/json" id="lesson-data">${jsonData(data)}</script>
+<script type="module" src="../assets/lesson.js"></script>
+</body>
+</html>
+`;
+}
+
+export function indexPage({ index, modules }) {
+  const card = (lesson, ko) => `<li class="lesson-card" data-lesson="${esc(lesson.id)}" data-checks="${esc(lesson.checks.join(' '))}">
+<span class="card-order">${esc(lesson.order)}</span>
+<div class="card-text">
+<h2><a href="en/${esc(lesson.id)}.html" hreflang="en">${esc(lesson.title)}</a></h2>
+${ko ? `<p class="card-ko" lang="ko"><a href="ko/${esc(ko.id)}.html" hreflang="ko">${esc(ko.title)}</a></p>` : ''}
+${lesson.summary ? `<p class="card-summary">${esc(lesson.summary)}</p>` : ''}
+<p class="card-meta">${lesson.demos.length} ${lesson.demos.length === 1 ? 'demo' : 'demos'} · ${lesson.checks.length} ${lesson.checks.length === 1 ? 'check' : 'checks'}</p>
+<div class="card-progress" aria-live="polite"></div>
+</div>
+</li>`;
+  const koById = Object.fromEntries(index.ko.map((l) => [l.id, l]));
+  const enIds = new Set(index.en.map((l) => l.id));
+  const koOnly = index.ko.filter((l) => !enIds.has(l.id));
+  return `${head({ lang: 'en', title: 'ICL Lab — why can GPT learn in context?', depth: 0, modules })}
+<body class="index-page">
+<a class="skip" href="#main">Skip to the lessons</a>
+<header class="top"><a class="brand" href="index.html">ICL Lab</a></header>
+<div id="notices" class="notices" aria-live="polite"></div>
+<main id="main" class="index">
+<h1>Why can GPT learn in context?</h1>
+<p class="lead">Lessons with live demos: tiny GPT decoders and attention layers computed in your browser by the same C++ core as the desktop app. Nothing leaves this page.</p>
+<p class="lead" lang="ko">GPT는 왜 문맥 안에서 배울 수 있을까? 작은 GPT와 어텐션 층을 브라우저에서 직접 계산하며 배우는 강의입니다.</p>
+<ol class="lessons">
+${index.en.map((l) => card(l, koById[l.id])).join('\n')}
+${koOnly.map((l) => card({ ...l, title: l.title }, null).replace(`href="en/${esc(l.id)}.html" hreflang="en"`, `href="ko/${esc(l.id)}.html" hreflang="ko"`)).join('\n')}
+</ol>
+<p class="progress-note">Your answers are kept in this browser only (localStorage). <button type="button" id="forget-progress" class="link-button">Forget my progress</button></p>
+</main>
+<script type="module" src="assets/index.js"></script>
+</body>
+</html>
+`;
+}

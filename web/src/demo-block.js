@@ -1,0 +1,192 @@
+// One demo on a lesson page: controls from its ParamSpecs, run / stop / reset, a
+// progress bar, the streamed Results drawn panel by panel, downloads, and its
+// parameters mirrored in the URL. The core computes; this only asks and draws.
+import { buildControls } from './controls.js';
+import { drawPanel, GRAPHIC_KINDS } from './plots/panels.js';
+import { downloadCsv, downloadJson, downloadPng } from './export.js';
+import { writeUrlParams } from './url-state.js';
+
+const el = (tag, attrs = {}, text) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+export class DemoBlock {
+  // block: {name, demo, params, info} from the page data; section: its <section>.
+  constructor({ block, section, client, lang, words, onFirstDraw }) {
+    Object.assign(this, { block, section, client, lang, words, onFirstDraw });
+    this.info = block.info;
+    this.analytic = Boolean(this.info.analytic);
+    const defaults = Object.fromEntries(this.info.params.map((p) => [p.name, p.default]));
+    this.lessonParams = { ...defaults, ...block.params };
+    this.params = { ...this.lessonParams };
+    this.result = null;
+    this.resultParams = null;
+    this.stop = null;
+    this.draws = 0;
+    this.build();
+  }
+
+  build() {
+    const w = this.words;
+    const body = this.section.querySelector('.demo-body');
+    const form = el('form', { class: 'controls', novalidate: '' });
+    form.addEventListener('submit', (e) => e.preventDefault());
+    const fieldset = el('fieldset');
+    fieldset.appendChild(el('legend', {}, w.parameters));
+    form.appendChild(fieldset);
+    this.setters = buildControls(fieldset, this.info.params, this.params, `p-${this.block.name}`, (name, value, final) => this.changed(name, value, final));
+
+    const bar = el('div', { class: 'demo-bar' });
+    this.runButton = el('button', { type: 'button', class: 'run' }, w.run);
+    this.runButton.addEventListener('click', () => (this.stop ? this.halt() : this.run()));
+    const reset = el('button', { type: 'button', class: 'reset', title: w.resetHint }, w.reset);
+    reset.addEventListener('click', () => this.reset());
+    this.progress = el('progress', { max: 1, value: 0, 'aria-label': w.progress });
+    this.status = el('span', { class: 'status', role: 'status' }, w.loading);
+    bar.append(this.runButton, reset, this.progress, this.status);
+
+    this.error = el('p', { class: 'demo-error', role: 'alert', hidden: '' });
+    this.panels = el('div', { class: 'panels', 'aria-live': 'off' });
+    const exportBar = el('div', { class: 'demo-export', role: 'group', 'aria-label': w.exportLabel });
+    exportBar.appendChild(el('span', { class: 'export-label' }, `${w.exportLabel}:`));
+    const csv = el('button', { type: 'button', class: 'link-button' }, w.exportCsv);
+    csv.addEventListener('click', () => this.result && downloadCsv(this.result, this.fileName()));
+    const json = el('button', { type: 'button', class: 'link-button' }, w.exportJson);
+    json.addEventListener('click', () => this.result && downloadJson(this.result, this.resultParams, this.fileName()));
+    exportBar.append(csv, json);
+    this.exportBar = exportBar;
+    exportBar.hidden = true;
+    body.append(form, bar, this.error, this.panels, exportBar);
+
+    // Redraw at the new width when the column changes size (phone rotation).
+    let lastWidth = 0;
+    new ResizeObserver(() => {
+      const width = this.panels.clientWidth;
+      if (Math.abs(width - lastWidth) > 8 && this.result) { lastWidth = width; this.draw(); }
+      lastWidth = width || lastWidth;
+    }).observe(this.panels);
+  }
+
+  fileName() {
+    return `${this.block.name}-${Object.entries(this.resultParams || {}).map(([k, v]) => `${k}_${v}`).join('-')}`.slice(0, 120);
+  }
+
+  // The URL's parameters (already typed and validated by the core) over the lesson's.
+  applyUrl(params) {
+    this.params = { ...this.lessonParams, ...params };
+    for (const [k, v] of Object.entries(this.params)) if (this.setters[k]) this.setters[k](v);
+  }
+
+  changed(name, value, final) {
+    this.params = { ...this.params, [name]: value };
+    const diff = Object.fromEntries(Object.entries(this.params).filter(([k, v]) => !same(v, this.lessonParams[k])));
+    writeUrlParams(this.block.name, diff);
+    // Analytic demos follow the slider; training demos restart when it is let go.
+    if (this.analytic || final) this.run();
+  }
+
+  reset() {
+    this.params = { ...this.lessonParams };
+    for (const [k, v] of Object.entries(this.params)) if (this.setters[k]) this.setters[k](v);
+    writeUrlParams(this.block.name, {});
+    this.run();
+  }
+
+  run() {
+    if (this.stop) this.stop();
+    const w = this.words;
+    const params = { ...this.params };
+    this.section.dataset.state = 'running';
+    this.setStatus(w.queued);
+    this.runButton.textContent = w.stop;
+    this.progress.value = 0;
+    const t0 = performance.now();
+    this.stop = this.client.run({ demo: this.block.demo, params, lang: this.lang, seed: 1 },
+      (result) => {
+        this.result = result;
+        this.resultParams = params;
+        if (result.done) this.finished(result.error ? 'error' : 'done');
+        this.progress.value = result.done ? 1 : result.progress || 0;
+        const seconds = (performance.now() - t0) / 1000;
+        const took = seconds >= 0.5 ? ` · ${w.elapsed(seconds.toFixed(1))}` : '';
+        this.setStatus(result.done ? `${w.done}${took}` : `${w.running} ${Math.round((result.progress || 0) * 100)}%`);
+        this.showError(result.error ? `${w.failed}: ${result.error}` : '');
+        if (result.done) this.drawNow();
+        else this.scheduleDraw();
+      },
+      (message) => {
+        this.finished('error');
+        this.setStatus(w.failed);
+        this.showError(message);
+      });
+  }
+
+  halt() {
+    if (this.stop) this.stop();
+    this.finished('stopped');
+    this.setStatus(this.words.stopped);
+  }
+
+  finished(state) {
+    this.stop = null;
+    this.section.dataset.state = state;
+    this.runButton.textContent = this.words.rerun;
+  }
+
+  setStatus(text) { this.status.textContent = text; }
+
+  showError(message) {
+    this.error.hidden = !message;
+    this.error.textContent = message;
+  }
+
+  drawNow() {
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = null;
+    this.draw();
+  }
+
+  // Results stream faster than frames: draw the newest once per frame.
+  scheduleDraw() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = null;
+      this.draw();
+    });
+  }
+
+  draw() {
+    const result = this.result;
+    if (!result) return;
+    // Drawn detached at the panel column's width (read once: no layout in between),
+    // then swapped in one step, so a redraw does not flicker or thrash layout.
+    const width = this.panels.clientWidth;
+    const holder = document.createDocumentFragment();
+    for (const panel of result.panels || []) {
+      const figure = drawPanel(panel, holder, width);
+      if (GRAPHIC_KINDS.has(panel.kind)) {
+        const svg = figure.querySelector('svg');
+        const png = el('button', { type: 'button', class: 'link-button png', 'aria-label': this.words.pngOf(panel.title || panel.kind) }, this.words.exportPng);
+        png.addEventListener('click', () => downloadPng(svg, panel.title, `${this.fileName()}-${panel.kind}`));
+        const cap = figure.querySelector('figcaption') || figure.insertBefore(el('figcaption'), figure.firstChild);
+        cap.appendChild(png);
+      }
+    }
+    this.panels.replaceChildren(holder);
+    this.exportBar.hidden = false;
+    this.draws += 1;
+    this.section.dataset.draws = String(this.draws);
+    if (this.draws === 1 && this.onFirstDraw) this.onFirstDraw();
+  }
+
+  // The Result of this demo in the lesson's own setup, run to the end (for predict checks).
+  async lessonResult() {
+    if (this.result && this.result.done && same(this.resultParams, this.lessonParams)) return this.result;
+    return this.client.runToEnd({ demo: this.block.demo, params: this.lessonParams, lang: this.lang, seed: 1 });
+  }
+}

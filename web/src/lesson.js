@@ -1,0 +1,74 @@
+// A lesson page: starts the worker with the wasm core, brings the demo and check
+// blocks to life, applies parameters from the URL (validated by the core), and keeps
+// the reader's place across the language switch.
+import { CoreClient } from './core-client.js';
+import { DemoBlock } from './demo-block.js';
+import { CheckBlock } from './check-block.js';
+import { loadProgress } from './progress.js';
+import { readUrlParams } from './url-state.js';
+import { wordsFor } from './i18n.js';
+import { notice } from './notices.js';
+
+const data = JSON.parse(document.getElementById('lesson-data').textContent);
+const words = wordsFor(data.lang);
+const client = new CoreClient(new URL('worker.js', import.meta.url), window.iclEngine || null);
+client.onFatal = (message, restarting) => notice(`${words.engineFailed}: ${message} — ${restarting ? words.restarting : words.noRestart}`, 'error');
+
+const { progress, notice: progressNotice } = loadProgress();
+if (progressNotice === 'reset') notice(words.progressReset, 'warning');
+if (progressNotice === 'unavailable') notice(words.storageOff, 'warning');
+
+const demoBlocks = {};
+for (const block of data.demos) {
+  const section = document.querySelector(`section.demo[data-instance="${CSS.escape(block.name)}"]`);
+  demoBlocks[block.name] = new DemoBlock({ block, section, client, lang: data.lang, words,
+    onFirstDraw: () => {
+      // The first drawn result, for the page-speed budget the browser tests read.
+      if (!document.body.dataset.firstDrawMs) document.body.dataset.firstDrawMs = String(Math.round(performance.now()));
+    } });
+}
+for (const check of data.checks) {
+  const section = document.querySelector(`section.check[data-check="${CSS.escape(check.id)}"]`);
+  new CheckBlock({ check, section, client, words, lessonId: data.id, progress, demoBlocks,
+    onProgress: (saved) => { if (!saved) notice(words.storageOff, 'warning'); } });
+}
+
+// The language switch keeps the place: the section (or demo / check) at the top of
+// the window becomes the other page's #fragment, and the demo parameters carry over.
+const langSwitch = document.getElementById('lang-switch');
+if (langSwitch) {
+  const base = langSwitch.getAttribute('href');
+  const update = () => {
+    const anchors = [...document.querySelectorAll('main h2[id], main h3[id], main h4[id], section.demo, section.check')];
+    let place = '';
+    for (const a of anchors) {
+      if (a.getBoundingClientRect().top <= 90) place = a.id;
+      else break;
+    }
+    langSwitch.setAttribute('href', `${base}${window.location.search}${place ? `#${place}` : ''}`);
+  };
+  langSwitch.addEventListener('pointerdown', update);
+  langSwitch.addEventListener('focus', update);
+  langSwitch.addEventListener('click', update);
+}
+
+async function start() {
+  await client.ready;
+  const { byInstance, unknown } = readUrlParams(window.location.search, Object.keys(demoBlocks));
+  if (unknown.length) notice(words.urlUnknown(unknown.join(', ')), 'warning');
+  for (const [name, block] of Object.entries(demoBlocks)) {
+    const kvs = byInstance[name];
+    if (kvs.length) {
+      const parsed = await client.call('parse_params', block.block.demo, JSON.stringify(kvs));
+      if (parsed.error) {
+        notice(words.urlBad(name, parsed.error), 'warning');
+        block.section.dataset.urlError = 'true';
+      } else {
+        block.applyUrl(parsed.params);
+      }
+    }
+    block.run();
+  }
+  document.body.dataset.ready = 'true';
+}
+start();

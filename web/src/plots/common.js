@@ -1,0 +1,200 @@
+// What every plot shares: SVG element helpers, number formatting, axis ticks (linear
+// and log), colour-blind-safe palettes, and a hover read-out. Plots style their SVG
+// with presentation attributes, not CSS, so a PNG export (the SVG drawn into a canvas)
+// looks the same as the page.
+
+export const SVG_NS = 'http://www.w3.org/2000/svg';
+export const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans KR", "Apple SD Gothic Neo", sans-serif';
+export const INK = '#1f2328';
+export const MUTED = '#59636e';
+export const GRID = '#e3e6ea';
+
+export function svgEl(tag, attrs = {}, parent = null) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) el.setAttribute(k, String(v));
+  if (parent) parent.appendChild(el);
+  return el;
+}
+
+export function svgText(parent, x, y, text, attrs = {}) {
+  const t = svgEl('text', { x, y, fill: INK, 'font-size': 12, 'font-family': FONT, ...attrs }, parent);
+  t.textContent = text;
+  return t;
+}
+
+export function newSvg(width, height, label) {
+  return svgEl('svg', {
+    viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': label,
+    xmlns: SVG_NS, class: 'plot-svg', 'font-family': FONT,
+  });
+}
+
+// Numbers as a reader wants them: 4 significant digits, exponent form when tiny or
+// huge, "—" for the core's null (a non-finite value).
+export function fmt(v) {
+  if (v === null || v === undefined || Number.isNaN(v)) return '—';
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  if (a >= 1e5 || a < 1e-3) return v.toExponential(2).replace('e+', 'e');
+  if (Number.isInteger(v)) return String(v);
+  return String(Number(v.toPrecision(4)));
+}
+
+// Tick labels: as short as the tick spacing allows.
+function tickFmt(v, step) {
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  if (a >= 1e5 || a < 1e-3) return v.toExponential(step && Math.abs(step / v) < 0.1 ? 1 : 0).replace('e+', 'e');
+  const decimals = Math.max(0, Math.min(6, -Math.floor(Math.log10(step || a) + 1e-9)));
+  return v.toFixed(decimals);
+}
+
+// About `count` round ticks over [lo, hi].
+export function linearTicks(lo, hi, count = 5) {
+  if (!(hi > lo)) return [lo];
+  const raw = (hi - lo) / count;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) || 10 * mag;
+  const ticks = [];
+  for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) ticks.push(Math.abs(v) < step * 1e-9 ? 0 : v);
+  return ticks.map((v) => ({ value: v, label: tickFmt(v, step) }));
+}
+
+export function logTicks(lo, hi) {
+  const a = Math.floor(Math.log10(lo)), b = Math.ceil(Math.log10(hi));
+  const every = Math.max(1, Math.ceil((b - a) / 6));
+  const ticks = [];
+  for (let e = a; e <= b; e += every) {
+    const v = 10 ** e;
+    if (v >= lo * 0.999 && v <= hi * 1.001) ticks.push({ value: v, label: e >= -2 && e <= 3 ? String(v) : `1e${e}` });
+  }
+  return ticks.length >= 2 ? ticks : [{ value: lo, label: fmt(lo) }, { value: hi, label: fmt(hi) }];
+}
+
+// A scale maps data to pixels; log scales drop values <= 0 (returned as null).
+export function makeScale(lo, hi, p0, p1, log) {
+  if (log) {
+    const l0 = Math.log10(lo), l1 = Math.log10(hi);
+    const span = l1 - l0 || 1;
+    const f = (v) => (v > 0 ? p0 + ((Math.log10(v) - l0) / span) * (p1 - p0) : null);
+    f.ticks = () => logTicks(lo, hi);
+    return f;
+  }
+  const span = hi - lo || 1;
+  const f = (v) => p0 + ((v - lo) / span) * (p1 - p0);
+  f.ticks = (n) => linearTicks(lo, hi, n);
+  return f;
+}
+
+// Extent of finite (and, for log axes, positive) values, padded a little for linear axes.
+export function extent(values, log, pad = 0.05) {
+  let lo = Infinity, hi = -Infinity;
+  for (const v of values) {
+    if (v === null || !Number.isFinite(v) || (log && v <= 0)) continue;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  if (lo === Infinity) return log ? [1, 10] : [0, 1];
+  if (log) return lo === hi ? [lo / 10, hi * 10] : [lo, hi];
+  if (lo === hi) return lo === 0 ? [-1, 1] : [lo - Math.abs(lo) * 0.5, hi + Math.abs(hi) * 0.5];
+  const p = (hi - lo) * pad;
+  return [lo - p, hi + p];
+}
+
+// Okabe & Ito's palette: distinguishable with the common colour-vision deficiencies.
+export const SERIES_COLOURS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#000000', '#B8A000'];
+export const seriesColour = (i) => SERIES_COLOURS[i % SERIES_COLOURS.length];
+// Dash patterns cycle too, so series stay apart in greyscale prints.
+export const DASHES = ['', '6 4', '2 3', '8 3 2 3'];
+
+// Sequential: viridis (perceptually uniform, colour-blind safe), 9 stops.
+const VIRIDIS = ['#440154', '#472d7b', '#3b528b', '#2c728e', '#21918c', '#28ae80', '#5ec962', '#addc30', '#fde725'];
+// Diverging: blue – white – red (ColorBrewer RdBu, reversed), centred at 0.
+const RDBU = ['#2166ac', '#4393c3', '#92c5de', '#d1e5f0', '#f7f7f7', '#fddbc7', '#f4a582', '#d6604d', '#b2182b'];
+
+function hexToRgb(h) {
+  const n = parseInt(h.slice(1), 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+}
+function ramp(stops) {
+  const rgb = stops.map(hexToRgb);
+  return (t) => {
+    const x = Math.min(1, Math.max(0, t)) * (rgb.length - 1);
+    const i = Math.min(rgb.length - 2, Math.floor(x));
+    const f = x - i;
+    const c = rgb[i].map((a, k) => Math.round(a + (rgb[i + 1][k] - a) * f));
+    return `rgb(${c[0]},${c[1]},${c[2]})`;
+  };
+}
+export const sequential = ramp(VIRIDIS);
+export const diverging = ramp(RDBU);
+export const SEQUENTIAL_STOPS = VIRIDIS;
+export const DIVERGING_STOPS = RDBU;
+
+// Draws x and y axes with ticks and labels into `g`.
+export function drawAxes(g, { x, y, box, xLabel, yLabel, xTicks, yTicks }) {
+  const { left, right, top, bottom } = box;
+  for (const t of yTicks) {
+    const py = y(t.value);
+    if (py === null) continue;
+    svgEl('line', { x1: left, x2: right, y1: py, y2: py, stroke: GRID, 'stroke-width': 1 }, g);
+    svgText(g, left - 6, py + 4, t.label, { 'text-anchor': 'end', fill: MUTED, 'font-size': 11 });
+  }
+  for (const t of xTicks) {
+    const px = x(t.value);
+    if (px === null) continue;
+    svgEl('line', { x1: px, x2: px, y1: bottom, y2: bottom + 4, stroke: MUTED }, g);
+    svgText(g, px, bottom + 17, t.label, { 'text-anchor': 'middle', fill: MUTED, 'font-size': 11 });
+  }
+  svgEl('line', { x1: left, x2: right, y1: bottom, y2: bottom, stroke: MUTED }, g);
+  svgEl('line', { x1: left, x2: left, y1: top, y2: bottom, stroke: MUTED }, g);
+  if (xLabel) svgText(g, (left + right) / 2, bottom + 34, xLabel, { 'text-anchor': 'middle', 'font-size': 12 });
+  if (yLabel) {
+    svgText(g, 0, 0, yLabel, { 'text-anchor': 'middle', 'font-size': 12,
+      transform: `translate(${12} ${(top + bottom) / 2}) rotate(-90)` });
+  }
+}
+
+// A read-out box over a plot: show(html lines, x, y in the figure's pixels) / hide.
+export function makeReadout(figure) {
+  const box = document.createElement('div');
+  box.className = 'readout';
+  box.hidden = true;
+  box.setAttribute('role', 'status');
+  figure.appendChild(box);
+  return {
+    show(lines, px, py) {
+      box.replaceChildren(...lines.map((l) => {
+        const row = document.createElement('div');
+        if (l.colour) {
+          const sw = document.createElement('span');
+          sw.className = 'swatch';
+          sw.dataset.colour = l.colour;
+          sw.style.background = l.colour;
+          row.appendChild(sw);
+        }
+        row.append(l.text);
+        return row;
+      }));
+      box.hidden = false;
+      const w = figure.clientWidth;
+      box.style.left = `${Math.min(Math.max(px + 12, 0), Math.max(0, w - box.offsetWidth - 4))}px`;
+      box.style.top = `${Math.max(py - box.offsetHeight - 8, 0)}px`;
+    },
+    hide() { box.hidden = true; },
+  };
+}
+
+// Pointer position in the SVG's own coordinates (the viewBox), whatever its CSS size.
+export function svgPoint(svg, event) {
+  const r = svg.getBoundingClientRect();
+  const vb = svg.viewBox.baseVal;
+  return { x: ((event.clientX - r.left) / r.width) * vb.width, y: ((event.clientY - r.top) / r.height) * vb.height,
+    scale: r.width / vb.width };
+}
+
+// Width the plot should be drawn at: its column's, within bounds.
+export function plotWidth(columnWidth, min = 280, max = 880) {
+  const w = columnWidth || max;
+  return Math.max(min, Math.min(max, Math.floor(w)));
+}

@@ -1,0 +1,128 @@
+// The Web Worker that hosts the wasm core. It runs demo sessions in bounded step()
+// slices (about SLICE_MS of work each), posts every slice's Result to the page, and
+// yields between slices so that "stop", a new run or a grade request is handled at
+// once. It computes nothing itself: every number comes from the core.
+//
+// page -> worker: {type: 'call', req, fn: 'demos'|'parse_params'|'grade', args: [...]}
+//                 {type: 'run', run, demo, params, lang, seed}
+//                 {type: 'stop', run}
+// worker -> page: {type: 'ready', version} | {type: 'fatal', message}
+//                 {type: 'reply', req, value}                 (value may be {error})
+//                 {type: 'result', run, result, ms}           (result is the core's JSON)
+//                 {type: 'failed', run, message}              (could not start / crashed)
+/* global IclCore, importScripts */
+'use strict';
+importScripts('icl_core.js');
+
+const SLICE_MS = 25;
+let core = null;
+const runs = new Map();  // run id -> {handle, budget, started}
+let ticking = false;
+const wake = new MessageChannel();
+
+function parse(text) {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    return { error: `the core answered something that is not JSON (${e.message})` };
+  }
+}
+
+function drop(run) {
+  const r = runs.get(run);
+  if (!r) return;
+  runs.delete(run);
+  try { core.drop(r.handle); } catch (e) { /* the module is past saving; the page restarts the worker */ }
+}
+
+// One slice of the oldest unfinished run; then yield through a message so new
+// messages are read before the next slice.
+function tick() {
+  ticking = false;
+  const first = runs.entries().next();
+  if (first.done) return;
+  const [run, r] = first.value;
+  runs.delete(run);  // re-inserted at the back: round robin between runs
+  const t0 = performance.now();
+  let result;
+  try {
+    result = parse(core.step(r.handle, r.budget));
+  } catch (e) {
+    postMessage({ type: 'failed', run, message: `the core stopped: ${e && e.message ? e.message : e}` });
+    postMessage({ type: 'fatal', message: String(e && e.message ? e.message : e) });
+    return;
+  }
+  const ms = performance.now() - t0;
+  if (result.error && !Array.isArray(result.panels)) {
+    postMessage({ type: 'failed', run, message: result.error });
+    try { core.drop(r.handle); } catch (e) { /* already gone */ }
+    schedule();
+    return;
+  }
+  // Aim each slice at SLICE_MS: a training demo's unit is one optimizer step.
+  r.budget = Math.max(1, Math.min(1 << 16, Math.round(r.budget * (ms > 0.5 ? SLICE_MS / ms : 4))));
+  postMessage({ type: 'result', run, result, ms: performance.now() - r.started });
+  if (result.done) {
+    try { core.drop(r.handle); } catch (e) { /* already gone */ }
+  } else {
+    runs.set(run, r);
+  }
+  schedule();
+}
+
+function schedule() {
+  if (ticking || runs.size === 0) return;
+  ticking = true;
+  wake.port2.postMessage(0);
+}
+wake.port1.onmessage = tick;
+
+function call(fn, args) {
+  if (!['demos', 'parse_params', 'grade', 'version'].includes(fn)) return { error: `unknown call '${fn}'` };
+  if (typeof core[fn] !== 'function') return { error: `this build of the core has no '${fn}'` };
+  try {
+    return parse(core[fn](...args));
+  } catch (e) {
+    return { error: `the core failed in ${fn}: ${e && e.message ? e.message : e}` };
+  }
+}
+
+const pending = [];
+function handle(msg) {
+  if (msg.type === 'call') {
+    postMessage({ type: 'reply', req: msg.req, value: call(msg.fn, msg.args || []) });
+  } else if (msg.type === 'run') {
+    const started = performance.now();
+    let answer;
+    try {
+      answer = parse(core.start(msg.demo, JSON.stringify(msg.params || {}), msg.lang || 'en', msg.seed ?? 1));
+    } catch (e) {
+      answer = { error: `the core failed to start ${msg.demo}: ${e && e.message ? e.message : e}` };
+    }
+    if (answer.error) {
+      postMessage({ type: 'failed', run: msg.run, message: answer.error });
+      return;
+    }
+    // A new run goes first: an analytic demo redraws before a long run's next slice.
+    const rest = [...runs];
+    runs.clear();
+    runs.set(msg.run, { handle: answer.handle, budget: 1, started });
+    for (const [k, v] of rest) runs.set(k, v);
+    schedule();
+  } else if (msg.type === 'stop') {
+    drop(msg.run);
+  }
+}
+
+onmessage = (e) => {
+  if (!core) pending.push(e.data);
+  else handle(e.data);
+};
+
+IclCore().then((module) => {
+  core = module;
+  postMessage({ type: 'ready', version: parse(core.version()).version });
+  for (const msg of pending.splice(0)) handle(msg);
+}, (e) => {
+  postMessage({ type: 'fatal', message: `the wasm core did not load: ${e && e.message ? e.message : e}` });
+});
