@@ -1,0 +1,239 @@
+#include "app_state.h"
+
+#include <icl/lesson_set.h>
+
+#include "ui_text.h"
+
+namespace {
+
+LoadedLesson prepare(icl::Lesson lesson) {
+    LoadedLesson loaded;
+    loaded.html_docs.resize(lesson.blocks.size());
+    loaded.check_docs.resize(lesson.blocks.size());
+    for (size_t k = 0; k < lesson.blocks.size(); ++k) {
+        if (const auto* html = std::get_if<icl::HtmlBlock>(&lesson.blocks[k])) {
+            loaded.html_docs[k] = parse_markdown(html->markdown);
+        } else if (const auto* check = std::get_if<icl::CheckBlock>(&lesson.blocks[k])) {
+            CheckDocs& docs = loaded.check_docs[k];
+            docs.prompt = parse_markdown(check->prompt_markdown);
+            docs.feedback = parse_markdown(check->feedback_markdown);
+            for (const icl::CheckOption& option : check->options) {
+                docs.options.push_back(parse_markdown(option.markdown));
+                docs.option_feedback.push_back(parse_markdown(option.feedback_markdown));
+            }
+            ++loaded.check_count;
+        }
+    }
+    loaded.lesson = std::move(lesson);
+    return loaded;
+}
+
+void stop_all_demos(AppState& app) {
+    for (DemoInstance& d : app.demos) if (d.run) d.run->stop();
+    app.demos.clear();  // joins the workers
+}
+
+// A check's answer back in the input widgets' form (to show a saved answer).
+CheckInput input_from_answer(const icl::CheckBlock& check, const nlohmann::json& answer) {
+    CheckInput input;
+    switch (check.type) {
+    case icl::CheckType::Choice:
+    case icl::CheckType::Predict:
+        if (answer.is_string()) input.choice = answer.get<std::string>();
+        break;
+    case icl::CheckType::TrueFalse:
+        if (answer.is_boolean()) input.choice = answer.get<bool>() ? "true" : "false";
+        break;
+    case icl::CheckType::Multi:
+        if (answer.is_array())
+            for (const auto& k : answer) if (k.is_string()) input.multi.insert(k.get<std::string>());
+        break;
+    case icl::CheckType::Numeric:
+    case icl::CheckType::Text:
+        input.typed = answer.is_string() ? answer.get<std::string>() : answer.is_number() ? answer.dump() : "";
+        break;
+    }
+    return input;
+}
+
+}  // namespace
+
+LessonLibrary load_lesson_library(const std::string& dir) {
+    LessonLibrary library;
+    icl::LintOptions options;
+    options.draft = true;  // the app shows lessons still being written
+    icl::LessonSet set = icl::load_lesson_set(dir, options);
+    for (const icl::Diagnostic& d : set.problems)
+        if (!d.warning) library.problems.push_back(icl::to_string(d));
+    for (auto& [lang, lessons] : set.lessons)
+        for (icl::Lesson& lesson : lessons)
+            (lang == "ko" ? library.ko : library.en).push_back(prepare(std::move(lesson)));
+    return library;
+}
+
+const LoadedLesson* AppState::lesson() const {
+    const auto& lessons = library.of(lang);
+    return lesson_index >= 0 && lesson_index < static_cast<int>(lessons.size()) ? &lessons[lesson_index] : nullptr;
+}
+
+void open_lesson(AppState& app, int index) {
+    stop_all_demos(app);
+    app.checks.clear();
+    app.solo_demo.clear();
+    app.lesson_index = index;
+    app.scroll_request = 0;
+    const LoadedLesson* loaded = app.lesson();
+    if (!loaded) return;
+    const auto saved = app.progress.checks.find(loaded->lesson.id);
+    for (const icl::LessonBlock& block : loaded->lesson.blocks) {
+        if (const auto* demo = std::get_if<icl::DemoBlock>(&block)) {
+            DemoInstance instance;
+            instance.def = icl::find_demo(demo->demo);
+            instance.name = demo->name;
+            instance.lesson_params = demo->params;
+            instance.params = demo->params;
+            if (!instance.def) instance.error = "unknown demo '" + demo->demo + "'";
+            app.demos.push_back(std::move(instance));
+        } else if (const auto* check = std::get_if<icl::CheckBlock>(&block)) {
+            CheckInput input;
+            if (saved != app.progress.checks.end()) {
+                auto record = saved->second.find(check->id);
+                if (record != saved->second.end()) input = input_from_answer(*check, record->second.answer);
+            }
+            app.checks[check->id] = input;
+        }
+    }
+    app.progress.last_lesson = loaded->lesson.id;
+    save(app);
+    // Analytic demos are cheap: show their result at once.
+    for (DemoInstance& d : app.demos)
+        if (d.def && d.def->analytic) start_demo_run(app, d);
+}
+
+void open_solo_demo(AppState& app, const std::string& demo_id) {
+    stop_all_demos(app);
+    app.checks.clear();
+    app.lesson_index = -1;
+    app.solo_demo = demo_id;
+    app.scroll_request = 0;
+    DemoInstance instance;
+    instance.def = icl::find_demo(demo_id);
+    instance.name = demo_id;
+    instance.lesson_params = nlohmann::json::object();
+    instance.params = nlohmann::json::object();
+    if (!instance.def) instance.error = "unknown demo '" + demo_id + "'";
+    app.demos.push_back(std::move(instance));
+    if (app.demos.back().def && app.demos.back().def->analytic) start_demo_run(app, app.demos.back());
+}
+
+void set_language(AppState& app, icl::Lang lang) {
+    if (lang == app.lang) return;
+    const std::string open_id = app.lesson() ? app.lesson()->lesson.id : "";
+    app.lang = lang;
+    app.progress.lang = lang == icl::Lang::ko ? "ko" : "en";
+    if (app.lesson_index < 0) {
+        if (!app.solo_demo.empty()) open_solo_demo(app, app.solo_demo);  // its texts are per language
+        save(app);
+        return;
+    }
+    const auto& lessons = app.library.of(lang);
+    int index = lessons.empty() ? -1 : 0;
+    for (size_t k = 0; k < lessons.size(); ++k)
+        if (lessons[k].lesson.id == open_id) index = static_cast<int>(k);
+    if (!open_id.empty() && (index < 0 || lessons[index].lesson.id != open_id))
+        app.notices.push_back(std::string(tr(lang, labels::no_translation)) + " " + open_id);
+    open_lesson(app, index);
+}
+
+void start_demo_run(AppState& app, DemoInstance& demo) {
+    if (!demo.def) return;
+    demo.run.reset();  // stops and joins a previous run
+    auto run = DemoRun::start(demo.def->id, demo.params, app.lang, demo.seed);
+    if (!run) {
+        demo.error = run.error().message;
+        return;
+    }
+    demo.error.clear();
+    demo.run = std::move(run.value());
+}
+
+DemoInstance* find_demo_instance(AppState& app, const std::string& name) {
+    for (DemoInstance& d : app.demos) if (d.name == name) return &d;
+    return nullptr;
+}
+
+bool any_demo_running(const AppState& app) {
+    for (const DemoInstance& d : app.demos) if (d.run && d.run->running()) return true;
+    return false;
+}
+
+icl::Expected<nlohmann::json> answer_json(const icl::CheckBlock& check, const CheckInput& input, icl::Lang lang) {
+    switch (check.type) {
+    case icl::CheckType::Choice:
+    case icl::CheckType::Predict:
+        if (input.choice.empty()) return icl::make_error(tr(lang, labels::choose_option));
+        return nlohmann::json(input.choice);
+    case icl::CheckType::TrueFalse:
+        if (input.choice.empty()) return icl::make_error(tr(lang, labels::choose_true_false));
+        return nlohmann::json(input.choice == "true");
+    case icl::CheckType::Multi: {
+        nlohmann::json keys = nlohmann::json::array();
+        for (const std::string& k : input.multi) keys.push_back(k);
+        return keys;
+    }
+    case icl::CheckType::Numeric:
+    case icl::CheckType::Text:
+        if (input.typed.find_first_not_of(" \t") == std::string::npos)
+            return icl::make_error(tr(lang, labels::type_answer));
+        return nlohmann::json(input.typed);
+    }
+    return icl::make_error("unknown check type");
+}
+
+void submit_answer(AppState& app, const icl::CheckBlock& check, const nlohmann::json& answer) {
+    CheckInput& input = app.checks[check.id];
+    input.verdict.reset();
+    input.error.clear();
+    nlohmann::json demo_result = nullptr;
+    if (check.type == icl::CheckType::Predict) {
+        const std::string instance = check.grading.value("demo", "");
+        DemoInstance* demo = find_demo_instance(app, instance);
+        auto snapshot = demo && demo->run ? demo->run->snapshot() : nullptr;
+        if (!snapshot || !snapshot->done) {
+            input.error = std::string(tr(app.lang, labels::run_demo_first)) + " " + instance;
+            return;
+        }
+        demo_result = icl::to_json(*snapshot);
+    }
+    auto verdict = icl::grade(icl::to_json(check), answer, demo_result);
+    if (!verdict) {
+        input.error = verdict.error().message;
+        return;
+    }
+    input.verdict = verdict.value();
+    input.graded_answer = answer;
+    if (const LoadedLesson* loaded = app.lesson()) {
+        app.progress.checks[loaded->lesson.id][check.id] = CheckRecord{verdict.value().correct, answer};
+        save(app);
+    }
+}
+
+int correct_checks(const AppState& app, const LoadedLesson& lesson) {
+    const auto saved = app.progress.checks.find(lesson.lesson.id);
+    if (saved == app.progress.checks.end()) return 0;
+    int correct = 0;
+    for (const icl::LessonBlock& block : lesson.lesson.blocks)
+        if (const auto* check = std::get_if<icl::CheckBlock>(&block)) {
+            auto record = saved->second.find(check->id);
+            if (record != saved->second.end() && record->second.correct) ++correct;
+        }
+    return correct;
+}
+
+void save(AppState& app) {
+    auto saved = save_progress(app.progress, app.progress_path);
+    if (!saved) {
+        const std::string notice = "progress not saved: " + saved.error().message;
+        if (app.notices.empty() || app.notices.back() != notice) app.notices.push_back(notice);
+    }
+}

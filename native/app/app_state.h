@@ -1,0 +1,93 @@
+// The app's state and the actions that change it, apart from drawing: the lessons of
+// both languages (parsed by core from lessons/<lang>/*.md), the open page with its
+// demo instances and check answers, the saved progress, and notices for the learner.
+#pragma once
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <icl/demo.h>
+#include <icl/lesson.h>
+#include <icl/quiz.h>
+
+#include "demo_run.h"
+#include "markdown_view.h"
+#include "progress_store.h"
+
+// A check block's texts, parsed once for drawing.
+struct CheckDocs {
+    MarkdownDoc prompt, feedback;
+    std::vector<MarkdownDoc> options, option_feedback;  // by option index
+};
+
+struct LoadedLesson {
+    icl::Lesson lesson;
+    std::vector<MarkdownDoc> html_docs;    // by block index (empty for non-html blocks)
+    std::vector<CheckDocs> check_docs;     // by block index (empty for non-check blocks)
+    int check_count = 0;
+};
+
+struct LessonLibrary {
+    std::vector<LoadedLesson> en, ko;      // sorted by order
+    std::vector<std::string> problems;     // lessons that did not parse ("file:line: message")
+    const std::vector<LoadedLesson>& of(icl::Lang lang) const { return lang == icl::Lang::ko ? ko : en; }
+};
+
+// Parses every lessons/<lang>/*.md under `dir`; a lesson that fails is left out and
+// named in `problems`.
+LessonLibrary load_lesson_library(const std::string& dir);
+
+// A demo on the open page.
+struct DemoInstance {
+    const icl::DemoDef* def = nullptr;
+    std::string name;                  // instance name (a predict check refers to it)
+    nlohmann::json lesson_params;      // the lesson's overrides
+    nlohmann::json params;             // what the controls show now
+    uint64_t seed = 1;
+    std::unique_ptr<DemoRun> run;
+    std::string error;                 // why the last start failed
+};
+
+// The learner's answer to one check, as it is being given, and its grade.
+struct CheckInput {
+    std::string choice;                // choice / truefalse / predict: the option key
+    std::set<std::string> multi;       // multi: the option keys ticked
+    std::string typed;                 // numeric / text
+    std::optional<icl::Verdict> verdict;
+    nlohmann::json graded_answer;      // the answer the verdict is for
+    std::string error;                 // why the answer could not be graded
+};
+
+struct AppState {
+    LessonLibrary library;
+    icl::Lang lang = icl::Lang::en;
+    int lesson_index = -1;             // in library.of(lang); -1: a demo on its own
+    std::string solo_demo;             // the demo shown when lesson_index == -1
+    std::vector<DemoInstance> demos;   // of the open page
+    std::map<std::string, CheckInput> checks;  // by check id, of the open lesson
+    Progress progress;
+    std::string progress_path;
+    std::vector<std::string> notices;  // shown at the top until dismissed
+    float scroll_request = -1;        // >= 0: scroll the page there on the next frame
+
+    const LoadedLesson* lesson() const;
+};
+
+void open_lesson(AppState& app, int index);
+void open_solo_demo(AppState& app, const std::string& demo_id);
+// Switches language, keeping the open lesson (by id) when the other language has it.
+void set_language(AppState& app, icl::Lang lang);
+
+void start_demo_run(AppState& app, DemoInstance& demo);
+DemoInstance* find_demo_instance(AppState& app, const std::string& name);
+bool any_demo_running(const AppState& app);
+
+// The answer in icl::grade's form, or an Error for an incomplete one ("choose an option").
+icl::Expected<nlohmann::json> answer_json(const icl::CheckBlock& check, const CheckInput& input, icl::Lang lang);
+// Grades `answer` with core, shows the verdict and records it in the progress file.
+void submit_answer(AppState& app, const icl::CheckBlock& check, const nlohmann::json& answer);
+// Correct checks of a lesson in the saved progress.
+int correct_checks(const AppState& app, const LoadedLesson& lesson);
+void save(AppState& app);

@@ -1,0 +1,334 @@
+#include "app_ui.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "param_controls.h"
+#include "result_view.h"
+#include "ui_text.h"
+
+namespace {
+
+const ImVec4 kGood(0.45f, 0.85f, 0.45f, 1.0f);
+const ImVec4 kBad(1.0f, 0.5f, 0.4f, 1.0f);
+const ImVec4 kMuted(0.65f, 0.65f, 0.65f, 1.0f);
+
+void handle_shortcuts(AppState& app) {
+    const ImGuiIO& io = ImGui::GetIO();
+    if (!io.KeyCtrl) return;
+    const int count = static_cast<int>(app.library.of(app.lang).size());
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_PageDown)) && count > 0)
+        open_lesson(app, std::min(app.lesson_index + 1, count - 1));
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_PageUp)) && count > 0)
+        open_lesson(app, std::max(app.lesson_index - 1, 0));
+    // ImGui 1.86 indexes keys by the platform's codes; GLFW's code for a letter is its ASCII capital.
+    if (ImGui::IsKeyPressed('L')) set_language(app, app.lang == icl::Lang::en ? icl::Lang::ko : icl::Lang::en);
+}
+
+void draw_top_bar(AppState& app, const Fonts& fonts) {
+    ImGui::PushFont(fonts.bold);
+    ImGui::TextUnformatted("ICL Lab");
+    ImGui::PopFont();
+    ImGui::SameLine();
+    ImGui::TextColored(kMuted, "%s", tr(app.lang, labels::tagline));
+    const float buttons_width = ImGui::CalcTextSize(labels::english.en).x + ImGui::CalcTextSize(labels::korean.ko).x +
+                                4 * ImGui::GetStyle().FramePadding.x + ImGui::GetStyle().ItemSpacing.x;
+    ImGui::SameLine(ImGui::GetContentRegionMax().x - buttons_width);
+    for (icl::Lang lang : {icl::Lang::en, icl::Lang::ko}) {
+        const bool active = app.lang == lang;
+        if (active) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+        if (ImGui::Button(lang == icl::Lang::en ? labels::english.en : labels::korean.ko)) set_language(app, lang);
+        if (active) ImGui::PopStyleColor();
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+L");
+        if (lang == icl::Lang::en) ImGui::SameLine();
+    }
+    for (size_t k = 0; k < app.notices.size(); ++k) {
+        ImGui::PushID(static_cast<int>(k));
+        if (ImGui::SmallButton("x")) {
+            app.notices.erase(app.notices.begin() + k);
+            ImGui::PopID();
+            break;
+        }
+        ImGui::SameLine();
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.35f, 1.0f));
+        ImGui::TextWrapped("%s", app.notices[k].c_str());
+        ImGui::PopStyleColor();
+        ImGui::PopID();
+    }
+    ImGui::Separator();
+}
+
+void draw_sidebar(AppState& app, const Fonts& fonts) {
+    ImGui::PushFont(fonts.bold);
+    ImGui::TextUnformatted(tr(app.lang, labels::lessons));
+    ImGui::PopFont();
+    const auto& lessons = app.library.of(app.lang);
+    if (lessons.empty())
+        ImGui::TextWrapped("%s", tr(app.lang, labels::no_lessons));
+    for (size_t k = 0; k < lessons.size(); ++k) {
+        const LoadedLesson& l = lessons[k];
+        const int correct = correct_checks(app, l);
+        char label[512];
+        std::snprintf(label, sizeof label, "%d. %s##lesson%zu", l.lesson.order, l.lesson.title.c_str(), k);
+        ImGui::PushTextWrapPos(0);
+        if (ImGui::Selectable(label, app.lesson_index == static_cast<int>(k))) open_lesson(app, static_cast<int>(k));
+        ImGui::PopTextWrapPos();
+        if (ImGui::IsItemHovered() && !l.lesson.summary.empty()) ImGui::SetTooltip("%s", l.lesson.summary.c_str());
+        if (l.check_count > 0) {
+            char progress[64];
+            std::snprintf(progress, sizeof progress, "%d / %d", correct, l.check_count);
+            ImGui::PushStyleColor(ImGuiCol_PlotHistogram, correct == l.check_count ? kGood : ImVec4(0.3f, 0.55f, 0.9f, 1.0f));
+            ImGui::ProgressBar(static_cast<float>(correct) / l.check_count, ImVec2(-1, fonts.body_size * 0.9f), progress);
+            ImGui::PopStyleColor();
+        }
+    }
+    ImGui::Spacing();
+    ImGui::PushFont(fonts.bold);
+    ImGui::TextUnformatted(tr(app.lang, labels::all_demos));
+    ImGui::PopFont();
+    for (const icl::DemoDef* def : icl::all_demos()) {
+        const std::string label = (app.lang == icl::Lang::ko ? def->title_ko : def->title_en) + "##demo" + def->id;
+        if (ImGui::Selectable(label.c_str(), app.lesson_index < 0 && app.solo_demo == def->id)) open_solo_demo(app, def->id);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", def->id.c_str());
+    }
+    if (!app.library.problems.empty()) {
+        ImGui::Spacing();
+        ImGui::TextColored(kBad, "%s %zu", tr(app.lang, labels::source_problems),
+                           app.library.problems.size());
+        if (ImGui::IsItemHovered()) {
+            std::string all;
+            for (const std::string& p : app.library.problems) all += p + "\n";
+            ImGui::SetTooltip("%s", all.c_str());
+        }
+    }
+}
+
+void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
+    ImGui::PushID(demo.name.c_str());
+    const float pad = fonts.body_size * 0.5f;
+    ImGui::Dummy(ImVec2(0, pad));
+    ImGui::Separator();
+    if (!demo.def) {
+        ImGui::TextColored(kBad, "%s", demo.error.c_str());
+        ImGui::PopID();
+        return;
+    }
+    const icl::DemoDef& def = *demo.def;
+    ImGui::PushFont(fonts.subheading);
+    ImGui::TextWrapped("%s %s", tr(app.lang, labels::demo), (app.lang == icl::Lang::ko ? def.title_ko : def.title_en).c_str());
+    ImGui::PopFont();
+    const std::string& summary = app.lang == icl::Lang::ko ? def.summary_ko : def.summary_en;
+    if (!summary.empty()) ImGui::TextWrapped("%s", summary.c_str());
+    if (!def.paper.empty()) ImGui::TextColored(kMuted, "%s %s", tr(app.lang, labels::paper), def.paper.c_str());
+
+    const bool running = demo.run && demo.run->running();
+    if (ImGui::TreeNodeEx(tr(app.lang, labels::parameters), ImGuiTreeNodeFlags_DefaultOpen)) {
+        ImGui::BeginDisabled(running);
+        const bool changed = draw_param_controls(def.params, demo.params, app.lang);
+        int seed = static_cast<int>(demo.seed);
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextUnformatted("seed");
+        ImGui::SameLine(ImGui::GetFontSize() * 9);
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+        const bool seed_changed = ImGui::InputInt("##seed", &seed);
+        if (seed_changed) demo.seed = static_cast<uint64_t>(std::max(0, seed));
+        ImGui::EndDisabled();
+        // Analytic demos follow their controls live; training demos wait for Run.
+        if ((changed || seed_changed) && def.analytic) start_demo_run(app, demo);
+        ImGui::TreePop();
+    }
+
+    if (running) {
+        if (ImGui::Button(tr(app.lang, labels::stop))) demo.run->stop();
+    } else {
+        if (ImGui::Button(tr(app.lang, labels::run))) start_demo_run(app, demo);
+    }
+    ImGui::SameLine();
+    ImGui::BeginDisabled(running);
+    if (ImGui::Button(tr(app.lang, labels::reset_parameters))) {
+        demo.params = demo.lesson_params;
+        demo.seed = 1;
+        if (def.analytic) start_demo_run(app, demo);
+    }
+    ImGui::EndDisabled();
+    if (!demo.error.empty()) ImGui::TextColored(kBad, "%s", demo.error.c_str());
+
+    if (demo.run) {
+        const auto result = demo.run->snapshot();
+        if (!def.analytic || running) {
+            char overlay[96];
+            const char* state = running ? tr(app.lang, labels::running)
+                                : result->done ? tr(app.lang, labels::done)
+                                : tr(app.lang, labels::stopped);
+            std::snprintf(overlay, sizeof overlay, "%s — %.0f%%", state, 100 * result->progress);
+            ImGui::ProgressBar(static_cast<float>(result->progress), ImVec2(-1, 0), overlay);
+        }
+        draw_result(*result, fonts);
+    } else if (!def.analytic) {
+        ImGui::TextColored(kMuted, "%s", tr(app.lang, labels::press_run));
+    }
+    ImGui::Separator();
+    ImGui::Dummy(ImVec2(0, pad));
+    ImGui::PopID();
+}
+
+void draw_check(AppState& app, const icl::CheckBlock& check, const CheckDocs& docs, const Fonts& fonts) {
+    CheckInput& input = app.checks[check.id];
+    ImGui::PushID(check.id.c_str());
+    ImGui::Dummy(ImVec2(0, fonts.body_size * 0.3f));
+    ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(1, 1, 1, 0.035f));
+    ImGui::BeginGroup();
+    ImGui::PushFont(fonts.bold);
+    ImGui::TextUnformatted(tr(app.lang, labels::check_heading));
+    ImGui::PopFont();
+    draw_markdown(docs.prompt, fonts, "prompt");
+
+    const float option_indent = fonts.body_size * 1.8f;
+    switch (check.type) {
+    case icl::CheckType::Choice:
+    case icl::CheckType::Predict:
+    case icl::CheckType::TrueFalse:
+    case icl::CheckType::Multi:
+        for (size_t k = 0; k < check.options.size(); ++k) {
+            const std::string& key = check.options[k].key;
+            ImGui::PushID(key.c_str());
+            bool picked;
+            if (check.type == icl::CheckType::Multi) {
+                picked = input.multi.count(key) > 0;
+                if (ImGui::Checkbox("##pick", &picked)) {
+                    if (picked) input.multi.insert(key); else input.multi.erase(key);
+                }
+            } else if (ImGui::RadioButton("##pick", input.choice == key)) {
+                input.choice = key;
+            }
+            ImGui::SameLine(option_indent);
+            ImGui::BeginGroup();
+            if (check.type == icl::CheckType::TrueFalse && check.options[k].markdown.empty())
+                ImGui::TextUnformatted(key == "true" ? tr(app.lang, labels::true_label) : tr(app.lang, labels::false_label));
+            else
+                draw_markdown(docs.options[k], fonts, "option");
+            ImGui::EndGroup();
+            ImGui::PopID();
+        }
+        break;
+    case icl::CheckType::Numeric:
+    case icl::CheckType::Text:
+        ImGui::SetNextItemWidth(fonts.body_size * 16);
+        ImGui::InputText("##typed", &input.typed);
+        break;
+    }
+
+    if (ImGui::Button(tr(app.lang, labels::check_answer))) {
+        auto answer = answer_json(check, input, app.lang);
+        if (answer) submit_answer(app, check, answer.value());
+        else input.error = answer.error().message;
+    }
+    if (!input.error.empty()) ImGui::TextColored(kBad, "%s", input.error.c_str());
+    if (input.verdict) {
+        const icl::Verdict& v = *input.verdict;
+        if (v.correct) {
+            ImGui::TextColored(kGood, "%s", tr(app.lang, labels::correct));
+        } else {
+            ImGui::TextColored(kBad, "%s %s", tr(app.lang, labels::not_quite),
+                               v.correct_answer.c_str());
+        }
+        ImGui::Indent(option_indent);
+        draw_markdown(docs.feedback, fonts, "feedback");
+        // The chosen options' own feedback.
+        for (size_t k = 0; k < check.options.size(); ++k) {
+            const std::string& key = check.options[k].key;
+            const nlohmann::json& a = input.graded_answer;
+            const bool chosen = (a.is_string() && a.get<std::string>() == key) ||
+                                (a.is_boolean() && (a.get<bool>() ? "true" : "false") == key) ||
+                                (a.is_array() && std::find(a.begin(), a.end(), key) != a.end());
+            if (chosen && !docs.option_feedback[k].blocks.empty()) {
+                ImGui::PushID(static_cast<int>(k));
+                ImGui::TextColored(kMuted, "%s:", key.c_str());
+                ImGui::SameLine();
+                ImGui::BeginGroup();
+                draw_markdown(docs.option_feedback[k], fonts, "option-feedback");
+                ImGui::EndGroup();
+                ImGui::PopID();
+            }
+        }
+        ImGui::Unindent(option_indent);
+    } else {
+        const auto saved = app.lesson() ? app.progress.checks.find(app.lesson()->lesson.id) : app.progress.checks.end();
+        if (saved != app.progress.checks.end() && saved->second.count(check.id))
+            ImGui::TextColored(kMuted, "%s", saved->second.at(check.id).correct
+                                                 ? tr(app.lang, labels::answered_right)
+                                                 : tr(app.lang, labels::answered_wrong));
+    }
+    ImGui::EndGroup();
+    ImGui::PopStyleColor();
+    ImGui::Dummy(ImVec2(0, fonts.body_size * 0.5f));
+    ImGui::PopID();
+}
+
+void draw_page(AppState& app, const Fonts& fonts) {
+    if (app.scroll_request >= 0) {
+        ImGui::SetScrollY(app.scroll_request);
+        app.scroll_request = -1;
+    }
+    const float max_width = fonts.body_size * 48;  // readable line length
+    const float avail = ImGui::GetContentRegionAvail().x;
+    if (avail > max_width) ImGui::Indent((avail - max_width) / 2);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::min(avail, max_width));
+    ImGui::BeginGroup();
+    ImGui::PushItemWidth(std::min(avail, max_width));
+    const LoadedLesson* loaded = app.lesson();
+    if (loaded) {
+        ImGui::PushFont(fonts.title);
+        ImGui::TextWrapped("%s", loaded->lesson.title.c_str());
+        ImGui::PopFont();
+        if (!loaded->lesson.summary.empty()) ImGui::TextColored(kMuted, "%s", loaded->lesson.summary.c_str());
+        ImGui::Separator();
+        size_t demo_index = 0;
+        for (size_t k = 0; k < loaded->lesson.blocks.size(); ++k) {
+            const icl::LessonBlock& block = loaded->lesson.blocks[k];
+            ImGui::PushID(static_cast<int>(k));
+            if (std::holds_alternative<icl::HtmlBlock>(block)) {
+                draw_markdown(loaded->html_docs[k], fonts, "text");
+            } else if (std::holds_alternative<icl::DemoBlock>(block)) {
+                if (demo_index < app.demos.size()) draw_demo(app, app.demos[demo_index++], fonts);
+            } else if (const auto* check = std::get_if<icl::CheckBlock>(&block)) {
+                draw_check(app, *check, loaded->check_docs[k], fonts);
+            }
+            ImGui::PopID();
+            if (app.lesson() != loaded) break;  // a control opened another page this frame
+        }
+    } else if (!app.demos.empty()) {
+        draw_demo(app, app.demos.front(), fonts);
+    } else {
+        ImGui::TextWrapped("%s", tr(app.lang, labels::choose_lesson));
+    }
+    ImGui::PopItemWidth();
+    ImGui::EndGroup();
+    ImGui::PopTextWrapPos();
+}
+
+}  // namespace
+
+void draw_app(AppState& app, const Fonts& fonts) {
+    handle_shortcuts(app);
+    const ImGuiViewport* viewport = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(viewport->WorkPos);
+    ImGui::SetNextWindowSize(viewport->WorkSize);
+    ImGui::Begin("ICL Lab", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                     ImGuiWindowFlags_NoBringToFrontOnFocus |
+                     ImGuiWindowFlags_NoBackground);  // the clear colour is the background: one full-screen blend less
+    draw_top_bar(app, fonts);
+    const float sidebar_width = std::min(fonts.body_size * 19, ImGui::GetContentRegionAvail().x * 0.3f);
+    ImGui::BeginChild("sidebar", ImVec2(sidebar_width, 0), true);
+    draw_sidebar(app, fonts);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("page", ImVec2(0, 0), true);
+    draw_page(app, fonts);
+    ImGui::EndChild();
+    ImGui::End();
+}

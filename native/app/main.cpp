@@ -1,0 +1,389 @@
+// icl-lab: the ICL Lab desktop app (Dear ImGui + GLFW + OpenGL3).
+// Interactive by default; with --frames it draws that many frames and exits, which the
+// tests use together with --screenshot, --answer and --run-demos.
+// Exit status: 0 success, 1 the app could not run (no display, screenshot failed),
+// 2 bad usage (unknown option, lesson or demo).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include "app_state.h"
+#include "app_ui.h"
+#include "fonts.h"
+#include "result_view.h"
+#include "ui_text.h"
+#include "screenshot.h"
+
+namespace {
+
+const char* kUsage =
+    "usage: icl-lab [options]\n"
+    "  --lesson <id>          open this lesson (default: the last one opened)\n"
+    "  --demo <id>            open this demo on its own\n"
+    "  --lang en|ko           the language of lessons and labels\n"
+    "  --lessons <dir>        the lesson sources (default: lessons/ of the source tree)\n"
+    "  --run-demos            start every demo on the page at once\n"
+    "  --answer <check>=<v>   answer a check of the open lesson; v is JSON (\"b\", [\"a\",\"c\"],\n"
+    "                         true, 0.2) or plain text; the verdict is printed\n"
+    "  --frames <n>           draw n frames, print frame times, and exit\n"
+    "  --screenshot <file>    write the last frame as a PNG (with --frames)\n"
+    "  --scroll <pixels>      scroll the page down this far (with --frames, for screenshots)\n"
+    "  --size <w>x<h>         window size in screen coordinates (default 1280x800)\n"
+    "  --scale <f>            UI scale (default: the monitor's content scale)\n"
+    "  --version, --help\n"
+    "keys: Tab / arrows / Space to move and press; Ctrl+PageDown / Ctrl+PageUp next /\n"
+    "previous lesson; Ctrl+L switch language.\n";
+
+struct Options {
+    std::string lesson, demo, lang, lessons_dir, screenshot;
+    bool run_demos = false;
+    std::vector<std::pair<std::string, std::string>> answers;  // check id, value
+    int frames = 0;
+    float scroll = 0;
+    int width = 1280, height = 800;
+    float scale = 0;
+};
+
+int usage_error(const std::string& message) {
+    std::fprintf(stderr, "icl-lab: %s\n(see icl-lab --help)\n", message.c_str());
+    return 2;
+}
+
+// Parses argv; returns -1 to go on, else an exit status.
+int parse_options(int argc, char** argv, Options& o) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        const char* v = nullptr;
+        if (a == "--help") { std::fputs(kUsage, stdout); return 0; }
+        if (a == "--version") { std::printf("icl-lab %s\n", ICL_VERSION); return 0; }
+        if (a == "--run-demos") { o.run_demos = true; continue; }
+        if (a != "--lesson" && a != "--demo" && a != "--lang" && a != "--lessons" && a != "--answer" &&
+            a != "--frames" && a != "--screenshot" && a != "--size" && a != "--scale" && a != "--scroll")
+            return usage_error("unknown option '" + a + "'");
+        if (i + 1 >= argc) return usage_error(a + " needs a value");
+        v = argv[++i];
+        const std::string s = v;
+        if (a == "--lesson") o.lesson = s;
+        else if (a == "--demo") o.demo = s;
+        else if (a == "--lang") {
+            if (!icl::parse_lang(s)) return usage_error("--lang must be en or ko, not '" + s + "'");
+            o.lang = s;
+        } else if (a == "--lessons") o.lessons_dir = s;
+        else if (a == "--screenshot") o.screenshot = s;
+        else if (a == "--answer") {
+            const size_t eq = s.find('=');
+            if (eq == std::string::npos || eq == 0) return usage_error("--answer needs <check id>=<answer>, not '" + s + "'");
+            o.answers.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+        } else if (a == "--frames") {
+            char* end = nullptr;
+            const long n = std::strtol(s.c_str(), &end, 10);
+            if (*end || n < 1 || n > 1000000) return usage_error("--frames must be a whole number from 1 to 1000000");
+            o.frames = static_cast<int>(n);
+        } else if (a == "--size") {
+            if (std::sscanf(s.c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 320 || o.height < 240 ||
+                o.width > 8192 || o.height > 8192)
+                return usage_error("--size must be <w>x<h>, each from 320x240 to 8192x8192");
+        } else if (a == "--scroll") {
+            char* end = nullptr;
+            o.scroll = std::strtof(s.c_str(), &end);
+            if (*end || !(o.scroll >= 0 && o.scroll <= 1e6f)) return usage_error("--scroll must be a number of pixels from 0 to 1000000");
+        } else if (a == "--scale") {
+            char* end = nullptr;
+            o.scale = std::strtof(s.c_str(), &end);
+            if (*end || !(o.scale >= 0.5f && o.scale <= 4.0f)) return usage_error("--scale must be a number from 0.5 to 4");
+        }
+    }
+    if (!o.screenshot.empty() && o.frames == 0) return usage_error("--screenshot needs --frames");
+    if (!o.lesson.empty() && !o.demo.empty()) return usage_error("give --lesson or --demo, not both");
+    return -1;
+}
+
+std::string find_lessons_dir(const std::string& given) {
+    if (!given.empty()) return given;
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec && fs::is_directory(exe.parent_path() / ".." / ".." / "lessons", ec))
+        return (exe.parent_path() / ".." / ".." / "lessons").string();  // build/bin/icl-lab in the source tree
+    if (fs::is_directory(std::string(ICL_SOURCE_DIR) + "/lessons", ec)) return std::string(ICL_SOURCE_DIR) + "/lessons";
+    return "lessons";
+}
+
+// Every string the app may draw with the fonts that hold only the glyphs in use.
+std::vector<std::string> texts_to_show(const AppState& app) {
+    std::vector<std::string> texts;
+    for (const auto* lessons : {&app.library.en, &app.library.ko})
+        for (const LoadedLesson& l : *lessons) {
+            texts.push_back(l.lesson.title + l.lesson.summary);
+            for (const MarkdownDoc& d : l.html_docs) texts.push_back(shown_text(d));
+            for (const CheckDocs& c : l.check_docs) {
+                texts.push_back(shown_text(c.prompt) + shown_text(c.feedback));
+                for (const MarkdownDoc& d : c.options) texts.push_back(shown_text(d));
+                for (const MarkdownDoc& d : c.option_feedback) texts.push_back(shown_text(d));
+            }
+        }
+    for (const icl::DemoDef* d : icl::all_demos()) {
+        texts.push_back(d->title_en + d->title_ko + d->summary_en + d->summary_ko + d->paper);
+        for (const icl::ParamSpec& p : d->params) {
+            texts.push_back(p.help_en + p.help_ko);
+            for (const std::string& c : p.choices) texts.push_back(c);
+        }
+    }
+    return texts;
+}
+
+// Texts the app shows that are not known at start: results, notices, answers.
+std::vector<std::string> dynamic_texts(const AppState& app) {
+    std::vector<std::string> texts = app.notices;
+    for (const DemoInstance& d : app.demos) {
+        texts.push_back(d.error);
+        if (d.run) texts.push_back(result_texts(*d.run->snapshot()));
+    }
+    for (const auto& [id, input] : app.checks) {
+        texts.push_back(input.typed + input.error);
+        if (input.verdict) texts.push_back(input.verdict->correct_answer);
+    }
+    return texts;
+}
+
+// An --answer value: JSON if it parses, else the text itself.
+nlohmann::json parse_answer_value(const std::string& text) {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    return j.is_discarded() ? nlohmann::json(text) : j;
+}
+
+const icl::CheckBlock* find_check(const AppState& app, const std::string& id) {
+    if (!app.lesson()) return nullptr;
+    for (const icl::LessonBlock& b : app.lesson()->lesson.blocks)
+        if (const auto* c = std::get_if<icl::CheckBlock>(&b); c && c->id == id) return c;
+    return nullptr;
+}
+
+// Frame times as (frame number, ms); prints their summary and the slowest frame.
+void print_frame_stats(const char* label, const std::vector<std::pair<int, double>>& frames) {
+    if (frames.empty()) {
+        std::printf("%s: 0 frames\n", label);
+        return;
+    }
+    std::vector<double> ms;
+    for (const auto& f : frames) ms.push_back(f.second);
+    const auto slowest = *std::max_element(frames.begin(), frames.end(),
+                                           [](const auto& a, const auto& b) { return a.second < b.second; });
+    std::sort(ms.begin(), ms.end());
+    double sum = 0;
+    for (double m : ms) sum += m;
+    const double mean = sum / ms.size();
+    const double p95 = ms[std::min(ms.size() - 1, static_cast<size_t>(0.95 * ms.size()))];
+    std::printf("%s: %zu frames, mean %.2f ms, median %.2f ms, p95 %.2f ms, max %.2f ms at frame %d (%.1f fps)\n",
+                label, ms.size(), mean, ms[ms.size() / 2], p95, slowest.second, slowest.first, 1000.0 / mean);
+}
+
+void glfw_error(int code, const char* message) { std::fprintf(stderr, "icl-lab: GLFW error %d: %s\n", code, message); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options options;
+    if (int status = parse_options(argc, argv, options); status >= 0) return status;
+    const bool scripted = options.frames > 0;
+
+    AppState app;
+    app.library = load_lesson_library(find_lessons_dir(options.lessons_dir));
+    if (!app.library.problems.empty())
+        app.notices.push_back(std::to_string(app.library.problems.size()) +
+                              " problem(s) in the lesson sources; run `icl lessons check` to see them");
+    app.progress_path = default_progress_path();
+    LoadedProgress loaded = load_progress(app.progress_path);
+    app.progress = loaded.progress;
+    if (!loaded.notice.empty()) {
+        app.notices.push_back(loaded.notice);
+        std::fprintf(stderr, "icl-lab: %s\n", loaded.notice.c_str());
+    }
+    app.lang = app.progress.lang == "ko" ? icl::Lang::ko : icl::Lang::en;
+    if (!options.lang.empty()) app.lang = icl::parse_lang(options.lang).value();
+    app.progress.lang = app.lang == icl::Lang::ko ? "ko" : "en";
+
+    // Which page opens: --lesson, --demo, else the last lesson, else the first.
+    const std::string wanted = !options.lesson.empty() ? options.lesson : app.progress.last_lesson;
+    const auto& lessons = app.library.of(app.lang);
+    int lesson_index = lessons.empty() ? -1 : 0;
+    bool found = false;
+    for (size_t k = 0; k < lessons.size(); ++k)
+        if (lessons[k].lesson.id == wanted) { lesson_index = static_cast<int>(k); found = true; }
+    if (!options.lesson.empty() && !found) {
+        std::string ids;
+        for (const LoadedLesson& l : lessons) ids += " " + l.lesson.id;
+        return usage_error("no lesson '" + options.lesson + "' in " + options.lang + " (lessons:" + ids + ")");
+    }
+    if (!options.demo.empty() && !icl::find_demo(options.demo)) return usage_error("unknown demo '" + options.demo + "'");
+    if (!options.answers.empty() && options.lesson.empty()) return usage_error("--answer needs --lesson");
+
+    glfwSetErrorCallback(glfw_error);
+    if (!glfwInit()) {
+        std::fprintf(stderr, "icl-lab: cannot open a window: no display? (on a machine without one, run under xvfb-run)\n");
+        return 1;
+    }
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+    GLFWwindow* window = glfwCreateWindow(options.width, options.height, "ICL Lab", nullptr, nullptr);
+    if (!window) {
+        std::fprintf(stderr, "icl-lab: cannot create an OpenGL 3 window\n");
+        glfwTerminate();
+        return 1;
+    }
+    glfwMakeContextCurrent(window);
+    glfwSwapInterval(scripted ? 0 : 1);  // scripted runs measure the frame's own cost
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+    io.IniFilename = nullptr;  // layout is fixed; nothing to remember
+    ImGui::StyleColorsDark();
+    float scale = options.scale;
+    if (scale == 0) {
+        float xscale = 1, yscale = 1;
+        glfwGetWindowContentScale(window, &xscale, &yscale);
+        scale = std::clamp(xscale, 0.5f, 4.0f);
+    }
+    ImGui::GetStyle().ScaleAllSizes(scale);
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init("#version 130");
+
+    std::vector<std::string> font_notices;
+    std::vector<std::string> atlas_texts = texts_to_show(app);
+    for (const std::string& t : all_label_texts()) atlas_texts.push_back(t);
+    for (const std::string& t : app.notices) atlas_texts.push_back(t);
+    Fonts fonts = load_fonts(scale, atlas_texts, font_notices);
+    std::set<std::string> added_to_atlas;  // texts added after the first build
+    bool atlas_stale = false;
+    auto last_atlas_build = std::chrono::steady_clock::now();
+    for (const std::string& n : font_notices) {
+        app.notices.push_back(n);
+        std::fprintf(stderr, "icl-lab: %s\n", n.c_str());
+    }
+
+    if (!options.demo.empty()) open_solo_demo(app, options.demo);
+    else open_lesson(app, lesson_index);
+    if (app.lesson()) std::printf("lesson %s %s\n", app.lesson()->lesson.id.c_str(), app.lang == icl::Lang::ko ? "ko" : "en");
+    if (options.run_demos)
+        for (DemoInstance& d : app.demos) start_demo_run(app, d);
+
+    std::vector<std::pair<std::string, std::string>> pending_answers = options.answers;
+    std::vector<std::pair<int, double>> frame_ms, frame_ms_running;
+    auto last = std::chrono::steady_clock::now();
+    int frame = 0;
+    int exit_status = 0;
+    while (!glfwWindowShouldClose(window)) {
+        // Idle and interactive: sleep until an event; otherwise keep drawing.
+        if (!scripted && !any_demo_running(app)) glfwWaitEventsTimeout(0.25);
+        else glfwPollEvents();
+        const bool running = any_demo_running(app);
+
+        // Scripted answers: at once, or for a predict check once its demo has finished.
+        for (auto it = pending_answers.begin(); it != pending_answers.end();) {
+            const icl::CheckBlock* check = find_check(app, it->first);
+            bool ready = true;
+            if (check && check->type == icl::CheckType::Predict) {
+                DemoInstance* demo = find_demo_instance(app, check->grading.value("demo", ""));
+                ready = !(demo && demo->run && demo->run->running()) || frame + 1 >= options.frames;
+            }
+            if (!ready) { ++it; continue; }
+            if (!check) {
+                std::printf("check %s: error: no such check in this lesson\n", it->first.c_str());
+                exit_status = 2;
+            } else {
+                submit_answer(app, *check, parse_answer_value(it->second));
+                const CheckInput& input = app.checks[check->id];
+                if (input.verdict)
+                    std::printf("check %s: %s (correct answer: %s)\n", check->id.c_str(),
+                                input.verdict->correct ? "correct" : "incorrect", input.verdict->correct_answer.c_str());
+                else
+                    std::printf("check %s: error: %s\n", check->id.c_str(), input.error.c_str());
+            }
+            it = pending_answers.erase(it);
+        }
+
+        // Text that appeared since the atlas was built (a demo's result, a typed answer):
+        // rebuild the atlas with it, at most once a second.
+        for (const std::string& text : dynamic_texts(app))
+            if (!covers(fonts, text) && added_to_atlas.insert(text).second) {
+                atlas_texts.push_back(text);
+                atlas_stale = true;
+            }
+        if (atlas_stale && std::chrono::steady_clock::now() - last_atlas_build > std::chrono::seconds(1)) {
+            const auto t0 = std::chrono::steady_clock::now();
+            ImGui_ImplOpenGL3_DestroyFontsTexture();
+            fonts = load_fonts(scale, atlas_texts, font_notices);
+            ImGui_ImplOpenGL3_CreateFontsTexture();
+            last_atlas_build = std::chrono::steady_clock::now();
+            if (scripted)
+                std::printf("font atlas rebuilt at frame %d in %.0f ms\n", frame + 1,
+                            std::chrono::duration<double, std::milli>(last_atlas_build - t0).count());
+            atlas_stale = false;
+        }
+
+        if (options.scroll > 0) app.scroll_request = options.scroll;  // until the page is long enough to take it
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui_ImplGlfw_NewFrame();
+        ImGui::NewFrame();
+        draw_app(app, fonts);
+        ImGui::Render();
+        int fb_width = 0, fb_height = 0;
+        glfwGetFramebufferSize(window, &fb_width, &fb_height);
+        glViewport(0, 0, fb_width, fb_height);
+        glClearColor(0.09f, 0.09f, 0.11f, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        ++frame;
+        double screenshot_ms = 0;  // not part of the frame's cost
+        if (scripted && frame >= options.frames && !options.screenshot.empty()) {
+            const auto t0 = std::chrono::steady_clock::now();
+            auto written = write_screenshot(options.screenshot, fb_width, fb_height);
+            if (written) std::printf("screenshot %s (%dx%d)\n", options.screenshot.c_str(), fb_width, fb_height);
+            else { std::fprintf(stderr, "icl-lab: %s\n", written.error().message.c_str()); exit_status = 1; }
+            screenshot_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        }
+        glfwSwapBuffers(window);
+
+        const auto now = std::chrono::steady_clock::now();
+        const double ms = std::chrono::duration<double, std::milli>(now - last).count() - screenshot_ms;
+        last = now;
+        if (frame > 1) {  // the first frame includes start-up
+            frame_ms.emplace_back(frame, ms);
+            if (running) frame_ms_running.emplace_back(frame, ms);
+        }
+        if (scripted && frame >= options.frames) break;
+    }
+
+    if (scripted) {
+        for (const DemoInstance& d : app.demos) {
+            if (!d.run) continue;
+            const auto result = d.run->snapshot();
+            std::printf("demo %s: %s, progress %.3f, steps %ld%s%s\n", d.name.c_str(),
+                        d.run->running() ? "running" : result->done ? "done" : "stopped", result->progress,
+                        d.run->steps(), result->error.empty() ? "" : ", error: ", result->error.c_str());
+        }
+        print_frame_stats("frames", frame_ms);
+        print_frame_stats("frames while a demo ran", frame_ms_running);
+    }
+    app.demos.clear();  // stop and join the workers before the window goes
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return exit_status;
+}

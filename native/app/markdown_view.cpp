@@ -1,0 +1,368 @@
+#include "markdown_view.h"
+
+#include <md4c.h>
+
+#include <imgui.h>
+#include <imgui_internal.h>
+
+#include "tex_text.h"
+
+namespace {
+
+// ---- parsing: md4c callbacks build the display list ----------------------------------
+
+struct ListLevel { bool ordered = false; unsigned next_number = 1; };
+
+struct Builder {
+    MarkdownDoc doc;
+    std::vector<ListLevel> lists;
+    int quote_depth = 0;
+    unsigned style = 0;
+    std::string link;
+    std::string math;          // TeX of the math span being read
+    bool in_block_text = false;  // inside a block that takes inline text
+    std::vector<TextRun>* target = nullptr;
+
+    int indent() const { return static_cast<int>(lists.size()) + quote_depth; }
+
+    MarkdownBlock& open(MarkdownBlock::Kind kind) {
+        doc.blocks.emplace_back();
+        MarkdownBlock& b = doc.blocks.back();
+        b.kind = kind;
+        b.indent = indent();
+        b.quoted = quote_depth > 0;
+        target = &b.runs;
+        return b;
+    }
+
+    void add_text(const std::string& text) {
+        if (!target) open(MarkdownBlock::Paragraph);
+        if (!target->empty() && target->back().style == style && target->back().link == link &&
+            !(style & (kStyleMath | kStyleDisplayMath)))
+            target->back().text += text;
+        else
+            target->push_back(TextRun{text, style, link});
+    }
+};
+
+std::string decode_entity(const std::string& entity) {
+    if (entity == "&amp;") return "&";
+    if (entity == "&lt;") return "<";
+    if (entity == "&gt;") return ">";
+    if (entity == "&quot;") return "\"";
+    if (entity == "&apos;") return "'";
+    if (entity == "&nbsp;") return "\u00A0";
+    if (entity.size() > 3 && entity[1] == '#') {
+        unsigned long cp = entity[2] == 'x' || entity[2] == 'X' ? std::strtoul(entity.c_str() + 3, nullptr, 16)
+                                                                 : std::strtoul(entity.c_str() + 2, nullptr, 10);
+        std::string out;
+        if (cp == 0 || cp > 0x10FFFF) return "\uFFFD";
+        if (cp < 0x80) {
+            out += static_cast<char>(cp);
+        } else if (cp < 0x800) {
+            out += static_cast<char>(0xC0 | (cp >> 6));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            out += static_cast<char>(0xE0 | (cp >> 12));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else {
+            out += static_cast<char>(0xF0 | (cp >> 18));
+            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+        }
+        return out;
+    }
+    return entity;
+}
+
+int enter_block(MD_BLOCKTYPE type, void* detail, void* user) {
+    Builder& b = *static_cast<Builder*>(user);
+    switch (type) {
+    case MD_BLOCK_QUOTE: ++b.quote_depth; break;
+    case MD_BLOCK_UL: b.lists.push_back({false, 1}); break;
+    case MD_BLOCK_OL: b.lists.push_back({true, static_cast<MD_BLOCK_OL_DETAIL*>(detail)->start}); break;
+    case MD_BLOCK_LI: {
+        ListLevel& level = b.lists.back();
+        MarkdownBlock& item = b.open(MarkdownBlock::ListItem);
+        item.level = static_cast<int>(b.lists.size());
+        item.indent = item.level - 1 + b.quote_depth;
+        item.marker = level.ordered ? std::to_string(level.next_number++) + "." : "•";
+        break;
+    }
+    case MD_BLOCK_HR: b.open(MarkdownBlock::Rule); b.target = nullptr; break;
+    case MD_BLOCK_H: b.open(MarkdownBlock::Heading).level = static_cast<MD_BLOCK_H_DETAIL*>(detail)->level; break;
+    case MD_BLOCK_CODE: b.open(MarkdownBlock::CodeBlock); break;
+    case MD_BLOCK_P:
+        // The first paragraph of a list item is the item's own text.
+        if (!(b.target && !b.doc.blocks.empty() && b.doc.blocks.back().kind == MarkdownBlock::ListItem &&
+              b.doc.blocks.back().runs.empty()))
+            b.open(MarkdownBlock::Paragraph);
+        break;
+    case MD_BLOCK_TABLE: b.open(MarkdownBlock::Table).columns = static_cast<MD_BLOCK_TABLE_DETAIL*>(detail)->col_count; break;
+    case MD_BLOCK_TR: b.doc.blocks.back().rows.emplace_back(); break;
+    case MD_BLOCK_TH:
+    case MD_BLOCK_TD: {
+        auto& row = b.doc.blocks.back().rows.back();
+        row.emplace_back();
+        b.target = &row.back();
+        break;
+    }
+    default: break;
+    }
+    return 0;
+}
+
+int leave_block(MD_BLOCKTYPE type, void*, void* user) {
+    Builder& b = *static_cast<Builder*>(user);
+    switch (type) {
+    case MD_BLOCK_QUOTE: --b.quote_depth; break;
+    case MD_BLOCK_UL:
+    case MD_BLOCK_OL: b.lists.pop_back(); break;
+    case MD_BLOCK_P:
+    case MD_BLOCK_H:
+    case MD_BLOCK_CODE:
+    case MD_BLOCK_LI:
+    case MD_BLOCK_TH:
+    case MD_BLOCK_TD: b.target = nullptr; break;
+    default: break;
+    }
+    return 0;
+}
+
+int enter_span(MD_SPANTYPE type, void* detail, void* user) {
+    Builder& b = *static_cast<Builder*>(user);
+    switch (type) {
+    case MD_SPAN_EM: b.style |= kStyleItalic; break;
+    case MD_SPAN_STRONG: b.style |= kStyleBold; break;
+    case MD_SPAN_CODE: b.style |= kStyleCode; break;
+    case MD_SPAN_DEL: b.style |= kStyleStrike; break;
+    case MD_SPAN_LATEXMATH: b.style |= kStyleMath; b.math.clear(); break;
+    case MD_SPAN_LATEXMATH_DISPLAY: b.style |= kStyleDisplayMath; b.math.clear(); break;
+    case MD_SPAN_A: {
+        auto* a = static_cast<MD_SPAN_A_DETAIL*>(detail);
+        b.style |= kStyleLink;
+        b.link.assign(a->href.text, a->href.size);
+        break;
+    }
+    default: break;
+    }
+    return 0;
+}
+
+int leave_span(MD_SPANTYPE type, void*, void* user) {
+    Builder& b = *static_cast<Builder*>(user);
+    switch (type) {
+    case MD_SPAN_EM: b.style &= ~kStyleItalic; break;
+    case MD_SPAN_STRONG: b.style &= ~kStyleBold; break;
+    case MD_SPAN_CODE: b.style &= ~kStyleCode; break;
+    case MD_SPAN_DEL: b.style &= ~kStyleStrike; break;
+    case MD_SPAN_LATEXMATH:
+    case MD_SPAN_LATEXMATH_DISPLAY:
+        b.add_text(tex_to_unicode(b.math));
+        b.style &= ~(kStyleMath | kStyleDisplayMath);
+        break;
+    case MD_SPAN_A: b.style &= ~kStyleLink; b.link.clear(); break;
+    default: break;
+    }
+    return 0;
+}
+
+int text(MD_TEXTTYPE type, const MD_CHAR* data, MD_SIZE size, void* user) {
+    Builder& b = *static_cast<Builder*>(user);
+    const std::string s(data, size);
+    if (b.style & (kStyleMath | kStyleDisplayMath)) {
+        b.math += type == MD_TEXT_ENTITY ? decode_entity(s) : s;
+        return 0;
+    }
+    if (!b.doc.blocks.empty() && b.doc.blocks.back().kind == MarkdownBlock::CodeBlock && b.target) {
+        b.doc.blocks.back().code += s;
+        return 0;
+    }
+    switch (type) {
+    case MD_TEXT_BR: b.add_text("\n"); break;
+    case MD_TEXT_SOFTBR: b.add_text(" "); break;
+    case MD_TEXT_ENTITY: b.add_text(decode_entity(s)); break;
+    case MD_TEXT_NULLCHAR: b.add_text("\uFFFD"); break;
+    default: b.add_text(s); break;
+    }
+    return 0;
+}
+
+// ---- drawing ------------------------------------------------------------------------
+
+const ImVec4 kMathColour(0.55f, 0.80f, 1.00f, 1.0f);
+const ImVec4 kCodeColour(0.95f, 0.78f, 0.50f, 1.0f);
+const ImVec4 kLinkColour(0.45f, 0.70f, 1.00f, 1.0f);
+const ImVec4 kQuoteColour(0.75f, 0.75f, 0.70f, 1.0f);
+
+ImFont* font_for(unsigned style, const Fonts& fonts, ImFont* base) {
+    if (style & kStyleCode) return fonts.mono;
+    if (base != fonts.body) return base;
+    if (style & kStyleBold) return fonts.bold;
+    if (style & kStyleItalic) return fonts.italic;
+    return fonts.body;
+}
+
+// Lays runs out word by word, wrapping at `right` (screen x). Returns nothing; leaves the
+// cursor on a new line.
+void draw_runs(const std::vector<TextRun>& runs, const Fonts& fonts, ImFont* base, bool quoted) {
+    const float left = ImGui::GetCursorScreenPos().x;
+    // Wrap where the caller's text wrap position says (else at the content edge); each
+    // word is then drawn unwrapped.
+    const float wrap_pos = ImGui::GetCurrentWindow()->DC.TextWrapPos;
+    const float right = left + (wrap_pos >= 0 ? ImGui::CalcWrapWidthForPos(ImGui::GetCursorScreenPos(), wrap_pos)
+                                              : ImGui::GetContentRegionAvail().x);
+    ImGui::PushTextWrapPos(-1.0f);
+    bool line_start = true;
+    float pending_space = 0;
+    float line_end = left;  // screen x after the last item on the line
+    for (const TextRun& run : runs) {
+        ImFont* font = font_for(run.style, fonts, base);
+        ImGui::PushFont(font);
+        ImVec4 colour = ImGui::GetStyleColorVec4(ImGuiCol_Text);
+        if (quoted) colour = kQuoteColour;
+        if (run.style & (kStyleMath | kStyleDisplayMath)) colour = kMathColour;
+        else if (run.style & kStyleCode) colour = kCodeColour;
+        else if (run.style & kStyleLink) colour = kLinkColour;
+        const bool display = run.style & kStyleDisplayMath;
+        if (display) { line_start = true; pending_space = 0; ImGui::Indent(2 * fonts.body_size); }
+        const std::string& t = run.text;
+        size_t i = 0;
+        while (i < t.size()) {
+            if (t[i] == '\n') { line_start = true; pending_space = 0; ++i; continue; }
+            if (t[i] == ' ') {
+                size_t j = t.find_first_not_of(' ', i);
+                if (j == std::string::npos) j = t.size();
+                if (!line_start) pending_space = ImGui::CalcTextSize(" ").x;
+                i = j;
+                continue;
+            }
+            size_t j = t.find_first_of(" \n", i);
+            if (j == std::string::npos) j = t.size();
+            const char* begin = t.c_str() + i;
+            const char* end = t.c_str() + j;
+            const ImVec2 size = ImGui::CalcTextSize(begin, end);
+            if (!line_start && line_end + pending_space + size.x > right) line_start = true;
+            if (!line_start) ImGui::SameLine(0, pending_space);
+            const ImVec2 pos = ImGui::GetCursorScreenPos();
+            if (run.style & kStyleCode)
+                ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(pos.x - 2, pos.y), ImVec2(pos.x + size.x + 2, pos.y + size.y),
+                                                          IM_COL32(255, 255, 255, 24), 3.0f);
+            ImGui::PushStyleColor(ImGuiCol_Text, colour);
+            ImGui::TextUnformatted(begin, end);
+            ImGui::PopStyleColor();
+            if (run.style & kStyleStrike) {
+                const float y = pos.y + size.y * 0.55f;
+                ImGui::GetWindowDrawList()->AddLine(ImVec2(pos.x, y), ImVec2(pos.x + size.x, y), ImGui::GetColorU32(colour));
+            }
+            if ((run.style & kStyleLink) && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", run.link.c_str());
+            line_end = pos.x + size.x;
+            line_start = false;
+            pending_space = 0;
+            i = j;
+        }
+        if (display) { ImGui::Unindent(2 * fonts.body_size); line_start = true; pending_space = 0; }
+        ImGui::PopFont();
+    }
+    if (line_start && runs.empty()) ImGui::NewLine();
+    ImGui::PopTextWrapPos();
+}
+
+}  // namespace
+
+MarkdownDoc parse_markdown(const std::string& markdown) {
+    MD_PARSER parser{};
+    parser.flags = MD_FLAG_LATEXMATHSPANS | MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | MD_FLAG_NOHTML;
+    parser.enter_block = enter_block;
+    parser.leave_block = leave_block;
+    parser.enter_span = enter_span;
+    parser.leave_span = leave_span;
+    parser.text = text;
+    Builder builder;
+    md_parse(markdown.c_str(), static_cast<MD_SIZE>(markdown.size()), &parser, &builder);
+    return std::move(builder.doc);
+}
+
+std::string shown_text(const MarkdownDoc& doc) {
+    std::string out;
+    auto add_runs = [&out](const std::vector<TextRun>& runs) {
+        for (const TextRun& r : runs) out += r.text;
+    };
+    for (const MarkdownBlock& b : doc.blocks) {
+        add_runs(b.runs);
+        out += b.marker + b.code;
+        for (const auto& row : b.rows)
+            for (const auto& cell : row) add_runs(cell);
+    }
+    return out;
+}
+
+void draw_markdown(const MarkdownDoc& doc, const Fonts& fonts, const char* id) {
+    ImGui::PushID(id);
+    const float indent_step = 1.5f * fonts.body_size;
+    for (size_t n = 0; n < doc.blocks.size(); ++n) {
+        const MarkdownBlock& b = doc.blocks[n];
+        const float indent = b.indent * indent_step;
+        if (indent > 0) ImGui::Indent(indent);
+        switch (b.kind) {
+        case MarkdownBlock::Heading:
+            if (n > 0) ImGui::Dummy(ImVec2(0, fonts.body_size * 0.6f));
+            draw_runs(b.runs, fonts, b.level <= 2 ? fonts.heading : fonts.subheading, false);
+            if (b.level <= 2) ImGui::Separator();
+            break;
+        case MarkdownBlock::Paragraph:
+            draw_runs(b.runs, fonts, fonts.body, b.quoted);
+            ImGui::Dummy(ImVec2(0, fonts.body_size * 0.35f));
+            break;
+        case MarkdownBlock::ListItem: {
+            ImGui::TextUnformatted(b.marker.c_str());
+            ImGui::SameLine(0, 0);
+            const float marker_width = 1.3f * fonts.body_size;
+            ImGui::SetCursorPosX(ImGui::GetCursorPosX() + marker_width - ImGui::GetItemRectSize().x);
+            ImGui::BeginGroup();
+            draw_runs(b.runs, fonts, fonts.body, b.quoted);
+            ImGui::EndGroup();
+            break;
+        }
+        case MarkdownBlock::CodeBlock: {
+            ImGui::PushFont(fonts.mono);
+            ImGui::PushStyleColor(ImGuiCol_Text, kCodeColour);
+            std::string code = b.code;
+            if (!code.empty() && code.back() == '\n') code.pop_back();
+            ImGui::TextUnformatted(code.c_str());
+            ImGui::PopStyleColor();
+            ImGui::PopFont();
+            ImGui::Dummy(ImVec2(0, fonts.body_size * 0.35f));
+            break;
+        }
+        case MarkdownBlock::Rule: ImGui::Separator(); break;
+        case MarkdownBlock::Table: {
+            ImGui::PushID(static_cast<int>(n));
+            // As wide as the text around it (the wrap position), not the whole window.
+            const float wrap_pos = ImGui::GetCurrentWindow()->DC.TextWrapPos;
+            const float width = wrap_pos > 0 ? ImGui::CalcWrapWidthForPos(ImGui::GetCursorScreenPos(), wrap_pos) : 0.0f;
+            if (b.columns > 0 && ImGui::BeginTable("table", b.columns,
+                                                   ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+                                                       ImGuiTableFlags_SizingStretchProp, ImVec2(width, 0))) {
+                for (size_t r = 0; r < b.rows.size(); ++r) {
+                    ImGui::TableNextRow(r == 0 ? ImGuiTableRowFlags_Headers : 0);
+                    for (const auto& cell : b.rows[r]) {
+                        ImGui::TableNextColumn();
+                        ImGui::PushTextWrapPos(0.0f);  // wrap at the cell's edge
+                        draw_runs(cell, fonts, r == 0 ? fonts.bold : fonts.body, false);
+                        ImGui::PopTextWrapPos();
+                    }
+                }
+                ImGui::EndTable();
+            }
+            ImGui::PopID();
+            ImGui::Dummy(ImVec2(0, fonts.body_size * 0.35f));
+            break;
+        }
+        }
+        if (indent > 0) ImGui::Unindent(indent);
+    }
+    ImGui::PopID();
+}

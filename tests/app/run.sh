@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Smoke tests of the desktop app under a virtual X display (Xvfb, Mesa's software
+# renderer): every lesson opens in both languages and draws a screenshot that is not
+# blank and differs from every other one; scripted check answers are graded (the
+# expected answers come from the lesson sources and from `icl run`, not from the app);
+# a corrupt progress file is set aside; a training demo runs while frames keep coming.
+#   tests/app/run.sh build/bin        (needs icl-lab and icl there)
+# Ends with "app: N passed, M failed".
+set -u
+bin=$(realpath "$1")
+app=$bin/icl-lab
+icl=$bin/icl
+cd "$(dirname "$0")/../.."
+pass=0; fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+
+work=$(mktemp -d)
+export XDG_STATE_HOME=$work/state
+# A free display number: no lock file and no socket.
+display=99
+while [ -e /tmp/.X$display-lock ] || [ -e /tmp/.X11-unix/X$display ]; do display=$((display + 1)); done
+Xvfb :$display -screen 0 1280x800x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
+xvfb_pid=$!
+trap 'kill $xvfb_pid 2>/dev/null; wait $xvfb_pid 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 50); do [ -e /tmp/.X11-unix/X$display ] && break; sleep 0.1; done
+export DISPLAY=:$display
+
+run_app() {  # run_app <name> <args...>: output in $work/<name>.out, status in $status
+  local name=$1; shift
+  "$app" "$@" >"$work/$name.out" 2>"$work/$name.err"; status=$?
+}
+
+# ---- every lesson, both languages: a screenshot, not blank, unlike all the others ----
+declare -A seen
+for lang in en ko; do
+  for src in lessons/$lang/*.md; do
+    id=$(sed -n 's/^id: *//p' "$src" | head -1)
+    shot=$work/$lang-$id.png
+    run_app "$lang-$id" --lesson "$id" --lang "$lang" --frames 4 --screenshot "$shot"
+    if [ "$status" != 0 ] || [ ! -s "$shot" ]; then bad "$lang/$id: status $status, $(cat "$work/$lang-$id.err")"; continue; fi
+    if grep -q "font .* not found" "$work/$lang-$id.err"; then bad "$lang/$id: $(cat "$work/$lang-$id.err")"; continue; fi
+    # A UI with text has many colours (antialiased glyphs); a blank frame has one or two.
+    colours=$(convert "$shot" -format %k info:)
+    if [ "$colours" -lt 64 ]; then bad "$lang/$id: screenshot has only $colours colours"; continue; fi
+    sum=$(convert "$shot" rgba:- | md5sum | cut -d' ' -f1)
+    if [ -n "${seen[$sum]:-}" ]; then bad "$lang/$id: same pixels as ${seen[$sum]}"; continue; fi
+    seen[$sum]=$lang/$id
+    ok
+  done
+done
+
+# ---- scripted answers, graded by core ------------------------------------------------
+# A choice check: the answer from the source's info string is correct, another is not,
+# and the progress file records the last verdict.
+src=lessons/en/02-dual-form.md
+info=$(grep -m1 '^```check id=[^ ]* type=choice answer=' "$src")
+check=$(sed 's/.*id=\([^ ]*\).*/\1/' <<<"$info")
+right=$(sed 's/.*answer=\([a-z]\).*/\1/' <<<"$info")
+wrong=$([ "$right" = a ] && echo b || echo a)
+run_app answer-right --lesson dual-form --lang en --frames 3 --answer "$check=\"$right\""
+grep -q "^check $check: correct" "$work/answer-right.out" && ok || bad "choice $check=$right: $(cat "$work/answer-right.out")"
+run_app answer-wrong --lesson dual-form --lang ko --frames 3 --answer "$check=$wrong"
+grep -q "^check $check: incorrect (correct answer: $right)" "$work/answer-wrong.out" && ok || bad "choice $check=$wrong: $(cat "$work/answer-wrong.out")"
+python3 - "$XDG_STATE_HOME/icl-lab/progress.json" "$check" "$wrong" <<'EOF' && ok || bad "progress file after answering $check"
+import json, sys
+p = json.load(open(sys.argv[1]))
+r = p["checks"]["dual-form"][sys.argv[2]]
+assert p["version"] == 1 and p["lang"] == "ko" and p["last_lesson"] == "dual-form", p
+assert r == {"correct": False, "answer": sys.argv[3]}, r
+EOF
+
+# A malformed answer is an error message, not a crash.
+run_app answer-bad --lesson dual-form --lang en --frames 2 --answer "$check=[1,2]"
+[ "$status" = 0 ] && grep -q "^check $check: error: " "$work/answer-bad.out" && ok || bad "malformed answer: status $status, $(cat "$work/answer-bad.out")"
+
+# A predict check: the option whose range holds the demo's scalar (computed here with
+# `icl run` and the ranges in the source) is the one the app must grade correct.
+predict=$(python3 - "$src" "$icl" <<'EOF'
+import json, re, subprocess, sys
+text = open(sys.argv[1]).read()
+m = re.search(r'```demo dual_form\n(.*?)```\n\n```check id=(\S+) type=predict demo=dual_form scalar="(\w+)"\n(.*?)\n---', text, re.S)
+params = [l.replace(": ", "=") for l in m.group(1).strip().splitlines()]
+args = [sys.argv[2], "run", "dual_form", "--json"] + sum((["--set", p] for p in params), [])
+result = json.loads(subprocess.check_output(args))
+value = next(i["value"] for p in result["panels"] if p["kind"] == "scalars" for i in p["items"] if i["name"] == m.group(3))
+for key, lo, hi in re.findall(r'^([a-z])\) \[([^,]+), *([^\]]+)\]', m.group(4), re.M):
+    if float(lo) <= value < float(hi):
+        print(m.group(2), key)
+EOF
+)
+read -r pcheck pkey <<<"$predict"
+run_app predict --lesson dual-form --lang en --run-demos --frames 30 --answer "$pcheck=$pkey"
+grep -q "^check $pcheck: correct" "$work/predict.out" && ok || bad "predict $pcheck=$pkey: $(cat "$work/predict.out")"
+
+# ---- a corrupt progress file is set aside with a notice, and a fresh one written ------
+echo '{"version": 1, "lang": ' >"$XDG_STATE_HOME/icl-lab/progress.json"
+run_app corrupt --lesson gpt3-in-context --lang en --frames 2
+if [ "$status" = 0 ] && grep -q "progress file was not valid" "$work/corrupt.err" &&
+   ls "$XDG_STATE_HOME"/icl-lab/progress.json.corrupt-* >/dev/null 2>&1 &&
+   python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["last_lesson"] == "gpt3-in-context"' "$XDG_STATE_HOME/icl-lab/progress.json"; then
+  ok
+else
+  bad "corrupt progress: status $status, $(cat "$work/corrupt.err")"
+fi
+
+# ---- usage errors name the problem ----------------------------------------------------
+run_app no-lesson --lesson no-such-lesson --frames 1
+[ "$status" = 2 ] && grep -q "no lesson 'no-such-lesson'" "$work/no-lesson.err" && ok || bad "unknown lesson: status $status"
+run_app bad-frames --frames x
+[ "$status" = 2 ] && grep -q -- "--frames must be" "$work/bad-frames.err" && ok || bad "bad --frames: status $status"
+
+# ---- a training demo trains on its worker thread while the UI keeps drawing ----------
+# 150 frames while lsa_training runs: the demo must still be running at the end (so
+# every frame was drawn during training), have made steps, and no frame may stall
+# (take 500 ms or more).
+run_app training --demo lsa_training --lang en --run-demos --frames 150 --screenshot "$work/training.png"
+cat "$work/training.out" | grep -E "^(demo|frames)"
+stats=$(grep '^frames while a demo ran:' "$work/training.out")
+frames=$(sed 's/.*: \([0-9]*\) frames.*/\1/' <<<"$stats")
+max_ms=$(sed 's/.*max \([0-9.]*\) ms.*/\1/' <<<"$stats")
+steps=$(sed -n 's/^demo lsa_training: running, .*steps \([0-9]*\).*/\1/p' "$work/training.out")
+if [ "$status" = 0 ] && [ "${frames:-0}" -ge 149 ] && [ "${steps:-0}" -gt 0 ] &&
+   awk -v m="${max_ms:-1e9}" 'BEGIN { exit !(m < 500) }'; then
+  ok
+else
+  bad "training: status $status, frames while running ${frames:-?}, steps ${steps:-?}, max frame ${max_ms:-?} ms"
+fi
+
+echo "app: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
