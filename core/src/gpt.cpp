@@ -345,7 +345,8 @@ void attention_forward(float* att, float* atty, const float* q, const float* k, 
         }
 }
 
-// dq, dk, dv (B,H,T,hs) += from dO (B,H,T,hs), with q, k, v, att from the forward.
+// dq, dk, dv (B,H,T,hs) = from dO (B,H,T,hs), with q, k, v, att from the forward.
+// Each is written, not accumulated: a head's q, k, v feed nothing else.
 // scratch holds dP and dS, (T,T) each.
 void attention_backward(float* dq, float* dk, float* dv, const float* dO, const float* q,
                         const float* k, const float* v, const float* att, float* scratch, int B,
@@ -359,11 +360,11 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dO, const 
             const size_t o = ((size_t)b * H + h) * T * hs;
             const float* P = att + ((size_t)b * H + h) * T * T;
             matmul_nt(dP, dO + o, v + o, T, hs, T, false);   // dP (T,T) = dO vᵀ
-            matmul_tn(dv + o, P, dO + o, T, T, hs, true);    // dv (T,hs) += Pᵀ dO
+            matmul_tn(dv + o, P, dO + o, T, T, hs, false);   // dv (T,hs) = Pᵀ dO
             std::fill_n(dS, (size_t)T * T, 0.0f);
             attention_softmax_backward(dS, dP, P, T, scale);
-            matmul_nn(dq + o, dS, k + o, T, T, hs, true);    // dq += dS k
-            matmul_tn(dk + o, dS, q + o, T, T, hs, true);    // dk += dSᵀ q
+            matmul_nn(dq + o, dS, k + o, T, T, hs, false);   // dq = dS k
+            matmul_tn(dk + o, dS, q + o, T, T, hs, false);   // dk = dSᵀ q
         }
 }
 
@@ -380,8 +381,8 @@ void linear_forward(float* out, const float* inp, const float* W, const float* b
 }
 
 void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, const float* inp,
-                     const float* W, int N, int IC, int OC) {
-    matmul_nn(dinp, dout, W, N, OC, IC, true);   // dinp (N,IC) += dout (N,OC) · W (OC,IC)
+                     const float* W, int N, int IC, int OC, bool accumulate_dinp) {
+    matmul_nn(dinp, dout, W, N, OC, IC, accumulate_dinp);  // dinp (N,IC) (+)= dout (N,OC) · W (OC,IC)
     matmul_tn(dW, dout, inp, OC, N, IC, true);   // dW (OC,IC) += doutᵀ · inp
     if (!dbias) return;
     for (size_t n = 0; n < (size_t)N; ++n)
@@ -496,10 +497,23 @@ Status backward(const Model& model, Activations& acts, float* grads) {
     const Layout& lay = model.layout;
     auto g = [grads](size_t off) { return grads + off; };
 
-    // backward scratch
-    std::vector<float> dlogits((size_t)BT * V, 0.0f), dres(BTC, 0.0f), dln(BTC);
-    std::vector<float> dhidden(c.attention_only ? 0 : (size_t)BT * F), dfc(dhidden.size());
-    std::vector<float> dO(BTC), dq(BTC), dk(BTC), dv(BTC), dqkv(3 * BTC), dP(2 * (size_t)T * T);
+    // backward scratch, (re)sized for this batch shape and kept in acts
+    const size_t FT = c.attention_only ? 0 : (size_t)BT * F;
+    const size_t dlogits_n = (size_t)BT * V;
+    acts.grad_scratch.resize(dlogits_n + 2 * FT + 9 * BTC + 2 * (size_t)T * T);
+    float* dlogits = acts.grad_scratch.data();
+    float* dhidden = dlogits + dlogits_n;  // (B,T,F)
+    float* dfc = dhidden + FT;             // (B,T,F)
+    float* dres = dfc + FT;                // (B,T,C)
+    float* dln = dres + BTC;               // (B,T,C)
+    float* dO = dln + BTC;                 // (B,H,T,hs)
+    float* dq = dO + BTC;                  // (B,H,T,hs) x3
+    float* dk = dq + BTC;
+    float* dv = dk + BTC;
+    float* dqkv = dv + BTC;                // (B,T,3C)
+    float* dP = dqkv + 3 * BTC;            // 2 x (T,T)
+    std::fill_n(dlogits, dlogits_n, 0.0f);
+    std::fill_n(dres, BTC, 0.0f);
 
     // mean cross-entropy over the scored positions
     std::vector<float> dlosses((size_t)BT);
@@ -508,12 +522,11 @@ Status backward(const Model& model, Activations& acts, float* grads) {
         dlosses[(size_t)i] = acts.targets[(size_t)i] >= 0 ? 1.0f / (float)acts.scored : 0.0f;
         kernel_targets[(size_t)i] = std::max(acts.targets[(size_t)i], 0);
     }
-    crossentropy_backward(dlogits.data(), acts.ptr(acts.probs), kernel_targets.data(),
-                          dlosses.data(), BT, V);
+    crossentropy_backward(dlogits, acts.ptr(acts.probs), kernel_targets.data(), dlosses.data(), BT, V);
     // tied LM head: logits = lnf · wteᵀ
-    matmul_nn(dln.data(), dlogits.data(), model.at(lay.wte), BT, V, C, false);
-    matmul_tn(g(lay.wte), dlogits.data(), acts.ptr(acts.lnf), V, BT, C, true);
-    layernorm_backward(dres.data(), g(lay.lnf_w), g(lay.lnf_b), dln.data(), acts.residual(c.layers),
+    matmul_nn(dln, dlogits, model.at(lay.wte), BT, V, C, false);
+    matmul_tn(g(lay.wte), dlogits, acts.ptr(acts.lnf), V, BT, C, true);
+    layernorm_backward(dres, g(lay.lnf_w), g(lay.lnf_b), dln, acts.residual(c.layers),
                        acts.ptr(acts.lnf_mean), acts.ptr(acts.lnf_rstd), model.at(lay.lnf_w), BT, C);
 
     // blocks in reverse; dres carries d(loss)/d(residual) downwards
@@ -522,37 +535,27 @@ Status backward(const Model& model, Activations& acts, float* grads) {
         const BlockActs& a = acts.blocks[(size_t)l];
         const float* x_in = acts.residual(l);
         if (!c.attention_only) {
-            std::fill(dhidden.begin(), dhidden.end(), 0.0f);
-            linear_backward(dhidden.data(), g(p.w2), g(p.b2), dres.data(), acts.ptr(a.fc_gelu),
-                            model.at(p.w2), BT, F, C);
-            std::fill(dfc.begin(), dfc.end(), 0.0f);
-            gelu_backward(dfc.data(), acts.ptr(a.fc), dhidden.data(), (size_t)BT * F);
-            std::fill(dln.begin(), dln.end(), 0.0f);
-            linear_backward(dln.data(), g(p.w1), g(p.b1), dfc.data(), acts.ptr(a.ln2),
-                            model.at(p.w1), BT, C, F);
-            layernorm_backward(dres.data(), g(p.ln2_w), g(p.ln2_b), dln.data(), acts.ptr(a.res_attn),
+            linear_backward(dhidden, g(p.w2), g(p.b2), dres, acts.ptr(a.fc_gelu), model.at(p.w2), BT,
+                            F, C, false);
+            std::fill_n(dfc, FT, 0.0f);
+            gelu_backward(dfc, acts.ptr(a.fc), dhidden, FT);
+            linear_backward(dln, g(p.w1), g(p.b1), dfc, acts.ptr(a.ln2), model.at(p.w1), BT, C, F, false);
+            layernorm_backward(dres, g(p.ln2_w), g(p.ln2_b), dln, acts.ptr(a.res_attn),
                                acts.ptr(a.ln2_mean), acts.ptr(a.ln2_rstd), model.at(p.ln2_w), BT, C);
         }
         // attention sublayer: d(atty) (B,T,C) reuses dln
-        std::fill(dln.begin(), dln.end(), 0.0f);
-        linear_backward(dln.data(), g(p.wo), g(p.bo), dres.data(), acts.ptr(a.atty), model.at(p.wo),
-                        BT, C, C);
+        linear_backward(dln, g(p.wo), g(p.bo), dres, acts.ptr(a.atty), model.at(p.wo), BT, C, C, false);
         for (const HeadAblation& h : acts.ablations)
-            if (h.layer == l) zero_head(dln.data(), B, T, C, C / H, h.head);
-        rows_to_heads(dO.data(), dln.data(), B, T, C, H);
-        std::fill(dq.begin(), dq.end(), 0.0f);
-        std::fill(dk.begin(), dk.end(), 0.0f);
-        std::fill(dv.begin(), dv.end(), 0.0f);
-        attention_backward(dq.data(), dk.data(), dv.data(), dO.data(), acts.ptr(a.q), acts.ptr(a.k),
-                           acts.ptr(a.v), acts.ptr(a.att), dP.data(), B, T, C, H);
-        merge_heads(dqkv.data(), dq.data(), dk.data(), dv.data(), B, T, C, H);
-        std::fill(dln.begin(), dln.end(), 0.0f);
-        linear_backward(dln.data(), g(p.wq), g(p.bq), dqkv.data(), acts.ptr(a.ln1), model.at(p.wq),
-                        BT, C, 3 * C);
-        layernorm_backward(dres.data(), g(p.ln1_w), g(p.ln1_b), dln.data(), x_in,
-                           acts.ptr(a.ln1_mean), acts.ptr(a.ln1_rstd), model.at(p.ln1_w), BT, C);
+            if (h.layer == l) zero_head(dln, B, T, C, C / H, h.head);
+        rows_to_heads(dO, dln, B, T, C, H);
+        attention_backward(dq, dk, dv, dO, acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v),
+                           acts.ptr(a.att), dP, B, T, C, H);
+        merge_heads(dqkv, dq, dk, dv, B, T, C, H);
+        linear_backward(dln, g(p.wq), g(p.bq), dqkv, acts.ptr(a.ln1), model.at(p.wq), BT, C, 3 * C, false);
+        layernorm_backward(dres, g(p.ln1_w), g(p.ln1_b), dln, x_in, acts.ptr(a.ln1_mean),
+                           acts.ptr(a.ln1_rstd), model.at(p.ln1_w), BT, C);
     }
-    embedding_backward(g(lay.wte), g(lay.wpe), dres.data(), acts.tokens.data(), B, T, C);
+    embedding_backward(g(lay.wte), g(lay.wpe), dres, acts.tokens.data(), B, T, C);
     return Ok{};
 }
 

@@ -5,12 +5,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <chrono>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "icl/assets.h"
+#include "icl/checkpoint.h"
 #include "icl/demo.h"
 #include "icl/lesson_set.h"
+#include "icl/recipe.h"
 
 namespace {
 
@@ -29,6 +34,11 @@ const char* kUsage =
     "  lessons build --out <dir> [--dir lessons] [--draft]\n"
     "                                  lint, then write <dir>/index.json and\n"
     "                                  <dir>/<lang>/<id>.json (nothing if the lint fails)\n"
+    "  train <recipe.json> [--out file.icl] [--eval-only]\n"
+    "                                  train a checkpoint from its recipe (deterministic),\n"
+    "                                  write it beside the recipe (or to --out) and record\n"
+    "                                  the eval figures in the recipe; --eval-only re-evaluates\n"
+    "                                  the existing checkpoint\n"
     "  --version                       print the version\n"
     "  --help                          print this help\n";
 
@@ -151,6 +161,61 @@ int cmd_lessons(int argc, char** argv) {
     return 0;
 }
 
+// icl train: the recipe names the checkpoint (<name>.icl beside the recipe file).
+int cmd_train(int argc, char** argv) {
+    if (argc < 3) return usage_error("train needs a recipe file (lessons/checkpoints/<name>.json)");
+    const std::string path = argv[2];
+    std::string out;
+    bool eval_only = false;
+    for (int i = 3; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--out" && i + 1 < argc) out = argv[++i];
+        else if (a == "--eval-only") eval_only = true;
+        else return usage_error("train: unknown or incomplete option '" + a + "'");
+    }
+    std::ifstream f(path);
+    if (!f) return usage_error("cannot open recipe '" + path + "'");
+    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    auto parsed = icl::recipe::parse(text, path);
+    if (!parsed) return usage_error(parsed.error().message);
+    icl::recipe::Recipe recipe = parsed.value();
+    const size_t slash = path.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+    if (out.empty()) out = dir + "/" + recipe.name + ".icl";
+
+    icl::gpt::Model model;
+    if (eval_only) {
+        auto m = icl::checkpoint::load_file(out);
+        if (!m) { std::fprintf(stderr, "icl: %s\n", m.error().message.c_str()); return 1; }
+        model = std::move(m.value());
+    } else {
+        auto training = icl::recipe::Training::make(recipe);
+        if (!training) { std::fprintf(stderr, "icl: %s: %s\n", path.c_str(), training.error().message.c_str()); return 1; }
+        const auto t0 = std::chrono::steady_clock::now();
+        double avg = 0;
+        for (int s = 1; s <= recipe.steps; ++s) {
+            auto loss = training.value()->step();
+            if (!loss) { std::fprintf(stderr, "icl: %s: %s\n", path.c_str(), loss.error().message.c_str()); return 1; }
+            avg = s == 1 ? loss.value() : 0.98 * avg + 0.02 * loss.value();
+            if (s % 100 == 0 || s == recipe.steps)
+                std::fprintf(stderr, "step %d/%d loss %.4f (%.0f s)\n", s, recipe.steps, avg,
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+        recipe.train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        model = std::move(training.value()->model());
+        if (auto s = icl::checkpoint::save_file(model, out); !s) { std::fprintf(stderr, "icl: %s\n", s.error().message.c_str()); return 1; }
+    }
+    auto figures = icl::recipe::evaluate(recipe, model);
+    if (!figures) { std::fprintf(stderr, "icl: %s\n", figures.error().message.c_str()); return 1; }
+    recipe.figures = figures.value();
+    for (const auto& [k, v] : recipe.figures) std::printf("%-28s %.4f\n", k.c_str(), v);
+    std::ofstream rf(path, std::ios::trunc);
+    rf << icl::recipe::to_json(recipe).dump(2) << "\n";
+    if (!rf) { std::fprintf(stderr, "icl: cannot write '%s'\n", path.c_str()); return 1; }
+    std::printf("wrote %s and the figures into %s\n", out.c_str(), path.c_str());
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -175,5 +240,6 @@ int main(int argc, char** argv) {
     if (cmd == "params") return cmd_params(argc, argv);
     if (cmd == "run") return cmd_run(argc, argv);
     if (cmd == "lessons") return cmd_lessons(argc, argv);
+    if (cmd == "train") return cmd_train(argc, argv);
     return usage_error("unknown command '" + cmd + "' (see icl --help)");
 }

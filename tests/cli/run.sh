@@ -73,5 +73,18 @@ else
   fail=$((fail + 1)); echo "FAIL lessons-build-good: index.json or ko/basics.json missing or wrong"
 fi
 rm -rf "$out"
+# icl train and the checkpoints the demos read
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+expect train-no-recipe 2 "cannot open recipe 'no-such.json'" -- train no-such.json
+printf '{"name": "x", "train": {"steps": -3}}' > "$tmp/bad.json"
+expect train-bad-field 2 "bad.json: train.steps" -- train "$tmp/bad.json"
+mkdir -p "$tmp/lessons/checkpoints"
+cp "$root/lessons/checkpoints/tasks.json" "$tmp/lessons/checkpoints/"
+ICL_LESSONS_DIR="$tmp/lessons" expect missing-checkpoint 2 "checkpoints/tasks.icl.*icl train" -- run shots_curve
+printf 'not a checkpoint' > "$tmp/lessons/checkpoints/tasks.icl"
+ICL_LESSONS_DIR="$tmp/lessons" expect corrupt-checkpoint 2 "checkpoints/tasks.icl: .*icl train lessons/checkpoints/tasks.json" -- run demo_labels
+expect attention-counts 0 "pairs_dense = 2080" -- run attention_patterns --set T=64 --set train=false
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -152,8 +152,10 @@ struct Activations {
     bool has_targets = false;
     std::vector<HeadAblation> ablations;         // from the hooks, for backward
 
-    // scratch for one (T,T) score matrix and the head-split/merge buffers
-    std::vector<float> scratch;
+    // forward: qkv (B,T,3C), one (T,T) score matrix, one head output (T,hs);
+    // backward: the gradients flowing through the layers. Kept between calls so a
+    // training loop does not allocate.
+    std::vector<float> scratch, grad_scratch;
 
     const float* ptr(size_t offset) const { return buf.data() + offset; }
     float* ptr(size_t offset) { return buf.data() + offset; }
@@ -185,8 +187,8 @@ Status backward(const Model& model, Activations& acts, float* grads);
 // out (N,OC) = inp (N,IC) · W(OC,IC)ᵀ + bias (OC)   (bias may be nullptr)
 void linear_forward(float* out, const float* inp, const float* W, const float* bias, int N, int IC,
                     int OC);
-// dinp (N,IC) +=, dW (OC,IC) +=, dbias (OC) += from dout (N,OC)
+// dinp (N,IC) = or += (accumulate_dinp), dW (OC,IC) +=, dbias (OC) += from dout (N,OC)
 void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, const float* inp,
-                     const float* W, int N, int IC, int OC);
+                     const float* W, int N, int IC, int OC, bool accumulate_dinp = true);
 
 }  // namespace icl::gpt

@@ -1,0 +1,144 @@
+// The shipped checkpoints reproduce their recorded figures, and the GPT-3 lecture demos
+// hold their claims on them. Sizes are kept small: these run natively, in wasm and
+// under ASan.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "icl/assets.h"
+#include "icl/demo.h"
+#include "icl/recipe.h"
+#include "icl/tasks.h"
+
+using namespace icl;
+
+namespace {
+
+void use_shipped_lessons() { set_asset_dir(ICL_SOURCE_DIR "/lessons"); }
+
+std::map<std::string, double> run_scalars(const std::string& id, const nlohmann::json& params, uint64_t seed = 1) {
+    auto s = start_demo(id, params, Lang::en, seed);
+    REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+    while (!s.value()->done()) s.value()->step(4);
+    const Result r = s.value()->result();
+    REQUIRE_MESSAGE(r.error.empty(), r.error);
+    REQUIRE(!r.panels.empty());
+    std::map<std::string, double> out;
+    for (const Scalar& sc : std::get<ScalarsPanel>(r.panels[0]).items) out[sc.name] = sc.value;
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("checkpoints: each shipped checkpoint reproduces its recorded figures within the recipe's tolerance") {
+    use_shipped_lessons();
+    for (const char* name : {"tasks", "hmm"}) {
+        CAPTURE(name);
+        auto r = recipe::load_shipped(name);
+        REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+        REQUIRE(!r.value().figures.empty());
+        auto bytes = get_asset(r.value().checkpoint());
+        REQUIRE(bytes.ok());
+        CHECK(bytes.value()->size() < 2u << 20);  // each under 2 MB
+        auto m = recipe::load_checkpoint(r.value());
+        REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message));
+        auto figures = recipe::evaluate(r.value(), m.value());
+        REQUIRE(figures.ok());
+        CHECK(figures.value().size() == r.value().figures.size());
+        for (const auto& [key, recorded] : r.value().figures) {
+            CAPTURE(key);
+            REQUIRE(figures.value().count(key));
+            // Natively the same build gives the same bits; another ISA or wasm sums in
+            // another order, which can flip a near-tied argmax (one slot = 1/32).
+            CHECK(std::fabs(figures.value()[key] - recorded) <= r.value().tolerance);
+        }
+    }
+}
+
+TEST_CASE("checkpoints: the task model beats chance by 0.3 on every task with 16 demonstrations") {
+    use_shipped_lessons();
+    auto r = recipe::load_shipped("tasks").value();
+    for (const tasks::Task& t : tasks::suite().tasks) {
+        CAPTURE(t.id);
+        CHECK(r.figures.at(t.id + ".k16") >= t.chance() + 0.3);
+    }
+    // and demonstrations help: the mean 16-shot accuracy is well above the zero-shot one
+    CHECK(r.figures.at("mean.k16") >= r.figures.at("mean.k0") + 0.2);
+}
+
+TEST_CASE("shots_curve: few-shot beats chance on every task; fine-tuning is reported beside it") {
+    use_shipped_lessons();
+    auto s = run_scalars("shots_curve", {{"seeds", 1}, {"sequences", 4}, {"ft_sequences", 1}, {"ft_steps", 5}});
+    CHECK(s.at("min_margin_k16") >= 0.2);
+    CHECK(s.at("icl_k16") > s.at("icl_k0"));
+    CHECK(s.at("ft_k16") >= 0.0);
+    CHECK(s.at("one_shot_dips") >= 0.0);
+}
+
+TEST_CASE("pretrain_ft_icl: in context the weights are bit-identical, fine-tuning moves them") {
+    use_shipped_lessons();
+    auto s = run_scalars("pretrain_ft_icl", {{"task", "antonym"}, {"shots", 8}, {"queries", 16}, {"ft_steps", 10}});
+    CHECK(s.at("icl_weights_changed") == 0.0);
+    CHECK(s.at("ft_delta_norm") > 0.0);
+    CHECK(s.at("acc_in_context") > s.at("acc_pretrained"));
+}
+
+TEST_CASE("attention_patterns: attended pairs are T(T+1)/2 dense and T·w − w(w−1)/2 ≤ T·w banded") {
+    for (int T : {4, 33, 100}) {
+        for (int w : {1, 8}) {
+            CAPTURE(T);
+            CAPTURE(w);
+            auto s = run_scalars("attention_patterns", {{"T", T}, {"window", w}, {"train", false}});
+            CHECK(s.at("pairs_dense") == T * (T + 1) / 2);
+            const int expect = T >= w ? T * w - w * (w - 1) / 2 : T * (T + 1) / 2;
+            CHECK(s.at("pairs_banded") == expect);
+            CHECK(s.at("pairs_banded") <= (double)T * w);
+        }
+    }
+    auto trained = run_scalars("attention_patterns", {{"steps", 3}});
+    CHECK(std::isfinite(trained.at("loss_dense")));
+    CHECK(std::isfinite(trained.at("loss_alternating")));
+}
+
+TEST_CASE("demo_labels: every condition is measured; gold labels beat chance") {
+    use_shipped_lessons();
+    auto s = run_scalars("demo_labels", {{"seeds", 2}, {"prompts", 16}});
+    for (const char* c : {"acc_gold", "acc_random_labels", "acc_no_demos", "acc_ood_inputs", "acc_outside_labels", "acc_no_format"})
+        CHECK(s.count(c) == 1);
+    CHECK(s.at("acc_gold") >= s.at("chance") + 0.3);
+}
+
+TEST_CASE("bayes_posterior: demonstrations sharpen the posterior; the model tracks the Bayes answer") {
+    use_shipped_lessons();
+    auto s = run_scalars("bayes_posterior", {{"prompts", 16}});
+    CHECK(s.at("entropy_kmax") < 0.5 * s.at("entropy_k0"));
+    CHECK(s.at("kl_kmax") < 0.1);  // nats: the model's next symbol follows the Bayesian one
+    CHECK(s.at("acc_kmax") >= s.at("bayes_acc_kmax") - 0.1);  // close to the Bayes-optimal accuracy
+    CHECK(s.at("unseen_acc_kmax") < s.at("acc_kmax") - 0.1);
+}
+
+TEST_CASE("checkpoints: a corrupt checkpoint is an error naming the file and the recipe to retrain") {
+    use_shipped_lessons();
+    auto good = get_asset("checkpoints/tasks.icl");
+    REQUIRE(good.ok());
+    const std::vector<uint8_t> keep = *good.value();
+    std::vector<uint8_t> bad = keep;
+    bad[bad.size() / 2] ^= 0x5a;
+    put_asset("checkpoints/tasks.icl", bad);
+    auto s = start_demo("shots_curve", nlohmann::json::object(), Lang::en, 1);
+    put_asset("checkpoints/tasks.icl", keep);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().message.find("checkpoints/tasks.icl") != std::string::npos);
+    CHECK(s.error().message.find("icl train lessons/checkpoints/tasks.json") != std::string::npos);
+}
+
+TEST_CASE("recipe: bad fields are errors naming the file and the field") {
+    auto bad = recipe::parse(R"({"name": "x", "train": {"steps": -3}})", "r.json");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message.find("r.json: train.steps") != std::string::npos);
+    CHECK_FALSE(recipe::parse("{", "r.json").ok());
+    CHECK_FALSE(recipe::parse(R"({"name": "../x"})", "r.json").ok());
+    auto ok = recipe::parse(R"({"name": "t", "data": "hmm", "hmm": {"segments": 4, "segment_length": 5}})", "r.json");
+    REQUIRE(ok.ok());
+    CHECK(ok.value().model.context == 1 + 4 * 6);
+}

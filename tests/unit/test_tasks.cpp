@@ -1,0 +1,179 @@
+// The task suite's prompts, splits and evaluator (no model needed).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "icl/tasks.h"
+
+using namespace icl;
+using namespace icl::tasks;
+
+namespace {
+const Pair* find_pair(const Task& t, int x) {
+    for (const Pair& p : t.pairs)
+        if (p.x == x) return &p;
+    return nullptr;
+}
+}  // namespace
+
+TEST_CASE("tasks: the suite pairs each input domain with two tasks, and the facts are right") {
+    const Suite& s = suite();
+    CHECK(s.words[kArrow] == "→");
+    CHECK(s.words[kSep] == ";");
+    std::map<std::string, int> per_domain;
+    for (const Task& t : s.tasks) per_domain[t.domain]++;
+    for (const auto& [d, n] : per_domain) CHECK_MESSAGE(n == 2, d);
+    auto answer = [&](const char* task, const char* x) {
+        const Task& t = s.tasks[(size_t)s.find_task(task)];
+        const Pair* p = find_pair(t, s.find_word(x));
+        return p ? s.words[(size_t)p->y] : std::string("?");
+    };
+    CHECK(answer("antonym", "hot") == "cold");
+    CHECK(answer("antonym", "cold") == "hot");
+    CHECK(answer("category", "hot") == "temperature");
+    CHECK(answer("successor", "7") == "8");
+    CHECK(answer("predecessor", "7") == "6");
+    CHECK(answer("capital", "France") == "Paris");
+    CHECK(answer("continent", "Korea") == "Asia");
+    CHECK(answer("topic", "piano") == "music");
+    for (const Task& t : s.tasks) {
+        int held = 0;
+        for (const Pair& p : t.pairs) held += p.held_out;
+        CHECK(held == (int)t.pairs.size() / 5);
+        CHECK((int)t.pairs.size() - held >= kMaxShots + 1);  // room for a distinct 16-shot curve
+    }
+}
+
+TEST_CASE("tasks: a k-shot prompt is BOS (x → y ;)^k x →, demonstrations distinct and not the query") {
+    const Suite& s = suite();
+    Rng rng(4);
+    for (int t = 0; t < (int)s.tasks.size(); ++t) {
+        PromptOptions o;
+        o.shots = 5;
+        auto seq = make_prompt(s, t, o, rng);
+        REQUIRE(seq.ok());
+        const std::vector<int>& tk = seq.value().tokens;
+        REQUIRE(tk.size() == 4 * 5 + 3);
+        CHECK(tk[0] == kBos);
+        std::set<int> xs;
+        for (int i = 0; i < 5; ++i) {
+            CHECK(tk[(size_t)(2 + 4 * i)] == kArrow);
+            CHECK(tk[(size_t)(4 + 4 * i)] == kSep);
+            xs.insert(tk[(size_t)(1 + 4 * i)]);
+        }
+        CHECK(xs.size() == 5);
+        CHECK(xs.count(tk[21]) == 0);
+        CHECK(tk.back() == kArrow);
+        REQUIRE(seq.value().slots.size() == 1);
+        CHECK(seq.value().slots[0].pos == (int)tk.size() - 1);
+        const Task& task = s.tasks[(size_t)t];
+        if (!task.remapped) CHECK(find_pair(task, tk[21])->y == seq.value().slots[0].target);
+    }
+    PromptOptions bad;
+    bad.shots = kMaxShots + 1;
+    CHECK(!make_prompt(s, 0, bad, rng).ok());
+}
+
+TEST_CASE("tasks: topic_remap keeps one permutation of the label space per prompt") {
+    const Suite& s = suite();
+    const int t = s.find_task("topic_remap");
+    const Task& task = s.tasks[(size_t)t];
+    Rng rng(8);
+    int differs = 0;
+    for (int i = 0; i < 20; ++i) {
+        auto seq = make_curve_sequence(s, t, kMaxShots, rng);
+        REQUIRE(seq.ok());
+        std::map<int, int> label_of;  // true label -> shown label
+        for (const Slot& sl : seq.value().slots) {
+            const int truth = find_pair(task, seq.value().tokens[(size_t)sl.pos - 1])->y;
+            auto [it, fresh] = label_of.emplace(truth, sl.target);
+            CHECK(it->second == sl.target);  // consistent within the prompt
+            differs += fresh && truth != sl.target;
+        }
+    }
+    CHECK(differs > 20);  // and not the identity
+}
+
+TEST_CASE("tasks: training documents never score a held-out pair; curve slots count their shots") {
+    const Suite& s = suite();
+    Rng rng(1);
+    int held_seen = 0;
+    for (int t = 0; t < (int)s.tasks.size(); ++t) {
+        const Task& task = s.tasks[(size_t)t];
+        for (int i = 0; i < 30; ++i) {
+            const Sequence seq = make_training_sequence(s, t, 16, rng);
+            CHECK(seq.tokens.size() == 1 + 4 * 16);
+            const std::vector<int> targets = slot_targets(seq);
+            for (int j = 0; j < 16; ++j) {
+                const int x = seq.tokens[(size_t)(1 + 4 * j)];
+                const bool held = find_pair(task, x)->held_out;
+                held_seen += held;
+                CHECK((targets[(size_t)(2 + 4 * j)] != -1) == !held);
+            }
+        }
+        auto curve = make_curve_sequence(s, t, kMaxShots, rng);
+        REQUIRE(curve.ok());
+        CHECK(curve.value().tokens.size() == 4 * kMaxShots + 3);
+        for (int k = 0; k <= kMaxShots; ++k) CHECK(curve.value().slots[(size_t)k].shots == k);
+    }
+    CHECK(held_seen > 0);  // held-out pairs do appear in context
+}
+
+TEST_CASE("tasks: Min et al. conditions change what they say and keep the query") {
+    const Suite& s = suite();
+    const int t = s.find_task("topic");
+    const Task& task = s.tasks[(size_t)t];
+    Rng rng(6);
+    auto in_space = [&](int w) { return std::find(task.outputs.begin(), task.outputs.end(), w) != task.outputs.end(); };
+    PromptOptions o;
+    o.shots = 8;
+    o.condition = DemoCondition::outside_labels;
+    auto out = make_prompt(s, t, o, rng).value();
+    for (int i = 0; i < 8; ++i) CHECK(!in_space(out.tokens[(size_t)(3 + 4 * i)]));
+    o.condition = DemoCondition::ood_inputs;
+    auto ood = make_prompt(s, t, o, rng).value();
+    for (int i = 0; i < 8; ++i) {
+        CHECK(find_pair(task, ood.tokens[(size_t)(1 + 4 * i)]) == nullptr);
+        CHECK(in_space(ood.tokens[(size_t)(3 + 4 * i)]));
+    }
+    o.condition = DemoCondition::no_format;
+    auto nf = make_prompt(s, t, o, rng).value();
+    CHECK(nf.tokens.size() == 1 + 2 * 8 + 2);
+    CHECK(std::count(nf.tokens.begin(), nf.tokens.end(), kArrow) == 1);
+    o.condition = DemoCondition::gold;
+    o.query_split = Split::held_out;
+    o.query_in_context = true;
+    auto ctx = make_prompt(s, t, o, rng).value();
+    const int q = ctx.tokens[ctx.tokens.size() - 2];
+    CHECK(find_pair(task, q)->held_out);
+    bool shown = false;
+    for (int i = 0; i < 8; ++i) shown |= ctx.tokens[(size_t)(1 + 4 * i)] == q;
+    CHECK(shown);
+}
+
+TEST_CASE("tasks: score_logits ranks the target; evaluate groups slots by shots") {
+    const float logits[4] = {0.0f, 2.0f, 1.0f, -1.0f};
+    CHECK(score_logits(logits, 4, 1).correct);
+    CHECK(score_logits(logits, 4, 2).rank == 1);
+    const double z = std::exp(0.0) + std::exp(2.0) + std::exp(1.0) + std::exp(-1.0);
+    CHECK(score_logits(logits, 4, 2).prob == doctest::Approx(std::exp(1.0) / z));
+    // An oracle that puts the answer at every slot scores 1; one that always says the
+    // arrow scores 0.
+    const Suite& s = suite();
+    Rng rng(2);
+    std::vector<Sequence> seqs;
+    for (int i = 0; i < 3; ++i) seqs.push_back(make_curve_sequence(s, 2, 4, rng).value());
+    auto oracle = [&](const std::vector<int>& tokens, int B, int T, std::vector<float>& out) -> Status {
+        out.assign((size_t)B * T * s.vocab(), 0.0f);
+        for (int b = 0; b < B; ++b)
+            for (const Slot& sl : seqs[(size_t)b].slots) out[((size_t)b * T + sl.pos) * s.vocab() + sl.target] = 1.0f;
+        (void)tokens;
+        return Ok{};
+    };
+    auto acc = evaluate(oracle, seqs, s.vocab()).value();
+    for (int k = 0; k <= 4; ++k) CHECK(acc[(size_t)k].accuracy() == 1.0);
+    CHECK(acc[5].n == 0);
+}
