@@ -9,6 +9,7 @@
 
 #include "icl/demo.h"
 #include "icl/demo_panels.h"
+#include "icl/divergence.h"
 #include "icl/linear_tasks.h"
 #include "icl/lsa.h"
 #include "icl/rng.h"
@@ -61,10 +62,8 @@ public:
     void step(int budget) override {
         for (int b = 0; b < budget && !done(); ++b) {
             if (trainer_.steps() < train_steps_) {
-                const double loss = trainer_.step();
-                if (!std::isfinite(loss))
-                    error_ = std::string(tr(ctx_.lang, "LSA training diverged at step ", "LSA 학습이 발산한 step: ")) +
-                             std::to_string(trainer_.steps() + 1) + tr(ctx_.lang, ": lower lr", " (lr을 낮추세요)");
+                const int n = trainer_.steps() + 1;
+                error_ = watch_.check(n, trainer_.step(), cfg_.lr, ctx_.lang);
                 continue;
             }
             if (tasks_.empty()) sample_eval_tasks();
@@ -198,6 +197,7 @@ private:
     DemoContext ctx_;
     LsaTrainConfig cfg_;
     LsaTrainer trainer_;
+    DivergenceWatch watch_;
     int train_steps_;
     std::vector<RegressionTask> tasks_, fit_tasks_;
     std::string error_;
