@@ -234,9 +234,9 @@ const DemoDef kShotsCurve = {
     {
         {"seeds", ParamType::Int, 1, 8, 3, 1, {}, "independent draws of prompts (spread over seeds)", "prompt를 새로 뽑는 횟수 (seed 간 편차)"},
         {"sequences", ParamType::Int, 2, 64, 8, 1, {}, "prompts per task and seed", "task와 seed마다 prompt 수"},
-        {"ft_sequences", ParamType::Int, 1, 16, 2, 1, {}, "fine-tuning runs per task, seed and k", "task, seed, k마다 fine-tuning 횟수"},
+        {"ft_sequences", ParamType::Int, 1, 16, 1, 1, {}, "fine-tuning runs per task, seed and k", "task, seed, k마다 fine-tuning 횟수"},
         {"ft_steps", ParamType::Int, 1, 100, 10, 1, {}, "AdamW steps of each fine-tuning run", "fine-tuning 한 번의 AdamW step 수"},
-        {"ft_lr", ParamType::Float, 1e-4, 0.05, 3e-3, 1e-4, {}, "fine-tuning learning rate", "fine-tuning learning rate"},
+        {"ft_lr", ParamType::Float, 1e-5, 0.05, 3e-4, 1e-5, {}, "fine-tuning learning rate", "fine-tuning learning rate"},
     },
     start,
     {"checkpoints/tasks.json", "checkpoints/tasks.icl"},
