@@ -30,6 +30,10 @@ Status step(const Model& model, KvCache& cache, int token, float* logits, const 
                           std::to_string(Tm) + " positions");
     if (hooks)
         if (Status s = validate(*hooks, c); !s) return s;
+    if (c.momentum != 0.0f)
+        return make_error("gpt step: momentum attention is not implemented in the KV-cache step; use forward");
+    if (hooks && !hooks->head_patches.empty())
+        return make_error("gpt step: head patches are not implemented in the KV-cache step; use forward");
     const Layout& lay = model.layout;
     float* x = cache.work.data();
     float* h = x + C;

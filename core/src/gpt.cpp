@@ -52,6 +52,8 @@ Status validate(const Config& c) {
             m.kind != AttentionMask::strided)
             return make_error("gpt config: layer " + str((int)l) + " has an unknown attention kind");
     }
+    if (!(c.momentum >= 0.0f && c.momentum < 1.0f))
+        return make_error("gpt config: momentum = " + std::to_string(c.momentum) + " is outside [0, 1)");
     const size_t n = parameter_count(c);
     if (n > Bounds::max_params)
         return make_error("gpt config: " + std::to_string(n) + " parameters exceed the bound of " +
@@ -173,6 +175,18 @@ Status validate(const Hooks& hooks, const Config& c) {
             return make_error("hook: ablation head " + str(h.head) + " is outside [0, " +
                               str(c.heads - 1) + "]");
     }
+    for (const HeadPatch& h : hooks.head_patches) {
+        if (h.layer < 0 || h.layer >= c.layers)
+            return make_error("hook: patch layer " + str(h.layer) + " is outside [0, " + str(c.layers - 1) + "]");
+        if (h.head < 0 || h.head >= c.heads)
+            return make_error("hook: patch head " + str(h.head) + " is outside [0, " + str(c.heads - 1) + "]");
+        if (h.position < 0 || h.position >= c.context)
+            return make_error("hook: patch position " + str(h.position) + " is outside [0, " +
+                              str(c.context - 1) + "]");
+        if (h.output.size() != (size_t)(c.width / c.heads))
+            return make_error("hook: patch output has " + str((int)h.output.size()) + " entries, head size is " +
+                              str(c.width / c.heads));
+    }
     return Ok{};
 }
 
@@ -273,6 +287,15 @@ void zero_head(float* x /* (B,T,C) */, int B, int T, int C, int hs, int h) {
     for (size_t r = 0; r < (size_t)B * T; ++r) std::fill_n(x + r * C + (size_t)h * hs, hs, 0.0f);
 }
 
+// x (B,T,C): head p.head at p.position of every row = p.output (hs), or 0 (zero = true)
+void patch_head(float* x, const HeadPatch& p, int B, int T, int C, int hs, bool zero) {
+    if (p.position >= T) return;
+    for (int b = 0; b < B; ++b) {
+        float* o = x + ((size_t)b * T + p.position) * C + (size_t)p.head * hs;
+        for (int i = 0; i < hs; ++i) o[i] = zero ? 0.0f : p.output[(size_t)i];
+    }
+}
+
 // (B,T,C) with head h in columns h*hs.. -> (B,H,T,hs)
 void rows_to_heads(float* heads, const float* rows, int B, int T, int C, int H) {
     const int hs = C / H;
@@ -321,10 +344,31 @@ void embedding_backward(float* dwte, float* dwpe, const float* dout, const int* 
         }
 }
 
+// O (T,hs) += m, m_t = Σ_{i<t} η^{t−i} v_i for v (T,hs)
+void add_momentum_forward(float* O, const float* v, int T, int hs, float eta) {
+    std::vector<float> m((size_t)hs, 0.0f);
+    for (int t = 1; t < T; ++t)
+        for (int c = 0; c < hs; ++c) {
+            m[(size_t)c] = eta * (m[(size_t)c] + v[(size_t)(t - 1) * hs + c]);
+            O[(size_t)t * hs + c] += m[(size_t)c];
+        }
+}
+
+// dv (T,hs) += r, r_i = Σ_{t>i} η^{t−i} dO_t, by r_{T−1} = 0, r_i = η (r_{i+1} + dO_{i+1})
+void add_momentum_backward(float* dv, const float* dO, int T, int hs, float eta) {
+    std::vector<float> r((size_t)hs, 0.0f);
+    for (int i = T - 2; i >= 0; --i)
+        for (int c = 0; c < hs; ++c) {
+            r[(size_t)c] = eta * (r[(size_t)c] + dO[(size_t)(i + 1) * hs + c]);
+            dv[(size_t)i * hs + c] += r[(size_t)c];
+        }
+}
+
 // One block's attention: q,k,v (B,H,T,hs) -> att (B,H,T,T), atty (B,T,C).
 // scratch holds one (T,T) score matrix then one (T,hs) head output.
+// With momentum η > 0, O_t += m_t = Σ_{i<t} η^{t−i} v_i, by m_0 = 0, m_t = η (m_{t−1} + v_{t−1}).
 void attention_forward(float* att, float* atty, const float* q, const float* k, const float* v,
-                       float* scratch, int B, int T, int C, int H, AttentionMask mask) {
+                       float* scratch, int B, int T, int C, int H, AttentionMask mask, float momentum) {
     const int hs = C / H;
     const float scale = 1.0f / std::sqrt((float)hs);
     float* S = scratch;
@@ -339,6 +383,7 @@ void attention_forward(float* att, float* atty, const float* q, const float* k, 
             matmul_nt(S, qh, kh, T, hs, T, false);  // S (T,T) = q kᵀ
             attention_softmax(P, S, T, scale, mask);
             matmul_nn(O, P, vh, T, T, hs, false);   // O (T,hs) = P v
+            if (momentum > 0.0f) add_momentum_forward(O, vh, T, hs, momentum);
             for (int t = 0; t < T; ++t)
                 std::memcpy(atty + ((size_t)b * T + t) * C + h * hs, O + (size_t)t * hs,
                             sizeof(float) * hs);
@@ -350,7 +395,7 @@ void attention_forward(float* att, float* atty, const float* q, const float* k, 
 // scratch holds dP and dS, (T,T) each.
 void attention_backward(float* dq, float* dk, float* dv, const float* dO, const float* q,
                         const float* k, const float* v, const float* att, float* scratch, int B,
-                        int T, int C, int H) {
+                        int T, int C, int H, float momentum) {
     const int hs = C / H;
     const float scale = 1.0f / std::sqrt((float)hs);
     float* dP = scratch;
@@ -361,6 +406,7 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dO, const 
             const float* P = att + ((size_t)b * H + h) * T * T;
             matmul_nt(dP, dO + o, v + o, T, hs, T, false);   // dP (T,T) = dO vᵀ
             matmul_tn(dv + o, P, dO + o, T, T, hs, false);   // dv (T,hs) = Pᵀ dO
+            if (momentum > 0.0f) add_momentum_backward(dv + o, dO + o, T, hs, momentum);
             std::fill_n(dS, (size_t)T * T, 0.0f);
             attention_softmax_backward(dS, dP, P, T, scale);
             matmul_nn(dq + o, dS, k + o, T, T, hs, false);   // dq = dS k
@@ -421,6 +467,7 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
     acts.tokens.assign(tokens, tokens + (size_t)B * T);
     acts.has_targets = targets != nullptr;
     acts.ablations = hooks ? hooks->ablations : std::vector<HeadAblation>{};
+    acts.head_patches = hooks ? hooks->head_patches : std::vector<HeadPatch>{};
     const int C = c.width, H = c.heads, F = ffn_width(c), V = c.vocab;
     const int BT = B * T;
     const Layout& lay = model.layout;
@@ -438,9 +485,11 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
         linear_forward(qkv, acts.ptr(a.ln1), model.at(p.wq), model.at(p.bq), BT, C, 3 * C);
         split_heads(acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v), qkv, B, T, C, H);
         attention_forward(acts.ptr(a.att), acts.ptr(a.atty), acts.ptr(a.q), acts.ptr(a.k),
-                          acts.ptr(a.v), head_scratch, B, T, C, H, c.mask(l));
+                          acts.ptr(a.v), head_scratch, B, T, C, H, c.mask(l), c.momentum);
         for (const HeadAblation& h : acts.ablations)
             if (h.layer == l) zero_head(acts.ptr(a.atty), B, T, C, C / H, h.head);
+        for (const HeadPatch& h : acts.head_patches)
+            if (h.layer == l) patch_head(acts.ptr(a.atty), h, B, T, C, C / H, false);
         // res_attn = x + atty · Woᵀ + bo
         float* ra = acts.ptr(a.res_attn);
         linear_forward(ra, acts.ptr(a.atty), model.at(p.wo), model.at(p.bo), BT, C, C);
@@ -547,9 +596,11 @@ Status backward(const Model& model, Activations& acts, float* grads) {
         linear_backward(dln, g(p.wo), g(p.bo), dres, acts.ptr(a.atty), model.at(p.wo), BT, C, C, false);
         for (const HeadAblation& h : acts.ablations)
             if (h.layer == l) zero_head(dln, B, T, C, C / H, h.head);
+        for (const HeadPatch& h : acts.head_patches)
+            if (h.layer == l) patch_head(dln, h, B, T, C, C / H, true);
         rows_to_heads(dO, dln, B, T, C, H);
         attention_backward(dq, dk, dv, dO, acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v),
-                           acts.ptr(a.att), dP, B, T, C, H);
+                           acts.ptr(a.att), dP, B, T, C, H, c.momentum);
         merge_heads(dqkv, dq, dk, dv, B, T, C, H);
         linear_backward(dln, g(p.wq), g(p.bq), dqkv, acts.ptr(a.ln1), model.at(p.wq), BT, C, 3 * C, false);
         layernorm_backward(dres, g(p.ln1_w), g(p.ln1_b), dln, x_in, acts.ptr(a.ln1_mean),

@@ -85,3 +85,14 @@ TEST_CASE("gpt backward: finite differences, attention-only model with an ablate
     hooks.residual_adds = {{1, 2, std::vector<float>(8, 0.5f)}};
     check_directional_derivatives(cfg, 1, 5, 13, &hooks);
 }
+
+TEST_CASE("gpt backward: finite differences, momentum attention (Dai et al. 2023) and a patched head") {
+    gpt::Config cfg;
+    cfg.vocab = 9; cfg.context = 6; cfg.width = 8; cfg.layers = 2; cfg.heads = 2;
+    cfg.momentum = 0.6f;
+    check_directional_derivatives(cfg, 2, 6, 14);
+    cfg.attention_only = true;
+    gpt::Hooks hooks;
+    hooks.head_patches = {{0, 1, 3, std::vector<float>(4, 0.7f)}};
+    check_directional_derivatives(cfg, 1, 6, 15, &hooks);
+}

@@ -36,6 +36,11 @@ struct Config {
     int mlp_ratio = 4;     // F = mlp_ratio * C
     bool attention_only = false;      // no MLP, no LN2 (the induction-head model)
     std::vector<AttentionMask> attention;  // one per layer; empty = every layer dense (causal)
+    // Momentum attention (Dai et al. 2023): every head's output at t gains
+    // Σ_{i<t} momentum^{t−i} v_i. 0 = plain attention. Only the full-sequence forward and
+    // backward implement it (generate's KV-cache step refuses it), and checkpoint v1
+    // does not store it: it is for models trained live.
+    float momentum = 0.0f;
 
     AttentionMask mask(int layer) const {
         return attention.empty() ? AttentionMask{} : attention[(size_t)layer];
@@ -119,10 +124,20 @@ struct HeadAblation {
     int layer = 0;
     int head = 0;
 };
-// Passed to forward (nullptr = none). backward() is correct under them too.
+// Replaces head `head` of block `layer` at position `position` of every batch row by
+// `output` (hs = C / H), before Wo: activation patching (Todd et al. 2024).
+struct HeadPatch {
+    int layer = 0;
+    int head = 0;
+    int position = 0;
+    std::vector<float> output;
+};
+// Passed to forward (nullptr = none). backward() is correct under them too (a patched
+// or ablated entry passes no gradient to its q, k, v).
 struct Hooks {
     std::vector<ResidualAdd> residual_adds;
     std::vector<HeadAblation> ablations;
+    std::vector<HeadPatch> head_patches;
 };
 Status validate(const Hooks& hooks, const Config& config);
 
@@ -151,6 +166,7 @@ struct Activations {
     float loss = 0.0f;                           // mean cross-entropy (with targets)
     bool has_targets = false;
     std::vector<HeadAblation> ablations;         // from the hooks, for backward
+    std::vector<HeadPatch> head_patches;         // from the hooks, for backward
 
     // forward: qkv (B,T,3C), one (T,T) score matrix, one head output (T,hs);
     // backward: the gradients flowing through the layers. Kept between calls so a
@@ -163,7 +179,8 @@ struct Activations {
     // read hooks (valid after forward)
     const float* logits_ptr() const { return ptr(logits); }                   // (B,T,V)
     const float* attention(int layer, int b, int h, int heads) const;         // (T,T)
-    const float* head_outputs(int layer) const { return ptr(blocks[(size_t)layer].atty); }  // (B,T,C)
+    // heads' outputs before Wo (after ablations and patches), head h in columns h*hs..  (B,T,C)
+    const float* head_outputs(int layer) const { return ptr(blocks[(size_t)layer].atty); }
     // residual stream after `layer`: 0 = embeddings, l = after block l   (B,T,C)
     const float* residual(int layer) const;
 };

@@ -1,0 +1,59 @@
+// Metrics the mechanism demos report, each defined as in the paper it comes from.
+//
+//  Dai et al. 2023 (ICL vs fine-tuning):
+//    rec2ftp          Rec2FTP = #(FT right, ZSL wrong, ICL right) / #(FT right, ZSL wrong),
+//                     per example: how much of what fine-tuning fixes ICL fixes too.
+//    cosine           SimAOU is cosine(h_ICL − h_ZSL, h_FT − h_ZSL) of attention outputs;
+//                     SimAM is cosine of two attention-weight rows.
+//    update_cosine    that SimAOU cosine from the three vectors.
+//    kendall_tau      Kendall's τ-b between two score vectors (ties counted as neither).
+//  Olsson et al. 2022 (induction heads):
+//    prefix_matching  mean attention from each token to the token after its earlier
+//                     occurrences.
+//    icl_score        loss late in the context minus loss early (negative = the context helps).
+//  Todd et al. 2024 (function vectors):
+//    indirect_effect  P(target | patched) − P(target | corrupted).
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "icl/expected.h"
+
+namespace icl::metrics {
+
+// cos(a, b) over n floats; 0 when either vector is zero.
+double cosine(const float* a, const float* b, size_t n);
+double cosine(const std::vector<float>& a, const std::vector<float>& b);
+
+// cos(icl − zsl, ft − zsl) over n floats (SimAOU for one example and layer).
+double update_cosine(const float* zsl, const float* icl, const float* ft, size_t n);
+
+struct Rec2Ftp {
+    double value = 0;  // both_fixed / ft_fixed; 0 when ft_fixed = 0
+    int ft_fixed = 0;  // examples FT gets right that ZSL gets wrong
+    int both_fixed = 0;  // ... that ICL gets right too
+};
+// One entry per example: whether ZSL, FT, ICL predicted it correctly. Sizes must agree.
+Expected<Rec2Ftp> rec2ftp(const std::vector<bool>& zsl, const std::vector<bool>& ft, const std::vector<bool>& icl);
+
+// Kendall's τ-b of two equally long score vectors (n >= 2): (concordant − discordant)
+// / sqrt((pairs − ties in a)(pairs − ties in b)); 0 when either vector is constant.
+Expected<double> kendall_tau(const std::vector<double>& a, const std::vector<double>& b);
+
+// attention (T,T): row t = attention from position t over positions 0..T−1, one head.
+// For every t whose token occurred before at some j < t, the attention mass on the
+// positions j + 1 that followed those occurrences (j + 1 <= t); averaged over such t.
+// Returns 0 when no token repeats.
+double prefix_matching(const float* attention, const int* tokens, int T);
+
+// Mean of losses over positions [late_from, late_to) minus the mean over
+// [early_from, early_to) of a per-position loss vector. Negative: later tokens (more
+// context) are predicted better — Olsson et al.'s loss(token 500) − loss(token 50) at
+// lesson scale.
+double icl_score(const std::vector<double>& loss_by_position, int early_from, int early_to, int late_from,
+                 int late_to);
+
+// Todd et al.'s causal indirect effect of one patch on one prompt.
+inline double indirect_effect(double p_patched, double p_corrupted) { return p_patched - p_corrupted; }
+
+}  // namespace icl::metrics
