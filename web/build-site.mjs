@@ -6,7 +6,7 @@
 //   node web/build-site.mjs --out DIR --wasm build/wasm/bin --lessons DIR_WITH_INDEX_JSON
 //
 // With --icl the lesson JSON is made by `icl lessons build --out <out>/../lessons-json`;
-// with --lessons an existing JSON tree is used (the browser tests' fixture).
+// with --lessons an existing JSON tree is used (e.g. one built with --draft).
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -186,6 +186,18 @@ fs.writeFileSync(katexCss, fs.readFileSync(katexCss, 'utf8')
   .replace(/,url\(fonts\/[^)]+\.ttf\) format\("truetype"\)/g, ''));
 fs.writeFileSync(path.join(out, 'assets', 'math-styles.css'),
   [...styleClasses].map(([style, cls]) => `.${cls}{${style.split(';').filter((d) => d.trim()).map((d) => `${d.trim()}!important`).join(';')}}`).join('\n') + '\n');
+// The files the lessons' demos read (DemoInfo.assets, relative to lessons/), for the
+// worker to fetch from <site>/lessons/.
+const lessonSources = path.resolve(here, '..', 'lessons');
+const usedDemos = new Set(langs.flatMap((l) => lessonsByLang[l].flatMap((x) => x.blocks.filter((b) => b.kind === 'demo').map((b) => b.demo))));
+for (const id of usedDemos) {
+  for (const name of demoInfo.en[id].assets || []) {
+    const from = path.resolve(lessonSources, name);
+    if (!from.startsWith(lessonSources + path.sep)) fail(`demo '${id}' lists asset '${name}' outside lessons/`);
+    if (!fs.existsSync(from)) fail(`demo '${id}' needs lessons/${name}, which does not exist`);
+    copy(from, path.join(out, 'lessons', name));
+  }
+}
 copy(wasmJs, path.join(out, 'assets', 'icl_core.js'));
 copy(wasmBin, path.join(out, 'assets', 'icl_core.wasm'));
 

@@ -134,7 +134,7 @@ public:
             tr(L, "key entry", "key 성분"), tr(L, "value entry", "value 성분"), true, rows, cols));
         r.panels.push_back(heatmap_of(delta_icl_, tr(L, "ΔW_ICL = Σ over demonstrations of v_i ⊗ k_i", "ΔW_ICL = demonstration들의 v_i ⊗ k_i 합"),
                                       tr(L, "key entry", "key 성분"), tr(L, "value entry", "value 성분"), true, rows, cols));
-        r.panels.push_back(heatmap_of(w_zsl_, tr(L, "W_ZSL = Σ over the query's own tokens", "W_ZSL = query 자신의 token들에 대한 합"),
+        r.panels.push_back(heatmap_of(w_zsl_, tr(L, "W_ZSL = Σ of v_i ⊗ k_i over the query's own tokens", "W_ZSL = query 자신의 token들에 대한 합"),
                                       tr(L, "key entry", "key 성분"), tr(L, "value entry", "value 성분"), true, rows, cols));
 
         LinesPanel growth;

@@ -146,10 +146,10 @@ public:
         NotePanel note{tr(L, "What to see", "무엇을 볼까"), ""};
         if (!adam)
             note.text = tr(L,
-                "With SGD the primal and dual outputs agree to float rounding (max_abs_diff near 1e-7): the trained layer "
+                "With SGD the primal and dual outputs agree to float rounding (max_abs_diff about 1e-7 at the defaults): the trained layer "
                 "is exactly unnormalized attention whose keys are the training inputs and values the error signals, as "
                 "Irie et al. 2022 state. Here the data are a random teacher, not a real task.",
-                "SGD에서는 primal과 dual 출력이 float 반올림 수준(max_abs_diff ≈ 1e-7)까지 일치합니다. 학습된 층은 "
+                "SGD에서는 primal과 dual 출력이 float 반올림 수준(기본값에서 max_abs_diff ≈ 1e-7)까지 일치합니다. 학습된 층은 "
                 "학습 입력을 key로, 오차 신호를 value로 하는 정규화 없는 attention과 정확히 같습니다(Irie et al. 2022). "
                 "단, 여기 데이터는 실제 task가 아니라 무작위 teacher입니다.");
         else

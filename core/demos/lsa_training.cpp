@@ -135,11 +135,13 @@ public:
                  "P W_V의 y 행뿐이라 나머지 행은 무작위 초기값 그대로이고, 크기는 두 행렬이 나눠 가집니다.")
             : tr(L,
                  "Several layers are compared with as many GD steps at the best shared η. von Oswald et al. 2023 find "
-                 "deeper trained models beat plain GD (their GD++ also transforms the inputs); read loss_ratio below 1 "
-                 "that way. Training is short here, so deeper models may still be above the line.",
+                 "deeper trained models beat plain GD (their GD++ also transforms the inputs): loss_ratio below 1, "
+                 "with a sensitivity cosine below 1 since the model is no longer plain GD. Deeper models learn slowly "
+                 "at the default lr; try lr = 0.003 and steps = 5000 to see two layers go below the two-step GD line.",
                  "여러 층을 같은 개수의 GD step(공통 최적 η)과 비교합니다. von Oswald et al. 2023은 더 깊은 학습 모델이 "
-                 "일반 GD보다 낫다고 보고합니다(GD++는 입력도 변환). loss_ratio가 1보다 작으면 그렇게 읽으세요. 여기서는 "
-                 "학습이 짧아 깊은 모델이 아직 선 위에 있을 수도 있습니다.");
+                 "일반 GD보다 낫다고 보고합니다(GD++는 입력도 변환). 그러면 loss_ratio는 1보다 작고, 모델이 더 이상 일반 "
+                 "GD가 아니므로 sensitivity cosine도 1보다 작습니다. 기본 lr에서는 깊은 모델이 천천히 배우니, lr = 0.003, "
+                 "steps = 5000으로 두 층이 두 step GD 선 아래로 내려가는 것을 보세요.");
         r.panels.push_back(note);
         return r;
     }

@@ -4,6 +4,7 @@
 #include <exception>
 #include <vector>
 
+#include "icl/assets.h"
 #include "icl/quiz.h"
 
 namespace icl {
@@ -33,6 +34,12 @@ std::string WorkerApi::demos(const std::string& lang_text) const {
     json out = json::array();
     for (const DemoDef* d : all_demos()) out.push_back(to_json(*d, lang.value()));
     return text(out);
+}
+
+std::string WorkerApi::put_asset(const std::string& name, std::vector<uint8_t> bytes) {
+    if (name.empty()) return error_json("an asset needs a name");
+    icl::put_asset(name, std::move(bytes));
+    return "{}";
 }
 
 std::string WorkerApi::parse_params(const std::string& id, const std::string& key_values_text) const {

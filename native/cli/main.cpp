@@ -28,10 +28,11 @@ const char* kUsage =
     "  params <id> [--lang en|ko]      list a demo's parameters with ranges and defaults\n"
     "  run <id> [--set name=value]... [--seed n] [--json] [--lang en|ko]\n"
     "                                  run a demo to completion; print a summary or JSON\n"
-    "  lessons check [--dir lessons] [--draft]\n"
+    "  lessons check [--dir lessons] [--draft] [--run-demos]\n"
     "                                  lint the lesson sources: one line per problem\n"
     "                                  (file:line: message); --draft makes the lesson-size\n"
-    "                                  rules (check counts) warnings\n"
+    "                                  rules (check counts) warnings; --run-demos runs the\n"
+    "                                  demos predict checks name and checks their ranges\n"
     "  lessons build --out <dir> [--dir lessons] [--draft]\n"
     "                                  lint, then write <dir>/index.json and\n"
     "                                  <dir>/<lang>/<id>.json (nothing if the lint fails)\n"
@@ -142,6 +143,7 @@ int cmd_lessons(int argc, char** argv) {
         if (a == "--dir" && i + 1 < argc) dir = argv[++i];
         else if (a == "--out" && i + 1 < argc && action == "build") out = argv[++i];
         else if (a == "--draft") options.draft = true;
+        else if (a == "--run-demos") options.run_demos = true;
         else return usage_error("lessons " + action + ": unknown or incomplete option '" + a + "'");
     }
     if (action == "build" && out.empty()) return usage_error("lessons build needs --out <dir>");

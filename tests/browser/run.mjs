@@ -24,7 +24,8 @@ const icl = path.join(root, 'build', 'bin', 'icl');
 fs.mkdirSync(artifacts, { recursive: true });
 
 const BUDGET = { firstLoadBytes: 1.5e6, firstResultMs: 1500, redrawMs: 100 };
-const DEMO_TIMEOUT_MS = 90000;
+const DEMO_TIMEOUT_MS = 30000;       // analytic demos, page start
+const TRAINING_TIMEOUT_MS = 240000;  // every training demo of one page, run side by side
 
 // ---- a tiny harness -----------------------------------------------------------------
 let passed = 0, failed = 0;
@@ -93,11 +94,20 @@ function expectNoErrors(context, what) {
   expect(errors.length === 0, `${what}: ${errors.join(' | ')}`);
 }
 
-// Waits until every demo on the page has finished (done or an error state).
+// Waits until every demo on the page has settled: finished, stopped, failed, or (a
+// training demo) waiting for Run.
 async function demosSettled(page, timeout = DEMO_TIMEOUT_MS) {
   await page.waitForFunction(() => document.body.dataset.ready === 'true'
-    && [...document.querySelectorAll('section.demo')].every((s) => ['done', 'error', 'stopped'].includes(s.dataset.state)),
+    && [...document.querySelectorAll('section.demo')].every((s) => ['done', 'error', 'stopped', 'idle'].includes(s.dataset.state)),
   null, { timeout, polling: 50 });
+}
+
+// Presses Run on every demo that waits for it, then waits for all to finish.
+async function runAllDemos(page) {
+  await demosSettled(page);
+  await page.evaluate(() => document.querySelectorAll('section.demo[data-state=idle] button.run').forEach((b) => b.click()));
+  await page.waitForFunction(() => [...document.querySelectorAll('section.demo')].every((s) => ['done', 'error', 'stopped'].includes(s.dataset.state)),
+    null, { timeout: TRAINING_TIMEOUT_MS, polling: 100 });
 }
 
 // ---- the lessons ----------------------------------------------------------------------
@@ -105,6 +115,7 @@ const index = JSON.parse(fs.readFileSync(path.join(site, 'index.json'), 'utf8'))
 const langs = ['en', 'ko'];
 const lessonData = (page) => page.evaluate(() => JSON.parse(document.getElementById('lesson-data').textContent));
 
+const nativeRuns = new Map();
 // The right and a wrong answer to a check, from the lesson's own grading data; a predict
 // check's right option comes from the demo run natively by the `icl` command.
 function answersFor(check, demoParams, lang) {
@@ -121,7 +132,10 @@ function answersFor(check, demoParams, lang) {
     case 'text': return { right: `  ${g.accepted[0].toUpperCase()}! `, wrong: 'zzqx not an answer' };
     case 'predict': {
       const sets = Object.entries(demoParams[g.demo].params).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
-      const out = JSON.parse(execFileSync(icl, ['run', demoParams[g.demo].demo, ...sets, '--json', '--lang', lang]).toString());
+      const args = ['run', demoParams[g.demo].demo, ...sets, '--json', '--lang', lang];
+      const key = JSON.stringify(args.slice(0, -1));  // scalars do not depend on the language
+      if (!nativeRuns.has(key)) nativeRuns.set(key, JSON.parse(execFileSync(icl, args, { maxBuffer: 64 << 20 }).toString()));
+      const out = nativeRuns.get(key);
       const items = out.panels.filter((p) => p.kind === 'scalars').flatMap((p) => p.items);
       const value = items.find((i) => i.name === g.scalar).value;
       const inRange = ([lo, hi]) => (lo === null || value >= lo) && (hi === null || value < hi);
@@ -157,7 +171,8 @@ async function answer(page, check, value) {
 const panelsHtml = (page, name) => page.locator(`section.demo[data-instance="${name}"] .panels`).evaluate((e) => e.innerHTML);
 
 // Moves a slider by script (as a drag would: input events, then change) and
-// resolves to the milliseconds until the demo's next drawing lands.
+// resolves to the milliseconds until the demo's next drawing lands (the finished one
+// for an analytic demo, the first streamed one for a training demo).
 function moveSlider(page, name, sliderIndex) {
   return page.evaluate(([inst, k]) => new Promise((resolve) => {
     const section = document.querySelector(`section.demo[data-instance="${inst}"]`);
@@ -166,8 +181,10 @@ function moveSlider(page, name, sliderIndex) {
     const v = Number(slider.value), lo = Number(slider.min), hi = Number(slider.max), step = Number(slider.step) || 1;
     // A different value: one third of the way to the far end, on the step grid.
     const target = v - lo < hi - v ? v + Math.max(step, Math.round((hi - v) / 3 / step) * step) : v - Math.max(step, Math.round((v - lo) / 3 / step) * step);
+    const analytic = JSON.parse(document.getElementById('lesson-data').textContent).demos.find((d) => d.name === inst).info.analytic;
     const obs = new MutationObserver(() => {
-      if (Number(section.dataset.draws) > draws && ['done', 'error'].includes(section.dataset.state)) {
+      // An analytic demo is timed to its finished redraw; a training demo to its first new slice.
+      if (Number(section.dataset.draws) > draws && (!analytic || ['done', 'error'].includes(section.dataset.state))) {
         obs.disconnect();
         resolve({ ms: performance.now() - t0, name: slider.name, from: v, to: Number(slider.value) });
       }
@@ -196,6 +213,12 @@ for (const lang of langs) {
     await test(`${where}: loads, every demo runs to done and draws, no console error`, async () => {
       await page.goto(`${origin}/${lang}/${entry.id}.html`);
       await demosSettled(page);
+      if (budgets.firstLoadBytes === null && await page.evaluate(() => Boolean(document.body.dataset.firstDrawMs))) {
+        budgets.firstResultMs = Number(await page.evaluate(() => document.body.dataset.firstDrawMs));
+        await page.waitForLoadState('networkidle');
+        budgets.firstLoadBytes = bytes;
+      }
+      await runAllDemos(page);
       data = await lessonData(page);
       for (const d of data.demos) {
         const s = page.locator(`section.demo[data-instance="${d.name}"]`);
@@ -204,31 +227,12 @@ for (const lang of langs) {
         expect(drawn > 0, `demo ${d.name} drew nothing`);
       }
       expect(await page.locator('.katex-error').count() === 0, 'a formula failed to render (KaTeX error)');
+      // Lesson text is md4c output with raw HTML off: nothing executable may appear in it.
+      expect(await page.locator('main script, main iframe, main object, main embed').count() === 0, 'lesson text holds raw HTML elements');
       expectNoErrors(context, 'console');
     });
-    if (budgets.firstLoadBytes === null && data && data.demos.length) {
-      await page.waitForLoadState('networkidle');
-      budgets.firstLoadBytes = bytes;
-      budgets.firstResultMs = Number(await page.evaluate(() => document.body.dataset.firstDrawMs));
-    }
     await page.screenshot({ path: path.join(artifacts, `${lang}-${entry.id}.png`), fullPage: true });
     if (!data) { await context.close(); continue; }
-
-    await test(`${where}: moving a slider changes the drawing`, async () => {
-      for (const d of data.demos) {
-        const slider = page.locator(`section.demo[data-instance="${d.name}"] input[type=range]`);
-        if (await slider.count() === 0) continue;
-        const before = await panelsHtml(page, d.name);
-        const moved = await moveSlider(page, d.name, 0);
-        const after = await panelsHtml(page, d.name);
-        expect(after !== before, `demo ${d.name}: moving ${moved.name} ${moved.from} -> ${moved.to} left the drawing unchanged`);
-        if (d.info.analytic) {
-          // A steady-state redraw (the first one also warms up the code paths).
-          for (let k = 0; k < 3; k++) budgets.redrawMs.push((await moveSlider(page, d.name, 0)).ms);
-        }
-      }
-      expectNoErrors(context, 'console');
-    });
 
     await test(`${where}: checks graded right and wrong with feedback, kept over a reload`, async () => {
       const demoParams = Object.fromEntries(data.demos.map((d) => [d.name, { demo: d.demo,
@@ -250,7 +254,32 @@ for (const lang of langs) {
           const state = await page.locator(`section.check[data-check="${check.id}"]`).getAttribute('data-answered');
           expect(state === 'correct', `check ${check.id}: after a reload its progress reads '${state}'`);
         }
-        await demosSettled(page);
+      }
+      expectNoErrors(context, 'console');
+    });
+
+    await test(`${where}: moving a slider changes the drawing`, async () => {
+      for (const d of data.demos) {
+        const slider = page.locator(`section.demo[data-instance="${d.name}"] input[type=range]`);
+        if (await slider.count() === 0) continue;
+        const before = await panelsHtml(page, d.name);
+        const moved = await moveSlider(page, d.name, 0);
+        const after = await panelsHtml(page, d.name);
+        expect(after !== before, `demo ${d.name}: moving ${moved.name} ${moved.from} -> ${moved.to} left the drawing unchanged`);
+        if (!d.info.analytic) {
+          // The run button stops a running demo; the demo then says so.
+          const stopped = await page.locator(`section.demo[data-instance="${d.name}"] button.run`).evaluate((b) => {
+            const s = b.closest('section');
+            if (s.dataset.state !== 'running') return true;
+            b.click();
+            return s.dataset.state === 'stopped';
+          });
+          expect(stopped, `demo ${d.name}: the stop button did not stop the run`);
+        }
+        if (d.info.analytic) {
+          // A steady-state redraw (the first one also warms up the code paths).
+          for (let k = 0; k < 3; k++) budgets.redrawMs.push((await moveSlider(page, d.name, 0)).ms);
+        }
       }
       expectNoErrors(context, 'console');
     });
@@ -269,14 +298,20 @@ for (const lang of langs) {
 
 // ---- URL parameters, exports, keyboard, stored progress ---------------------------------
 const firstWithDemo = langs.flatMap((lang) => index[lang].map((e) => ({ lang, ...e }))).find((e) => e.demos.length);
+process.on('uncaughtException', (e) => finish(`uncaught: ${e.message}`));
+process.on('unhandledRejection', (e) => finish(`unhandled: ${e && e.message ? e.message : e}`));
 if (firstWithDemo) {
   const url = `${origin}/${firstWithDemo.lang}/${firstWithDemo.id}.html`;
   const context = await newContext({ viewport: { width: 1000, height: 900 } });
   const page = await context.newPage();
-  await page.goto(url);
-  await demosSettled(page);
-  const data = await lessonData(page);
-  const demo = data.demos.find((d) => d.info.params.some((p) => p.type === 'int' || p.type === 'float'));
+  let data = { demos: [] };
+  await test(`${firstWithDemo.lang}/${firstWithDemo.id} loads for the URL, export and keyboard tests`, async () => {
+    await page.goto(url);
+    await demosSettled(page);
+    data = await lessonData(page);
+  });
+  const numeric = (d) => d.info.params.some((p) => p.type === 'int' || p.type === 'float');
+  const demo = data.demos.find((d) => d.info.analytic && numeric(d)) || data.demos.find(numeric);
 
   if (demo) {
     const spec = demo.info.params.find((p) => p.type === 'int' || p.type === 'float');
@@ -446,6 +481,81 @@ await test('the language switch keeps the place and the parameters', async () =>
   await context.close();
 });
 
+await test('every panel kind draws from a fixture Result: axes, legend, log ticks, colour scales, error bars, text as text', async () => {
+  const context = await newContext({ viewport: { width: 900, height: 900 } });
+  const page = await context.newPage();
+  const fixture = JSON.parse(fs.readFileSync(path.join(root, 'tests', 'browser', 'fixtures', 'all-panels.json'), 'utf8'));
+  // The large heatmap's values: a signed ramp, so the diverging scale spans both sides.
+  const big = fixture.panels.find((p) => p.title === 'Large diverging');
+  big.values = Array.from({ length: big.rows * big.cols }, (_, k) => (k % 64) - 31.5);
+  await page.goto(`${origin}/index.html`);
+  const report = await page.evaluate(async (result) => {
+    const { drawPanel } = await import('/assets/plots/panels.js');
+    const host = document.createElement('div');
+    document.body.appendChild(host);
+    const figures = result.panels.map((p) => drawPanel(p, host, 700));
+    const texts = (f) => [...f.querySelectorAll('svg text')].map((t) => t.textContent);
+    return {
+      kinds: figures.map((f) => f.dataset.kind),
+      scalars: [...figures[0].querySelectorAll('.scalar-number')].map((e) => e.textContent),
+      logLegend: texts(figures[1]).filter((t) => t.startsWith('solid') || t.startsWith('dashed')),
+      logTicks: texts(figures[1]),
+      dashed: figures[1].querySelectorAll('path.series[stroke-dasharray]').length,
+      bands: figures[1].querySelectorAll('polygon').length,
+      linearTicks: texts(figures[2]),
+      seqCells: figures[3].querySelectorAll('rect[fill^="rgb"]').length,
+      missingCells: figures[3].querySelectorAll('rect[fill="#8c8c8c"]').length,
+      bigImage: figures[4].querySelectorAll('image').length,
+      gradientStops: figures[4].querySelectorAll('stop').length,
+      bars: figures[5].querySelectorAll('rect.bar').length,
+      errorLines: figures[5].querySelectorAll('line[stroke-width="1.5"]').length,
+      tableHeader: figures[6].querySelector('th:nth-child(2)').innerHTML,
+      noteHtml: figures[7].querySelector('.note-text').innerHTML,
+      unknown: figures[8].textContent,
+      injected: host.querySelectorAll('b, i, script').length,
+    };
+  }, fixture);
+  expect(report.kinds.join(',') === 'scalars,lines,lines,heatmap,heatmap,bars,table,note,sparkles', `kinds ${report.kinds}`);
+  expect(report.scalars[0] === '1.50e-7' && report.scalars[1] === '—', `scalars shown as ${report.scalars}`);
+  expect(report.logLegend.length === 2, `legend entries: ${report.logLegend}`);
+  expect(['1e-3', '0.01', '0.1', '1'].every((t) => report.logTicks.includes(t)) && ['10', '100'].every((t) => report.logTicks.includes(t)),
+    `log ticks: ${report.logTicks}`);
+  expect(report.dashed >= 1 && report.bands === 1, `dashed ${report.dashed}, error bands ${report.bands}`);
+  for (const t of ['0.25', '0.50', '0.75']) expect(report.linearTicks.includes(t), `linear ticks lack ${t}: ${report.linearTicks}`);
+  expect(report.seqCells === 5 && report.missingCells === 1, `sequential heatmap: ${report.seqCells} coloured cells, ${report.missingCells} missing (want 5 and 1)`);
+  expect(report.bigImage === 1 && report.gradientStops === 9, `large heatmap: ${report.bigImage} image(s), ${report.gradientStops} scale stops`);
+  expect(report.bars === 3 && report.errorLines === 9, `bars ${report.bars}, error-bar lines ${report.errorLines}`);
+  expect(report.tableHeader === '&lt;i&gt;params&lt;/i&gt;' && report.noteHtml.includes('&lt;script&gt;'), 'core text was inserted as HTML');
+  expect(report.unknown.includes('sparkles'), 'an unknown panel kind is not named');
+  expect(report.injected === 0, 'markup from a Result reached the DOM');
+  expectNoErrors(context, 'console');
+  await context.close();
+});
+
+await test('the wasm API answers bad input with readable errors, never a crash', async () => {
+  const core = await require(path.join(site, 'assets', 'icl_core.js'))({ wasmBinary: fs.readFileSync(path.join(site, 'assets', 'icl_core.wasm')) });
+  const call = (fn, ...a) => JSON.parse(core[fn](...a));
+  const cases = [
+    [call('start', 'no_such_demo', '{}', 'en', 1).error, /unknown demo 'no_such_demo'/],
+    [call('start', 'dual_form', '[1]', 'en', 1).error, /must be a JSON object/],
+    [call('start', 'dual_form', '{not json', 'en', 1).error, /not valid JSON/],
+    [call('start', 'dual_form', '{}', 'fr', 1).error, /unknown language 'fr'/],
+    [call('start', 'dual_form', '{}', 'en', -1).error, /seed/],
+    [call('step', 12345, 1).error, /no demo session/],
+    [call('parse_params', 'dual_form', '["lr=banana"]').error, /lr/],
+    [call('parse_params', 'dual_form', '{"lr": 1}').error, /array/],
+    [call('grade', '[]', '"a"', 'null').error, /JSON object/],
+    [call('grade', '{"type": "choice", "grading": {"answer": "a"}, "options": [{"key": "a"}]}', '7', 'null').error, /./],
+    [call('put_asset', 'x', 'not bytes').error, /Uint8Array/],
+  ];
+  cases.forEach(([message, pattern], k) => expect(typeof message === 'string' && pattern.test(message), `case ${k}: ${message}`));
+  // And a good run still works after all that.
+  const { handle } = call('start', 'dual_form', '{}', 'en', 1);
+  const result = call('step', handle, 1);
+  expect(result.done && result.panels.length > 0, 'dual_form did not run after the bad calls');
+  call('drop', handle);
+});
+
 await test('no request left 127.0.0.1', async () => {
   expect(foreignRequests.length === 0, `requests to other hosts: ${[...new Set(foreignRequests)].join(', ')}`);
 });
@@ -461,8 +571,15 @@ await test('budgets: first load ≤ 1.5 MB, first result ≤ 1.5 s, analytic red
   expect(redraw === null || redraw <= BUDGET.redrawMs, `redraw ${redraw} ms`);
 });
 
-await browser.close();
-server.kill();
-if (failures.length) console.log(`failed: ${failures.join('; ')}`);
-console.log(`browser: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();
+
+// Always ends with the summary line, the server stopped, and a non-zero exit on failure.
+function finish(crash) {
+  if (crash) { failed++; failures.push(crash); console.log(`FAIL ${crash}`); }
+  server.kill();
+  browser.close().catch(() => {}).finally(() => {
+    if (failures.length) console.log(`failed: ${failures.join('; ')}`);
+    console.log(`browser: ${passed} passed, ${failed} failed`);
+    process.exit(failed ? 1 : 0);
+  });
+}

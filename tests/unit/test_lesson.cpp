@@ -14,6 +14,7 @@
 #include "icl/lesson.h"
 #include "icl/lesson_set.h"
 #include "icl/quiz.h"
+#include "icl/rng.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -475,6 +476,70 @@ TEST_CASE("lessons build: index.json and one JSON file a lesson; refuses a tree 
     const fs::path out2 = t.root / "out2";
     CHECK_FALSE(icl::write_lesson_json(bad, out2.string()));
     CHECK_FALSE(fs::exists(out2));
+}
+
+TEST_CASE("lessons lint --run-demos: the demo's real value must fall in an option's range") {
+    TempTree t;
+    // lesson_probe reports n * lr; n defaults to 3. Ranges: a) [0, 1)  b) [1, inf).
+    t.write("en/01-first.md", tree_lesson("en", "a", "0.5"));   // 1.5: in b, clear of the edge
+    t.write("ko/01-first.md", tree_lesson("ko", "a", "0.5", "차가운"));
+    icl::LintOptions run;
+    run.run_demos = true;
+    const icl::LessonSet clean = icl::load_lesson_set(t.root.string(), run);
+    CHECK_MESSAGE(clean.problems.empty(), problems_text(clean));
+
+    t.write("en/01-first.md", tree_lesson("en", "a", "0.34"));  // 1.02: 2% above b's lower edge
+    t.write("ko/01-first.md", tree_lesson("ko", "a", "0.34", "차가운"));
+    const icl::LessonSet edge = icl::load_lesson_set(t.root.string(), run);
+    REQUIRE(edge.problems.size() == 2);  // en and ko
+    CHECK(edge.warnings() == 2);
+    CHECK(edge.problems[0].line == 33);
+    CHECK(edge.problems[0].message.find("gives n times lr = 1.02 (seed 1), near the edge of option b's range") != std::string::npos);
+    // Without --run-demos nothing runs, so nothing is said.
+    CHECK(icl::load_lesson_set(t.root.string()).problems.empty());
+
+    std::string gap = tree_lesson("en", "a", "0.5");
+    gap.replace(gap.find("b) [1, inf] big"), 15, "b) [2, inf] big");  // 1.5 now lies between the ranges
+    t.write("en/01-first.md", gap);
+    t.write("ko/01-first.md", gap);
+    const icl::LessonSet missed = icl::load_lesson_set(t.root.string(), run);
+    REQUIRE(missed.errors() == 2);
+    CHECK(missed.problems[0].message == "predict check 'c4': demo lesson_probe gives n times lr = 1.5 (seed 1), which is in no option's range");
+}
+
+// Deterministic mutations of a good lesson (lines dropped, doubled, cut, bytes changed):
+// the parser must always come back with a lesson or problems, and the JSON of what it
+// parsed must serialise. Run under ASan by scripts/test.
+TEST_CASE("lesson: mutated sources never crash the parser") {
+    std::vector<std::string> lines;
+    std::stringstream in(kGood);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    icl::Rng rng(2024);
+    int parsed_ok = 0;
+    for (int iter = 0; iter < 1500; ++iter) {
+        std::vector<std::string> m = lines;
+        const int edits = 1 + static_cast<int>(rng.below(4));
+        for (int e = 0; e < edits; ++e) {
+            const size_t at = rng.below(static_cast<uint32_t>(m.size()));
+            switch (rng.below(5)) {
+                case 0: m.erase(m.begin() + static_cast<long>(at)); break;
+                case 1: m.insert(m.begin() + static_cast<long>(at), m[at]); break;
+                case 2: m[at] = m[at].substr(0, rng.below(static_cast<uint32_t>(m[at].size() + 1))); break;
+                case 3: if (!m[at].empty()) m[at][rng.below(static_cast<uint32_t>(m[at].size()))] = static_cast<char>(rng.below(256)); break;
+                default: m[at] += "```"; break;
+            }
+            if (m.empty()) m.push_back("");
+        }
+        std::string text;
+        for (const auto& l : m) text += l + "\n";
+        const icl::LessonParse p = icl::parse_lesson_collect(text, "f.md");
+        for (const auto& d : p.problems) REQUIRE(d.line >= 0);
+        CHECK_NOTHROW((void)icl::to_json(p.lesson).dump());
+        parsed_ok += p.problems.empty();
+    }
+    // Some mutations (a changed word of prose) leave a valid lesson, most do not.
+    CHECK(parsed_ok > 0);
+    CHECK(parsed_ok < 1500);
 }
 
 #endif  // ICL_WASM

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "icl/assets.h"
 #include "icl/worker_api.h"
 
 namespace {
@@ -43,6 +44,15 @@ TEST_CASE("worker api: start, step and drop; bad handles, budgets, seeds and lan
     CHECK(error_of(api.start("dual_form", "{}", "en", 0.5)) == "the seed must be a non-negative integer");
     CHECK(error_of(api.start("dual_form", "[]", "en", 1)) == "the parameters must be a JSON object");
     CHECK(error_of(api.start("dual_form", R"({"lr": 99})", "en", 1)).find("'lr' = 99 is out of range") != std::string::npos);
+}
+
+TEST_CASE("worker api: put_asset stores a demo's file; a nameless one is an error") {
+    icl::WorkerApi api;
+    CHECK(call(api.put_asset("checkpoints/worker-api-test.bin", {7, 8})) == json::object());
+    auto stored = icl::get_asset("checkpoints/worker-api-test.bin");
+    REQUIRE(stored.ok());
+    CHECK(*stored.value() == std::vector<uint8_t>{7, 8});
+    CHECK(error_of(api.put_asset("", {1})) == "an asset needs a name");
 }
 
 TEST_CASE("worker api: a page that leaks sessions is refused past the bound, not run out of memory") {

@@ -112,6 +112,7 @@ export class CheckBlock {
     this.section.dataset.grading = 'true';
     let result = null;
     if (c.type === 'predict' && c.grading && this.demoBlocks[c.grading.demo]) {
+      this.verdict.replaceChildren(el('p', { class: 'check-note' }, w.gradingRun));
       result = await this.demoBlocks[c.grading.demo].lessonResult();
     }
     const verdict = result && result.error && !result.panels

@@ -28,6 +28,7 @@ export class DemoBlock {
     this.resultParams = null;
     this.stop = null;
     this.draws = 0;
+    this.waiters = [];  // lessonResult() calls waiting for the running lesson setup
     this.build();
   }
 
@@ -126,6 +127,14 @@ export class DemoBlock {
       });
   }
 
+  // A training demo waits for Run: it can take seconds of CPU, which a page should
+  // not spend on load (a phone's battery, the other demos' first drawing).
+  idle() {
+    this.section.dataset.state = 'idle';
+    this.runButton.textContent = this.words.run;
+    this.setStatus(this.words.pressRun);
+  }
+
   halt() {
     if (this.stop) this.stop();
     this.finished('stopped');
@@ -134,6 +143,8 @@ export class DemoBlock {
 
   finished(state) {
     this.stop = null;
+    const done = state === 'done' && this.result && same(this.resultParams, this.lessonParams);
+    for (const resolve of this.waiters.splice(0)) resolve(done ? this.result : { error: this.words.failed });
     this.section.dataset.state = state;
     this.runButton.textContent = this.words.rerun;
   }
@@ -184,9 +195,15 @@ export class DemoBlock {
     if (this.draws === 1 && this.onFirstDraw) this.onFirstDraw();
   }
 
-  // The Result of this demo in the lesson's own setup, run to the end (for predict checks).
+  // The Result of this demo in the lesson's own setup, run to the end (for predict
+  // checks). When the demo shows that setup, the run happens in view.
   async lessonResult() {
+    if (!same(this.params, this.lessonParams)) {
+      return this.client.runToEnd({ demo: this.block.demo, params: this.lessonParams, lang: this.lang, seed: 1 });
+    }
     if (this.result && this.result.done && same(this.resultParams, this.lessonParams)) return this.result;
-    return this.client.runToEnd({ demo: this.block.demo, params: this.lessonParams, lang: this.lang, seed: 1 });
+    const finished = new Promise((resolve) => this.waiters.push(resolve));
+    if (!this.stop) this.run();
+    return finished;
   }
 }

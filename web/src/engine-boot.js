@@ -3,9 +3,14 @@
 // Messages that arrive before lesson.js takes the worker over are kept for it.
 'use strict';
 (function startEngine() {
+  if (window.iclEngine) return;  // lesson.js ran first and started its own
   const script = document.currentScript;
   const worker = new Worker(new URL('worker.js', script.src));
   const early = [];
   worker.onmessage = (e) => early.push(e.data);
+  worker.onerror = (e) => {
+    e.preventDefault();
+    early.push({ type: 'fatal', message: e.message || 'the demo engine failed to load' });
+  };
   window.iclEngine = { worker, early };
 }());

@@ -3,7 +3,8 @@ const words = {
   en: {
     parameters: 'Parameters', run: 'Run', rerun: 'Run again', stop: 'Stop', reset: 'Reset',
     resetHint: 'Back to the lesson’s setup', running: 'Running', done: 'Done', stopped: 'Stopped',
-    loading: 'Loading the demo engine…', queued: 'Starting…', failed: 'The demo stopped',
+    loading: 'Loading the demo engine…', pressRun: 'Press Run to train it here, in your browser.',
+    gradingRun: 'Running the demo in the lesson’s setup to grade this…', queued: 'Starting…', failed: 'The demo stopped',
     exportCsv: 'CSV', exportJson: 'JSON', exportPng: 'PNG', exportLabel: 'Download the result',
     pngOf: (t) => `Download “${t}” as PNG`, progress: 'Progress', elapsed: (s) => `${s} s`,
     submit: 'Check answer', correct: 'Correct.', wrong: 'Not quite.', showAnswer: 'Show the answer',
@@ -22,7 +23,8 @@ const words = {
   ko: {
     parameters: '매개변수', run: '실행', rerun: '다시 실행', stop: '멈춤', reset: '초기화',
     resetHint: '강의의 원래 설정으로', running: '실행 중', done: '완료', stopped: '멈춤',
-    loading: '데모 엔진을 불러오는 중…', queued: '시작하는 중…', failed: '데모가 멈췄습니다',
+    loading: '데모 엔진을 불러오는 중…', pressRun: '실행을 누르면 이 브라우저에서 학습합니다.',
+    gradingRun: '채점을 위해 강의의 설정으로 데모를 실행하는 중…', queued: '시작하는 중…', failed: '데모가 멈췄습니다',
     exportCsv: 'CSV', exportJson: 'JSON', exportPng: 'PNG', exportLabel: '결과 내려받기',
     pngOf: (t) => `“${t}”를 PNG로 내려받기`, progress: '진행', elapsed: (s) => `${s}초`,
     submit: '답 확인', correct: '맞았습니다.', wrong: '아직 아닙니다.', showAnswer: '정답 보기',

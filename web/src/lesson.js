@@ -11,7 +11,9 @@ import { notice } from './notices.js';
 
 const data = JSON.parse(document.getElementById('lesson-data').textContent);
 const words = wordsFor(data.lang);
+// engine-boot.js (an async script in the head) has usually started the worker already.
 const client = new CoreClient(new URL('worker.js', import.meta.url), window.iclEngine || null);
+window.iclEngine = window.iclEngine || { taken: true };
 client.onFatal = (message, restarting) => notice(`${words.engineFailed}: ${message} — ${restarting ? words.restarting : words.noRestart}`, 'error');
 
 const { progress, notice: progressNotice } = loadProgress();
@@ -67,7 +69,8 @@ async function start() {
         block.applyUrl(parsed.params);
       }
     }
-    block.run();
+    if (block.analytic) block.run();
+    else block.idle();
   }
   document.body.dataset.ready = 'true';
 }

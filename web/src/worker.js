@@ -4,7 +4,8 @@
 // once. It computes nothing itself: every number comes from the core.
 //
 // page -> worker: {type: 'call', req, fn: 'demos'|'parse_params'|'grade', args: [...]}
-//                 {type: 'run', run, demo, params, lang, seed}
+//                 {type: 'run', run, demo, params, lang, seed}   (fetches the demo's
+//                  assets from <site>/lessons/<name> first, once, then starts it)
 //                 {type: 'stop', run}
 // worker -> page: {type: 'ready', version} | {type: 'fatal', message}
 //                 {type: 'reply', req, value}                 (value may be {error})
@@ -87,11 +88,46 @@ function call(fn, args) {
   }
 }
 
+// The files each demo reads (DemoInfo.assets), and those already handed to the core.
+let assetsOf = {};
+const assetsLoaded = new Set();
+const loading = new Set();    // runs waiting for their assets
+const cancelled = new Set();  // ... of which these were stopped meanwhile
+
+async function loadAssets(names) {
+  for (const name of names) {
+    if (assetsLoaded.has(name)) continue;
+    let bytes;
+    try {
+      const res = await fetch(new URL(`../lessons/${name}`, self.location.href));
+      if (!res.ok) return `the file '${name}' this demo needs could not be loaded (HTTP ${res.status})`;
+      bytes = new Uint8Array(await res.arrayBuffer());
+    } catch (e) {
+      return `the file '${name}' this demo needs could not be loaded (${e && e.message ? e.message : e})`;
+    }
+    const answer = parse(core.put_asset(name, bytes));
+    if (answer.error) return answer.error;
+    assetsLoaded.add(name);
+  }
+  return null;
+}
+
 const pending = [];
 function handle(msg) {
   if (msg.type === 'call') {
     postMessage({ type: 'reply', req: msg.req, value: call(msg.fn, msg.args || []) });
   } else if (msg.type === 'run') {
+    const missing = (assetsOf[msg.demo] || []).filter((name) => !assetsLoaded.has(name));
+    if (missing.length) {
+      loading.add(msg.run);
+      loadAssets(missing).then((problem) => {
+        loading.delete(msg.run);
+        if (cancelled.delete(msg.run)) return;
+        if (problem) postMessage({ type: 'failed', run: msg.run, message: problem });
+        else handle(msg);
+      });
+      return;
+    }
     const started = performance.now();
     let answer;
     try {
@@ -110,7 +146,8 @@ function handle(msg) {
     for (const [k, v] of rest) runs.set(k, v);
     schedule();
   } else if (msg.type === 'stop') {
-    drop(msg.run);
+    if (loading.has(msg.run)) cancelled.add(msg.run);
+    else drop(msg.run);
   }
 }
 
@@ -121,6 +158,8 @@ onmessage = (e) => {
 
 IclCore().then((module) => {
   core = module;
+  const infos = parse(core.demos('en'));
+  if (Array.isArray(infos)) assetsOf = Object.fromEntries(infos.map((d) => [d.id, d.assets || []]));
   postMessage({ type: 'ready', version: parse(core.version()).version });
   for (const msg of pending.splice(0)) handle(msg);
 }, (e) => {

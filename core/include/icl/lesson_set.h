@@ -12,6 +12,10 @@
 //     grading — except text answers, which are in the page's language) in the same order;
 //   - each lesson has >= 4 checks, and >= 1 predict check when it shows a demo.
 //     These two are errors, or warnings with LintOptions::draft.
+//   - with LintOptions::run_demos: every demo instance a predict check names is run
+//     (seed 1, as `icl run`), and its scalar must exist and fall in one option's range;
+//     a value near an edge of its range (within 5% of the edge and of the range's
+//     width; an edge at 0 excepted) is a warning: another seed may flip the answer.
 // Each file is parsed on its own: a broken lesson does not hide problems in the others.
 #pragma once
 #include <map>
@@ -26,7 +30,8 @@
 namespace icl {
 
 struct LintOptions {
-    bool draft = false;   // lesson-size rules (check counts) are warnings, not errors
+    bool draft = false;      // lesson-size rules (check counts) are warnings, not errors
+    bool run_demos = false;  // run the demos predict checks name, check their ranges
 };
 
 struct LessonSet {

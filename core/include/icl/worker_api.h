@@ -6,6 +6,7 @@
 //
 //   version()                            -> {"version": "0.1.0"}
 //   demos(lang)                          -> [DemoInfo, ...]            (icl/demo.h)
+//   put_asset(name, bytes)               -> {}                         a file a demo lists in "assets"
 //   parse_params(id, ["k=v", ...])       -> {"params": {...}}          typed and validated by the specs
 //   start(id, params, lang, seed)        -> {"handle": n}
 //   step(handle, budget)                 -> Result                     (a slice of work, then a snapshot)
@@ -14,7 +15,9 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "icl/demo.h"
 
@@ -27,6 +30,9 @@ public:
 
     std::string version() const;
     std::string demos(const std::string& lang) const;
+    // The worker fetches the files a demo lists in DemoInfo.assets and hands them over
+    // here before starting it (wasm has no file system; see icl/assets.h).
+    std::string put_asset(const std::string& name, std::vector<uint8_t> bytes);
     std::string parse_params(const std::string& id, const std::string& key_values_json) const;
     std::string start(const std::string& id, const std::string& params_json, const std::string& lang,
                       double seed);

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "icl/demo.h"
+#include "icl/quiz.h"
 
 namespace icl {
 
@@ -118,6 +121,60 @@ void lint_pair(const Source& en, const Source& ko, std::vector<Diagnostic>& out)
     }
 }
 
+// Runs the demo instances predict checks name (once per demo + params, cached across
+// pages and languages) and checks that the named scalar lands in exactly one range.
+void lint_predictions(const Source& s, std::map<std::string, json>& results, std::vector<Diagnostic>& out) {
+    const uint64_t seed = 1;
+    for (const CheckBlock* c : checks_of(s.lesson)) {
+        if (c->type != CheckType::Predict) continue;
+        const std::string instance = c->grading.at("demo"), scalar = c->grading.at("scalar");
+        const DemoBlock* demo = nullptr;
+        for (const DemoBlock* d : demos_of(s.lesson))
+            if (d->name == instance) demo = d;
+        if (!demo || !find_demo(demo->demo)) continue;  // reported by the parser / lint_one
+        const std::string key = demo->demo + " " + demo->params.dump();
+        if (!results.count(key)) {
+            auto session = start_demo(demo->demo, demo->params, Lang::en, seed);
+            if (!session) continue;  // bad parameters: reported by lint_one
+            while (!session.value()->done()) session.value()->step(64);
+            results[key] = to_json(session.value()->result());
+        }
+        const json& result = results[key];
+        const std::string prefix = "predict check '" + c->id + "': ";
+        if (!result.at("error").get<std::string>().empty()) {
+            out.push_back({s.path, c->line, prefix + "demo " + instance + " failed: " + result.at("error").get<std::string>(), false});
+            continue;
+        }
+        auto value = find_result_scalar(result, scalar);
+        if (!value) {
+            out.push_back({s.path, c->line, prefix + value.error().message, false});
+            continue;
+        }
+        const double v = value.value();
+        char shown[32];
+        std::snprintf(shown, sizeof shown, "%.4g", v);
+        const CheckOption* hit = nullptr;
+        for (const auto& o : c->options)
+            if ((!o.range_lo || *o.range_lo <= v) && (!o.range_hi || v < *o.range_hi)) hit = &o;
+        if (!hit) {
+            out.push_back({s.path, c->line, prefix + "demo " + instance + " gives " + scalar + " = " + shown +
+                                                 " (seed 1), which is in no option's range", false});
+            continue;
+        }
+        // Near an edge: within 5% of the edge's size and of the range's width. An edge at
+        // 0 is a natural bound (a norm, an error), never "near".
+        const double width = hit->range_lo && hit->range_hi ? *hit->range_hi - *hit->range_lo : INFINITY;
+        const auto near = [&](const std::optional<double>& edge) {
+            const double gap = edge ? std::fabs(v - *edge) : INFINITY;
+            return edge && *edge != 0 && gap <= 0.05 * std::fabs(*edge) && gap <= 0.05 * width;
+        };
+        if (near(hit->range_lo) || near(hit->range_hi))
+            out.push_back({s.path, c->line, prefix + "demo " + instance + " gives " + scalar + " = " + shown +
+                                                 " (seed 1), near the edge of option " + hit->key +
+                                                 "'s range: another seed may change the right answer", true});
+    }
+}
+
 std::string read_file(const fs::path& p, bool& ok) {
     std::ifstream in(p, std::ios::binary);
     std::ostringstream buf;
@@ -184,6 +241,12 @@ LessonSet load_lesson_set(const std::string& dir, const LintOptions& options) {
             else if (lang == "en" && s->parsed && it->second->parsed)
                 lint_pair(*s, *it->second, set.problems);
         }
+    }
+    if (options.run_demos) {
+        std::map<std::string, json> results;
+        for (const auto& [lang, list] : sources)
+            for (const auto& s : list)
+                if (s.parsed) lint_predictions(s, results, set.problems);
     }
     for (auto& [lang, list] : sources) {
         for (auto& s : list)

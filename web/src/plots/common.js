@@ -45,7 +45,10 @@ function tickFmt(v, step) {
   if (v === 0) return '0';
   const a = Math.abs(v);
   if (a >= 1e5 || a < 1e-3) return v.toExponential(step && Math.abs(step / v) < 0.1 ? 1 : 0).replace('e+', 'e');
-  const decimals = Math.max(0, Math.min(6, -Math.floor(Math.log10(step || a) + 1e-9)));
+  // As many decimals as the step needs (0.25 -> 2), so neighbouring ticks differ.
+  const unit = step || a;
+  let decimals = 0;
+  while (decimals < 6 && Math.abs(Math.round(unit * 10 ** decimals) - unit * 10 ** decimals) > 1e-6 * 10 ** decimals) decimals++;
   return v.toFixed(decimals);
 }
 
@@ -54,21 +57,33 @@ export function linearTicks(lo, hi, count = 5) {
   if (!(hi > lo)) return [lo];
   const raw = (hi - lo) / count;
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) || 10 * mag;
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw * (1 - 1e-9)) || 10 * mag;
   const ticks = [];
   for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) ticks.push(Math.abs(v) < step * 1e-9 ? 0 : v);
   return ticks.map((v) => ({ value: v, label: tickFmt(v, step) }));
 }
 
+// Powers of ten when the range spans decades; 1-2-5 steps, then every digit, then
+// linear ticks when it spans less (a loss going from 0.40 to 0.21).
 export function logTicks(lo, hi) {
   const a = Math.floor(Math.log10(lo)), b = Math.ceil(Math.log10(hi));
+  const label = (v, e) => (e >= -2 && e <= 3 ? String(Number(v.toPrecision(3))) : `${Number((v / 10 ** e).toPrecision(3))}e${e}`);
+  const within = (v) => v >= lo * 0.999 && v <= hi * 1.001;
   const every = Math.max(1, Math.ceil((b - a) / 6));
-  const ticks = [];
-  for (let e = a; e <= b; e += every) {
-    const v = 10 ** e;
-    if (v >= lo * 0.999 && v <= hi * 1.001) ticks.push({ value: v, label: e >= -2 && e <= 3 ? String(v) : `1e${e}` });
+  const decades = [];
+  for (let e = a; e <= b; e += every) if (within(10 ** e)) decades.push({ value: 10 ** e, label: label(10 ** e, e) });
+  if (decades.length >= 3) return decades;
+  for (const mantissas of [[1, 2, 5], [1, 2, 3, 4, 5, 6, 7, 8, 9]]) {
+    const ticks = [];
+    for (let e = a; e <= b; e++) {
+      for (const m of mantissas) {
+        const v = m * 10 ** e;
+        if (within(v)) ticks.push({ value: v, label: label(v, e) });
+      }
+    }
+    if (ticks.length >= 3 && ticks.length <= 10) return ticks;
   }
-  return ticks.length >= 2 ? ticks : [{ value: lo, label: fmt(lo) }, { value: hi, label: fmt(hi) }];
+  return linearTicks(lo, hi, 4).filter((t) => t.value > 0);
 }
 
 // A scale maps data to pixels; log scales drop values <= 0 (returned as null).
@@ -95,7 +110,11 @@ export function extent(values, log, pad = 0.05) {
     if (v > hi) hi = v;
   }
   if (lo === Infinity) return log ? [1, 10] : [0, 1];
-  if (log) return lo === hi ? [lo / 10, hi * 10] : [lo, hi];
+  if (log) {
+    if (lo === hi) return [lo / 10, hi * 10];
+    const f = (hi / lo) ** pad;  // the same padding, in log space
+    return [lo / f, hi * f];
+  }
   if (lo === hi) return lo === 0 ? [-1, 1] : [lo - Math.abs(lo) * 0.5, hi + Math.abs(hi) * 0.5];
   const p = (hi - lo) * pad;
   return [lo - p, hi + p];

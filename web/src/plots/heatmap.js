@@ -7,7 +7,8 @@ import {
 } from './common.js';
 
 const ok = (v) => v !== null && v !== undefined && Number.isFinite(v);
-const MANY_CELLS = 2500;  // past this the cells are one raster image, not SVG rects
+const MANY_CELLS = 2500;
+const MISSING = '#8c8c8c';  // past this the cells are one raster image, not SVG rects
 
 export function drawHeatmap(panel, figure, width) {
   const rows = Math.max(0, panel.rows | 0), cols = Math.max(0, panel.cols | 0);
@@ -18,7 +19,8 @@ export function drawHeatmap(panel, figure, width) {
   let lo = finite.length ? Math.min(...finite) : 0, hi = finite.length ? Math.max(...finite) : 1;
   if (isDiverging) { const m = Math.max(Math.abs(lo), Math.abs(hi)) || 1; lo = -m; hi = m; }
   if (hi === lo) { hi = lo + 1; }
-  const colour = (v) => (ok(v) ? (isDiverging ? diverging : sequential)((v - lo) / (hi - lo)) : '#ffffff');
+  // A missing (non-finite) value is grey: white means 0 on the diverging scale.
+  const colour = (v) => (ok(v) ? (isDiverging ? diverging : sequential)((v - lo) / (hi - lo)) : MISSING);
 
   const showRowLabels = rowLabels.length === rows && rows <= 40;
   const showColLabels = colLabels.length === cols && cols <= 40;
