@@ -22,11 +22,15 @@ bool is_unicode_space(long cp) {
            cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
 }
 
+// Hyphens, dashes and slashes separate words: "in-context" reads as "in context".
+bool is_word_separator(long cp) {
+    return cp == '-' || cp == '/' || cp == '_' || (cp >= 0x2010 && cp <= 0x2015) || cp == 0x2212 || cp == 0xFF0F;
+}
+
 bool is_ignored_punctuation(long cp) {
     if (cp < 0x80) return std::ispunct(static_cast<int>(cp)) != 0;
     switch (cp) {
         case 0x00A1: case 0x00AB: case 0x00B7: case 0x00BB: case 0x00BF:  // ¡ « · » ¿
-        case 0x2010: case 0x2011: case 0x2012: case 0x2013: case 0x2014:  // hyphens, dashes
         case 0x2018: case 0x2019: case 0x201C: case 0x201D:               // curly quotes
         case 0x2026: case 0x30FB:                                         // … ・
             return true;
@@ -219,7 +223,7 @@ Expected<std::string> normalize_text_answer(const std::string& text) {
     for (size_t i = 0; i < text.size();) {
         const long cp = utf8_next(text, i);
         if (cp < 0) return make_error("the answer is not valid UTF-8 text");
-        if (is_unicode_space(cp)) { pending_space = !out.empty(); continue; }
+        if (is_unicode_space(cp) || is_word_separator(cp)) { pending_space = !out.empty(); continue; }
         if (is_ignored_punctuation(cp)) continue;
         if (pending_space) { out += ' '; pending_space = false; }
         utf8_append(out, (cp >= 'A' && cp <= 'Z') ? cp - 'A' + 'a' : cp);

@@ -179,7 +179,6 @@ void draw_check(AppState& app, const icl::CheckBlock& check, const CheckDocs& do
     CheckInput& input = app.checks[check.id];
     ImGui::PushID(check.id.c_str());
     ImGui::Dummy(ImVec2(0, fonts.body_size * 0.3f));
-    ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(1, 1, 1, 0.035f));
     ImGui::BeginGroup();
     ImGui::PushFont(fonts.bold);
     ImGui::TextUnformatted(tr(app.lang, labels::check_heading));
@@ -263,7 +262,6 @@ void draw_check(AppState& app, const icl::CheckBlock& check, const CheckDocs& do
                                                  : tr(app.lang, labels::answered_wrong));
     }
     ImGui::EndGroup();
-    ImGui::PopStyleColor();
     ImGui::Dummy(ImVec2(0, fonts.body_size * 0.5f));
     ImGui::PopID();
 }

@@ -1,7 +1,9 @@
-// A demo session running on its own worker thread, so training never blocks the UI:
-// the worker calls step() in small slices and publishes result() snapshots under a
-// mutex; the UI takes the latest snapshot each frame. stop() asks the worker to end
-// after its current slice; the destructor stops and joins.
+// A demo session running beside the UI, so training never blocks it. Natively
+// (demo_run_thread.cpp) a worker thread calls step() in small slices and publishes
+// result() snapshots under a mutex; the UI takes the latest snapshot each frame. In the
+// browser (demo_run_slices.cpp; a page served by a plain static server has no threads)
+// the UI calls advance() once a frame, which steps for a bounded time. stop() ends the
+// run after its current slice; the destructor stops (and joins).
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -26,10 +28,12 @@ public:
     bool stopped() const { return stop_requested_; } // ended by stop(), not finished
     long steps() const { return steps_; }            // step() calls so far
     std::shared_ptr<const icl::Result> snapshot() const;  // the latest published result
+#ifdef __EMSCRIPTEN__
+    void advance(double budget_ms);                  // step until done or the budget is spent
+#endif
 
 private:
     explicit DemoRun(std::unique_ptr<icl::Session> session);
-    void work();
     void publish();
 
     std::unique_ptr<icl::Session> session_;  // used by the worker only
@@ -38,5 +42,8 @@ private:
     std::atomic<bool> stop_requested_{false};
     std::atomic<bool> running_{true};
     std::atomic<long> steps_{0};
+#ifndef __EMSCRIPTEN__
+    void work();
     std::thread worker_;
+#endif
 };

@@ -36,12 +36,19 @@ std::string find_font_file(const std::string& file_name) {
 // Hangul compatibility jamo and CJK punctuation (syllables come from the texts).
 const ImWchar kHangulJamo[] = {0x3000, 0x303F, 0x3131, 0x318F, 0};
 
-struct FontFiles { const char* latin; const char* hangul; };
+// A font's files, each with a stand-in (the browser build packs only the regular and
+// bold faces).
+struct FontFiles { const char* latin; const char* latin_standin; const char* hangul; const char* hangul_standin; };
+
+std::string find_either(const char* file, const char* standin) {
+    std::string path = find_font_file(file);
+    return path.empty() ? find_font_file(standin) : path;
+}
 
 ImFont* add_font(const FontFiles& files, float size, const ImWchar* ranges, std::vector<std::string>& notices) {
     ImGuiIO& io = ImGui::GetIO();
-    const std::string latin = find_font_file(files.latin);
-    const std::string hangul = find_font_file(files.hangul);
+    const std::string latin = find_either(files.latin, files.latin_standin);
+    const std::string hangul = find_either(files.hangul, files.hangul_standin);
     auto notice_once = [&notices](const std::string& message) {
         if (std::find(notices.begin(), notices.end(), message) == notices.end()) notices.push_back(message);
     };
@@ -94,8 +101,10 @@ Fonts load_fonts(float scale, const std::vector<std::string>& texts, std::vector
 
     Fonts fonts;
     fonts.body_size = 16.0f * scale;
-    const FontFiles regular{"DejaVuSans.ttf", "NanumGothic.ttf"}, oblique{"DejaVuSans-Oblique.ttf", "NanumGothic.ttf"},
-        bold{"DejaVuSans-Bold.ttf", "NanumGothicBold.ttf"}, mono{"DejaVuSansMono.ttf", "NanumGothicCoding.ttf"};
+    const FontFiles regular{"DejaVuSans.ttf", "DejaVuSans.ttf", "NanumGothic.ttf", "NanumGothic.ttf"},
+        oblique{"DejaVuSans-Oblique.ttf", "DejaVuSans.ttf", "NanumGothic.ttf", "NanumGothic.ttf"},
+        bold{"DejaVuSans-Bold.ttf", "DejaVuSans-Bold.ttf", "NanumGothicBold.ttf", "NanumGothic.ttf"},
+        mono{"DejaVuSansMono.ttf", "DejaVuSans.ttf", "NanumGothicCoding.ttf", "NanumGothic.ttf"};
     fonts.body = add_font(regular, fonts.body_size, result_ranges.Data, notices);
     fonts.italic = add_font(oblique, fonts.body_size, ranges.Data, notices);
     fonts.bold = add_font(bold, fonts.body_size, result_ranges.Data, notices);

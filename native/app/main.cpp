@@ -24,7 +24,12 @@
 #include "fonts.h"
 #include "result_view.h"
 #include "ui_text.h"
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#include <emscripten/html5.h>
+#else
 #include "screenshot.h"
+#endif
 
 namespace {
 
@@ -171,6 +176,7 @@ const icl::CheckBlock* find_check(const AppState& app, const std::string& id) {
     return nullptr;
 }
 
+#ifndef __EMSCRIPTEN__
 // Frame times as (frame number, ms); prints their summary and the slowest frame.
 void print_frame_stats(const char* label, const std::vector<std::pair<int, double>>& frames) {
     if (frames.empty()) {
@@ -190,7 +196,212 @@ void print_frame_stats(const char* label, const std::vector<std::pair<int, doubl
                 label, ms.size(), mean, ms[ms.size() / 2], p95, slowest.second, slowest.first, 1000.0 / mean);
 }
 
+#endif
+
 void glfw_error(int code, const char* message) { std::fprintf(stderr, "icl-lab: GLFW error %d: %s\n", code, message); }
+
+// Everything the main loop keeps between frames.
+struct Lab {
+    Options options;
+    bool scripted = false;
+    AppState app;
+    GLFWwindow* window = nullptr;
+    float scale = 1;
+    Fonts fonts;
+    std::vector<std::string> atlas_texts, font_notices;
+    std::set<std::string> added_to_atlas;  // texts added after the first build
+    bool atlas_stale = false;
+    std::chrono::steady_clock::time_point last_atlas_build, last;
+    std::vector<std::pair<std::string, std::string>> pending_answers;
+    std::vector<std::pair<int, double>> frame_ms, frame_ms_running;
+    int frame = 0;
+    int exit_status = 0;
+};
+
+// Opens the window and sets up ImGui and the fonts; false (with a message) if it cannot.
+bool open_window(Lab& lab) {
+    glfwSetErrorCallback(glfw_error);
+    if (!glfwInit()) {
+        std::fprintf(stderr, "icl-lab: cannot open a window: no display? (on a machine without one, run under xvfb-run)\n");
+        return false;
+    }
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+#ifdef __EMSCRIPTEN__
+    glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);  // WebGL2
+    lab.options.width = static_cast<int>(EM_ASM_INT({ return window.innerWidth; }));
+    lab.options.height = static_cast<int>(EM_ASM_INT({ return window.innerHeight; }));
+#endif
+    lab.window = glfwCreateWindow(lab.options.width, lab.options.height, "ICL Lab", nullptr, nullptr);
+    if (!lab.window) {
+        std::fprintf(stderr, "icl-lab: cannot create an OpenGL 3 window\n");
+        glfwTerminate();
+        return false;
+    }
+    glfwMakeContextCurrent(lab.window);
+    glfwSwapInterval(lab.scripted ? 0 : 1);  // scripted runs measure the frame's own cost
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+    io.IniFilename = nullptr;  // layout is fixed; nothing to remember
+    ImGui::StyleColorsDark();
+    lab.scale = lab.options.scale;
+    if (lab.scale == 0) {
+#ifdef __EMSCRIPTEN__
+        lab.scale = static_cast<float>(emscripten_get_device_pixel_ratio());
+#else
+        float xscale = 1, yscale = 1;
+        glfwGetWindowContentScale(lab.window, &xscale, &yscale);
+        lab.scale = xscale;
+#endif
+        lab.scale = std::clamp(lab.scale, 0.5f, 4.0f);
+    }
+    ImGui::GetStyle().ScaleAllSizes(lab.scale);
+    ImGui_ImplGlfw_InitForOpenGL(lab.window, true);
+#ifdef __EMSCRIPTEN__
+    ImGui_ImplOpenGL3_Init("#version 300 es");
+#else
+    ImGui_ImplOpenGL3_Init("#version 130");
+#endif
+
+    lab.atlas_texts = texts_to_show(lab.app);
+    for (const std::string& t : all_label_texts()) lab.atlas_texts.push_back(t);
+    for (const std::string& t : lab.app.notices) lab.atlas_texts.push_back(t);
+    lab.fonts = load_fonts(lab.scale, lab.atlas_texts, lab.font_notices);
+    lab.last_atlas_build = std::chrono::steady_clock::now();
+    for (const std::string& n : lab.font_notices) {
+        lab.app.notices.push_back(n);
+        std::fprintf(stderr, "icl-lab: %s\n", n.c_str());
+    }
+    return true;
+}
+
+// Scripted answers: at once, or for a predict check once its demo has finished.
+void submit_pending_answers(Lab& lab) {
+    AppState& app = lab.app;
+    for (auto it = lab.pending_answers.begin(); it != lab.pending_answers.end();) {
+        const icl::CheckBlock* check = find_check(app, it->first);
+        bool ready = true;
+        if (check && check->type == icl::CheckType::Predict) {
+            DemoInstance* demo = find_demo_instance(app, check->grading.value("demo", ""));
+            ready = !(demo && demo->run && demo->run->running()) || lab.frame + 1 >= lab.options.frames;
+        }
+        if (!ready) { ++it; continue; }
+        if (!check) {
+            std::printf("check %s: error: no such check in this lesson\n", it->first.c_str());
+            lab.exit_status = 2;
+        } else {
+            submit_answer(app, *check, parse_answer_value(it->second));
+            const CheckInput& input = app.checks[check->id];
+            if (input.verdict)
+                std::printf("check %s: %s (correct answer: %s)\n", check->id.c_str(),
+                            input.verdict->correct ? "correct" : "incorrect", input.verdict->correct_answer.c_str());
+            else
+                std::printf("check %s: error: %s\n", check->id.c_str(), input.error.c_str());
+        }
+        it = lab.pending_answers.erase(it);
+    }
+}
+
+// Text that appeared since the atlas was built (a demo's result, a typed answer):
+// rebuild the atlas with it, at most once a second.
+void update_font_atlas(Lab& lab) {
+    for (const std::string& text : dynamic_texts(lab.app))
+        if (!covers(lab.fonts, text) && lab.added_to_atlas.insert(text).second) {
+            lab.atlas_texts.push_back(text);
+            lab.atlas_stale = true;
+        }
+    if (!lab.atlas_stale || std::chrono::steady_clock::now() - lab.last_atlas_build < std::chrono::seconds(1)) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    lab.fonts = load_fonts(lab.scale, lab.atlas_texts, lab.font_notices);
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+    lab.last_atlas_build = std::chrono::steady_clock::now();
+    if (lab.scripted)
+        std::printf("font atlas rebuilt at frame %d in %.0f ms\n", lab.frame + 1,
+                    std::chrono::duration<double, std::milli>(lab.last_atlas_build - t0).count());
+    lab.atlas_stale = false;
+}
+
+// One frame: events, scripted work, drawing. False when a scripted run is over.
+bool draw_frame(Lab& lab) {
+    AppState& app = lab.app;
+#ifdef __EMSCRIPTEN__
+    // Follow the browser window's size; run demos in slices of this frame.
+    const int width = EM_ASM_INT({ return window.innerWidth; }), height = EM_ASM_INT({ return window.innerHeight; });
+    if (width != lab.options.width || height != lab.options.height) {
+        lab.options.width = width;
+        lab.options.height = height;
+        glfwSetWindowSize(lab.window, width, height);
+    }
+    for (DemoInstance& d : app.demos) {
+        if (!d.run || !d.run->running()) continue;
+        d.run->advance(8.0 / std::max<size_t>(1, app.demos.size()));
+        if (!d.run->running())  // just finished: say so on the console (the browser test reads it)
+            std::printf("demo %s: %s, steps %ld\n", d.name.c_str(), d.run->snapshot()->done ? "done" : "stopped",
+                        d.run->steps());
+    }
+    glfwPollEvents();
+#else
+    // Idle and interactive: sleep until an event; otherwise keep drawing.
+    if (!lab.scripted && !any_demo_running(app)) glfwWaitEventsTimeout(0.25);
+    else glfwPollEvents();
+#endif
+    const bool running = any_demo_running(app);
+    submit_pending_answers(lab);
+    update_font_atlas(lab);
+
+    if (lab.options.scroll > 0) app.scroll_request = lab.options.scroll;  // until the page is long enough to take it
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    draw_app(app, lab.fonts);
+    ImGui::Render();
+    int fb_width = 0, fb_height = 0;
+    glfwGetFramebufferSize(lab.window, &fb_width, &fb_height);
+    glViewport(0, 0, fb_width, fb_height);
+    glClearColor(0.09f, 0.09f, 0.11f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    ++lab.frame;
+    const bool last_frame = lab.scripted && lab.frame >= lab.options.frames;
+    double screenshot_ms = 0;  // not part of the frame's cost
+#ifndef __EMSCRIPTEN__
+    if (last_frame && !lab.options.screenshot.empty()) {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto written = write_screenshot(lab.options.screenshot, fb_width, fb_height);
+        if (written) std::printf("screenshot %s (%dx%d)\n", lab.options.screenshot.c_str(), fb_width, fb_height);
+        else { std::fprintf(stderr, "icl-lab: %s\n", written.error().message.c_str()); lab.exit_status = 1; }
+        screenshot_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    }
+    glfwSwapBuffers(lab.window);
+#endif
+
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - lab.last).count() - screenshot_ms;
+    lab.last = now;
+    if (lab.frame > 1) {  // the first frame includes start-up
+        lab.frame_ms.emplace_back(lab.frame, ms);
+        if (running) lab.frame_ms_running.emplace_back(lab.frame, ms);
+    }
+    return !last_frame;
+}
+
+#ifndef __EMSCRIPTEN__
+void print_summary(const Lab& lab) {
+    for (const DemoInstance& d : lab.app.demos) {
+        if (!d.run) continue;
+        const auto result = d.run->snapshot();
+        std::printf("demo %s: %s, progress %.3f, steps %ld%s%s\n", d.name.c_str(),
+                    d.run->running() ? "running" : result->done ? "done" : "stopped", result->progress,
+                    d.run->steps(), result->error.empty() ? "" : ", error: ", result->error.c_str());
+    }
+    print_frame_stats("frames", lab.frame_ms);
+    print_frame_stats("frames while a demo ran", lab.frame_ms_running);
+}
+#endif
 
 }  // namespace
 
@@ -230,160 +441,32 @@ int main(int argc, char** argv) {
     if (!options.demo.empty() && !icl::find_demo(options.demo)) return usage_error("unknown demo '" + options.demo + "'");
     if (!options.answers.empty() && options.lesson.empty()) return usage_error("--answer needs --lesson");
 
-    glfwSetErrorCallback(glfw_error);
-    if (!glfwInit()) {
-        std::fprintf(stderr, "icl-lab: cannot open a window: no display? (on a machine without one, run under xvfb-run)\n");
-        return 1;
-    }
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
-    GLFWwindow* window = glfwCreateWindow(options.width, options.height, "ICL Lab", nullptr, nullptr);
-    if (!window) {
-        std::fprintf(stderr, "icl-lab: cannot create an OpenGL 3 window\n");
-        glfwTerminate();
-        return 1;
-    }
-    glfwMakeContextCurrent(window);
-    glfwSwapInterval(scripted ? 0 : 1);  // scripted runs measure the frame's own cost
-
-    IMGUI_CHECKVERSION();
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
-    io.IniFilename = nullptr;  // layout is fixed; nothing to remember
-    ImGui::StyleColorsDark();
-    float scale = options.scale;
-    if (scale == 0) {
-        float xscale = 1, yscale = 1;
-        glfwGetWindowContentScale(window, &xscale, &yscale);
-        scale = std::clamp(xscale, 0.5f, 4.0f);
-    }
-    ImGui::GetStyle().ScaleAllSizes(scale);
-    ImGui_ImplGlfw_InitForOpenGL(window, true);
-    ImGui_ImplOpenGL3_Init("#version 130");
-
-    std::vector<std::string> font_notices;
-    std::vector<std::string> atlas_texts = texts_to_show(app);
-    for (const std::string& t : all_label_texts()) atlas_texts.push_back(t);
-    for (const std::string& t : app.notices) atlas_texts.push_back(t);
-    Fonts fonts = load_fonts(scale, atlas_texts, font_notices);
-    std::set<std::string> added_to_atlas;  // texts added after the first build
-    bool atlas_stale = false;
-    auto last_atlas_build = std::chrono::steady_clock::now();
-    for (const std::string& n : font_notices) {
-        app.notices.push_back(n);
-        std::fprintf(stderr, "icl-lab: %s\n", n.c_str());
-    }
-
-    if (!options.demo.empty()) open_solo_demo(app, options.demo);
-    else open_lesson(app, lesson_index);
-    if (app.lesson()) std::printf("lesson %s %s\n", app.lesson()->lesson.id.c_str(), app.lang == icl::Lang::ko ? "ko" : "en");
+    Lab lab;
+    lab.options = options;
+    lab.scripted = scripted;
+    lab.app = std::move(app);
+    if (!open_window(lab)) return 1;
+    if (!options.demo.empty()) open_solo_demo(lab.app, options.demo);
+    else open_lesson(lab.app, lesson_index);
+    if (lab.app.lesson())
+        std::printf("lesson %s %s\n", lab.app.lesson()->lesson.id.c_str(), lab.app.lang == icl::Lang::ko ? "ko" : "en");
     if (options.run_demos)
-        for (DemoInstance& d : app.demos) start_demo_run(app, d);
-
-    std::vector<std::pair<std::string, std::string>> pending_answers = options.answers;
-    std::vector<std::pair<int, double>> frame_ms, frame_ms_running;
-    auto last = std::chrono::steady_clock::now();
-    int frame = 0;
-    int exit_status = 0;
-    while (!glfwWindowShouldClose(window)) {
-        // Idle and interactive: sleep until an event; otherwise keep drawing.
-        if (!scripted && !any_demo_running(app)) glfwWaitEventsTimeout(0.25);
-        else glfwPollEvents();
-        const bool running = any_demo_running(app);
-
-        // Scripted answers: at once, or for a predict check once its demo has finished.
-        for (auto it = pending_answers.begin(); it != pending_answers.end();) {
-            const icl::CheckBlock* check = find_check(app, it->first);
-            bool ready = true;
-            if (check && check->type == icl::CheckType::Predict) {
-                DemoInstance* demo = find_demo_instance(app, check->grading.value("demo", ""));
-                ready = !(demo && demo->run && demo->run->running()) || frame + 1 >= options.frames;
-            }
-            if (!ready) { ++it; continue; }
-            if (!check) {
-                std::printf("check %s: error: no such check in this lesson\n", it->first.c_str());
-                exit_status = 2;
-            } else {
-                submit_answer(app, *check, parse_answer_value(it->second));
-                const CheckInput& input = app.checks[check->id];
-                if (input.verdict)
-                    std::printf("check %s: %s (correct answer: %s)\n", check->id.c_str(),
-                                input.verdict->correct ? "correct" : "incorrect", input.verdict->correct_answer.c_str());
-                else
-                    std::printf("check %s: error: %s\n", check->id.c_str(), input.error.c_str());
-            }
-            it = pending_answers.erase(it);
-        }
-
-        // Text that appeared since the atlas was built (a demo's result, a typed answer):
-        // rebuild the atlas with it, at most once a second.
-        for (const std::string& text : dynamic_texts(app))
-            if (!covers(fonts, text) && added_to_atlas.insert(text).second) {
-                atlas_texts.push_back(text);
-                atlas_stale = true;
-            }
-        if (atlas_stale && std::chrono::steady_clock::now() - last_atlas_build > std::chrono::seconds(1)) {
-            const auto t0 = std::chrono::steady_clock::now();
-            ImGui_ImplOpenGL3_DestroyFontsTexture();
-            fonts = load_fonts(scale, atlas_texts, font_notices);
-            ImGui_ImplOpenGL3_CreateFontsTexture();
-            last_atlas_build = std::chrono::steady_clock::now();
-            if (scripted)
-                std::printf("font atlas rebuilt at frame %d in %.0f ms\n", frame + 1,
-                            std::chrono::duration<double, std::milli>(last_atlas_build - t0).count());
-            atlas_stale = false;
-        }
-
-        if (options.scroll > 0) app.scroll_request = options.scroll;  // until the page is long enough to take it
-        ImGui_ImplOpenGL3_NewFrame();
-        ImGui_ImplGlfw_NewFrame();
-        ImGui::NewFrame();
-        draw_app(app, fonts);
-        ImGui::Render();
-        int fb_width = 0, fb_height = 0;
-        glfwGetFramebufferSize(window, &fb_width, &fb_height);
-        glViewport(0, 0, fb_width, fb_height);
-        glClearColor(0.09f, 0.09f, 0.11f, 1.0f);
-        glClear(GL_COLOR_BUFFER_BIT);
-        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-        ++frame;
-        double screenshot_ms = 0;  // not part of the frame's cost
-        if (scripted && frame >= options.frames && !options.screenshot.empty()) {
-            const auto t0 = std::chrono::steady_clock::now();
-            auto written = write_screenshot(options.screenshot, fb_width, fb_height);
-            if (written) std::printf("screenshot %s (%dx%d)\n", options.screenshot.c_str(), fb_width, fb_height);
-            else { std::fprintf(stderr, "icl-lab: %s\n", written.error().message.c_str()); exit_status = 1; }
-            screenshot_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        }
-        glfwSwapBuffers(window);
-
-        const auto now = std::chrono::steady_clock::now();
-        const double ms = std::chrono::duration<double, std::milli>(now - last).count() - screenshot_ms;
-        last = now;
-        if (frame > 1) {  // the first frame includes start-up
-            frame_ms.emplace_back(frame, ms);
-            if (running) frame_ms_running.emplace_back(frame, ms);
-        }
-        if (scripted && frame >= options.frames) break;
-    }
-
-    if (scripted) {
-        for (const DemoInstance& d : app.demos) {
-            if (!d.run) continue;
-            const auto result = d.run->snapshot();
-            std::printf("demo %s: %s, progress %.3f, steps %ld%s%s\n", d.name.c_str(),
-                        d.run->running() ? "running" : result->done ? "done" : "stopped", result->progress,
-                        d.run->steps(), result->error.empty() ? "" : ", error: ", result->error.c_str());
-        }
-        print_frame_stats("frames", frame_ms);
-        print_frame_stats("frames while a demo ran", frame_ms_running);
-    }
-    app.demos.clear();  // stop and join the workers before the window goes
+        for (DemoInstance& d : lab.app.demos) start_demo_run(lab.app, d);
+    lab.pending_answers = options.answers;
+    lab.last = std::chrono::steady_clock::now();
+#ifdef __EMSCRIPTEN__
+    // The browser calls draw_frame once per animation frame; main returns at once.
+    emscripten_set_main_loop_arg([](void* lab) { draw_frame(*static_cast<Lab*>(lab)); }, new Lab(std::move(lab)), 0, false);
+    return 0;
+#else
+    while (!glfwWindowShouldClose(lab.window) && draw_frame(lab)) {}
+    if (scripted) print_summary(lab);
+    lab.app.demos.clear();  // stop and join the workers before the window goes
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();
-    glfwDestroyWindow(window);
+    glfwDestroyWindow(lab.window);
     glfwTerminate();
-    return exit_status;
+    return lab.exit_status;
+#endif
 }

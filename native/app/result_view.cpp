@@ -20,8 +20,8 @@ const ImU32 kGridColour = IM_COL32(255, 255, 255, 28);
 std::string format_number(double v) {
     char buf[32];
     if (!std::isfinite(v)) return std::isnan(v) ? "NaN" : (v > 0 ? "inf" : "-inf");
-    const double a = std::fabs(v);
-    if (a != 0 && (a < 1e-3 || a >= 1e5)) std::snprintf(buf, sizeof buf, "%.3e", v);
+    // Whole numbers below a billion in full (steps, counts); the rest with 4 significant digits.
+    if (v == std::floor(v) && std::fabs(v) < 1e9) std::snprintf(buf, sizeof buf, "%.0f", v);
     else std::snprintf(buf, sizeof buf, "%.4g", v);
     return buf;
 }

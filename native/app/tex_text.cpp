@@ -93,14 +93,13 @@ bool map_all(const std::string& text, const std::map<std::string, std::string>& 
     return true;
 }
 
-size_t codepoints(const std::string& text) {
-    size_t n = 0;
-    for (size_t i = 0; i < text.size(); i += utf8_length(static_cast<unsigned char>(text[i]))) ++n;
-    return n;
-}
-
+// Parentheses around a fraction's part or a root's argument unless it is one atom
+// (no space or operator in it): (a+b)/c but √d and dᵢₙ/2.
 std::string parenthesize(const std::string& text) {
-    return codepoints(text) > 1 ? "(" + text + ")" : text;
+    static const char* const kSeparators[] = {" ", "+", "-", "=", "/", ",", "−", "·", "×"};
+    for (const char* sep : kSeparators)
+        if (text.find(sep) != std::string::npos) return "(" + text + ")";
+    return text;
 }
 
 std::string convert(const std::string& s) {
@@ -135,6 +134,7 @@ std::string convert(const std::string& s) {
             } else if (command == "," || command == ";" || command == ":" || command == " " ||
                        command == "quad" || command == "qquad" || command == "\\") {
                 out += ' ';
+                while (i < s.size() && s[i] == ' ') ++i;  // one space, not two
             } else if (command == "!") {
             } else if (command == "{" || command == "}" || command == "_" || command == "%" ||
                        command == "&" || command == "#" || command == "$") {
@@ -147,8 +147,12 @@ std::string convert(const std::string& s) {
         } else if (c == '_' || c == '^') {
             ++i;
             std::string argument = convert(read_argument(s, i));
-            if (!map_all(argument, c == '_' ? kSubscripts : kSuperscripts, out))
-                out += std::string(1, c) + parenthesize(argument);
+            if (argument.empty())
+                out += c;
+            else if (!map_all(argument, c == '_' ? kSubscripts : kSuperscripts, out)) {
+                const bool one_character = utf8_length(static_cast<unsigned char>(argument[0])) == argument.size();
+                out += std::string(1, c) + (one_character ? argument : "(" + argument + ")");
+            }
         } else if (c == '{' || c == '}') {
             ++i;
         } else if (c == '~') {

@@ -5,7 +5,7 @@
 # expected answers come from the lesson sources and from `icl run`, not from the app);
 # a corrupt progress file is set aside; a training demo runs while frames keep coming;
 # a lesson full of raw HTML opens and its diverging demo stops with a message.
-#   tests/app/run.sh build/bin        (needs icl-lab and icl there)
+#   tests/app/run.sh build/bin        (needs icl-lab, icl_app_tests and icl there)
 # Ends with "app: N passed, M failed".
 set -u
 bin=$(realpath "$1")
@@ -31,6 +31,9 @@ run_app() {  # run_app <name> <args...>: output in $work/<name>.out, status in $
   local name=$1; shift
   "$app" "$@" >"$work/$name.out" 2>"$work/$name.err"; status=$?
 }
+
+# ---- the parts that need no window: TeX text, the progress file --------------------
+"$bin/icl_app_tests" >"$work/unit.out" 2>&1 && ok || { bad "icl_app_tests:"; cat "$work/unit.out"; }
 
 # ---- every lesson, both languages: a screenshot, not blank, unlike all the others ----
 declare -A seen

@@ -172,6 +172,8 @@ TEST_CASE("quiz: text — case, white space and punctuation do not matter; Korea
     CHECK(correct("In   Context"));
     CHECK(correct("in\xE3\x80\x80" "context"));                    // ideographic space inside
     CHECK(correct("in\xC2\xA0" "context?"));                       // no-break space
+    CHECK(correct("In-Context"));
+    CHECK(correct("in\xE2\x80\x94" "context"));                  // em dash
     CHECK_FALSE(correct("incontext"));
     CHECK_FALSE(correct("colder"));
     CHECK_FALSE(correct("차가움"));
@@ -192,6 +194,9 @@ TEST_CASE("quiz: normalize_text_answer") {
     auto n = icl::normalize_text_answer("  Hello,\t WORLD\xE3\x80\x82 ");
     REQUIRE(n);
     CHECK(n.value() == "hello world");
+    auto apostrophe = icl::normalize_text_answer("Don't -- stop/go");
+    REQUIRE(apostrophe);
+    CHECK(apostrophe.value() == "dont stop go");
     auto k = icl::normalize_text_answer("Ünïcode 한국어");   // non-ASCII letters kept as given
     REQUIRE(k);
     CHECK(k.value() == "Ünïcode 한국어");

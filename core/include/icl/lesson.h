@@ -11,7 +11,9 @@
 //   summary: One sentence.
 //   ---
 //   CommonMark text with $inline$ and $$display$$ math and tables. Raw HTML is not
-//   passed through: `<script>` is shown as text.
+//   passed through: `<script>` is shown as text. Each run of text between directives
+//   is rendered on its own (a link reference definition does not reach past a demo or
+//   check block).
 //
 //   ```demo dual_form name=adam           a demo instance; name= defaults to the demo id
 //   n_train: 8                            `name: value` overrides; value: true|false,
@@ -46,7 +48,15 @@
 //   `a: ...` (truefalse: `true: ...` / `false: ...`).
 //   truefalse checks get the options true/false (labels True/False, ko 참/거짓).
 //
-// JSON (the contract with the web pages): see to_json below and docs/lessons.md.
+// JSON (the contract with the web pages; `icl lessons build` writes it):
+//   {"id", "lang", "title", "order", "summary", "source": "lessons/en/02-x.md", "blocks": [
+//     {"kind": "html", "html": "<p>..<x-equation>TeX</x-equation>..</p>", "markdown": "..."},
+//     {"kind": "demo", "demo": "dual_form", "name": "dual_form", "params": {...}, "line": 12},
+//     {"kind": "check", "id", "type", "line", "prompt_html",
+//      "options": [{"key": "a", "html": "inline html", "feedback_html": ""}, ...],
+//      "feedback_html", "grading": {...see quiz.h...}}]}
+//   Math: $..$ -> <x-equation>TeX</x-equation>, $$..$$ -> <x-equation type="display">;
+//   the TeX inside is HTML-escaped (a<b is written a&lt;b), unescape it before KaTeX.
 #pragma once
 #include <optional>
 #include <string>

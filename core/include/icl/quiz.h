@@ -37,10 +37,12 @@ struct Verdict {
 Expected<Verdict> grade(const nlohmann::json& check, const nlohmann::json& answer,
                         const nlohmann::json& demo_result = nullptr);
 
-// Text answers are compared after this: ASCII letters lower-cased, ASCII and common CJK /
-// typographic punctuation removed, every run of Unicode white space (incl. U+3000 and
-// no-break spaces) made one ASCII space, and leading/trailing space trimmed. Other
-// characters (Hangul, accents) are kept as given. Invalid UTF-8 is an error.
+// Text answers are compared after this: ASCII letters lower-cased; hyphens, dashes,
+// slashes and underscores read as spaces ("in-context" = "in context"); other ASCII and
+// common CJK / typographic punctuation removed ("don't" = "dont", "차가운。" = "차가운");
+// every run of Unicode white space (incl. U+3000 and no-break spaces) made one ASCII
+// space, leading/trailing space trimmed. Other characters (Hangul, accents) are kept as
+// given. Invalid UTF-8 is an error.
 Expected<std::string> normalize_text_answer(const std::string& text);
 
 // A number a learner typed: surrounding white space ignored, a decimal comma accepted

@@ -50,7 +50,7 @@ void DemoRun::work() {
 #ifdef __linux__
     // Training is background work: on a busy machine the UI thread gets the CPU first
     // (Linux gives each thread its own nice value).
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
 #endif
     try {
         auto last_publish = std::chrono::steady_clock::now();
