@@ -231,6 +231,8 @@ const DemoDef icl_regression_curve_def{
     "Garg et al. 2022; Akyürek et al. 2023",
     false,
     {
+        // Largest problem, every size at its max: peak 0.1 MiB for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"d", ParamType::Int, 2, 20, 10, 1, {}, "input size d (k runs 0..2d)", "입력 차원 d (k는 0..2d)"},
         {"n_tasks", ParamType::Int, 100, 4000, 1000, 100, {}, "random tasks averaged per k", "k마다 평균을 낼 무작위 task 수"},
         {"noise", ParamType::Float, 0, 2, 0, 0.05, {}, "std of the noise on y", "y에 더하는 잡음의 표준편차"},

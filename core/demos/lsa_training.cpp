@@ -203,6 +203,8 @@ const DemoDef lsa_training_def{
     "von Oswald et al. 2023",
     false,
     {
+        // Largest problem, every size at its max: peak 1.2 MiB for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"d", ParamType::Int, 1, 16, 10, 1, {}, "input size d", "입력 차원 d"},
         {"n_context", ParamType::Int, 1, 32, 10, 1, {}, "in-context examples N per task", "task마다의 in-context 예시 개수 N"},
         {"layers", ParamType::Int, 1, 4, 1, 1, {}, "LSA layers K (compared with K GD steps)", "LSA 층 수 K (GD K step과 비교)"},
