@@ -142,12 +142,14 @@ await test("the CSP refuses an inline script and a script from another host", as
 
 await test('a diverging training run stops with the step and the reason on the page', async () => {
   const demo = page.locator('section.demo[data-instance="diverging"]');
+  await demo.locator('button.run').click();  // a training demo waits for Run
   await page.waitForFunction(() => ['done', 'error', 'stopped'].includes(document.querySelector('section.demo[data-instance="diverging"]').dataset.state),
     null, { timeout: 60000 });
   const message = await demo.locator('.demo-error').innerText();
   expect(/training diverged at step \d+: loss = .*lr 0.05 is too large\?/.test(message), `no divergence message: '${message}'`);
   const drawn = await demo.locator('.panels').evaluate((e) => e.querySelectorAll('svg path, .scalar').length);
   expect(drawn > 0, 'the diverged demo drew nothing (the last good state should still show)');
+  expect(await demo.getAttribute('data-state') === 'error', `state ${await demo.getAttribute('data-state')}`);
 });
 
 await test('damaged stored progress: a notice, the readable answers kept, the damaged copy set aside', async () => {

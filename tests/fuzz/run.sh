@@ -13,9 +13,12 @@ seconds=${FUZZ_SECONDS:-30}
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_lesson fuzz_grade fuzz_checkpoint fuzz_params fuzz_worker_json)
 
-if [ ! -f build/fuzz/build.ninja ]; then
-  CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DICL_FUZZ=ON -DICL_BIN_DIR="$root/build/fuzz/bin" >/dev/null || { echo "fuzz: configure failed"; exit 1; }
+# -O1 -g1 (line tables) with asserts on: what libFuzzer's docs suggest, and a quicker
+# build than -O2 -g.
+args=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" -DICL_FUZZ=ON "-DICL_BIN_DIR=$root/build/fuzz/bin")
+if [ ! -f build/fuzz/build.ninja ] || [ "$(cat build/fuzz/.icl-configure-args 2>/dev/null)" != "${args[*]}" ]; then
+  CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja "${args[@]}" >/dev/null || { echo "fuzz: configure failed"; exit 1; }
+  echo "${args[*]}" > build/fuzz/.icl-configure-args
 fi
 cmake --build build/fuzz -j "$(nproc)" --target "${targets[@]}" || { echo "fuzz: build failed"; exit 1; }
 
