@@ -203,6 +203,8 @@ const DemoDef attention_dual_def{
     "Dai et al. 2023; Irie, Csordás, Schmidhuber 2022",
     true,
     {
+        // Largest problem, every size at its max: peak 0.1 MiB for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"d_model", ParamType::Int, 2, 32, 8, 1, {}, "token embedding size", "token 임베딩 차원"},
         {"d_head", ParamType::Int, 2, 16, 6, 1, {}, "query/key/value size", "query/key/value 차원"},
         {"n_demos", ParamType::Int, 1, 24, 6, 1, {}, "demonstration tokens before the query", "query 앞의 demonstration token 수"},

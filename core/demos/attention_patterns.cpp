@@ -194,6 +194,8 @@ const DemoDef kAttentionPatterns = {
     "Brown et al. 2020 (GPT-3); Child et al. 2019",
     false,
     {
+        // Largest problem, every size at its max: peak 32 MiB for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"T", ParamType::Int, 4, 2048, 32, 1, {}, "sequence length for the masks and counts", "mask와 쌍 수를 볼 sequence 길이"},
         {"window", ParamType::Int, 1, 64, 8, 1, {}, "banded window w (and strided's local part)", "banded 창 w"},
         {"stride", ParamType::Int, 1, 64, 8, 1, {}, "strided: every stride-th earlier position", "strided: stride 간격의 앞 위치"},

@@ -157,6 +157,8 @@ const DemoDef kBayesPosterior = {
     "Xie et al. 2022",
     false,
     {
+        // Largest problem, every size at its max: peak 42 MiB (prompts 512) for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"k_max", ParamType::Int, 1, 16, 7, 1, {}, "largest number of demonstrations (capped by the model's context)", "demonstration 최대 수 (모델 context로 제한)"},
         {"prompts", ParamType::Int, 8, 512, 64, 1, {}, "prompts per concept and k", "concept와 k마다 prompt 수"},
         {"concept", ParamType::Int, 0, 31, 0, 1, {}, "the concept of the heatmap's prompt", "heatmap prompt의 concept"},

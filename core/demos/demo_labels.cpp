@@ -130,6 +130,8 @@ const DemoDef kDemoLabels = {
     "Min et al. 2022",
     false,
     {
+        // Largest problem, every size at its max: peak 26 MiB for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"task", ParamType::Choice, 0, 0, 0, 0, {"topic", "continent", "category"},
          "a classification task (inputs from topics, labels from a fixed label space)", "분류 task (주제별 입력, 정해진 label 공간)"},
         {"shots", ParamType::Int, 1, 16, 8, 1, {}, "demonstrations k", "demonstration 수 k"},

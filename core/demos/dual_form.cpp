@@ -188,6 +188,8 @@ const DemoDef dual_form_def{
     "Irie, Csordás, Schmidhuber 2022",
     true,
     {
+        // Largest problem, every size at its max: peak 0.2 MiB for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"d_in", ParamType::Int, 1, 32, 8, 1, {}, "input size d_in", "입력 차원 d_in"},
         {"d_out", ParamType::Int, 1, 8, 2, 1, {}, "output size d_out", "출력 차원 d_out"},
         {"n_train", ParamType::Int, 1, 64, 12, 1, {}, "number of training pairs", "학습 쌍의 개수"},

@@ -278,6 +278,8 @@ const DemoDef kFunctionVectors = {
     "Todd et al. 2024",
     true,
     {
+        // Largest problem, every size at its max: peak 58 MiB for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"task", ParamType::Choice, 0, 0, 1, 0, task_ids(), "the task (category: zero-shot the model prefers antonyms, so the vector has something to fix)",
          "task (category: zero-shot에서 모델이 반의어 쪽을 고르므로 vector가 고칠 것이 있음)"},
         {"shots", ParamType::Int, 2, 10, 8, 1, {}, "demonstrations per ICL prompt", "ICL prompt당 demonstration 수"},

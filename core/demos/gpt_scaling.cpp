@@ -139,6 +139,8 @@ const DemoDef kGptScaling = {
     "Brown et al. 2020 (GPT-3); Radford et al. 2019 (GPT-2)",
     true,
     {
+        // Largest problem, every size at its max: peak no allocation (a formula) for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"layers", ParamType::Int, 1, 128, 96, 1, {}, "number of transformer blocks L", "transformer block 수 L"},
         {"width", ParamType::Int, 16, 16384, 12288, 16, {}, "model width d (embedding size)", "모델 폭 d (embedding 크기)"},
         {"vocab", ParamType::Int, 2, 262144, 50257, 1, {}, "vocabulary size V", "vocabulary 크기 V"},

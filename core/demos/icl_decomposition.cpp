@@ -188,6 +188,8 @@ const DemoDef kIclDecomposition = {
     "Dai et al. 2023",
     true,
     {
+        // Largest problem, every size at its max: peak 49 MiB for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"task", ParamType::Choice, 0, 0, 0, 0, task_ids(), "the task of the demonstrations and the query", "demonstration과 query의 task"},
         {"shots", ParamType::Int, 1, 16, 8, 1, {}, "demonstrations k before the query", "query 앞의 demonstration 수 k"},
         {"prompts", ParamType::Int, 1, 32, 16, 1, {}, "prompts averaged over", "평균 낼 prompt 수"},

@@ -9,6 +9,7 @@
 
 #include "icl/demo.h"
 #include "icl/demo_panels.h"
+#include "icl/divergence.h"
 #include "icl/linear_tasks.h"
 #include "icl/lsa.h"
 #include "icl/rng.h"
@@ -61,10 +62,8 @@ public:
     void step(int budget) override {
         for (int b = 0; b < budget && !done(); ++b) {
             if (trainer_.steps() < train_steps_) {
-                const double loss = trainer_.step();
-                if (!std::isfinite(loss))
-                    error_ = std::string(tr(ctx_.lang, "LSA training diverged at step ", "LSA 학습이 발산한 step: ")) +
-                             std::to_string(trainer_.steps() + 1) + tr(ctx_.lang, ": lower lr", " (lr을 낮추세요)");
+                const int n = trainer_.steps() + 1;
+                error_ = watch_.check(n, trainer_.step(), cfg_.lr, ctx_.lang);
                 continue;
             }
             if (tasks_.empty()) sample_eval_tasks();
@@ -198,6 +197,7 @@ private:
     DemoContext ctx_;
     LsaTrainConfig cfg_;
     LsaTrainer trainer_;
+    DivergenceWatch watch_;
     int train_steps_;
     std::vector<RegressionTask> tasks_, fit_tasks_;
     std::string error_;
@@ -231,6 +231,8 @@ const DemoDef icl_regression_curve_def{
     "Garg et al. 2022; Akyürek et al. 2023",
     false,
     {
+        // Largest problem, every size at its max: peak 0.1 MiB for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"d", ParamType::Int, 2, 20, 10, 1, {}, "input size d (k runs 0..2d)", "입력 차원 d (k는 0..2d)"},
         {"n_tasks", ParamType::Int, 100, 4000, 1000, 100, {}, "random tasks averaged per k", "k마다 평균을 낼 무작위 task 수"},
         {"noise", ParamType::Float, 0, 2, 0, 0.05, {}, "std of the noise on y", "y에 더하는 잡음의 표준편차"},

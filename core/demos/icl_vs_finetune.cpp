@@ -290,6 +290,8 @@ const DemoDef kIclVsFinetune = {
     "Dai et al. 2023",
     false,
     {
+        // Largest problem, every size at its max: peak 5 MiB for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"task", ParamType::Choice, 0, 0, 4, 0, task_ids(), "the task of the demonstrations and the queries", "demonstration과 query의 task"},
         {"shots", ParamType::Int, 1, 16, 8, 1, {}, "demonstrations k (also FT's training set)", "demonstration 수 k (FT의 학습 데이터이기도 함)"},
         {"queries", ParamType::Int, 1, 64, 24, 1, {}, "queries, each with fresh demonstrations", "query 수 (각각 새 demonstration)"},

@@ -306,6 +306,8 @@ const DemoDef kInductionHeads = {
     "Olsson et al. 2022",
     false,
     {
+        // Largest problem, every size at its max: peak 285 MiB (two models, batch 64 x 96 tokens, width 128) for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"layers", ParamType::Int, 1, 3, 2, 1, {}, "attention layers (1 = the control alone)", "attention layer 수 (1 = 대조 모델만)"},
         {"heads", ParamType::Int, 1, 8, 2, 1, {}, "heads per layer (must divide width)", "layer당 head 수 (width를 나눠야 함)"},
         {"width", ParamType::Int, 16, 128, 32, 16, {}, "residual width C", "residual 폭 C"},

@@ -153,6 +153,8 @@ const DemoDef lsa_gd_construction_def{
     "von Oswald et al. 2023",
     true,
     {
+        // Largest problem, every size at its max: peak 35 MiB for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"d", ParamType::Int, 1, 20, 10, 1, {}, "input size d", "입력 차원 d"},
         {"n_context", ParamType::Int, 1, 40, 10, 1, {}, "in-context examples N per task", "task마다의 in-context 예시 개수 N"},
         {"eta", ParamType::Float, 0, 20, 6, 0.1, {}, "GD step size η (sets P = η/N I)", "GD step 크기 η (P = η/N I로 정함)"},

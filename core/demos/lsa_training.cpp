@@ -8,6 +8,7 @@
 
 #include "icl/demo.h"
 #include "icl/demo_panels.h"
+#include "icl/divergence.h"
 #include "icl/linear_tasks.h"
 #include "icl/lsa.h"
 #include "icl/rng.h"
@@ -37,7 +38,8 @@ double cosine(const std::vector<float>& a, const std::vector<float>& b) {
 class LsaTrainingSession : public Session {
 public:
     LsaTrainingSession(const DemoContext& ctx, const LsaTrainConfig& cfg)
-        : ctx_(ctx), cfg_(cfg), trainer_(cfg, ctx.seed), total_steps_(ctx.params.i("steps")) {
+        : ctx_(ctx), cfg_(cfg), trainer_(cfg, ctx.seed), total_steps_(ctx.params.i("steps")),
+          good_(trainer_.model()) {
         Rng eval_rng(ctx.seed ^ 0x9e3779b97f4a7c15ull);
         eval_ = sample_tasks(eval_rng, cfg.task, cfg.n_min, kEvalTasks);
         fit_gd();
@@ -47,12 +49,13 @@ public:
     void step(int budget) override {
         const int every = std::max(1, total_steps_ / kCurvePoints);
         for (int b = 0; b < budget && !done(); ++b) {
-            const double loss = trainer_.step();
-            if (!std::isfinite(loss)) {
-                error_ = std::string(tr(ctx_.lang, "training diverged at step ", "학습이 발산한 step: ")) +
-                         std::to_string(trainer_.steps() + 1) + tr(ctx_.lang, ": lower lr", " (lr을 낮추세요)");
-                return;
-            }
+            const int n = trainer_.steps() + 1;
+            LsaModel before = trainer_.model();
+            const double loss = trainer_.step();  // the loss of `before`
+            error_ = watch_.check(n, loss, cfg_.lr, ctx_.lang);
+            if (!error_.empty()) return;          // result() shows good_, the curve stops at its last point
+            good_ = std::move(before);
+            good_steps_ = n - 1;
             if (trainer_.steps() % every == 0 || trainer_.steps() == total_steps_) record_eval();
         }
     }
@@ -66,7 +69,8 @@ public:
         r.progress = double(trainer_.steps()) / total_steps_;
         r.error = error_;
         const Lang L = ctx_.lang;
-        const LsaModel& model = trainer_.model();
+        // After a divergence: the last model whose loss passed the check.
+        const LsaModel& model = error_.empty() ? trainer_.model() : good_;
         const int d = cfg_.task.d;
 
         // Compare with GD on the held-out tasks: prediction gap and sensitivity ∂ŷ/∂x_q
@@ -91,7 +95,9 @@ public:
                            tr(L, "mean cosine between ∂ŷ/∂x_test of the LSA and of GD",
                               "LSA와 GD의 ∂ŷ/∂x_test 사이 cosine의 평균")});
         s.items.push_back({"gd_eta", gd_eta_, "", tr(L, "the GD step size that fits best", "가장 잘 맞는 GD step 크기")});
-        s.items.push_back({"steps", double(trainer_.steps()), "", tr(L, "Adam steps done", "진행한 Adam step 수")});
+        s.items.push_back({"steps", double(error_.empty() ? trainer_.steps() : good_steps_), "",
+                           tr(L, "Adam steps done (before a divergence: of the last good model)",
+                              "진행한 Adam step 수 (발산했다면 마지막 정상 모델까지)")});
         r.panels.push_back(s);
 
         LinesPanel lines;
@@ -167,6 +173,9 @@ private:
     Series curve_;
     double gd_loss_ = 0.0;
     float gd_eta_ = 0.0f;
+    DivergenceWatch watch_;
+    LsaModel good_;          // the model before the last step whose loss passed the watch
+    int good_steps_ = 0;     // its Adam steps
     std::string error_;
 };
 
@@ -194,11 +203,16 @@ const DemoDef lsa_training_def{
     "von Oswald et al. 2023",
     false,
     {
+        // Largest problem, every size at its max: peak 1.2 MiB for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"d", ParamType::Int, 1, 16, 10, 1, {}, "input size d", "입력 차원 d"},
         {"n_context", ParamType::Int, 1, 32, 10, 1, {}, "in-context examples N per task", "task마다의 in-context 예시 개수 N"},
         {"layers", ParamType::Int, 1, 4, 1, 1, {}, "LSA layers K (compared with K GD steps)", "LSA 층 수 K (GD K step과 비교)"},
         {"batch", ParamType::Int, 8, 512, 128, 8, {}, "fresh tasks per Adam step", "Adam step마다 새로 뽑는 task 수"},
-        {"lr", ParamType::Float, 0.0001, 0.01, 0.001, 0.0001, {}, "Adam learning rate", "Adam 학습률"},
+        // lr up to 1 so a learner can watch training diverge: with 2+ layers the loss
+        // explodes from about lr 0.02 (0.05: at step 55); one layer stays finite even at 1.
+        {"lr", ParamType::Float, 0.0001, 1, 0.001, 0.0001, {}, "Adam learning rate (too large and training diverges)",
+         "Adam 학습률 (너무 크면 학습이 발산)"},
         {"steps", ParamType::Int, 10, 20000, 2000, 10, {}, "Adam steps to train", "학습할 Adam step 수"},
     },
     start,

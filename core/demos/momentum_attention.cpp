@@ -228,6 +228,8 @@ const DemoDef kMomentumAttention = {
     "Dai et al. 2023",
     false,
     {
+        // Largest problem, every size at its max: peak 22 MiB for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"eta", ParamType::Float, 0.05, 0.95, 0.5, 0.05, {}, "momentum η in Σ η^{t−i} v_i", "Σ η^{t−i} v_i의 momentum η"},
         {"steps", ParamType::Int, 20, 2000, 400, 10, {}, "AdamW steps per model", "모델당 AdamW step 수"},
         {"seeds", ParamType::Int, 1, 8, 3, 1, {}, "independent pairs of runs", "독립 실행 쌍 수"},

@@ -172,6 +172,8 @@ const DemoDef kPretrainFtIcl = {
     "Brown et al. 2020 (GPT-3)",
     true,
     {
+        // Largest problem, every size at its max: peak 13 MiB for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"task", ParamType::Choice, 0, 0, 0, 0, task_ids(), "the task of the examples and queries", "예시와 질문의 task"},
         {"shots", ParamType::Int, 0, 16, 8, 1, {}, "number of examples k", "예시 수 k"},
         {"queries", ParamType::Int, 1, 32, 16, 1, {}, "queries asked in each regime", "방식마다 물어볼 질문 수"},

@@ -232,6 +232,8 @@ const DemoDef kShotsCurve = {
     "Brown et al. 2020 (GPT-3)",
     false,
     {
+        // Largest problem, every size at its max: peak 25 MiB for start + one step
+        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
         {"seeds", ParamType::Int, 1, 8, 3, 1, {}, "independent draws of prompts (spread over seeds)", "prompt를 새로 뽑는 횟수 (seed 간 편차)"},
         {"sequences", ParamType::Int, 2, 64, 8, 1, {}, "prompts per task and seed", "task와 seed마다 prompt 수"},
         {"ft_sequences", ParamType::Int, 1, 16, 1, 1, {}, "fine-tuning runs per task, seed and k", "task, seed, k마다 fine-tuning 횟수"},

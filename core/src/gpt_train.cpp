@@ -23,19 +23,21 @@ Expected<Trainer> Trainer::make(Model& model, const OptimizerConfig& config,
 
 Expected<float> Trainer::step(const int* tokens, const int* targets, int B, int T) {
     const int n = steps() + 1;
-    auto diverged = [n](const std::string& what) {
-        return make_error("training diverged at step " + std::to_string(n) + ": " + what);
-    };
+    const double lr = optimizer_.config().lr;
     if (!targets) return make_error("training step " + std::to_string(n) + ": no targets given");
     Status f = forward(*model_, acts_, tokens, targets, B, T);
     if (!f) {
-        if (!std::isfinite(acts_.loss)) return diverged(f.error().message);  // forward resets it first
+        if (!std::isfinite(acts_.loss)) return make_error(watch_.check(n, acts_.loss, lr));  // forward resets it first
         return make_error("training step " + std::to_string(n) + ": " + f.error().message);
     }
+    // An exploding loss stops here, before this step's update.
+    if (std::string why = watch_.check(n, acts_.loss, lr); !why.empty()) return make_error(why);
     std::fill(grads_.begin(), grads_.end(), 0.0f);
     if (Status b = backward(*model_, acts_, grads_.data()); !b) return b.error();
     Expected<float> norm = optimizer_.step(model_->params.data(), grads_.data());
-    if (!norm) return diverged(norm.error().message);
+    if (!norm)
+        return make_error("training diverged at step " + std::to_string(n) + ": " + norm.error().message +
+                          DivergenceWatch::lr_hint(lr));
     grad_norm_ = norm.value();
     return acts_.loss;
 }

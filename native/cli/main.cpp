@@ -2,6 +2,7 @@
 // as core grows).
 // Exit status: 0 success, 1 the work failed (e.g. training diverged), 2 bad usage or
 // a bad parameter (with a message naming it).
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -102,8 +103,10 @@ int cmd_run(int argc, char** argv) {
         } else if (a == "--seed" && i + 1 < argc) {
             char* end = nullptr;
             const char* text = argv[++i];
+            errno = 0;
             const unsigned long long v = std::strtoull(text, &end, 10);
-            if (!*text || *end || text[0] == '-') return usage_error(std::string("--seed needs a non-negative integer, got '") + text + "'");
+            if (!*text || *end || text[0] == '-' || errno == ERANGE)
+                return usage_error(std::string("--seed needs a non-negative integer below 2^64, got '") + text + "'");
             seed = v;
         } else {
             return usage_error("run: unknown or incomplete option '" + a + "'");

@@ -3,7 +3,8 @@
 # renderer): every lesson opens in both languages and draws a screenshot that is not
 # blank and differs from every other one; scripted check answers are graded (the
 # expected answers come from the lesson sources and from `icl run`, not from the app);
-# a corrupt progress file is set aside; a training demo runs while frames keep coming.
+# a corrupt progress file is set aside; a training demo runs while frames keep coming;
+# a lesson full of raw HTML opens and its diverging demo stops with a message.
 #   tests/app/run.sh build/bin        (needs icl-lab, icl_app_tests and icl there)
 # Ends with "app: N passed, M failed".
 set -u
@@ -128,6 +129,17 @@ if [ "$status" = 0 ] && [ "${frames:-0}" -ge 149 ] && [ "${steps:-0}" -gt 0 ] &&
   ok
 else
   bad "training: status $status, frames while running ${frames:-?}, steps ${steps:-?}, max frame ${max_ms:-?} ms"
+fi
+
+# ---- hostile lesson text and a diverging training run ----------------------------------
+# The fixture lesson of the browser test: raw HTML in every field, and lsa_training with
+# lr 0.05 and 2 layers. The app opens it, and the demo stops with the step and the reason while the
+# frames keep coming.
+run_app diverging --lessons tests/browser/fixtures/hostile --lesson hostile --lang en --run-demos --frames 400
+if [ "$status" = 0 ] && grep -qE "^demo diverging: done, .*error: training diverged at step [0-9]+: loss = .*\(lr 0.05 is too large\?\)$" "$work/diverging.out"; then
+  ok
+else
+  bad "diverging: status $status, $(grep '^demo' "$work/diverging.out") $(cat "$work/diverging.err")"
 fi
 
 echo "app: $pass passed, $fail failed"

@@ -55,6 +55,16 @@ expect_json icl_regression_curve --set d=4 --set n_tasks=100 --set train_steps=5
 expect icl_regression_curve-range 2 "'d' = 40 is out of range: expected an integer in \\[2, 20\\]" -- run icl_regression_curve --set d=40
 expect icl_regression_curve-choice 2 "'gd_step' is 'newton': expected one of best_per_k fixed" -- run icl_regression_curve --set gd_step=newton
 
+# Bad input (docs/bad-input.md): a diverging run exits 1 naming the step and the lr;
+# seeds and --set forms that cannot be read are usage errors naming what is wrong.
+expect lsa_training-diverges 1 "training diverged at step [0-9]+: loss = .*\(lr 0.05 is too large\?\)" -- run lsa_training --set lr=0.05 --set layers=2 --set batch=8
+expect seed-overflow 2 "--seed needs a non-negative integer below 2\^64, got '99999999999999999999999'" -- run dual_form --seed 99999999999999999999999
+expect set-no-equals 2 "dual_form: 'lr' is not of the form name=value" -- run dual_form --set lr
+expect set-empty-value 2 "'lr' = '' is not a number" -- run dual_form --set lr=
+expect set-html 2 "'optimizer' is '<script>': expected one of sgd adam" -- run dual_form --set 'optimizer=<script>'
+expect set-no-value 2 "incomplete option '--set'" -- run dual_form --set
+expect lessons-check-hostile 0 '^lessons: 2 files, 0 errors, 0 warnings$' -- lessons check --dir tests/browser/fixtures/hostile
+
 # lessons: the lint on fixture trees (tests/lessons/), the build into a temp dir
 expect lessons-check-good 0 '^lessons: 2 files, 0 errors, 0 warnings$' -- lessons check --dir tests/lessons/good
 expect lessons-check-missing-answer 1 '^tests/lessons/broken/en/02-bad\.md:9: check block has no answer=' -- lessons check --dir tests/lessons/broken

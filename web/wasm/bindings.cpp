@@ -1,148 +1,39 @@
-// The wasm module's API for the web worker: JSON strings in, JSON strings out.
-// Every function returns a JSON text; a failure is {"error": "<readable message>"},
-// never an exception escaping into JS and never an abort.
-//
-//   demos(lang)                          -> [DemoInfo, ...]            (core/include/icl/demo.h)
-//   put_asset(name, Uint8Array)          -> {}                          a file a demo lists in "assets"
-//   parse_params(id, ["k=v", ...])       -> {"params": {...}}           typed and validated by the specs
-//   start(id, params, lang, seed)        -> {"handle": n}
-//   step(handle, budget)                 -> Result                      (a slice of work, then a snapshot)
-//   drop(handle)                         -> {}
-//   grade(check, answer, demo_result)    -> {"correct", "feedback_html", "correct_answer"}
+// The wasm module's API for the web worker: the functions of icl::WorkerApi
+// (core/include/icl/worker_api.h, JSON strings in, JSON strings out), one to one.
+// The API lives in core so the fuzz target tests/fuzz/fuzz_worker_json.cpp runs the
+// very code the worker calls. Only the JS side of put_asset (a Uint8Array) is here.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
-#include <cmath>
-#include <exception>
-#include <map>
-#include <memory>
 #include <string>
-#include <vector>
 
-#include "icl/assets.h"
-#include "icl/demo.h"
-#include "icl/quiz.h"
+#include "icl/worker_api.h"
 
 namespace {
 
-using nlohmann::json;
-
-// Serialises without throwing: invalid UTF-8 in a string becomes U+FFFD.
-std::string text(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
-std::string error_json(const std::string& message) { return text(json{{"error", message}}); }
-
-// Parses text as JSON without exceptions; `what` names the argument in the message.
-icl::Expected<json> parse_json(const std::string& text, const char* what) {
-    json j = json::parse(text, nullptr, false);
-    if (j.is_discarded()) return icl::make_error(std::string(what) + " is not valid JSON");
-    return j;
+icl::WorkerApi& api() {
+    static icl::WorkerApi the_api;
+    return the_api;
 }
 
-// Live sessions by handle. Bounded so a page that leaks handles is told, not OOM-killed.
-constexpr size_t kMaxSessions = 64;
-std::map<int, std::unique_ptr<icl::Session>>& sessions() {
-    static std::map<int, std::unique_ptr<icl::Session>> live;
-    return live;
-}
-int next_handle = 1;
-
-std::string version() { return text(json{{"version", ICL_VERSION}}); }
-
-std::string demos(const std::string& lang_text) {
-    auto lang = icl::parse_lang(lang_text);
-    if (!lang) return error_json(lang.error().message);
-    json out = json::array();
-    for (const icl::DemoDef* d : icl::all_demos()) out.push_back(icl::to_json(*d, lang.value()));
-    return text(out);
-}
-
-// The worker fetches the files a demo lists in DemoInfo.assets and hands them over here
-// before starting it (wasm has no file system; see icl/assets.h).
+std::string version() { return api().version(); }
+std::string demos(const std::string& lang) { return api().demos(lang); }
 std::string put_asset(const std::string& name, const emscripten::val& bytes) {
-    if (name.empty()) return error_json("an asset needs a name");
-    if (!bytes.instanceof(emscripten::val::global("Uint8Array"))) return error_json("asset '" + name + "' must be a Uint8Array");
-    icl::put_asset(name, emscripten::convertJSArrayToNumberVector<uint8_t>(bytes));
-    return "{}";
+    if (!bytes.instanceof(emscripten::val::global("Uint8Array")))
+        return nlohmann::json{{"error", "asset '" + name + "' must be a Uint8Array"}}.dump(
+            -1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return api().put_asset(name, emscripten::convertJSArrayToNumberVector<uint8_t>(bytes));
 }
-
-std::string parse_params(const std::string& id, const std::string& key_values_text) {
-    const icl::DemoDef* def = icl::find_demo(id);
-    if (!def) return error_json("unknown demo '" + id + "'");
-    auto kvs = parse_json(key_values_text, "the parameter list");
-    if (!kvs) return error_json(kvs.error().message);
-    if (!kvs.value().is_array()) return error_json("the parameter list must be an array of \"name=value\" strings");
-    std::vector<std::string> items;
-    for (const auto& kv : kvs.value()) {
-        if (!kv.is_string()) return error_json("the parameter list must hold only \"name=value\" strings");
-        items.push_back(kv.get<std::string>());
-    }
-    auto typed = icl::parse_param_strings(def->params, items);
-    if (!typed) return error_json(typed.error().message);
-    auto valid = icl::validate_params(def->params, typed.value());
-    if (!valid) return error_json(valid.error().message);
-    return text(json{{"params", typed.value()}});
+std::string parse_params(const std::string& id, const std::string& key_values) {
+    return api().parse_params(id, key_values);
 }
-
-std::string start(const std::string& id, const std::string& params_text, const std::string& lang_text,
-                  double seed) {
-    auto lang = icl::parse_lang(lang_text);
-    if (!lang) return error_json(lang.error().message);
-    auto params = parse_json(params_text, "the parameters");
-    if (!params) return error_json(params.error().message);
-    if (!params.value().is_object()) return error_json("the parameters must be a JSON object");
-    if (!(seed >= 0 && seed <= 9007199254740991.0) || seed != std::floor(seed))
-        return error_json("the seed must be a non-negative integer");
-    if (sessions().size() >= kMaxSessions)
-        return error_json("too many demo sessions are open (" + std::to_string(kMaxSessions) + ")");
-    try {
-        auto session = icl::start_demo(id, params.value(), lang.value(), static_cast<uint64_t>(seed));
-        if (!session) return error_json(session.error().message);
-        const int handle = next_handle++;
-        sessions()[handle] = std::move(session.value());
-        return text(json{{"handle", handle}});
-    } catch (const std::exception& e) {
-        return error_json(id + " failed to start: " + e.what());
-    }
+std::string start(const std::string& id, const std::string& params, const std::string& lang, double seed) {
+    return api().start(id, params, lang, seed);
 }
-
-std::string step(int handle, int budget) {
-    const auto it = sessions().find(handle);
-    if (it == sessions().end()) return error_json("no demo session " + std::to_string(handle));
-    if (budget < 1) return error_json("the step budget must be at least 1");
-    try {
-        if (!it->second->done()) it->second->step(budget);
-        return text(icl::to_json(it->second->result()));
-    } catch (const std::exception& e) {
-        // A demo that throws is a bug in core; the page shows it and the session ends.
-        sessions().erase(it);
-        return error_json(std::string("the demo failed: ") + e.what());
-    }
-}
-
-std::string drop(int handle) {
-    sessions().erase(handle);
-    return "{}";
-}
-
-std::string grade(const std::string& check_text, const std::string& answer_text, const std::string& result_text) {
-    auto check = parse_json(check_text, "the check");
-    if (!check) return error_json(check.error().message);
-    if (!check.value().is_object()) return error_json("the check must be a JSON object");
-    auto answer = parse_json(answer_text, "the answer");
-    if (!answer) return error_json(answer.error().message);
-    auto result = parse_json(result_text, "the demo result");
-    if (!result) return error_json(result.error().message);
-    if (!result.value().is_null() && !result.value().is_object())
-        return error_json("the demo result must be a JSON object or null");
-    try {
-        auto verdict = icl::grade(check.value(), answer.value(), result.value());
-        if (!verdict) return error_json(verdict.error().message);
-        const icl::Verdict& v = verdict.value();
-        return text(json{{"correct", v.correct}, {"feedback_html", v.feedback_html},
-                         {"correct_answer", v.correct_answer}});
-    } catch (const std::exception& e) {
-        return error_json(std::string("grading failed: ") + e.what());
-    }
+std::string step(int handle, int budget) { return api().step(handle, budget); }
+std::string drop(int handle) { return api().drop(handle); }
+std::string grade(const std::string& check, const std::string& answer, const std::string& result) {
+    return api().grade(check, answer, result);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "icl/divergence.h"
 #include "icl/gpt.h"
 #include "icl/optim.h"
 
@@ -21,7 +22,8 @@ public:
                                   const std::vector<std::string>& trainable = {});
 
     // One step on a (B,T) batch (targets -1 = not scored). Returns the loss before the
-    // update. A NaN/Inf loss or gradient is an error naming the step (1-based); the
+    // update. A NaN/Inf loss or gradient, or a loss exploded past DivergenceWatch's
+    // bound (icl/divergence.h), is an error naming the step (1-based) and the lr; the
     // parameters are then left as they were before that step.
     Expected<float> step(const int* tokens, const int* targets, int B, int T);
 
@@ -39,6 +41,7 @@ private:
     std::vector<float> grads_;
     Optimizer optimizer_;
     float grad_norm_ = 0.0f;
+    DivergenceWatch watch_;
 };
 
 }  // namespace icl::gpt

@@ -1,0 +1,30 @@
+// Training divergence, checked after every optimizer step of every training loop in
+// core: a NaN/Inf loss, or a loss that has exploded to kExplodeFactor times the first
+// step's loss. The loop then stops, keeps its last good state, and puts the message
+// in Result::error, e.g.
+//   "training diverged at step 12: loss = inf (lr 5 is too large?)"
+//   "training diverged at step 40: loss = 3.1e+05, 10000 times step 1's 0.52 (lr 0.5 is too large?)"
+#pragma once
+#include <string>
+
+#include "icl/demo.h"
+
+namespace icl {
+
+class DivergenceWatch {
+public:
+    // Healthy training here falls or wanders within a few times its first loss;
+    // 1e4 times is far past any of the demos' noise.
+    static constexpr double kExplodeFactor = 1e4;
+
+    // `loss` is the loss of step `step` (1-based) trained with learning rate `lr`.
+    // Returns the message if training diverged there, "" if the step is fine.
+    std::string check(int step, double loss, double lr, Lang lang = Lang::en);
+    // " (lr 5 is too large?)": the tail of every divergence message.
+    static std::string lr_hint(double lr, Lang lang = Lang::en);
+
+private:
+    double first_loss_ = -1;   // < 0: no step seen yet
+};
+
+}  // namespace icl

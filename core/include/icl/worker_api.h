@@ -1,0 +1,49 @@
+// The web worker's API to the core: JSON strings in, JSON strings out. Portable (no
+// emscripten): web/wasm/bindings.cpp exposes these one to one, and the fuzz target
+// tests/fuzz/fuzz_worker_json.cpp calls the same functions natively.
+// Every function returns a JSON text; a failure is {"error": "<readable message>"},
+// never an exception escaping into JS and never an abort.
+//
+//   version()                            -> {"version": "0.1.0"}
+//   demos(lang)                          -> [DemoInfo, ...]            (icl/demo.h)
+//   put_asset(name, bytes)               -> {}                         a file a demo lists in "assets"
+//   parse_params(id, ["k=v", ...])       -> {"params": {...}}          typed and validated by the specs
+//   start(id, params, lang, seed)        -> {"handle": n}
+//   step(handle, budget)                 -> Result                     (a slice of work, then a snapshot)
+//   drop(handle)                         -> {}
+//   grade(check, answer, demo_result)    -> {"correct", "feedback_html", "correct_answer"}
+#pragma once
+#include <map>
+#include <memory>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "icl/demo.h"
+
+namespace icl {
+
+class WorkerApi {
+public:
+    // Live sessions are bounded so a page that leaks handles is told, not OOM-killed.
+    static constexpr size_t kMaxSessions = 64;
+
+    std::string version() const;
+    std::string demos(const std::string& lang) const;
+    // The worker fetches the files a demo lists in DemoInfo.assets and hands them over
+    // here before starting it (wasm has no file system; see icl/assets.h).
+    std::string put_asset(const std::string& name, std::vector<uint8_t> bytes);
+    std::string parse_params(const std::string& id, const std::string& key_values_json) const;
+    std::string start(const std::string& id, const std::string& params_json, const std::string& lang,
+                      double seed);
+    std::string step(int handle, int budget);
+    std::string drop(int handle);
+    std::string grade(const std::string& check_json, const std::string& answer_json,
+                      const std::string& result_json) const;
+
+private:
+    std::map<int, std::unique_ptr<Session>> sessions_;
+    int next_handle_ = 1;
+};
+
+}  // namespace icl

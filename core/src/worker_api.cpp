@@ -1,0 +1,126 @@
+#include "icl/worker_api.h"
+
+#include <cmath>
+#include <exception>
+#include <vector>
+
+#include "icl/assets.h"
+#include "icl/quiz.h"
+
+namespace icl {
+
+namespace {
+
+using nlohmann::json;
+
+// Serialises without throwing: invalid UTF-8 in a string becomes U+FFFD.
+std::string text(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string error_json(const std::string& message) { return text(json{{"error", message}}); }
+
+// Parses text as JSON without exceptions; `what` names the argument in the message.
+Expected<json> parse_json(const std::string& text, const char* what) {
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded()) return make_error(std::string(what) + " is not valid JSON");
+    return j;
+}
+
+}  // namespace
+
+std::string WorkerApi::version() const { return text(json{{"version", ICL_VERSION}}); }
+
+std::string WorkerApi::demos(const std::string& lang_text) const {
+    auto lang = parse_lang(lang_text);
+    if (!lang) return error_json(lang.error().message);
+    json out = json::array();
+    for (const DemoDef* d : all_demos()) out.push_back(to_json(*d, lang.value()));
+    return text(out);
+}
+
+std::string WorkerApi::put_asset(const std::string& name, std::vector<uint8_t> bytes) {
+    if (name.empty()) return error_json("an asset needs a name");
+    icl::put_asset(name, std::move(bytes));
+    return "{}";
+}
+
+std::string WorkerApi::parse_params(const std::string& id, const std::string& key_values_text) const {
+    const DemoDef* def = find_demo(id);
+    if (!def) return error_json("unknown demo '" + id + "'");
+    auto kvs = parse_json(key_values_text, "the parameter list");
+    if (!kvs) return error_json(kvs.error().message);
+    if (!kvs.value().is_array()) return error_json("the parameter list must be an array of \"name=value\" strings");
+    std::vector<std::string> items;
+    for (const auto& kv : kvs.value()) {
+        if (!kv.is_string()) return error_json("the parameter list must hold only \"name=value\" strings");
+        items.push_back(kv.get<std::string>());
+    }
+    auto typed = parse_param_strings(def->params, items);
+    if (!typed) return error_json(typed.error().message);
+    auto valid = validate_params(def->params, typed.value());
+    if (!valid) return error_json(valid.error().message);
+    return text(json{{"params", typed.value()}});
+}
+
+std::string WorkerApi::start(const std::string& id, const std::string& params_text, const std::string& lang_text,
+                             double seed) {
+    auto lang = parse_lang(lang_text);
+    if (!lang) return error_json(lang.error().message);
+    auto params = parse_json(params_text, "the parameters");
+    if (!params) return error_json(params.error().message);
+    if (!params.value().is_object()) return error_json("the parameters must be a JSON object");
+    if (!(seed >= 0 && seed <= 9007199254740991.0) || seed != std::floor(seed))
+        return error_json("the seed must be a non-negative integer");
+    if (sessions_.size() >= kMaxSessions)
+        return error_json("too many demo sessions are open (" + std::to_string(kMaxSessions) + ")");
+    try {
+        auto session = start_demo(id, params.value(), lang.value(), static_cast<uint64_t>(seed));
+        if (!session) return error_json(session.error().message);
+        const int handle = next_handle_++;
+        sessions_[handle] = std::move(session.value());
+        return text(json{{"handle", handle}});
+    } catch (const std::exception& e) {
+        return error_json(id + " failed to start: " + e.what());
+    }
+}
+
+std::string WorkerApi::step(int handle, int budget) {
+    const auto it = sessions_.find(handle);
+    if (it == sessions_.end()) return error_json("no demo session " + std::to_string(handle));
+    if (budget < 1) return error_json("the step budget must be at least 1");
+    try {
+        if (!it->second->done()) it->second->step(budget);
+        return text(to_json(it->second->result()));
+    } catch (const std::exception& e) {
+        // A demo that throws is a bug in core; the page shows it and the session ends.
+        sessions_.erase(it);
+        return error_json(std::string("the demo failed: ") + e.what());
+    }
+}
+
+std::string WorkerApi::drop(int handle) {
+    sessions_.erase(handle);
+    return "{}";
+}
+
+std::string WorkerApi::grade(const std::string& check_text, const std::string& answer_text,
+                             const std::string& result_text) const {
+    auto check = parse_json(check_text, "the check");
+    if (!check) return error_json(check.error().message);
+    if (!check.value().is_object()) return error_json("the check must be a JSON object");
+    auto answer = parse_json(answer_text, "the answer");
+    if (!answer) return error_json(answer.error().message);
+    auto result = parse_json(result_text, "the demo result");
+    if (!result) return error_json(result.error().message);
+    if (!result.value().is_null() && !result.value().is_object())
+        return error_json("the demo result must be a JSON object or null");
+    try {
+        auto verdict = icl::grade(check.value(), answer.value(), result.value());
+        if (!verdict) return error_json(verdict.error().message);
+        const Verdict& v = verdict.value();
+        return text(json{{"correct", v.correct}, {"feedback_html", v.feedback_html},
+                         {"correct_answer", v.correct_answer}});
+    } catch (const std::exception& e) {
+        return error_json(std::string("grading failed: ") + e.what());
+    }
+}
+
+}  // namespace icl

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang-14 (ASan + UBSan) into build/fuzz/ and runs
+# each for FUZZ_SECONDS (default 30) on its seed corpus. Crash inputs are kept in
+# build/fuzz/artifacts/; a target fails if it crashed, leaked, timed out or hit a
+# sanitizer. Ends with "fuzz: N passed, M failed".
+#   tests/fuzz/run.sh [target...]          (default: every target)
+#   FUZZ_SECONDS=300 tests/fuzz/run.sh fuzz_lesson
+# To replay one input: build/fuzz/bin/<target> <file>
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+seconds=${FUZZ_SECONDS:-30}
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_lesson fuzz_grade fuzz_checkpoint fuzz_params fuzz_worker_json)
+
+# -O1 -g1 (line tables) with asserts on: what libFuzzer's docs suggest, and a quicker
+# build than -O2 -g.
+args=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" -DICL_FUZZ=ON "-DICL_BIN_DIR=$root/build/fuzz/bin")
+if [ ! -f build/fuzz/build.ninja ] || [ "$(cat build/fuzz/.icl-configure-args 2>/dev/null)" != "${args[*]}" ]; then
+  CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja "${args[@]}" >/dev/null || { echo "fuzz: configure failed"; exit 1; }
+  echo "${args[*]}" > build/fuzz/.icl-configure-args
+fi
+cmake --build build/fuzz -j "$(nproc)" --target "${targets[@]}" || { echo "fuzz: build failed"; exit 1; }
+
+# Extra seed folders a target reads besides tests/fuzz/corpus/<target>/ (read only).
+extra_seeds() {
+  case $1 in
+    fuzz_lesson) echo lessons/en lessons/ko tests/lessons/good/en tests/lessons/broken/en ;;
+  esac
+}
+
+mkdir -p build/fuzz/artifacts
+export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+passed=0; failed=0
+for t in "${targets[@]}"; do
+  work=build/fuzz/corpus/$t   # what the fuzzer adds; the committed seeds stay as they are
+  mkdir -p "$work"
+  log=build/fuzz/$t.log
+  # shellcheck disable=SC2046
+  if build/fuzz/bin/"$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=32768 \
+       -artifact_prefix="build/fuzz/artifacts/$t-" -print_final_stats=1 \
+       "$work" "tests/fuzz/corpus/$t" $(extra_seeds "$t") >"$log" 2>&1; then
+    passed=$((passed + 1))
+    echo "fuzz $t: ok, $(grep -m1 -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$') runs in ${seconds} s"
+  else
+    failed=$((failed + 1))
+    echo "fuzz $t: FAILED (log $log, inputs in build/fuzz/artifacts/)"
+    grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$log" | head -8
+  fi
+done
+echo "fuzz: $passed passed, $failed failed"
+[ $failed -eq 0 ]

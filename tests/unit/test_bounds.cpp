@@ -1,0 +1,133 @@
+// Memory bounds: every registered demo, started with every size parameter at its
+// maximum, either refuses with a message or runs a step within the demo memory budget;
+// a GPT config or checkpoint past the bounds is refused before anything big is
+// allocated. Bytes are counted by the test binary's operator new (alloc_meter.h), the
+// same way natively, under ASan and in wasm (whose heap is at most 1 GB).
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "alloc_meter.h"
+#include "icl/assets.h"
+#include "icl/checkpoint.h"
+#include "icl/demo.h"
+#include "icl/gpt.h"
+
+namespace {
+
+using nlohmann::json;
+using icl::testing::PeakMeter;
+
+// Peak bytes a demo may take at its largest parameters: half of the wasm module's
+// 1 GB heap (-sMAXIMUM_MEMORY), so the module itself and a second demo fit beside it.
+// gpt::Bounds (one model, its optimizer state and a batch) is sized for the same heap.
+constexpr size_t kDemoBudget = 512u << 20;
+
+// Every numeric parameter at its max and bools true, and one variant per other choice
+// of each choice parameter.
+std::vector<json> largest_params(const icl::DemoDef& def) {
+    json base = json::object();
+    for (const auto& s : def.params) {
+        if (s.type == icl::ParamType::Bool) base[s.name] = true;
+        else if (s.type != icl::ParamType::Choice) base[s.name] = s.max;
+    }
+    std::vector<json> out{base};
+    for (const auto& s : def.params)
+        if (s.type == icl::ParamType::Choice)
+            for (size_t c = 1; c < s.choices.size(); ++c) {
+                json v = base;
+                v[s.name] = s.choices[c];
+                out.push_back(v);
+            }
+    return out;
+}
+
+// Each numeric parameter alone at its max: for a demo that refuses the all-max setting
+// (e.g. a concept index past its model's), so it is still measured at every size.
+std::vector<json> each_at_max(const icl::DemoDef& def) {
+    std::vector<json> out;
+    for (const auto& s : def.params)
+        if (s.type == icl::ParamType::Int || s.type == icl::ParamType::Float) out.push_back(json{{s.name, s.max}});
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("bounds: every demo at its largest parameters refuses or runs a step within the budget") {
+    icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");  // the shipped checkpoints
+    std::string table;
+    for (const icl::DemoDef* def : icl::all_demos()) {
+        size_t worst = 0;
+        std::string worst_params, refusal;
+        int refused = 0, settings = 0;
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<json> settings_list = largest_params(*def);
+        for (size_t k = 0; k < settings_list.size(); ++k) {
+            const json params = settings_list[k];
+            CAPTURE(def->id);
+            CAPTURE(params.dump());
+            ++settings;
+            PeakMeter meter;
+            {
+                auto session = icl::start_demo(def->id, params, icl::Lang::en, 1);
+                if (!session) {
+                    CHECK(!session.error().message.empty());
+                    ++refused;
+                    refusal = session.error().message.substr(0, 80);
+                    if (k == 0)
+                        for (const json& v : each_at_max(*def)) settings_list.push_back(v);
+                    continue;
+                }
+                session.value()->step(1);
+                const icl::Result r = session.value()->result();
+                CHECK(r.demo == def->id);
+            }
+            const size_t peak = meter.peak_above_start();
+            CHECK_MESSAGE(peak <= kDemoBudget, def->id << " took " << (peak >> 20) << " MiB");
+            if (peak >= worst) { worst = peak; worst_params = params.dump(); }
+        }
+        char line[64];
+        std::snprintf(line, sizeof line, "%.1f MiB (%.2f s)", worst / 1048576.0,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        table += "  " + def->id + ": peak " + line + " at " + worst_params +
+                 (refused ? "; refused " + std::to_string(refused) + " of " + std::to_string(settings) + " (" + refusal + ")" : "") + "\n";
+    }
+    MESSAGE("peak bytes of start + one step + result, largest parameters:\n" << table);
+}
+
+TEST_CASE("bounds: a GPT config past the bounds is refused before its parameters are allocated") {
+    icl::gpt::Config c;
+    c.vocab = 4096;
+    c.context = 1024;
+    c.width = 1024;
+    c.layers = 24;   // every field inside its own bound, ~300M parameters in all
+    c.heads = 16;
+    PeakMeter meter;
+    auto m = icl::gpt::make_model(c, 1);
+    REQUIRE(!m.ok());
+    CHECK(m.error().message.find("parameters exceed the bound of 8388608") != std::string::npos);
+    CHECK(meter.peak_above_start() < (1u << 20));
+}
+
+TEST_CASE("bounds: a checkpoint header claiming a huge model is refused before allocating it") {
+    // A real small checkpoint with its config rewritten to width 1024, layers 24: the
+    // loader must refuse from the header, not allocate the 300M floats it implies.
+    icl::gpt::Config c;
+    c.vocab = 8; c.context = 4; c.width = 8; c.layers = 1; c.heads = 2; c.mlp_ratio = 1;
+    auto m = icl::gpt::make_model(c, 1);
+    REQUIRE(m.ok());
+    std::vector<uint8_t> bytes = icl::checkpoint::save(m.value());
+    auto put_u32 = [&](size_t at, uint32_t v) { for (int i = 0; i < 4; ++i) bytes[at + i] = uint8_t(v >> (8 * i)); };
+    put_u32(16, 4096);  // vocab    (after magic 8, version 4, header_size 4)
+    put_u32(24, 1024);  // width
+    put_u32(28, 24);    // layers
+    PeakMeter meter;
+    auto loaded = icl::checkpoint::load(bytes.data(), bytes.size());
+    REQUIRE(!loaded.ok());
+    CHECK(!loaded.error().message.empty());
+    CHECK(meter.peak_above_start() < (1u << 20));
+}

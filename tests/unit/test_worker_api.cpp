@@ -1,0 +1,75 @@
+// The web worker's JSON API (icl/worker_api.h): every bad request is an {"error"} that
+// names the problem; good requests give the documented shapes.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "icl/assets.h"
+#include "icl/worker_api.h"
+
+namespace {
+using nlohmann::json;
+json call(const std::string& text) { return json::parse(text); }
+std::string error_of(const std::string& text) {
+    const json j = call(text);
+    return j.is_object() && j.contains("error") ? j["error"].get<std::string>() : "";
+}
+}  // namespace
+
+TEST_CASE("worker api: parse_params takes URL-style strings, and names what is wrong") {
+    icl::WorkerApi api;
+    CHECK(call(api.parse_params("dual_form", R"(["lr=0.05", "optimizer=adam"])"))["params"] ==
+          json{{"lr", 0.05}, {"optimizer", "adam"}});
+    CHECK(error_of(api.parse_params("nope", "[]")) == "unknown demo 'nope'");
+    CHECK(error_of(api.parse_params("dual_form", "[\"lr=0.05\"")) == "the parameter list is not valid JSON");
+    CHECK(error_of(api.parse_params("dual_form", R"({"lr": 1})")).find("must be an array") != std::string::npos);
+    CHECK(error_of(api.parse_params("dual_form", "[3]")).find("only \"name=value\" strings") != std::string::npos);
+    CHECK(error_of(api.parse_params("dual_form", R"(["lr=<script>"])")).find("'lr' = '<script>' is not a number") != std::string::npos);
+    CHECK(error_of(api.parse_params("dual_form", R"(["lr"])")) == "'lr' is not of the form name=value");
+}
+
+TEST_CASE("worker api: start, step and drop; bad handles, budgets, seeds and languages are errors") {
+    icl::WorkerApi api;
+    const json started = call(api.start("dual_form", "{}", "en", 1));
+    REQUIRE(started.contains("handle"));
+    const int h = started["handle"];
+    CHECK(error_of(api.step(h, 0)) == "the step budget must be at least 1");
+    const json result = call(api.step(h, 1));
+    CHECK(result["demo"] == "dual_form");
+    CHECK(result["done"] == true);
+    CHECK(call(api.drop(h)) == json::object());
+    CHECK(error_of(api.step(h, 1)) == "no demo session " + std::to_string(h));
+    CHECK(error_of(api.start("dual_form", "{}", "fr", 1)) == "unknown language 'fr' (expected en or ko)");
+    CHECK(error_of(api.start("dual_form", "{}", "en", -1)) == "the seed must be a non-negative integer");
+    CHECK(error_of(api.start("dual_form", "{}", "en", 0.5)) == "the seed must be a non-negative integer");
+    CHECK(error_of(api.start("dual_form", "[]", "en", 1)) == "the parameters must be a JSON object");
+    CHECK(error_of(api.start("dual_form", R"({"lr": 99})", "en", 1)).find("'lr' = 99 is out of range") != std::string::npos);
+}
+
+TEST_CASE("worker api: put_asset stores a demo's file; a nameless one is an error") {
+    icl::WorkerApi api;
+    CHECK(call(api.put_asset("checkpoints/worker-api-test.bin", {7, 8})) == json::object());
+    auto stored = icl::get_asset("checkpoints/worker-api-test.bin");
+    REQUIRE(stored.ok());
+    CHECK(*stored.value() == std::vector<uint8_t>{7, 8});
+    CHECK(error_of(api.put_asset("", {1})) == "an asset needs a name");
+}
+
+TEST_CASE("worker api: a page that leaks sessions is refused past the bound, not run out of memory") {
+    icl::WorkerApi api;
+    for (size_t i = 0; i < icl::WorkerApi::kMaxSessions; ++i) REQUIRE(call(api.start("gpt_scaling", "{}", "en", 1)).contains("handle"));
+    CHECK(error_of(api.start("gpt_scaling", "{}", "en", 1)) == "too many demo sessions are open (64)");
+}
+
+TEST_CASE("worker api: grade answers, and malformed checks, answers and results are errors") {
+    icl::WorkerApi api;
+    const std::string check = R"({"type": "choice", "grading": {"answer": "b"}, "feedback_html": "<p>f</p>",
+                                  "options": [{"key": "a"}, {"key": "b"}]})";
+    CHECK(call(api.grade(check, "\"b\"", "null"))["correct"] == true);
+    CHECK(call(api.grade(check, "\"a\"", "null"))["correct"] == false);
+    CHECK(error_of(api.grade("{", "\"b\"", "null")) == "the check is not valid JSON");
+    CHECK(error_of(api.grade("[]", "\"b\"", "null")) == "the check must be a JSON object");
+    CHECK(error_of(api.grade(check, "b", "null")) == "the answer is not valid JSON");
+    CHECK(error_of(api.grade(check, "\"b\"", "[1]")) == "the demo result must be a JSON object or null");
+    CHECK(!error_of(api.grade(check, "\"<img onerror=x>\"", "null")).empty());
+}
