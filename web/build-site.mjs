@@ -73,6 +73,25 @@ const callCore = (name, ...a) => {
 const demoInfo = {};
 for (const lang of langs) demoInfo[lang] = Object.fromEntries(callCore('demos', lang).map((d) => [d.id, d]));
 
+// The files a demo reads (DemoInfo.assets, relative to lessons/): handed to the core here
+// before a lesson's demo is started for validation, and copied into the site below for
+// the worker to fetch from <site>/lessons/.
+const lessonSources = path.resolve(here, '..', 'lessons');
+const assetSource = (id, name) => {
+  const from = path.resolve(lessonSources, name);
+  if (!from.startsWith(lessonSources + path.sep)) fail(`demo '${id}' lists asset '${name}' outside lessons/`);
+  if (!fs.existsSync(from)) fail(`demo '${id}' needs lessons/${name}, which does not exist`);
+  return from;
+};
+const assetsInCore = new Set();
+const putAssets = (id) => {
+  for (const name of demoInfo.en[id].assets || []) {
+    if (assetsInCore.has(name)) continue;
+    callCore('put_asset', name, new Uint8Array(fs.readFileSync(assetSource(id, name))));
+    assetsInCore.add(name);
+  }
+};
+
 // ---- math --------------------------------------------------------------------------
 const entities = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
 const decodeEntities = (s) => s.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (m, e) => {
@@ -134,6 +153,7 @@ for (const lang of langs) {
         if (!demoInfo[lang][b.demo]) fail(`${where}: demo '${b.demo}' is not in the wasm core (known: ${Object.keys(demoInfo[lang]).join(', ')})`);
         // The core validates the lesson's parameters now, not in a learner's browser.
         try {
+          putAssets(b.demo);
           const { handle } = callCore('start', b.demo, JSON.stringify(b.params || {}), lang, 1);
           core.drop(handle);
         } catch (e) {
@@ -186,16 +206,10 @@ fs.writeFileSync(katexCss, fs.readFileSync(katexCss, 'utf8')
   .replace(/,url\(fonts\/[^)]+\.ttf\) format\("truetype"\)/g, ''));
 fs.writeFileSync(path.join(out, 'assets', 'math-styles.css'),
   [...styleClasses].map(([style, cls]) => `.${cls}{${style.split(';').filter((d) => d.trim()).map((d) => `${d.trim()}!important`).join(';')}}`).join('\n') + '\n');
-// The files the lessons' demos read (DemoInfo.assets, relative to lessons/), for the
-// worker to fetch from <site>/lessons/.
-const lessonSources = path.resolve(here, '..', 'lessons');
 const usedDemos = new Set(langs.flatMap((l) => lessonsByLang[l].flatMap((x) => x.blocks.filter((b) => b.kind === 'demo').map((b) => b.demo))));
 for (const id of usedDemos) {
   for (const name of demoInfo.en[id].assets || []) {
-    const from = path.resolve(lessonSources, name);
-    if (!from.startsWith(lessonSources + path.sep)) fail(`demo '${id}' lists asset '${name}' outside lessons/`);
-    if (!fs.existsSync(from)) fail(`demo '${id}' needs lessons/${name}, which does not exist`);
-    copy(from, path.join(out, 'lessons', name));
+    copy(assetSource(id, name), path.join(out, 'lessons', name));
   }
 }
 copy(wasmJs, path.join(out, 'assets', 'icl_core.js'));
