@@ -1,5 +1,6 @@
 #include "icl/divergence.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -27,12 +28,15 @@ std::string DivergenceWatch::check(int step, double loss, double lr, Lang lang) 
         first_loss_ = loss;
         return "";
     }
-    if (first_loss_ > 0 && loss > kExplodeFactor * first_loss_)
-        return (lang == Lang::ko ? "학습이 step " + at + "에서 발산했습니다: loss = " + g(loss) + ", step 1의 " + g(first_loss_) +
-                                       "보다 " + g(loss / first_loss_) + "배"
-                                 : "training diverged at step " + at + ": loss = " + g(loss) + ", " + g(loss / first_loss_) +
-                                       " times step 1's " + g(first_loss_)) +
-               hint;
+    if (loss > kExplodeFactor * std::max(first_loss_, kLossFloor)) {
+        // (a first loss of exactly 0 has no ratio: say only what it was)
+        const std::string ratio = first_loss_ > 0 ? g(loss / first_loss_) : "";
+        if (lang == Lang::ko)
+            return "학습이 step " + at + "에서 발산했습니다: loss = " + g(loss) + ", step 1의 " + g(first_loss_) +
+                   (ratio.empty() ? "" : "보다 " + ratio + "배") + hint;
+        return "training diverged at step " + at + ": loss = " + g(loss) + ", " +
+               (ratio.empty() ? "" : ratio + " times ") + "step 1's " + g(first_loss_) + hint;
+    }
     return "";
 }
 

@@ -22,6 +22,13 @@ TEST_CASE("divergence: NaN, Inf and a loss 1e4 times the first are caught at the
     CHECK(nan.check(1, std::nan(""), 0.1, icl::Lang::ko) == "학습이 step 1에서 발산했습니다: loss = nan (lr 0.1이 너무 큰가요?)");
 }
 
+TEST_CASE("divergence: from a near-zero first loss, only a loss past 1e4 x 0.1 counts") {
+    DivergenceWatch w;
+    CHECK(w.check(1, 0.001, 0.05) == "");
+    CHECK(w.check(2, 20.0, 0.05) == "");  // a bad fine-tuning step, 2e4 times the first, not a divergence
+    CHECK(w.check(3, 1001.0, 0.05) == "training diverged at step 3: loss = 1e+03, 1e+06 times step 1's 0.001 (lr 0.05 is too large?)");
+}
+
 TEST_CASE("divergence: a falling loss never trips the watch") {
     DivergenceWatch w;
     for (int s = 1; s <= 1000; ++s) CHECK(w.check(s, 2.0 / s, 1e-3) == "");

@@ -1,6 +1,7 @@
 // Training divergence, checked after every optimizer step of every training loop in
 // core: a NaN/Inf loss, or a loss that has exploded to kExplodeFactor times the first
-// step's loss. The loop then stops, keeps its last good state, and puts the message
+// step's loss (at least kExplodeFactor × kLossFloor, so fine-tuning a model that starts
+// near zero loss is not stopped for a merely bad step). The loop then stops, keeps its last good state, and puts the message
 // in Result::error, e.g.
 //   "training diverged at step 12: loss = inf (lr 5 is too large?)"
 //   "training diverged at step 40: loss = 3.1e+05, 10000 times step 1's 0.52 (lr 0.5 is too large?)"
@@ -16,6 +17,7 @@ public:
     // Healthy training here falls or wanders within a few times its first loss;
     // 1e4 times is far past any of the demos' noise.
     static constexpr double kExplodeFactor = 1e4;
+    static constexpr double kLossFloor = 0.1;
 
     // `loss` is the loss of step `step` (1-based) trained with learning rate `lr`.
     // Returns the message if training diverged there, "" if the step is fine.
