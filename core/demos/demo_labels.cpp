@@ -112,9 +112,7 @@ private:
 };
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    auto r = recipe::load_shipped("tasks");
-    if (!r) return r.error();
-    auto m = recipe::load_checkpoint(r.value());
+    auto m = recipe::load_shipped_model("tasks");
     if (!m) return m.error();
     return std::unique_ptr<Session>(new LabelsSession(ctx, std::move(m.value())));
 }

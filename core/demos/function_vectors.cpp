@@ -257,9 +257,7 @@ Result FunctionVectorSession::result() const {
 }
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    auto r = recipe::load_shipped("tasks");
-    if (!r) return r.error();
-    auto m = recipe::load_checkpoint(r.value());
+    auto m = recipe::load_shipped_model("tasks");
     if (!m) return m.error();
     if (ctx.params.i("layer") > m.value().config.layers)
         return make_error("'layer' = " + std::to_string(ctx.params.i("layer")) + " is past the model's " +

@@ -15,12 +15,6 @@
 namespace icl {
 namespace {
 
-std::vector<std::string> task_ids() {
-    std::vector<std::string> ids;
-    for (const tasks::Task& t : tasks::suite().tasks) ids.push_back(t.id);
-    return ids;
-}
-
 class DecompositionSession : public Session {
 public:
     DecompositionSession(const DemoContext& ctx, gpt::Model m) : ctx_(ctx), model_(std::move(m)) {}
@@ -170,9 +164,7 @@ Result DecompositionSession::result() const {
 }
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    auto r = recipe::load_shipped("tasks");
-    if (!r) return r.error();
-    auto m = recipe::load_checkpoint(r.value());
+    auto m = recipe::load_shipped_model("tasks");
     if (!m) return m.error();
     return std::unique_ptr<Session>(new DecompositionSession(ctx, std::move(m.value())));
 }
@@ -190,7 +182,7 @@ const DemoDef kIclDecomposition = {
     {
         // Largest problem, every size at its max: peak 49 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"task", ParamType::Choice, 0, 0, 0, 0, task_ids(), "the task of the demonstrations and the query", "demonstration과 query의 task"},
+        {"task", ParamType::Choice, 0, 0, 0, 0, tasks::task_ids(), "the task of the demonstrations and the query", "demonstration과 query의 task"},
         {"shots", ParamType::Int, 1, 16, 8, 1, {}, "demonstrations k before the query", "query 앞의 demonstration 수 k"},
         {"prompts", ParamType::Int, 1, 32, 16, 1, {}, "prompts averaged over", "평균 낼 prompt 수"},
     },

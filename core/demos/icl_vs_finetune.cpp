@@ -16,12 +16,6 @@
 namespace icl {
 namespace {
 
-std::vector<std::string> task_ids() {
-    std::vector<std::string> ids;
-    for (const tasks::Task& t : tasks::suite().tasks) ids.push_back(t.id);
-    return ids;
-}
-
 std::string fmt(double v) {
     char b[32];
     std::snprintf(b, sizeof b, "%.3f", v);
@@ -272,9 +266,7 @@ Result IclVsFtSession::result() const {
 }
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    auto r = recipe::load_shipped("tasks");
-    if (!r) return r.error();
-    auto m = recipe::load_checkpoint(r.value());
+    auto m = recipe::load_shipped_model("tasks");
     if (!m) return m.error();
     return std::unique_ptr<Session>(new IclVsFtSession(ctx, std::move(m.value())));
 }
@@ -292,7 +284,7 @@ const DemoDef kIclVsFinetune = {
     {
         // Largest problem, every size at its max: peak 5 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"task", ParamType::Choice, 0, 0, 4, 0, task_ids(), "the task of the demonstrations and the queries", "demonstration과 query의 task"},
+        {"task", ParamType::Choice, 0, 0, 4, 0, tasks::task_ids(), "the task of the demonstrations and the queries", "demonstration과 query의 task"},
         {"shots", ParamType::Int, 1, 16, 8, 1, {}, "demonstrations k (also FT's training set)", "demonstration 수 k (FT의 학습 데이터이기도 함)"},
         {"queries", ParamType::Int, 1, 64, 24, 1, {}, "queries, each with fresh demonstrations", "query 수 (각각 새 demonstration)"},
         {"lr", ParamType::Float, 1e-4, 1, 3e-3, 1e-4, {}, "SGD learning rate of the fine-tuning", "fine-tuning의 SGD learning rate"},

@@ -11,12 +11,6 @@
 namespace icl {
 namespace {
 
-std::vector<std::string> task_ids() {
-    std::vector<std::string> ids;
-    for (const tasks::Task& t : tasks::suite().tasks) ids.push_back(t.id);
-    return ids;
-}
-
 class RegimesSession : public Session {
 public:
     RegimesSession(const DemoContext& ctx, gpt::Model m) : ctx_(ctx), model_(std::move(m)) {}
@@ -154,9 +148,7 @@ private:
 };
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    auto r = recipe::load_shipped("tasks");
-    if (!r) return r.error();
-    auto m = recipe::load_checkpoint(r.value());
+    auto m = recipe::load_shipped_model("tasks");
     if (!m) return m.error();
     return std::unique_ptr<Session>(new RegimesSession(ctx, std::move(m.value())));
 }
@@ -174,7 +166,7 @@ const DemoDef kPretrainFtIcl = {
     {
         // Largest problem, every size at its max: peak 13 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"task", ParamType::Choice, 0, 0, 0, 0, task_ids(), "the task of the examples and queries", "예시와 질문의 task"},
+        {"task", ParamType::Choice, 0, 0, 0, 0, tasks::task_ids(), "the task of the examples and queries", "예시와 질문의 task"},
         {"shots", ParamType::Int, 0, 16, 8, 1, {}, "number of examples k", "예시 수 k"},
         {"queries", ParamType::Int, 1, 32, 16, 1, {}, "queries asked in each regime", "방식마다 물어볼 질문 수"},
         {"ft_steps", ParamType::Int, 1, 200, 10, 1, {}, "AdamW steps of fine-tuning", "fine-tuning AdamW step 수"},

@@ -361,4 +361,10 @@ Expected<Recipe> load_shipped(const std::string& name) {
     return parse(std::string(bytes.value()->begin(), bytes.value()->end()), asset);
 }
 
+Expected<gpt::Model> load_shipped_model(const std::string& name) {
+    auto r = load_shipped(name);
+    if (!r) return r.error();
+    return load_checkpoint(r.value());
+}
+
 }  // namespace icl::recipe

@@ -310,4 +310,10 @@ Expected<std::vector<Accuracy>> evaluate(const LogitsFn& model, const std::vecto
     return by_shots;
 }
 
+std::vector<std::string> task_ids() {
+    std::vector<std::string> ids;
+    for (const Task& t : suite().tasks) ids.push_back(t.id);
+    return ids;
+}
+
 }  // namespace icl::tasks

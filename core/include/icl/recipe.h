@@ -125,4 +125,7 @@ Expected<gpt::Model> load_checkpoint(const Recipe& r);
 // web worker can hand it over like the checkpoint. Errors name the file.
 Expected<Recipe> load_shipped(const std::string& name);
 
+// load_shipped then load_checkpoint: the trained model of a shipped recipe.
+Expected<gpt::Model> load_shipped_model(const std::string& name);
+
 }  // namespace icl::recipe

@@ -62,6 +62,8 @@ struct Suite {
 
 // The one suite (built once; deterministic).
 const Suite& suite();
+// The ids of suite()'s tasks, in order (a demo's "task" choices).
+std::vector<std::string> task_ids();
 
 // ---- prompts --------------------------------------------------------------------
 
