@@ -340,6 +340,7 @@ TEST_CASE("lesson: each malformed input is an error naming file:line and what wa
         {"predict with unknown instance", with_body("```demo lesson_probe\n```\n```check id=p type=predict demo=other scalar=x\nQ\na) [0, 1] small\nb) [1, inf] big\n---\nF\n```\n"), "f.md:9: predict check names demo instance 'other', which is not on this page (instances: lesson_probe)"},
         {"predict with answer", with_body("```demo lesson_probe\n```\n```check id=p type=predict demo=lesson_probe scalar=x answer=a\nQ\na) [0, 1] small\nb) [1, inf] big\n---\nF\n```\n"), "f.md:9: check key 'answer=' does not apply to a predict check"},
         {"invalid UTF-8", with_body("ok\nbad \xC3\x28 byte\n"), "f.md:8: the file is not valid UTF-8"},
+        {"control character", with_body("ok\nmath $a \x07pprox b$\n"), "f.md:8: control character U+0007 in the text"},
     };
     for (const auto& c : cases) {
         const std::string got = first_error(c.text, "f.md");

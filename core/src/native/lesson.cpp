@@ -4,6 +4,7 @@
 #include "icl/lesson.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -243,6 +244,17 @@ public:
                  "the file is not valid UTF-8 (first bad byte here)");
             utf8_ok_ = false;
         }
+        // A control character is never meant: "\approx" written through an escaping
+        // layer arrives as BEL + "pprox" and breaks the math silently.
+        for (size_t i = 0; i < lines_.size(); ++i)
+            for (const char ch : lines_[i])
+                if ((static_cast<unsigned char>(ch) < 0x20 && ch != '\t') || ch == 0x7f) {
+                    char code[8];
+                    std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(static_cast<unsigned char>(ch)));
+                    fail(line_no(i), std::string("control character ") + code +
+                                         " in the text (a backslash escape such as \\a turned into a character?)");
+                    break;
+                }
     }
 
     LessonParse run() {
