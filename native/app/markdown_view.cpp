@@ -5,6 +5,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include "icl/utf8.h"
 #include "tex_text.h"
 
 namespace {
@@ -55,23 +56,9 @@ std::string decode_entity(const std::string& entity) {
     if (entity.size() > 3 && entity[1] == '#') {
         unsigned long cp = entity[2] == 'x' || entity[2] == 'X' ? std::strtoul(entity.c_str() + 3, nullptr, 16)
                                                                  : std::strtoul(entity.c_str() + 2, nullptr, 10);
+        if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return "\uFFFD";
         std::string out;
-        if (cp == 0 || cp > 0x10FFFF) return "\uFFFD";
-        if (cp < 0x80) {
-            out += static_cast<char>(cp);
-        } else if (cp < 0x800) {
-            out += static_cast<char>(0xC0 | (cp >> 6));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-            out += static_cast<char>(0xE0 | (cp >> 12));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else {
-            out += static_cast<char>(0xF0 | (cp >> 18));
-            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        }
+        icl::utf8_append(out, static_cast<long>(cp));
         return out;
     }
     return entity;
