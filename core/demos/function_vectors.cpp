@@ -1,7 +1,8 @@
 // function_vectors (Todd et al. 2024): in the shipped task model, each head's mean output
 // at the last token over ICL prompts of one task; each head's causal indirect effect
-// when that mean is patched into prompts with shuffled labels; the function vector (the
-// top heads' means through W_O) added to the residual stream of zero-shot prompts.
+// when that mean is patched into corrupted prompts (zero-shot, or Todd et al.'s shuffled
+// labels); the function vector (the top heads' means through W_O) added to the residual
+// stream of zero-shot prompts, and the lecture's case: hot → cold, big → small, fast → ?
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -76,7 +77,8 @@ private:
         std::vector<tasks::Pair> A, Bset;
         for (size_t i = 0; i < idx.size(); ++i) (i % 2 ? Bset : A).push_back(task.pairs[(size_t)idx[i]]);
         if ((int)A.size() < k + 1) return make_error("task " + task.id + " has too few pairs for " + std::to_string(k) + " shots");
-        auto draw = [&](bool shuffled_labels, std::vector<int>& targets) {
+        enum class Prompts { clean, shuffled_labels, zero_shot };
+        auto draw = [&](Prompts kind, std::vector<int>& targets) {
             std::vector<std::vector<int>> prompts;
             for (int p = 0; p < n; ++p) {
                 std::vector<int> order((size_t)A.size());
@@ -84,24 +86,28 @@ private:
                 tasks::shuffle(order, rng);
                 std::vector<tasks::Pair> demos;
                 for (int j = 0; j < k; ++j) demos.push_back(A[(size_t)order[(size_t)j]]);
-                if (shuffled_labels) {  // Todd et al.'s corrupted prompts: the labels permuted
+                if (kind == Prompts::shuffled_labels) {  // Todd et al.'s corrupted prompts: the labels permuted
                     std::vector<int> ys;
                     for (const auto& d : demos) ys.push_back(d.y);
                     tasks::shuffle(ys, rng);
                     for (size_t j = 0; j < demos.size(); ++j) demos[j].y = ys[j];
                 }
                 const tasks::Pair& q = A[(size_t)order[(size_t)k]];
+                if (kind == Prompts::zero_shot) demos.clear();  // the task is left for the model to guess
                 prompts.push_back(prompt_of(demos, q.x));
                 targets.push_back(q.y);
             }
             return prompts;
         };
         std::vector<int> clean_t, corrupt_t;
-        const auto clean = draw(false, clean_t), corrupt = draw(true, corrupt_t);
-        const int T = (int)clean[0].size();
+        const bool shuffled = ctx_.params.s("corrupted") == "shuffled_labels";
+        const auto clean = draw(Prompts::clean, clean_t);
+        const auto corrupt = draw(shuffled ? Prompts::shuffled_labels : Prompts::zero_shot, corrupt_t);
+        const int T = (int)clean[0].size(), Tc = (int)corrupt[0].size();
         // mean head outputs at the last token over the clean prompts
         std::vector<float> p;
         if (Status st = probs(clean, nullptr, p); !st) return st;
+        for (int b = 0; b < n; ++b) p_clean_ += p[(size_t)b * V + clean_t[(size_t)b]] / n;
         mean_.assign((size_t)L * C, 0.0f);
         for (int l = 0; l < L; ++l)
             for (int b = 0; b < n; ++b)
@@ -112,11 +118,12 @@ private:
         if (Status st = probs(corrupt, nullptr, pc); !st) return st;
         double base = 0;
         for (int b = 0; b < n; ++b) base += pc[(size_t)b * V + corrupt_t[(size_t)b]] / n;
+        p_corrupt_ = base;
         cie_.assign((size_t)L * H, 0.0);
         for (int l = 0; l < L; ++l)
             for (int h = 0; h < H; ++h) {
                 gpt::Hooks hooks;
-                hooks.head_patches = {{l, h, T - 1, std::vector<float>(mean_.begin() + (size_t)l * C + h * hs,
+                hooks.head_patches = {{l, h, Tc - 1, std::vector<float>(mean_.begin() + (size_t)l * C + h * hs,
                                                                        mean_.begin() + (size_t)l * C + (h + 1) * hs)}};
                 std::vector<float> pp;
                 if (Status st = probs(corrupt, &hooks, pp); !st) return st;
@@ -156,8 +163,6 @@ private:
         if (task.id == "antonym") {
             demos = {{s.find_word("hot"), s.find_word("cold")}, {s.find_word("big"), s.find_word("small")}};
             query = {s.find_word("fast"), s.find_word("slow")};
-            for (const tasks::Pair& pr : task.pairs)
-                if (pr.x == query.x && pr.y == query.y) case_held_out_ = pr.held_out;
         }
         std::vector<float> pa, pb, pz;
         if (Status st = probs({prompt_of(demos, query.x)}, nullptr, pa); !st) return st;
@@ -178,11 +183,10 @@ private:
     gpt::Activations acts_;
     bool done_ = false;
     std::string error_, case_icl_, case_zs_, case_fv_, case_prompt_, case_query_, case_expected_;
-    bool case_held_out_ = false;
     std::vector<float> mean_, fv_;
     std::vector<double> cie_;
     std::vector<std::string> top_;
-    double zs_acc_ = 0, fv_acc_ = 0;
+    double zs_acc_ = 0, fv_acc_ = 0, p_clean_ = 0, p_corrupt_ = 0;
 };
 
 Result FunctionVectorSession::result() const {
@@ -200,6 +204,10 @@ Result FunctionVectorSession::result() const {
     s.items.push_back({"fv_gain", fv_acc_ - zs_acc_, "", tr(lang, "zs_acc_fv − zs_acc", "zs_acc_fv − zs_acc")});
     s.items.push_back({"top_cie", *std::max_element(cie_.begin(), cie_.end()), "",
                        tr(lang, "largest causal indirect effect of one head (probability of the right answer)", "head 하나의 가장 큰 causal indirect effect (정답 확률)")});
+    s.items.push_back({"p_clean", p_clean_, "", tr(lang, "mean probability of the right answer on the ICL prompts", "ICL prompt에서 정답의 평균 확률")});
+    s.items.push_back({"p_corrupted", p_corrupt_, "",
+                       tr(lang, "the same on the corrupted prompts (the room an indirect effect has: p_clean − p_corrupted)",
+                          "망가뜨린 prompt에서 같은 값 (indirect effect가 움직일 수 있는 폭: p_clean − p_corrupted)")});
     s.items.push_back({"case_right", case_fv_ == case_expected_ ? 1.0 : 0.0, "",
                        tr(lang, "1 if the concrete case's zero-shot query with the vector gives the expected answer",
                           "구체적인 예의 zero-shot query에 vector를 더했을 때 기대한 답이 나오면 1")});
@@ -218,41 +226,49 @@ Result FunctionVectorSession::result() const {
     BarsPanel acc{tr(lang, "Zero-shot accuracy on held-back inputs", "따로 둔 입력에서 zero-shot 정확도"), tr(lang, "accuracy", "정확도"),
                   {tr(lang, "without", "없이"), tr(lang, "with the function vector", "function vector와 함께")}, {zs_acc_, fv_acc_}, {}};
     r.panels.push_back(acc);
-    std::string heads, held;
-    if (case_held_out_)
-        held = tr(lang, " In the task suite fast → slow is a held-out pair: the model was never trained to say \"slow\" "
-                        "after \"fast\", so neither the demonstrations nor the vector can make it answer that here.",
-                  " task 모음에서 fast → slow는 따로 둔(held-out) pair입니다: 모델은 \"fast\" 뒤에 \"slow\"를 말하도록 "
-                  "학습된 적이 없어서, 여기서는 demonstration도 vector도 그 답을 끌어내지 못합니다.");
+    std::string heads;
     for (const auto& h : top_) heads += (heads.empty() ? "" : ", ") + h;
-    r.panels.push_back(NotePanel{
-        tr(lang, "What to see", "무엇을 볼까"),
-        std::string(tr(lang,
-           "Following Todd et al. 2024 at lesson scale: the mean of each head's output (before W_O) at the last token over "
-           "ICL prompts of the task; its causal indirect effect = P(right answer | mean patched in) − P(right answer) on "
-           "prompts whose labels are shuffled (positive: the head carries the task). The function vector is the sum of the "
-           "top heads' means through their slice of W_O (here ",
-           "Todd et al. 2024를 작은 규모로 따릅니다: task의 ICL prompt들에서 마지막 token의 각 head 출력(W_O 전) 평균, 그리고 "
-           "label을 섞은 prompt에 그 평균을 넣었을 때의 causal indirect effect = P(정답 | 평균을 넣음) − P(정답) (양수: 그 "
-           "head가 task를 나른다). function vector는 상위 head들의 평균을 각자의 W_O 조각에 통과시켜 더한 것이고 (여기서는 ")) +
-            heads +
-            tr(lang,
-               "), added to the residual stream after the chosen layer at the zero-shot prompt's last token. The inputs asked "
-               "zero-shot are training pairs never used in the prompts that built the vector. What differs from the paper: "
-               "Todd et al. use GPT-J and larger models on dozens of tasks; this model has 16 heads and each adjective has "
-               "two plausible tasks (antonym or category), so zero-shot it must guess and the vector can say which.",
-               ") 선택한 layer 뒤의 residual stream에 zero-shot prompt의 마지막 token 위치로 더합니다. zero-shot으로 묻는 입력은 "
-               "vector를 만든 prompt에 한 번도 쓰지 않은 학습 pair입니다. 논문과 다른 점: Todd et al.은 GPT-J 등 큰 모델과 "
-               "수십 개 task를 썼습니다. 이 모델의 head는 16개이고, 형용사마다 그럴듯한 task가 둘(반의어 또는 범주)이라 "
-               "zero-shot에서는 짐작해야 하며 vector가 어느 쪽인지 알려 줄 수 있습니다.") +
-            (fv_acc_ > zs_acc_ ? tr(lang, " Here the vector raises zero-shot accuracy (zs_acc → zs_acc_fv), though each single head's "
-                                          "indirect effect is tiny (top_cie), so the ranking of heads is weak evidence at this scale.",
-                                    " 여기서는 vector가 zero-shot 정확도를 올립니다(zs_acc → zs_acc_fv). 다만 head 하나의 indirect effect는 "
-                                    "아주 작아서(top_cie) 이 규모에서 head 순위는 약한 근거입니다.")
-                               : tr(lang, " Here it does not: at this scale the mean-patching effects are small or negative and "
-                                          "the vector does not raise zero-shot accuracy — the paper's result is not reproduced.",
-                                    " 여기서는 그렇지 않습니다: 이 규모에서는 평균을 넣은 효과가 작거나 음수이고, vector가 zero-shot "
-                                    "정확도를 올리지 못합니다 — 논문의 결과가 재현되지 않습니다.")) + held});
+    const bool shuffled = ctx_.params.s("corrupted") == "shuffled_labels";
+    std::string note = tr(lang,
+        "Following Todd et al. 2024 at lesson scale: the mean of each head's output (before W_O) at the last token over "
+        "ICL prompts of the task; its causal indirect effect = P(right answer | mean patched in) − P(right answer) on "
+        "corrupted prompts (positive: the head's mean carries the task there). The function vector is the sum of the top "
+        "heads' means through their slice of W_O (here ",
+        "Todd et al. 2024를 작은 규모로 따릅니다: task의 ICL prompt들에서 마지막 token의 각 head 출력(W_O 전) 평균, 그리고 "
+        "망가뜨린 prompt에 그 평균을 넣었을 때의 causal indirect effect = P(정답 | 평균을 넣음) − P(정답) (양수: 그 head의 "
+        "평균이 task를 나른다). function vector는 상위 head들의 평균을 각자의 W_O 조각에 통과시켜 더한 것이고 (여기서는 ");
+    note += heads;
+    note += tr(lang,
+        "), added to the residual stream after the chosen layer at the zero-shot prompt's last token. The inputs asked "
+        "zero-shot are training pairs never used in the prompts that built the vector. ",
+        ") 선택한 layer 뒤의 residual stream에 zero-shot prompt의 마지막 token 위치로 더합니다. zero-shot으로 묻는 입력은 "
+        "vector를 만든 prompt에 한 번도 쓰지 않은 학습 pair입니다. ");
+    note += shuffled
+        ? tr(lang,
+             "Corrupted prompts here are Todd et al.'s: the demonstrations' labels shuffled. This model is hardly hurt by "
+             "that (p_corrupted is close to p_clean): it recognises the task from the label words alone, so no head can "
+             "show much effect and the ranking is close to noise. Switch to zero_shot to see the difference. ",
+             "여기서 망가뜨린 prompt는 Todd et al.의 것, 곧 demonstration의 label을 섞은 것입니다. 이 모델은 그래도 거의 "
+             "흔들리지 않습니다 (p_corrupted가 p_clean에 가깝다): label 단어만 보고도 task를 알아보므로 어떤 head도 효과를 "
+             "크게 보일 수 없고 순위는 잡음에 가깝습니다. zero_shot으로 바꿔 차이를 보세요. ")
+        : tr(lang,
+             "Todd et al. corrupt prompts by shuffling the demonstrations' labels; this small model recognises the task "
+             "from the label words alone, so shuffled labels barely hurt it (try corrupted = shuffled_labels) and no head "
+             "could show an effect. Here the means are patched into zero-shot prompts instead, where the model must guess "
+             "between the two tasks on the same inputs (p_corrupted). ",
+             "Todd et al.은 demonstration의 label을 섞어 prompt를 망가뜨립니다. 이 작은 모델은 label 단어만 보고도 task를 "
+             "알아보므로 label을 섞어도 거의 흔들리지 않고 (corrupted = shuffled_labels로 해 보세요), 어떤 head도 효과를 "
+             "보일 수 없습니다. 그래서 여기서는 평균을 zero-shot prompt에 넣습니다. 같은 입력에 task가 둘이라 모델이 "
+             "짐작해야 하는 곳입니다 (p_corrupted). ");
+    note += tr(lang,
+        "What differs from the paper: Todd et al. use GPT-J and larger models on dozens of tasks; this model has 16 heads. ",
+        "논문과 다른 점: Todd et al.은 GPT-J 등 큰 모델과 수십 개 task를 썼습니다. 이 모델의 head는 16개입니다. ");
+    note += fv_acc_ > zs_acc_
+        ? tr(lang, "Here the vector raises zero-shot accuracy (zs_acc → zs_acc_fv).",
+             "여기서는 vector가 zero-shot 정확도를 올립니다 (zs_acc → zs_acc_fv).")
+        : tr(lang, "Here it does not raise zero-shot accuracy: the paper's result is not reproduced with these settings.",
+             "여기서는 vector가 zero-shot 정확도를 올리지 못합니다: 이 설정에서는 논문의 결과가 재현되지 않습니다.");
+    r.panels.push_back(NotePanel{tr(lang, "What to see", "무엇을 볼까"), note});
     return r;
 }
 
@@ -278,10 +294,13 @@ const DemoDef kFunctionVectors = {
     {
         // Largest problem, every size at its max: peak 58 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"task", ParamType::Choice, 0, 0, 1, 0, task_ids(), "the task (category: zero-shot the model prefers antonyms, so the vector has something to fix)",
-         "task (category: zero-shot에서 모델이 반의어 쪽을 고르므로 vector가 고칠 것이 있음)"},
+        {"task", ParamType::Choice, 0, 0, 0, 0, task_ids(), "the task (each adjective, number and country has two tasks, so zero-shot the model must guess)",
+         "task (형용사, 수, 나라마다 task가 둘이라 zero-shot에서 모델은 짐작해야 함)"},
         {"shots", ParamType::Int, 2, 10, 8, 1, {}, "demonstrations per ICL prompt", "ICL prompt당 demonstration 수"},
         {"prompts", ParamType::Int, 4, 64, 32, 1, {}, "ICL prompts averaged over (and shuffled-label prompts)", "평균 낼 ICL prompt 수 (label을 섞은 prompt도)"},
+        {"corrupted", ParamType::Choice, 0, 0, 0, 0, {"zero_shot", "shuffled_labels"},
+         "prompts the head means are patched into to rank heads: zero-shot (the task missing) or Todd et al.'s shuffled labels",
+         "head 순위를 매길 때 평균을 넣을 prompt: zero-shot (task가 빠짐) 또는 Todd et al.의 label 섞기"},
         {"top_heads", ParamType::Int, 1, 16, 6, 1, {}, "heads summed into the function vector", "function vector에 더할 head 수"},
         {"layer", ParamType::Int, 0, 4, 1, 1, {}, "add the vector after this block (0 = after the embeddings)", "이 block 뒤에 vector를 더함 (0 = embedding 뒤)"},
     },

@@ -81,6 +81,7 @@ Expected<Recipe> parse(const std::string& text, const std::string& file) {
                      field(t, "train", "steps", r.steps, 1, 100000, file), field(t, "train", "batch", r.batch, 1, 256, file),
                      field(t, "train", "warmup", r.warmup, 0, 100000, file),
                      field(t, "train", "pairs", r.pairs, 1, tasks::kMaxShots + 1, file),
+                     field(t, "train", "remap_fraction", r.remap_fraction, 0, 1, file),
                      field(t, "train", "lr", r.lr, 1e-6, 1.0, file), field(t, "train", "weight_decay", r.weight_decay, 0, 1, file),
                      field(t, "train", "clip", r.clip, 0, 1000, file), field(t, "train", "seed", r.seed, 0, 9e15, file),
                      field(h, "hmm", "concepts", r.hmm.concepts, 1, 32, file), field(h, "hmm", "states", r.hmm.states, 1, 16, file),
@@ -118,7 +119,10 @@ json to_json(const Recipe& r) {
     if (!c.attention.empty()) j["model"]["window"] = c.attention.size() > 1 ? c.attention[1].window : 8;
     j["train"] = {{"steps", r.steps}, {"batch", r.batch}, {"lr", r.lr}, {"warmup", r.warmup},
                   {"weight_decay", r.weight_decay}, {"clip", r.clip}, {"seed", r.seed}};
-    if (r.data == "tasks") j["train"]["pairs"] = r.pairs;
+    if (r.data == "tasks") {
+        j["train"]["pairs"] = r.pairs;
+        j["train"]["remap_fraction"] = r.remap_fraction;
+    }
     if (r.data == "hmm")
         j["hmm"] = {{"concepts", r.hmm.concepts}, {"states", r.hmm.states}, {"symbols", r.hmm.symbols},
                     {"sharpness", r.hmm.sharpness}, {"segment_length", r.hmm.segment_length},
@@ -165,7 +169,9 @@ void Training::batch(std::vector<int>& tokens, std::vector<int>& targets, int& T
         } else {
             const tasks::Suite& s = tasks::suite();
             const int task = (int)rng_.below((uint32_t)s.tasks.size());
-            tasks::Sequence seq = tasks::make_training_sequence(s, task, recipe_.pairs, rng_);
+            tasks::Sequence seq = recipe_.remap_fraction > 0 && rng_.uniform() < recipe_.remap_fraction
+                                      ? tasks::make_remapped_sequence(s, task, recipe_.pairs, rng_)
+                                      : tasks::make_training_sequence(s, task, recipe_.pairs, rng_);
             tg = tasks::slot_targets(seq);
             tk = std::move(seq.tokens);
         }

@@ -54,7 +54,7 @@ public:
         t.name_en = en;
         t.name_ko = ko;
         t.domain = domain;
-        for (size_t i = 0; i < pairs.size(); ++i) pairs[i].held_out = i % 5 == 4;  // every fifth pair
+        for (size_t i = 0; i < pairs.size(); ++i) pairs[i].held_out = i % 5 == 1;  // every fifth pair, from the second
         for (const Pair& p : pairs)
             if (std::find(t.outputs.begin(), t.outputs.end(), p.y) == t.outputs.end()) t.outputs.push_back(p.y);
         t.pairs = std::move(pairs);
@@ -257,6 +257,25 @@ Sequence make_training_sequence(const Suite& s, int task, int pairs, Rng& rng) {
     for (int i = 0; i < pairs; ++i) {
         const Pair& p = t.pairs[rng.below((uint32_t)t.pairs.size())];
         push_pair(seq, p.x, map[(size_t)p.y], i, !p.held_out);
+    }
+    return seq;
+}
+
+Sequence make_remapped_sequence(const Suite& s, int task, int pairs, Rng& rng) {
+    const Task& t = s.tasks[(size_t)task];
+    std::vector<int> idx((size_t)t.pairs.size());
+    for (size_t i = 0; i < idx.size(); ++i) idx[i] = (int)i;
+    shuffle(idx, rng);
+    const int m = std::min((int)idx.size(), 3 + (int)rng.below(6));
+    std::vector<int> ys((size_t)m);
+    for (int& y : ys) y = t.outputs[rng.below((uint32_t)t.outputs.size())];
+    std::vector<bool> seen((size_t)m, false);
+    Sequence seq;
+    seq.tokens.push_back(kBos);
+    for (int i = 0; i < pairs; ++i) {
+        const int j = (int)rng.below((uint32_t)m);
+        push_pair(seq, t.pairs[(size_t)idx[(size_t)j]].x, ys[(size_t)j], i, seen[(size_t)j]);
+        seen[(size_t)j] = true;
     }
     return seq;
 }

@@ -142,15 +142,41 @@ TEST_CASE("induction_heads: a short run streams its curves, lowers the loss of b
 
 TEST_CASE("function_vectors: the vector from the top heads raises zero-shot accuracy on inputs it was not built from") {
     use_shipped_lessons();
-    // category: zero-shot the model mostly answers with the antonym (the sibling task on
-    // the same adjectives); Todd et al.'s claim is that the vector alone selects the task
-    const Result r = testing::run_demo("function_vectors", {{"task", "category"}, {"prompts", 16}});
-    REQUIRE(r.error.empty());
-    CHECK(testing::scalar(r, "zs_acc_fv") >= testing::scalar(r, "zs_acc") + 0.2);
+    // Each input has two tasks (antonym or category, successor or predecessor, capital or
+    // continent), so zero-shot the model must guess; Todd et al.'s claim is that the
+    // vector alone selects the task. Checked on three tasks and three seeds each.
+    for (const std::string task : {"antonym", "category", "capital"}) {
+        CAPTURE(task);
+        double gain = 0;
+        for (int seed : {1, 2, 3}) {
+            CAPTURE(seed);
+            const Result r = testing::run_demo("function_vectors", {{"task", task}, {"prompts", 16}}, Lang::en, (uint64_t)seed);
+            REQUIRE(r.error.empty());
+            CHECK(testing::scalar(r, "zs_acc_fv") >= testing::scalar(r, "zs_acc"));
+            CHECK(testing::scalar(r, "top_cie") >= 0.1);
+            gain += (testing::scalar(r, "zs_acc_fv") - testing::scalar(r, "zs_acc")) / 3;
+        }
+        CHECK(gain >= 0.2);  // mean over the seeds (zero-shot accuracy is up to 0.89 on some)
+    }
+    // the lecture's case: hot → cold, big → small, then zero-shot "fast →" with the vector says "slow"
+    const Result r = testing::run_demo("function_vectors", {});
+    CHECK(testing::scalar(r, "case_right") == 1.0);
+    const TablePanel* table = nullptr;
+    for (const Panel& p : r.panels)
+        if (const auto* t = std::get_if<TablePanel>(&p)) table = t;
+    REQUIRE(table != nullptr);
+    REQUIRE(table->rows.size() == 3);
+    CHECK(table->rows[0][0] == "hot → cold ; big → small ; fast →");
+    CHECK(table->rows[2][1] == "slow");
     int heat = 0;
     for (const Panel& p : r.panels)
         if (const auto* h = std::get_if<HeatmapPanel>(&p)) heat += h->rows == 4 && h->cols == 4;
     CHECK(heat == 1);
+    // Todd et al.'s shuffled labels hardly corrupt this model (it reads the task from the
+    // label words), which is why the demo patches into zero-shot prompts by default
+    const Result shuffled = testing::run_demo("function_vectors", {{"corrupted", "shuffled_labels"}});
+    CHECK(testing::scalar(shuffled, "p_corrupted") >= testing::scalar(shuffled, "p_clean") - 0.05);
+    CHECK(testing::scalar(r, "p_corrupted") <= testing::scalar(r, "p_clean") - 0.2);
     testing::expect_refused("function_vectors", {{"task", "topic_remap"}}, {"task"});
 }
 

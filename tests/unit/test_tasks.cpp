@@ -42,7 +42,7 @@ TEST_CASE("tasks: the suite pairs each input domain with two tasks, and the fact
     for (const Task& t : s.tasks) {
         int held = 0;
         for (const Pair& p : t.pairs) held += p.held_out;
-        CHECK(held == (int)t.pairs.size() / 5);
+        CHECK(held == ((int)t.pairs.size() + 3) / 5);  // indices 1, 6, 11, ...
         CHECK((int)t.pairs.size() - held >= kMaxShots + 1);  // room for a distinct 16-shot curve
     }
 }
@@ -120,6 +120,46 @@ TEST_CASE("tasks: training documents never score a held-out pair; curve slots co
         for (int k = 0; k <= kMaxShots; ++k) CHECK(curve.value().slots[(size_t)k].shots == k);
     }
     CHECK(held_seen > 0);  // held-out pairs do appear in context
+}
+
+TEST_CASE("tasks: a remapped document keeps one mapping, scores only repeats, and differs from the task") {
+    const Suite& s = suite();
+    Rng rng(3);
+    int scored = 0, unlike_task = 0;
+    for (int t = 0; t < (int)s.tasks.size(); ++t) {
+        const Task& task = s.tasks[(size_t)t];
+        for (int i = 0; i < 30; ++i) {
+            const Sequence seq = make_remapped_sequence(s, t, 17, rng);
+            REQUIRE(seq.tokens.size() == 1 + 4 * 17);
+            const std::vector<int> targets = slot_targets(seq);
+            std::map<int, int> answer;  // x -> its y in this document
+            for (int j = 0; j < 17; ++j) {
+                const int x = seq.tokens[(size_t)(1 + 4 * j)], y = seq.tokens[(size_t)(3 + 4 * j)];
+                REQUIRE(find_pair(task, x) != nullptr);  // inputs of the task
+                CHECK(std::find(task.outputs.begin(), task.outputs.end(), y) != task.outputs.end());
+                const bool repeat = answer.count(x) > 0;
+                if (repeat) CHECK(answer[x] == y);  // one mapping per document
+                answer[x] = y;
+                CHECK((targets[(size_t)(2 + 4 * j)] == y) == repeat);  // scored only when x was seen
+                CHECK((targets[(size_t)(2 + 4 * j)] == -1) == !repeat);
+                scored += repeat;
+                unlike_task += repeat && find_pair(task, x)->y != y;
+            }
+        }
+    }
+    CHECK(scored > 1000);
+    CHECK(unlike_task > scored / 2);  // mostly not the task's own answer: only the prompt knows it
+}
+
+TEST_CASE("tasks: the lecture's pairs (hot → cold, big → small, fast → slow) are training pairs") {
+    const Suite& s = suite();
+    const Task& task = s.tasks[(size_t)s.find_task("antonym")];
+    for (const char* w : {"hot", "big", "fast"}) {
+        CAPTURE(w);
+        const Pair* p = find_pair(task, s.find_word(w));
+        REQUIRE(p != nullptr);
+        CHECK(!p->held_out);
+    }
 }
 
 TEST_CASE("tasks: Min et al. conditions change what they say and keep the query") {

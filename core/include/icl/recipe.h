@@ -7,8 +7,10 @@
 //              "attention": "dense" | "alternating", "window": 8},
 //    "train": {"steps": 1500, "batch": 32, "lr": 0.003, "warmup": 100,
 //              "weight_decay": 0.01, "clip": 1.0, "seed": 1,
-//              "pairs": 17},    (tasks: pairs per document; 17 trains every position
+//              "pairs": 17,     (tasks: pairs per document; 17 trains every position
 //                                 a 16-shot prompt uses)
+//              "remap_fraction": 0.25},  (tasks: share of documents whose mapping
+//                                 exists only in context, tasks::make_remapped_sequence)
 //    "hmm":   {"concepts": 5, "states": 4, "symbols": 10, "sharpness": 2.0,
 //              "segment_length": 6, "segments": 8, "seed": 7},   (data "hmm" only)
 //    "eval":  {"seed": 100, "sequences": 32, "tolerance": 0.03},
@@ -47,6 +49,7 @@ struct Recipe {
     std::string data = "tasks";          // "tasks" | "hmm"
     gpt::Config model;                   // vocab and context filled in from the data
     int steps = 1000, batch = 32, warmup = 100, pairs = tasks::kMaxShots + 1;
+    double remap_fraction = 0;           // tasks: share of documents from make_remapped_sequence
     float lr = 3e-3f, weight_decay = 0.01f, clip = 1.0f;
     uint64_t seed = 1;
     HmmSpec hmm;

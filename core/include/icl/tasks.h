@@ -13,10 +13,11 @@
 //   topic words: topic (piano → music)     vs topic_remap: the four topic labels
 //                 permuted afresh in every prompt, so the mapping exists only in context.
 //
-// Splits: every fifth pair of a task is held out. In training a held-out pair may
-// appear as a demonstration but its answer is never scored, so the model never learns
-// to produce it from its weights; a held-out query can only be answered by reading the
-// prompt (see PromptOptions::query_in_context).
+// Splits: every fifth pair of a task, starting with the second, is held out (so the
+// lecture's hot → cold, big → small, fast → slow are training pairs). In training a
+// held-out pair may appear as a demonstration but its answer is never scored, so the
+// model never learns to produce it from its weights; a held-out query can only be
+// answered by reading the prompt (see PromptOptions::query_in_context).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -114,6 +115,15 @@ Expected<Sequence> make_curve_sequence(const Suite& s, int task, int n, Rng& rng
 // pairs (repeats teach copying from context); every answer is scored except those of
 // held-out pairs. Length 1 + 4 * pairs.
 Sequence make_training_sequence(const Suite& s, int task, int pairs, Rng& rng);
+
+// A remapped training document: 3..8 inputs of the task, each given an answer drawn
+// from the task's label space afresh for every document (hot → loud, say), so the
+// mapping exists only in this prompt; `pairs` pairs drawn from them with replacement.
+// An answer is scored only when its x has appeared before (the first time it cannot be
+// known). The tasks alone can be solved from memory; these documents are what teaches
+// the model to read a mapping from its prompt and let it override what it remembers
+// (copying, as induction heads do, Olsson et al. 2022). Length 1 + 4 * pairs.
+Sequence make_remapped_sequence(const Suite& s, int task, int pairs, Rng& rng);
 
 // Next-token targets (length T, -1 = not scored) for a sequence's slots.
 std::vector<int> slot_targets(const Sequence& seq);
