@@ -89,11 +89,13 @@ public:
             tr(lang, "What the tiny model shows", "작은 모델이 보여 주는 것"),
             std::string(buf) +
                 tr(lang,
-                   "This tiny model was trained with prompts whose labels are permuted in context (topic_remap), so it "
-                   "has learned to take the mapping from the demonstrations seriously: if random labels hurt it more "
+                   "This tiny model was trained with prompts whose labels are permuted in context (topic_remap) and with "
+                   "documents whose mapping exists only in the prompt, so it has learned to take the mapping from the "
+                   "demonstrations seriously: if random labels hurt it more "
                    "than they hurt GPT-3-sized models, that is a property of its training, not a contradiction. "
                    "'No format' drops → and ; from the demonstrations, a format it never saw in training.",
-                   "이 작은 모델은 context 안에서 label을 섞은 prompt (topic_remap)로도 학습했기 때문에 demonstration의 "
+                   "이 작은 모델은 context 안에서 label을 섞은 prompt (topic_remap)와 대응 관계가 prompt 안에만 있는 문서로도 "
+                   "학습했기 때문에 demonstration의 "
                    "대응 관계를 진지하게 받아들이도록 배웠습니다. 그래서 무작위 label이 큰 모델보다 더 크게 깎더라도 그것은 "
                    "학습 방식 탓이지 논문과 모순되는 것이 아닙니다. '형식 없음'은 demonstration에서 → 와 ; 를 뺀 것으로, "
                    "학습 때 한 번도 본 적 없는 형식입니다.")});
