@@ -11,13 +11,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { root, serveSite, launchChromium } from './serve-and-launch.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const require = createRequire(path.join(root, 'web', 'package.json'));
-const { chromium } = require('playwright-core');
 const icl = path.resolve(process.argv[2] || 'build/bin/icl');
 const wasm = path.resolve(process.argv[3] || 'build/wasm/bin');
 
@@ -42,21 +38,8 @@ const json = path.join(work, 'lessons-json'), site = path.join(work, 'site');
 execFileSync(icl, ['lessons', 'build', '--dir', path.join(root, 'tests/browser/fixtures/hostile'), '--out', json], { stdio: 'ignore' });
 execFileSync(process.execPath, [path.join(root, 'web/build-site.mjs'), '--out', site, '--wasm', wasm, '--lessons', json], { stdio: 'ignore' });
 
-const server = spawn(process.execPath, [path.join(root, 'web/serve.mjs'), site, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const origin = await new Promise((resolve, reject) => {
-  let text = '';
-  server.stdout.on('data', (d) => {
-    text += d;
-    const m = text.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
-    if (m) resolve(`http://127.0.0.1:${m[1]}`);
-  });
-  server.on('exit', (code) => reject(new Error(`serve.mjs exited (${code})`)));
-});
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
+const { server, origin } = await serveSite(site);
+const browser = await launchChromium();
 const context = await browser.newContext();
 const page = await context.newPage();
 const dialogs = [], pageErrors = [];

@@ -10,13 +10,11 @@
 // and ends with "browser: N passed, M failed".
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { root, serveSite, launchChromium } from './serve-and-launch.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const require = createRequire(path.join(root, 'web', 'package.json'));
-const { chromium } = require('playwright-core');
+const require = createRequire(import.meta.url);  // loads the site's wasm core in node
 
 const site = path.resolve(process.argv[2] || 'build/site');
 const artifacts = path.join(root, 'build', 'test-artifacts');
@@ -47,21 +45,8 @@ function expect(cond, message) {
 }
 
 // ---- server and browser -------------------------------------------------------------
-const server = spawn(process.execPath, [path.join(root, 'web', 'serve.mjs'), site, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const origin = await new Promise((resolve, reject) => {
-  let text = '';
-  server.stdout.on('data', (d) => {
-    text += d;
-    const m = text.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
-    if (m) resolve(`http://127.0.0.1:${m[1]}`);
-  });
-  server.on('exit', (code) => reject(new Error(`serve.mjs exited (${code})`)));
-});
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
+const { server, origin } = await serveSite(site);
+const browser = await launchChromium();
 
 const foreignRequests = [];
 // A context that records console errors, page errors and any request that leaves

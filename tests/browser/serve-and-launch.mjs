@@ -1,0 +1,33 @@
+// What both browser suites (run.mjs, hostile.mjs) start with: the site served by
+// web/serve.mjs on a free 127.0.0.1 port, and Debian's Chromium headless through
+// playwright-core from web/node_modules.
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const { chromium } = createRequire(path.join(root, 'web', 'package.json'))('playwright-core');
+
+// Serves `site`; resolves to { server, origin } once serve.mjs prints its URL.
+export async function serveSite(site) {
+  const server = spawn(process.execPath, [path.join(root, 'web', 'serve.mjs'), site, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const origin = await new Promise((resolve, reject) => {
+    let text = '';
+    server.stdout.on('data', (d) => {
+      text += d;
+      const m = text.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
+      if (m) resolve(`http://127.0.0.1:${m[1]}`);
+    });
+    server.on('exit', (code) => reject(new Error(`serve.mjs exited (${code})`)));
+  });
+  return { server, origin };
+}
+
+export function launchChromium() {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+}
