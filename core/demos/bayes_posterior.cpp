@@ -19,6 +19,7 @@ public:
         : ctx_(ctx), recipe_(std::move(r)), model_(std::move(m)), mixture_(recipe_.hmm.mixture()),
           unseen_(recipe::unseen_concept(recipe_.hmm)) {
         k_max_ = std::min(ctx.params.i("k_max"), recipe_.hmm.segments - 1);
+        query_ = ctx.params.i("query_symbols");
     }
     // One unit = one k: the mixture's concepts and the unseen one.
     void step(int budget) override {
@@ -27,7 +28,7 @@ public:
             recipe::HmmScores seen;
             for (size_t c = 0; c < mixture_.concepts.size(); ++c) {
                 Rng rng(ctx_.seed * 31337u + c, (uint64_t)k_);
-                const recipe::HmmScores sc = recipe::score_hmm(model_, mixture_, mixture_.concepts[c], k_, n, rng);
+                const recipe::HmmScores sc = recipe::score_hmm(model_, mixture_, mixture_.concepts[c], k_, n, rng, query_);
                 if (!sc.error.empty()) { error_ = sc.error; return; }
                 const double w = 1.0 / (double)mixture_.concepts.size();
                 seen.model_acc += w * sc.model_acc;
@@ -37,14 +38,14 @@ public:
                 seen.posterior_entropy += w * sc.posterior_entropy;
             }
             Rng rng(ctx_.seed * 31337u + 999u, (uint64_t)k_);
-            const recipe::HmmScores un = recipe::score_hmm(model_, mixture_, unseen_, k_, n, rng);
+            const recipe::HmmScores un = recipe::score_hmm(model_, mixture_, unseen_, k_, n, rng, query_);
             if (!un.error.empty()) { error_ = un.error; return; }
             seen_.push_back(seen);
             unseen_scores_.push_back(un);
             // One prompt's posterior as demonstrations accumulate (the first concept's
             // segments, the heatmap's rows).
             Rng prng(ctx_.seed, 4242u);
-            hmm::Prompt p = hmm::make_prompt(mixture_.concepts[(size_t)ctx_.params.i("concept")], k_max_, mixture_.segment_length, prng);
+            hmm::Prompt p = hmm::make_prompt(mixture_.concepts[(size_t)ctx_.params.i("concept")], k_max_, mixture_.segment_length, prng, query_);
             p.segments.resize((size_t)k_);
             const hmm::Inference inf = hmm::infer(mixture_, p);
             posterior_rows_.insert(posterior_rows_.end(), inf.posterior.begin(), inf.posterior.end());
@@ -129,7 +130,7 @@ private:
     gpt::Model model_;
     hmm::Mixture mixture_;
     hmm::Hmm unseen_;
-    int k_ = 0, k_max_ = 0;
+    int k_ = 0, k_max_ = 0, query_ = 1;
     std::string error_;
     std::vector<recipe::HmmScores> seen_, unseen_scores_;
     std::vector<double> posterior_rows_;
@@ -138,6 +139,10 @@ private:
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     auto r = recipe::load_shipped("hmm");
     if (!r) return r.error();
+    if (ctx.params.i("query_symbols") >= r.value().hmm.segment_length)
+        return make_error("query_symbols = " + std::to_string(ctx.params.i("query_symbols")) + " is outside [1, " +
+                          std::to_string(r.value().hmm.segment_length - 1) + "]: a segment has " +
+                          std::to_string(r.value().hmm.segment_length) + " symbols");
     if (ctx.params.i("concept") >= r.value().hmm.concepts)
         return make_error("concept = " + std::to_string(ctx.params.i("concept")) + " is outside [0, " +
                           std::to_string(r.value().hmm.concepts - 1) + "]");
@@ -162,6 +167,9 @@ const DemoDef kBayesPosterior = {
         {"k_max", ParamType::Int, 1, 16, 7, 1, {}, "largest number of demonstrations (capped by the model's context)", "demonstration 최대 수 (모델 context로 제한)"},
         {"prompts", ParamType::Int, 8, 512, 64, 1, {}, "prompts per concept and k", "concept와 k마다 prompt 수"},
         {"concept", ParamType::Int, 0, 31, 0, 1, {}, "the concept of the heatmap's prompt", "heatmap prompt의 concept"},
+        {"query_symbols", ParamType::Int, 1, 31, 1, 1, {},
+         "symbols of the query segment given before the one asked (few: the demonstrations must name the concept)",
+         "묻는 기호 앞에 주는 query segment의 기호 수 (적을수록 demonstration이 concept를 알려 줘야 함)"},
     },
     start,
     {"checkpoints/hmm.json", "checkpoints/hmm.icl"},

@@ -152,10 +152,10 @@ std::vector<int> Prompt::tokens() const {
     return t;
 }
 
-Prompt make_prompt(const Hmm& h, int k, int segment_length, Rng& rng) {
+Prompt make_prompt(const Hmm& h, int k, int segment_length, Rng& rng, int query_symbols) {
     Prompt p;
     for (int i = 0; i < k; ++i) p.segments.push_back(sample(h, segment_length, rng));
-    p.query = sample(h, segment_length, rng);
+    p.query = sample(h, (query_symbols < 0 ? segment_length - 1 : query_symbols) + 1, rng);
     p.answer = p.query.back();
     p.query.pop_back();
     return p;

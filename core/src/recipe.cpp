@@ -264,14 +264,14 @@ Expected<std::map<std::string, double>> evaluate_tasks(const Recipe& r, const gp
 }  // namespace
 
 HmmScores score_hmm(const gpt::Model& model, const hmm::Mixture& mixture, const hmm::Hmm& source, int k, int n,
-                    Rng& rng) {
+                    Rng& rng, int query_symbols) {
     HmmScores sc;
     std::vector<int> tokens;
     gpt::Activations acts;
     const int O = mixture.symbols(), V = model.config.vocab;
     std::vector<hmm::Prompt> prompts;
     for (int i = 0; i < n; ++i) {
-        prompts.push_back(hmm::make_prompt(source, k, mixture.segment_length, rng));
+        prompts.push_back(hmm::make_prompt(source, k, mixture.segment_length, rng, query_symbols));
         const std::vector<int> t = prompts.back().tokens();
         tokens.insert(tokens.end(), t.begin(), t.end());
     }

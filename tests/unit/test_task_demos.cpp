@@ -125,6 +125,21 @@ TEST_CASE("bayes_posterior: demonstrations sharpen the posterior; the model trac
     CHECK(s.at("unseen_acc_kmax") < s.at("acc_kmax") - 0.1);
 }
 
+TEST_CASE("bayes_posterior: with one query symbol the demonstrations raise accuracy; with five it stays flat") {
+    use_shipped_lessons();
+    // One symbol leaves the concept open (entropy near ln 5), so the demonstrations must
+    // name it (Xie et al. 2022's rising curve); five symbols name it already.
+    auto one = run_scalars("bayes_posterior", {{"query_symbols", 1}});
+    CHECK(one.at("entropy_k0") > 1.0);
+    CHECK(one.at("acc_kmax") >= one.at("acc_k0") + 0.08);
+    auto five = run_scalars("bayes_posterior", {{"query_symbols", 5}});
+    CHECK(five.at("entropy_k0") < 0.6);
+    CHECK(std::fabs(five.at("acc_kmax") - five.at("acc_k0")) < 0.06);
+    auto refused = start_demo("bayes_posterior", {{"query_symbols", 6}}, Lang::en, 1);
+    REQUIRE(!refused.ok());
+    CHECK(refused.error().message.find("query_symbols") != std::string::npos);
+}
+
 TEST_CASE("checkpoints: a corrupt checkpoint is an error naming the file and the recipe to retrain") {
     use_shipped_lessons();
     auto good = get_asset("checkpoints/tasks.icl");

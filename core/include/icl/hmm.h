@@ -60,12 +60,13 @@ inline int token_of(int symbol) { return symbol + 2; }
 
 struct Prompt {
     std::vector<std::vector<int>> segments;  // k complete segments (symbols)
-    std::vector<int> query;                  // L-1 symbols
+    std::vector<int> query;                  // the first q symbols of one more segment (q < L)
     int answer = 0;                          // the sampled last symbol
     std::vector<int> tokens() const;         // BOS seg ; seg ; ... ; query (GPT ids)
 };
-// A prompt with k demonstrations from concept `h`.
-Prompt make_prompt(const Hmm& h, int k, int segment_length, Rng& rng);
+// A prompt with k demonstrations from concept `h`; the query is the first
+// `query_symbols` symbols of one more segment (default L - 1: all but its last).
+Prompt make_prompt(const Hmm& h, int k, int segment_length, Rng& rng, int query_symbols = -1);
 
 struct Inference {
     std::vector<double> posterior;   // p(c | prompt) (concepts)

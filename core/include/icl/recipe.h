@@ -105,7 +105,8 @@ tasks::LogitsFn logits_fn(const gpt::Model& model);
 Expected<std::map<std::string, double>> evaluate(const Recipe& r, const gpt::Model& model);
 
 // The model against the exact Bayesian answer on n prompts with k demonstrations drawn
-// from `source` (a mixture concept, or one outside it). Means over the prompts.
+// from `source` (a mixture concept, or one outside it), each query `query_symbols` long
+// (default: all of a segment but its last symbol). Means over the prompts.
 struct HmmScores {
     double model_acc = 0;          // model's argmax over the symbols == the sampled answer
     double bayes_acc = 0;          // Bayes-optimal argmax == the sampled answer
@@ -115,7 +116,7 @@ struct HmmScores {
     std::string error;             // non-empty: the forward pass failed
 };
 HmmScores score_hmm(const gpt::Model& model, const hmm::Mixture& mixture, const hmm::Hmm& source, int k, int n,
-                    Rng& rng);
+                    Rng& rng, int query_symbols = -1);
 
 // The concept kept out of training for the "unseen concept" contrast.
 hmm::Hmm unseen_concept(const HmmSpec& spec);
