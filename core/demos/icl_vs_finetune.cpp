@@ -284,7 +284,7 @@ const DemoDef kIclVsFinetune = {
     {
         // Largest problem, every size at its max: peak 5 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"task", ParamType::Choice, 0, 0, 4, 0, tasks::task_ids(), "the task of the demonstrations and the queries", "demonstration과 query의 task"},
+        {"task", ParamType::Choice, 0, 0, 5, 0, tasks::task_ids(), "the task of the demonstrations and the queries", "demonstration과 query의 task"},
         {"shots", ParamType::Int, 1, 16, 8, 1, {}, "demonstrations k (also FT's training set)", "demonstration 수 k (FT의 학습 데이터이기도 함)"},
         {"queries", ParamType::Int, 1, 64, 24, 1, {}, "queries, each with fresh demonstrations", "query 수 (각각 새 demonstration)"},
         {"lr", ParamType::Float, 1e-4, 1, 3e-3, 1e-4, {}, "SGD learning rate of the fine-tuning", "fine-tuning의 SGD learning rate"},

@@ -74,7 +74,7 @@ TEST_CASE("icl_decomposition: the split is exact to float precision in every hea
 
 TEST_CASE("icl_vs_finetune: FT of W_K, W_V moves the attention output the way ICL does, well above a random update of the same norm") {
     use_shipped_lessons();
-    const Result r = testing::run_demo("icl_vs_finetune", {{"queries", 8}, {"shots", 4}});
+    const Result r = testing::run_demo("icl_vs_finetune", {{"queries", 12}, {"shots", 8}});
     REQUIRE(r.error.empty());
     const double simaou = testing::scalar(r, "simaou"), random = testing::scalar(r, "simaou_random");
     CHECK(std::fabs(random) < 0.1);
