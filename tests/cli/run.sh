@@ -76,7 +76,9 @@ expect lessons-build-needs-out 2 'lessons build needs --out' -- lessons build --
 out=$(mktemp -d)
 expect lessons-build-broken 1 'the lint failed; nothing written' -- lessons build --dir tests/lessons/broken --out "$out/broken"
 [ ! -e "$out/broken" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL lessons-build-broken wrote $out/broken"; }
+mkdir -p "$out/site/en" && echo '{}' > "$out/site/en/renamed-away.json"  # left by an earlier build
 expect lessons-build-good 0 'wrote index.json and 2 lesson files' -- lessons build --dir tests/lessons/good --out "$out/site"
+[ ! -e "$out/site/en/renamed-away.json" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL lessons-build-good left a stale lesson file"; }
 if grep -q '"id": "basics"' "$out/site/index.json" 2>/dev/null && grep -q '"lang": "ko"' "$out/site/ko/basics.json" 2>/dev/null; then
   pass=$((pass + 1))
 else

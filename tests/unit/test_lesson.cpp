@@ -341,11 +341,22 @@ TEST_CASE("lesson: each malformed input is an error naming file:line and what wa
         {"predict with answer", with_body("```demo lesson_probe\n```\n```check id=p type=predict demo=lesson_probe scalar=x answer=a\nQ\na) [0, 1] small\nb) [1, inf] big\n---\nF\n```\n"), "f.md:9: check key 'answer=' does not apply to a predict check"},
         {"invalid UTF-8", with_body("ok\nbad \xC3\x28 byte\n"), "f.md:8: the file is not valid UTF-8"},
         {"control character", with_body("ok\nmath $a \x07pprox b$\n"), "f.md:8: control character U+0007 in the text"},
+        {"javascript: link", with_body("ok\nsee [this](javascript:alert(1))\n"), "f.md:7: link or image target 'javascript:alert(1)' is not allowed"},
+        {"JavaScript: link by entity", with_body("[x](&#74;avaScript:go)\n"), "f.md:7: link or image target 'JavaScript:go' is not allowed"},
+        {"data: image", with_body("![x](data:text/html,hi)\n"), "f.md:7: link or image target 'data:text/html,hi' is not allowed"},
+        {"javascript: link in feedback", with_body("```check id=a type=choice answer=a\nQ\na) x\nb) y\n---\nF [x](javascript:go)\n```\n"), "f.md:12: link or image target 'javascript:go' is not allowed"},
     };
     for (const auto& c : cases) {
         const std::string got = first_error(c.text, "f.md");
         CHECK_MESSAGE(got.rfind(c.expected, 0) == 0, c.name, ": got '", got, "', expected it to start with '", c.expected, "'");
     }
+}
+
+TEST_CASE("lesson: web, mail, relative and anchor links are fine") {
+    const std::string text = with_body("[a](https://arxiv.org/abs/2005.14165) [b](http://x.org/a:b) [c](mailto:t@x.org) "
+                                       "[d](../en/02-dual-form.html) [e](#checks) [f](page.html?x=a:b)\n");
+    const icl::LessonParse parsed = icl::parse_lesson_collect(text, "f.md");
+    CHECK(parsed.problems.empty());
 }
 
 TEST_CASE("lesson: one bad block does not hide the next") {

@@ -4,7 +4,9 @@
 #include "icl/lesson.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -120,6 +122,29 @@ json yaml_scalar(const std::string& text) {
 }
 
 // Strips the single <p>...</p> md4c puts around one line of text (option labels).
+// The first link or image target in rendered HTML whose scheme is not http, https or
+// mailto ("" if none): a lesson's javascript: or data: link would otherwise render as a
+// link (the page's CSP refuses to run it, the desktop app would show it).
+std::string unsafe_target(const std::string& html) {
+    for (const char* attr : {"href=\"", "src=\""}) {
+        for (size_t at = html.find(attr); at != std::string::npos; at = html.find(attr, at + 1)) {
+            const size_t begin = at + std::strlen(attr), end = html.find('"', begin);
+            if (end == std::string::npos) break;
+            const std::string target = html.substr(begin, end - begin);
+            const size_t colon = target.find(':');
+            if (colon == std::string::npos) continue;  // relative, or an #anchor
+            std::string scheme = target.substr(0, colon);
+            const bool is_scheme = std::all_of(scheme.begin(), scheme.end(), [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
+            });
+            if (!is_scheme) continue;  // a colon after a path, query or fragment
+            std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](char c) { return (char)std::tolower((unsigned char)c); });
+            if (scheme != "http" && scheme != "https" && scheme != "mailto") return target;
+        }
+    }
+    return "";
+}
+
 std::string inline_html(const std::string& markdown) {
     std::string html = render_markdown(markdown);
     while (!html.empty() && html.back() == '\n') html.pop_back();
@@ -268,6 +293,14 @@ public:
 private:
     // ---- bookkeeping ----
     void fail(int line, const std::string& message) { problems_.push_back({file_, line, message, false}); }
+    // Rendered HTML, with an error at `line` for a link or image target a lesson may not use.
+    std::string checked(std::string html, int line) {
+        const std::string target = unsafe_target(html);
+        if (!target.empty())
+            fail(line, "link or image target '" + target.substr(0, 60) +
+                           "' is not allowed (only http:, https:, mailto:, relative paths and #anchors)");
+        return html;
+    }
     int line_no(size_t index) const { return static_cast<int>(index) + 1; }
 
     void derive_lang_and_source() {
@@ -392,7 +425,7 @@ private:
         HtmlBlock block;
         block.line = line_no(begin);
         block.markdown = join_lines(lines_, begin, end);
-        block.html = render_markdown(block.markdown);
+        block.html = checked(render_markdown(block.markdown), block.line);
         lesson_.blocks.push_back(std::move(block));
     }
 
@@ -525,7 +558,7 @@ private:
                     fail(line_no(i), "option '" + key + ")' has no text");
                     return false;
                 }
-                option.html = inline_html(option.markdown);
+                option.html = checked(inline_html(option.markdown), line_no(i));
                 check.options.push_back(std::move(option));
             }
             if (check.options.size() < 2) {
@@ -544,7 +577,7 @@ private:
             return false;
         }
         check.prompt_markdown = join_lines(lines_, pb, pe);
-        check.prompt_html = render_markdown(check.prompt_markdown);
+        check.prompt_html = checked(render_markdown(check.prompt_markdown), line_no(pb));
         // Feedback, then per-option feedback lines `a: ...`.
         size_t feedback_end = close;
         for (size_t i = sep + 1; i < close; ++i) {
@@ -574,7 +607,7 @@ private:
                 return false;
             }
             option->feedback_markdown = trim(line.substr(colon + 1));
-            option->feedback_html = render_markdown(option->feedback_markdown);
+            option->feedback_html = checked(render_markdown(option->feedback_markdown), line_no(i));
         }
         size_t fb = sep + 1, fe = feedback_end;
         trim_blank_lines(lines_, fb, fe);
@@ -583,7 +616,7 @@ private:
             return false;
         }
         check.feedback_markdown = join_lines(lines_, fb, fe);
-        check.feedback_html = render_markdown(check.feedback_markdown);
+        check.feedback_html = checked(render_markdown(check.feedback_markdown), line_no(fb));
         return true;
     }
 

@@ -294,9 +294,19 @@ Status write_lesson_json(const LessonSet& set, const std::string& out_dir) {
         if (ec) return make_error("cannot create " + (fs::path(out_dir) / lang).string() + ": " + ec.message());
     }
     if (auto ok = write(fs::path(out_dir) / "index.json", lesson_index_json(set)); !ok) return ok;
-    for (const auto& [lang, list] : set.lessons)
-        for (const Lesson& l : list)
-            if (auto ok = write(fs::path(out_dir) / lang / (l.id + ".json"), to_json(l)); !ok) return ok;
+    for (const char* lang : kLangs) {
+        std::set<std::string> written;
+        const auto it = set.lessons.find(lang);
+        if (it != set.lessons.end())
+            for (const Lesson& l : it->second) {
+                if (auto ok = write(fs::path(out_dir) / lang / (l.id + ".json"), to_json(l)); !ok) return ok;
+                written.insert(l.id + ".json");
+            }
+        // a lesson renamed or removed since the last build leaves no stale page behind
+        for (const auto& entry : fs::directory_iterator(fs::path(out_dir) / lang, ec))
+            if (entry.path().extension() == ".json" && !written.count(entry.path().filename().string()))
+                fs::remove(entry.path(), ec);
+    }
     return Ok{};
 }
 
