@@ -10,11 +10,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Reads the JSON form; an Error names what is wrong with it.
-icl::Expected<Progress> from_json(const nlohmann::json& j) {
+// Reads the JSON form. A file whose frame is wrong (not an object, version, lang,
+// last_lesson, checks) is an Error naming it; single records that are malformed are
+// skipped, counted and the first one named, so the learner keeps every readable answer.
+struct Read {
+    Progress progress;
+    int skipped = 0;
+    std::string first_skipped;
+};
+icl::Expected<Read> from_json(const nlohmann::json& j) {
     if (!j.is_object()) return icl::make_error("the top level is not a JSON object");
     if (!j.contains("version") || j["version"] != 1) return icl::make_error("\"version\" is missing or not 1");
-    Progress p;
+    Read r;
+    Progress& p = r.progress;
     if (!j.contains("lang") || !j["lang"].is_string() || (j["lang"] != "en" && j["lang"] != "ko"))
         return icl::make_error("\"lang\" must be \"en\" or \"ko\"");
     p.lang = j["lang"].get<std::string>();
@@ -23,16 +31,24 @@ icl::Expected<Progress> from_json(const nlohmann::json& j) {
         p.last_lesson = j["last_lesson"].get<std::string>();
     }
     if (!j.contains("checks") || !j["checks"].is_object()) return icl::make_error("\"checks\" is missing or not an object");
+    const auto skip = [&r](const std::string& what) {
+        if (r.skipped++ == 0) r.first_skipped = what;
+    };
     for (const auto& [lesson, checks] : j["checks"].items()) {
-        if (!checks.is_object()) return icl::make_error("checks of lesson \"" + lesson + "\" are not an object");
+        if (!checks.is_object()) {
+            skip("checks of lesson \"" + lesson + "\" are not an object");
+            continue;
+        }
         for (const auto& [check, record] : checks.items()) {
             if (!record.is_object() || !record.contains("correct") || !record["correct"].is_boolean() ||
-                !record.contains("answer"))
-                return icl::make_error("check \"" + lesson + "/" + check + "\" needs \"correct\" (bool) and \"answer\"");
+                !record.contains("answer")) {
+                skip("check \"" + lesson + "/" + check + "\" needs \"correct\" (bool) and \"answer\"");
+                continue;
+            }
             p.checks[lesson][check] = CheckRecord{record["correct"].get<bool>(), record["answer"]};
         }
     }
-    return p;
+    return r;
 }
 
 nlohmann::json to_json(const Progress& p) {
@@ -66,14 +82,23 @@ LoadedProgress load_progress(const std::string& path) {
         return loaded;
     }
     const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-    auto parsed = j.is_discarded() ? icl::Expected<Progress>(icl::make_error("it is not valid JSON")) : from_json(j);
-    if (parsed) {
-        loaded.progress = parsed.value();
-        return loaded;
-    }
+    auto parsed = j.is_discarded() ? icl::Expected<Read>(icl::make_error("it is not valid JSON")) : from_json(j);
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(
         std::chrono::system_clock::now().time_since_epoch()).count();
     const std::string aside = path + ".corrupt-" + std::to_string(seconds);
+    if (parsed && parsed.value().skipped == 0) {
+        loaded.progress = parsed.value().progress;
+        return loaded;
+    }
+    if (parsed) {  // readable but for some records: keep those, copy the file aside
+        const Read& r = parsed.value();
+        loaded.progress = r.progress;
+        fs::copy_file(path, aside, ec);
+        loaded.notice = std::to_string(r.skipped) + " saved answer" + (r.skipped == 1 ? "" : "s") +
+                        " could not be read (" + r.first_skipped + "); the others are kept and " +
+                        (ec ? "the file could not be copied aside (" + ec.message() + ")" : "the file was copied to " + aside);
+        return loaded;
+    }
     fs::rename(path, aside, ec);
     loaded.notice = "the progress file was not valid (" + parsed.error().message + "); " +
                     (ec ? "it could not be moved aside (" + ec.message() + ")" : "it was moved to " + aside) +

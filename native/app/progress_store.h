@@ -3,7 +3,8 @@
 // directory ($XDG_STATE_HOME/icl-lab/progress.json, else ~/.local/state/icl-lab/),
 // written atomically (temp file + rename) and validated on read: a file that is not
 // valid is set aside as progress.json.corrupt-<unix time> and the app starts afresh
-// with a notice saying so.
+// with a notice saying so; a file with some unreadable answers keeps the readable ones
+// (the file is copied aside first, and the notice says how many were lost).
 //
 //   {"version": 1, "lang": "ko", "last_lesson": "dual-form",
 //    "checks": {"dual-form": {"dual-form-softmax": {"correct": true, "answer": "b"}}}}

@@ -80,7 +80,6 @@ TEST_CASE("every bad file is moved aside with a notice naming the problem") {
         {"{\"version\": 2, \"lang\": \"en\", \"checks\": {}}", "\"version\""},
         {"{\"version\": 1, \"lang\": \"fr\", \"checks\": {}}", "\"lang\""},
         {"{\"version\": 1, \"lang\": \"en\", \"checks\": []}", "\"checks\""},
-        {"{\"version\": 1, \"lang\": \"en\", \"checks\": {\"l\": {\"q\": {\"correct\": 1, \"answer\": \"a\"}}}}", "l/q"},
         {"{\"version\": 1, \"lang\": \"en\", \"last_lesson\": 3, \"checks\": {}}", "\"last_lesson\""},
     };
     for (const auto& [text, problem] : cases) {
@@ -104,4 +103,23 @@ TEST_CASE("saving where no directory can be made is an error value") {
     auto saved = save_progress(Progress{}, (dir.path / "file" / "sub" / "progress.json").string());
     REQUIRE_FALSE(saved.ok());
     CHECK(saved.error().message.find("cannot create") != std::string::npos);
+}
+
+TEST_CASE("a file with some unreadable answers keeps the readable ones and is copied aside") {
+    TempDir dir;
+    const fs::path path = dir.path / "progress.json";
+    write(path, "{\"version\": 1, \"lang\": \"ko\", \"last_lesson\": \"l\", \"checks\": {"
+                "\"l\": {\"good\": {\"correct\": true, \"answer\": \"b\"}, \"q\": {\"correct\": 1, \"answer\": \"a\"}},"
+                "\"m\": [1], \"n\": {\"ok\": {\"correct\": false, \"answer\": [1, 2]}}}}");
+    const LoadedProgress loaded = load_progress(path.string());
+    CHECK(loaded.notice.find("2 saved answers could not be read") != std::string::npos);
+    CHECK(loaded.notice.find("l/q") != std::string::npos);
+    CHECK(loaded.progress.lang == "ko");
+    CHECK(loaded.progress.last_lesson == "l");
+    CHECK(loaded.progress.checks.at("l").at("good").correct);
+    CHECK(loaded.progress.checks.at("n").at("ok").answer == nlohmann::json::array({1, 2}));
+    CHECK(loaded.progress.checks.at("l").count("q") == 0);
+    CHECK(loaded.progress.checks.count("m") == 0);
+    CHECK(fs::exists(path));  // still there: the next save rewrites it with the kept answers
+    CHECK(files_starting_with(dir.path, "progress.json.corrupt-") == 1);
 }
