@@ -248,7 +248,7 @@ void allocate(Activations& a, const Config& c, int B, int T) {
     a.probs = take(BT * c.vocab);
     a.losses = take(BT);
     a.buf.resize(n);  // keeps its capacity across calls of the same size
-    // forward scratch: qkv (B,T,3C), one (T,T) score matrix, one head output (T,hs)
+    // forward scratch: qkv (B,T,3C), then attention_forward's T*T + T*hs
     a.scratch.resize(BT * 3 * C + (size_t)T * T + (size_t)T * head_size(c));
 }
 
@@ -364,13 +364,101 @@ void add_momentum_backward(float* dv, const float* dO, int T, int hs, float eta)
         }
 }
 
-// One block's attention: q,k,v (B,H,T,hs) -> att (B,H,T,T), atty (B,T,C).
-// scratch holds one (T,T) score matrix then one (T,hs) head output.
+// Banded layers with window w < T score only the pairs t−w < j ≤ t: O(T·w·hs) per head
+// in plain loops instead of the O(T²·hs) matmuls over a (T,T) matrix that is then
+// masked. They still write the whole (T,T) P, zeros outside the band: every reader of
+// att (Activations::attention, the heatmaps, probes and induction scores) indexes it
+// as (T,T), and zeroing T² floats is a stream of stores, hs times fewer operations
+// than the score matmul alone that the band skips. The loops are scalar or 4-wide where
+// the matmuls use the widest SIMD, so the band pays off when w is small next to T
+// (measured natively with AVX-512 at T = 65: for w below about T/4).
+
+// One head: P (T,T) = softmax over row t's band j in [max(0, t−w+1), t] of
+// scale · q_t · k_j (0 outside it); O (T,hs) = P v; q, k, v (T,hs).
+void banded_head_forward(float* P, float* O, const float* q, const float* k, const float* v, int T,
+                         int hs, int w, float scale) {
+    std::fill_n(P, (size_t)T * T, 0.0f);
+    for (int t = 0; t < T; ++t) {
+        const int lo = std::max(0, t - w + 1);
+        const float* qt = q + (size_t)t * hs;
+        float* p = P + (size_t)t * T;
+        float mx = -INFINITY;
+        for (int j = lo; j <= t; ++j) {
+            const float* kj = k + (size_t)j * hs;
+            float s = 0.0f;
+            for (int c = 0; c < hs; ++c) s += qt[c] * kj[c];
+            p[j] = scale * s;
+            mx = std::max(mx, p[j]);
+        }
+        float sum = 0.0f;
+        for (int j = lo; j <= t; ++j) sum += (p[j] = std::exp(p[j] - mx));
+        const float inv = 1.0f / sum;  // sum >= 1: the max term is exp(0)
+        float* o = O + (size_t)t * hs;
+        std::fill_n(o, hs, 0.0f);
+        for (int j = lo; j <= t; ++j) {
+            p[j] *= inv;
+            const float* vj = v + (size_t)j * hs;
+            for (int c = 0; c < hs; ++c) o[c] += p[j] * vj[c];
+        }
+    }
+}
+
+// One head's backward over the band (the pairs outside it have P = 0 and pass nothing):
+//   dv_j = Σ_t P_tj dO_t,   dP_tj = dO_t · v_j,   dS_tj = scale P_tj (dP_tj − Σ_i P_ti dP_ti),
+//   dq_t = Σ_j dS_tj k_j,   dk_j = Σ_t dS_tj q_t.
+// dq, dk, dv (T,hs) written; dO, q, k, v (T,hs); P (T,T); dp scratch (w).
+void banded_head_backward(float* dq, float* dk, float* dv, float* dp, const float* dO,
+                          const float* q, const float* k, const float* v, const float* P, int T,
+                          int hs, int w, float scale) {
+    std::fill_n(dk, (size_t)T * hs, 0.0f);
+    std::fill_n(dv, (size_t)T * hs, 0.0f);
+    for (int t = 0; t < T; ++t) {
+        const int lo = std::max(0, t - w + 1);
+        const float* p = P + (size_t)t * T;
+        const float* dot = dO + (size_t)t * hs;
+        float rowsum = 0.0f;  // Σ_j P_tj dP_tj
+        for (int j = lo; j <= t; ++j) {
+            const float* vj = v + (size_t)j * hs;
+            float* dvj = dv + (size_t)j * hs;
+            float s = 0.0f;
+            for (int c = 0; c < hs; ++c) {
+                s += dot[c] * vj[c];
+                dvj[c] += p[j] * dot[c];
+            }
+            dp[j - lo] = s;
+            rowsum += p[j] * s;
+        }
+        const float* qt = q + (size_t)t * hs;
+        float* dqt = dq + (size_t)t * hs;
+        std::fill_n(dqt, hs, 0.0f);
+        for (int j = lo; j <= t; ++j) {
+            const float ds = scale * p[j] * (dp[j - lo] - rowsum);
+            const float* kj = k + (size_t)j * hs;
+            float* dkj = dk + (size_t)j * hs;
+            for (int c = 0; c < hs; ++c) {
+                dqt[c] += ds * kj[c];
+                dkj[c] += ds * qt[c];
+            }
+        }
+    }
+}
+
+// A window >= T allows every causal pair: the dense matmuls do that faster.
+bool skips_masked_work(AttentionMask mask, int T) {
+    return mask.kind == AttentionMask::banded && mask.window < T;
+}
+
+}  // namespace
+
+// ---- attention ------------------------------------------------------------------------
+
+// scratch: one (T,T) score matrix (unused by the banded path), then one (T,hs) head output.
 // With momentum η > 0, O_t += m_t = Σ_{i<t} η^{t−i} v_i, by m_0 = 0, m_t = η (m_{t−1} + v_{t−1}).
 void attention_forward(float* att, float* atty, const float* q, const float* k, const float* v,
                        float* scratch, int B, int T, int C, int H, AttentionMask mask, float momentum) {
     const int hs = C / H;
     const float scale = 1.0f / std::sqrt((float)hs);
+    const bool band = skips_masked_work(mask, T);
     float* S = scratch;
     float* O = scratch + (size_t)T * T;
     for (int b = 0; b < B; ++b)
@@ -380,9 +468,13 @@ void attention_forward(float* att, float* atty, const float* q, const float* k, 
             const float* kh = k + bh * T * hs;
             const float* vh = v + bh * T * hs;
             float* P = att + bh * T * T;
-            matmul_nt(S, qh, kh, T, hs, T, false);  // S (T,T) = q kᵀ
-            attention_softmax(P, S, T, scale, mask);
-            matmul_nn(O, P, vh, T, T, hs, false);   // O (T,hs) = P v
+            if (band) {
+                banded_head_forward(P, O, qh, kh, vh, T, hs, mask.window, scale);
+            } else {
+                matmul_nt(S, qh, kh, T, hs, T, false);  // S (T,T) = q kᵀ
+                attention_softmax(P, S, T, scale, mask);
+                matmul_nn(O, P, vh, T, T, hs, false);   // O (T,hs) = P v
+            }
             if (momentum > 0.0f) add_momentum_forward(O, vh, T, hs, momentum);
             for (int t = 0; t < T; ++t)
                 std::memcpy(atty + ((size_t)b * T + t) * C + h * hs, O + (size_t)t * hs,
@@ -390,31 +482,33 @@ void attention_forward(float* att, float* atty, const float* q, const float* k, 
         }
 }
 
-// dq, dk, dv (B,H,T,hs) = from dO (B,H,T,hs), with q, k, v, att from the forward.
-// Each is written, not accumulated: a head's q, k, v feed nothing else.
-// scratch holds dP and dS, (T,T) each.
+// scratch: dP and dS, (T,T) each (the banded path uses one band of dP).
 void attention_backward(float* dq, float* dk, float* dv, const float* dO, const float* q,
                         const float* k, const float* v, const float* att, float* scratch, int B,
-                        int T, int C, int H, float momentum) {
+                        int T, int C, int H, AttentionMask mask, float momentum) {
     const int hs = C / H;
     const float scale = 1.0f / std::sqrt((float)hs);
+    const bool band = skips_masked_work(mask, T);
     float* dP = scratch;
     float* dS = scratch + (size_t)T * T;
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
             const size_t o = ((size_t)b * H + h) * T * hs;
             const float* P = att + ((size_t)b * H + h) * T * T;
-            matmul_nt(dP, dO + o, v + o, T, hs, T, false);   // dP (T,T) = dO vᵀ
-            matmul_tn(dv + o, P, dO + o, T, T, hs, false);   // dv (T,hs) = Pᵀ dO
+            if (band) {
+                banded_head_backward(dq + o, dk + o, dv + o, dP, dO + o, q + o, k + o, v + o, P, T,
+                                     hs, mask.window, scale);
+            } else {
+                matmul_nt(dP, dO + o, v + o, T, hs, T, false);   // dP (T,T) = dO vᵀ
+                matmul_tn(dv + o, P, dO + o, T, T, hs, false);   // dv (T,hs) = Pᵀ dO
+                std::fill_n(dS, (size_t)T * T, 0.0f);
+                attention_softmax_backward(dS, dP, P, T, scale);
+                matmul_nn(dq + o, dS, k + o, T, T, hs, false);   // dq = dS k
+                matmul_tn(dk + o, dS, q + o, T, T, hs, false);   // dk = dSᵀ q
+            }
             if (momentum > 0.0f) add_momentum_backward(dv + o, dO + o, T, hs, momentum);
-            std::fill_n(dS, (size_t)T * T, 0.0f);
-            attention_softmax_backward(dS, dP, P, T, scale);
-            matmul_nn(dq + o, dS, k + o, T, T, hs, false);   // dq = dS k
-            matmul_tn(dk + o, dS, q + o, T, T, hs, false);   // dk = dSᵀ q
         }
 }
-
-}  // namespace
 
 // ---- linear ---------------------------------------------------------------------------
 
@@ -560,7 +654,7 @@ Status backward(const Model& model, Activations& acts, float* grads) {
     float* dk = dq + BTC;
     float* dv = dk + BTC;
     float* dqkv = dv + BTC;                // (B,T,3C)
-    float* dP = dqkv + 3 * BTC;            // 2 x (T,T)
+    float* dP = dqkv + 3 * BTC;            // attention_backward's 2 x (T,T)
     std::fill_n(dlogits, dlogits_n, 0.0f);
     std::fill_n(dres, BTC, 0.0f);
 
@@ -600,7 +694,7 @@ Status backward(const Model& model, Activations& acts, float* grads) {
             if (h.layer == l) patch_head(dln, h, B, T, C, C / H, true);
         rows_to_heads(dO, dln, B, T, C, H);
         attention_backward(dq, dk, dv, dO, acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v),
-                           acts.ptr(a.att), dP, B, T, C, H, c.momentum);
+                           acts.ptr(a.att), dP, B, T, C, H, c.mask(l), c.momentum);
         merge_heads(dqkv, dq, dk, dv, B, T, C, H);
         linear_backward(dln, g(p.wq), g(p.bq), dqkv, acts.ptr(a.ln1), model.at(p.wq), BT, C, 3 * C, false);
         layernorm_backward(dres, g(p.ln1_w), g(p.ln1_b), dln, x_in, acts.ptr(a.ln1_mean),

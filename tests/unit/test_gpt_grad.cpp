@@ -68,6 +68,7 @@ TEST_CASE("gpt backward: finite differences, dense model with MLP") {
     check_directional_derivatives(cfg, 2, 5, 11);
 }
 
+// window 2 < T = 7: the banded layer takes the path that scores only its band
 TEST_CASE("gpt backward: finite differences, banded + strided layers") {
     gpt::Config cfg;
     cfg.vocab = 9; cfg.context = 7; cfg.width = 12; cfg.layers = 3; cfg.heads = 3; cfg.mlp_ratio = 2;
@@ -95,4 +96,16 @@ TEST_CASE("gpt backward: finite differences, momentum attention (Dai et al. 2023
     gpt::Hooks hooks;
     hooks.head_patches = {{0, 1, 3, std::vector<float>(4, 0.7f)}};
     check_directional_derivatives(cfg, 1, 6, 15, &hooks);
+}
+
+TEST_CASE("gpt backward: finite differences, banded layers with momentum, an ablated and a patched head") {
+    gpt::Config cfg;
+    cfg.vocab = 9; cfg.context = 7; cfg.width = 8; cfg.layers = 2; cfg.heads = 2;
+    cfg.momentum = 0.6f;
+    cfg.attention = gpt::alternating_dense_banded(2, 3);  // layer 1 banded, window 3 < T
+    check_directional_derivatives(cfg, 2, 7, 16);
+    gpt::Hooks hooks;
+    hooks.ablations = {{1, 0}};
+    hooks.head_patches = {{1, 1, 4, std::vector<float>(4, 0.7f)}};
+    check_directional_derivatives(cfg, 2, 7, 17, &hooks);
 }

@@ -146,7 +146,7 @@ Status validate(const Hooks& hooks, const Config& config);
 struct BlockActs {  // offsets into Activations::buf
     size_t ln1, ln1_mean, ln1_rstd;  // (B,T,C), (B,T), (B,T)
     size_t q, k, v;                  // (B,H,T,hs) each
-    size_t att;                      // (B,H,T,T) attention probabilities
+    size_t att;                      // (B,H,T,T) attention probabilities, 0 where masked
     size_t atty;                     // (B,T,C) heads' outputs, head h in columns h*hs..
     size_t res_attn;                 // (B,T,C) residual after the attention sublayer
     size_t ln2, ln2_mean, ln2_rstd;  // (B,T,C), (B,T), (B,T)
@@ -168,7 +168,7 @@ struct Activations {
     std::vector<HeadAblation> ablations;         // from the hooks, for backward
     std::vector<HeadPatch> head_patches;         // from the hooks, for backward
 
-    // forward: qkv (B,T,3C), one (T,T) score matrix, one head output (T,hs);
+    // forward: qkv (B,T,3C), then attention_forward's scratch (below);
     // backward: the gradients flowing through the layers. Kept between calls so a
     // training loop does not allocate.
     std::vector<float> scratch, grad_scratch;
@@ -207,5 +207,19 @@ void linear_forward(float* out, const float* inp, const float* W, const float* b
 // dinp (N,IC) = or += (accumulate_dinp), dW (OC,IC) +=, dbias (OC) += from dout (N,OC)
 void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, const float* inp,
                      const float* W, int N, int IC, int OC, bool accumulate_dinp = true);
+
+// One block's multi-head attention, hs = C / H: q, k, v (B,H,T,hs) -> att (B,H,T,T)
+// probabilities (exactly 0 where `mask` forbids), atty (B,T,C) the heads' outputs, head h
+// in columns h*hs... With momentum η > 0 each head's output at t gains Σ_{i<t} η^{t−i} v_i.
+// A banded mask with window w < T computes only its band, O(T·w·hs) per head; the other
+// masks multiply (T,T) matrices and then mask. scratch: T*T + T*hs floats.
+void attention_forward(float* att, float* atty, const float* q, const float* k, const float* v,
+                       float* scratch, int B, int T, int C, int H, AttentionMask mask, float momentum);
+// dq, dk, dv (B,H,T,hs) from dO (B,H,T,hs), with q, k, v, att of the forward under the same
+// mask and momentum. WRITTEN, not accumulated: a head's q, k, v feed nothing else.
+// scratch: 2*T*T floats.
+void attention_backward(float* dq, float* dk, float* dv, const float* dO, const float* q,
+                        const float* k, const float* v, const float* att, float* scratch, int B,
+                        int T, int C, int H, AttentionMask mask, float momentum);
 
 }  // namespace icl::gpt
