@@ -303,9 +303,11 @@ Status write_lesson_json(const LessonSet& set, const std::string& out_dir) {
                 written.insert(l.id + ".json");
             }
         // a lesson renamed or removed since the last build leaves no stale page behind
+        std::vector<fs::path> stale;  // listed first: removing while iterating is unspecified
         for (const auto& entry : fs::directory_iterator(fs::path(out_dir) / lang, ec))
             if (entry.path().extension() == ".json" && !written.count(entry.path().filename().string()))
-                fs::remove(entry.path(), ec);
+                stale.push_back(entry.path());
+        for (const fs::path& path : stale) fs::remove(path, ec);
     }
     return Ok{};
 }
