@@ -20,7 +20,7 @@ const { progress, notice: progressNotice } = loadProgress();
 if (progressNotice === 'reset') notice(words.progressReset, 'warning');
 if (progressNotice === 'unavailable') notice(words.storageOff, 'warning');
 
-const demoBlocks = {};
+const demoBlocks = Object.create(null);  // by instance name; no prototype to collide with
 for (const block of data.demos) {
   const section = document.querySelector(`section.demo[data-instance="${CSS.escape(block.name)}"]`);
   demoBlocks[block.name] = new DemoBlock({ block, section, client, lang: data.lang, words,
