@@ -11,7 +11,10 @@ cd "$(dirname "$0")/../.."
 root=$(pwd)
 seconds=${FUZZ_SECONDS:-30}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_lesson fuzz_grade fuzz_checkpoint fuzz_params fuzz_worker_json)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_lesson fuzz_grade fuzz_checkpoint fuzz_params fuzz_worker_json fuzz_lesson_tree fuzz_serve)
+# fuzz_serve is a node script (web/serve.mjs is JavaScript), the others libFuzzer targets.
+native_targets=()
+for t in "${targets[@]}"; do [ "$t" = fuzz_serve ] || native_targets+=("$t"); done
 
 # -O1 -g1 (line tables) with asserts on: what libFuzzer's docs suggest, and a quicker
 # build than -O2 -g.
@@ -20,7 +23,9 @@ if [ ! -f build/fuzz/build.ninja ] || [ "$(cat build/fuzz/.icl-configure-args 2>
   CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja "${args[@]}" >/dev/null || { echo "fuzz: configure failed"; exit 1; }
   echo "${args[*]}" > build/fuzz/.icl-configure-args
 fi
-cmake --build build/fuzz -j "$(nproc)" --target "${targets[@]}" || { echo "fuzz: build failed"; exit 1; }
+if [ ${#native_targets[@]} -gt 0 ]; then
+  cmake --build build/fuzz -j "$(nproc)" --target "${native_targets[@]}" || { echo "fuzz: build failed"; exit 1; }
+fi
 
 # Extra seed folders a target reads besides tests/fuzz/corpus/<target>/ (read only).
 extra_seeds() {
@@ -34,15 +39,23 @@ export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 passed=0; failed=0
 for t in "${targets[@]}"; do
+  if [ "$t" = fuzz_serve ]; then
+    # Requests are slower than in-process inputs; 10 s finds what 30 s would here.
+    if FUZZ_SERVE_SECONDS=$(( seconds < 10 ? seconds : 10 )) node tests/fuzz/fuzz_serve.mjs; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    continue
+  fi
+  # A tree per input is slow (files, links, FIFOs): 10 s of it is enough here.
+  t_seconds=$seconds
+  [ "$t" = fuzz_lesson_tree ] && t_seconds=$(( seconds < 10 ? seconds : 10 ))
   work=build/fuzz/corpus/$t   # what the fuzzer adds; the committed seeds stay as they are
   mkdir -p "$work"
   log=build/fuzz/$t.log
   # shellcheck disable=SC2046
-  if build/fuzz/bin/"$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=32768 \
+  if build/fuzz/bin/"$t" -max_total_time="$t_seconds" -timeout=20 -rss_limit_mb=2048 -max_len=32768 \
        -artifact_prefix="build/fuzz/artifacts/$t-" -print_final_stats=1 \
        "$work" "tests/fuzz/corpus/$t" $(extra_seeds "$t") >"$log" 2>&1; then
     passed=$((passed + 1))
-    echo "fuzz $t: ok, $(grep -m1 -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$') runs in ${seconds} s"
+    echo "fuzz $t: ok, $(grep -m1 -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$') runs in ${t_seconds} s"
   else
     failed=$((failed + 1))
     echo "fuzz $t: FAILED (log $log, inputs in build/fuzz/artifacts/)"
