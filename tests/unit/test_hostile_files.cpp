@@ -88,18 +88,20 @@ TEST_CASE("file read: checkpoints and demo assets that are FIFOs or device links
     REQUIRE_FALSE(m.ok());
     CHECK(contains(m.error().message, "FIFO"));
 
-    fs::create_symlink("/dev/zero", s.root / "checkpoints" / "hmm.icl");
+    // (names no other test puts into the store, which keeps what it read by name)
+    fs::create_symlink("/dev/zero", s.root / "checkpoints" / "zero-link.icl");
+    fs::create_symlink("tasks.icl", s.root / "checkpoints" / "fifo-link.icl");
     icl::set_asset_dir(s.root.string());
-    auto a = icl::get_asset("checkpoints/hmm.icl");
+    auto a = icl::get_asset("checkpoints/zero-link.icl");
     REQUIRE_FALSE(a.ok());
     CHECK(contains(a.error().message, "character device"));
-    auto f = icl::get_asset("checkpoints/tasks.icl");
+    auto f = icl::get_asset("checkpoints/fifo-link.icl");
     REQUIRE_FALSE(f.ok());
     CHECK(contains(f.error().message, "FIFO"));
-    auto missing = icl::get_asset("checkpoints/none.icl");
+    auto missing = icl::get_asset("checkpoints/none-such.icl");
     REQUIRE_FALSE(missing.ok());
     CHECK(contains(missing.error().message, "icl train"));
-    icl::set_asset_dir("");
+    icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");  // what the other tests read
 }
 
 TEST_CASE("lessons lint: a link loop, a dangling link, a FIFO and a folder named .md are file: messages; the rest is read") {
