@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 root=$(pwd)
 seconds=${FUZZ_SECONDS:-30}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_lesson fuzz_grade fuzz_checkpoint fuzz_params fuzz_worker_json fuzz_lesson_tree fuzz_serve)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_lesson fuzz_grade fuzz_checkpoint fuzz_params fuzz_worker_json fuzz_progress fuzz_lesson_tree fuzz_serve)
 # fuzz_serve is a node script (web/serve.mjs is JavaScript), the others libFuzzer targets.
 native_targets=()
 for t in "${targets[@]}"; do [ "$t" = fuzz_serve ] || native_targets+=("$t"); done
@@ -50,6 +50,8 @@ for t in "${targets[@]}"; do
   work=build/fuzz/corpus/$t   # what the fuzzer adds; the committed seeds stay as they are
   mkdir -p "$work"
   log=build/fuzz/$t.log
+  # The progress reader is small: 10 s unless FUZZ_SECONDS says otherwise.
+  [ "$t" = fuzz_progress ] && [ -z "${FUZZ_SECONDS:-}" ] && t_seconds=10
   # shellcheck disable=SC2046
   if build/fuzz/bin/"$t" -max_total_time="$t_seconds" -timeout=20 -rss_limit_mb=2048 -max_len=32768 \
        -artifact_prefix="build/fuzz/artifacts/$t-" -print_final_stats=1 \
