@@ -95,6 +95,12 @@ std::string config_diff(const gpt::Config& want, const gpt::Config& got) {
     field("mlp_ratio", want.mlp_ratio, got.mlp_ratio);
     field("attention_only", want.attention_only, got.attention_only);
     if (d.empty())
+        for (int l = 0; l < want.layers; ++l)
+            if (want.kind(l) != got.kind(l))
+                d += std::string(d.empty() ? "" : ", ") + "layer " + std::to_string(l) + " " +
+                     gpt::attention_kind_name(got.kind(l)) + " attention (the model has " +
+                     gpt::attention_kind_name(want.kind(l)) + ")";
+    if (d.empty())
         for (int l = 0; l < want.layers; ++l) {
             const AttentionMask a = want.mask(l), b = got.mask(l);
             if (a.kind != b.kind || (a.kind == AttentionMask::banded && a.window != b.window) ||
@@ -118,9 +124,11 @@ uint64_t fnv1a64(const uint8_t* data, size_t size) {
 
 std::vector<uint8_t> save(const gpt::Model& model) {
     const gpt::Config& c = model.config;
+    bool fast = false;  // a linear or delta layer: version 2 records the kinds
+    for (int l = 0; l < c.layers; ++l) fast = fast || c.kind(l) != gpt::AttentionKind::softmax;
     Writer w;
     w.bytes(kMagic, 8);
-    w.u32(kVersion);
+    w.u32(fast ? kVersion : 1);
     w.u32(0);  // header size, patched below
     for (int v : {c.vocab, c.context, c.width, c.layers, c.heads, c.mlp_ratio, (int)c.attention_only})
         w.u32((uint32_t)v);
@@ -129,6 +137,7 @@ std::vector<uint8_t> save(const gpt::Model& model) {
         w.u32((uint32_t)m.kind);
         w.u32((uint32_t)m.window);
         w.u32((uint32_t)m.stride);
+        if (fast) w.u32((uint32_t)c.kind(l));
     }
     w.u32((uint32_t)model.layout.tensors.size());
     for (const gpt::TensorInfo& t : model.layout.tensors) {
@@ -155,9 +164,9 @@ Expected<gpt::Model> load(const uint8_t* data, size_t size) {
         return make_error("checkpoint: bad magic (not an ICL GPT checkpoint)");
     const uint32_t version = r.u32("the version");
     if (!r.error.empty()) return make_error(r.error);
-    if (version != kVersion)
+    if (version != 1 && version != kVersion)
         return make_error("checkpoint: version " + std::to_string(version) +
-                          " is not supported (this build reads version " + std::to_string(kVersion) + ")");
+                          " is not supported (this build reads versions 1 and " + std::to_string(kVersion) + ")");
     const uint32_t header_size = r.u32("the header size");
 
     gpt::Config c;
@@ -187,6 +196,14 @@ Expected<gpt::Model> load(const uint8_t* data, size_t size) {
                               std::to_string(kind) + " is unknown");
         m.kind = (AttentionMask::Kind)kind;
         c.attention.push_back(m);
+        if (version >= 2) {
+            const uint32_t attn = r.u32("an attention kind");
+            if (!r.error.empty()) return make_error(r.error);
+            if (attn > 2)
+                return make_error("checkpoint: layer " + std::to_string(l) + " attention kind " +
+                                  std::to_string(attn) + " is unknown (0 softmax, 1 linear, 2 delta)");
+            c.kinds.push_back((gpt::AttentionKind)attn);
+        }
     }
     if (Status s = gpt::validate(c); !s) return make_error("checkpoint: " + s.error().message);
 

@@ -1,11 +1,14 @@
 // The tiny GPT's checkpoint: a versioned, validated binary image of a Model.
 //
-// Version 1, little-endian, fixed-width fields:
+// Version 1 or 2, little-endian, fixed-width fields (version 2 only adds each layer's
+// attention kind; a model whose layers are all softmax is written as version 1, so its
+// bytes are those of version 1):
 //   "ICLGPTCK"                      8 bytes magic
 //   u32 version (1)
 //   u32 header_size                 bytes from the start to the tensor data
 //   u32 vocab, context, width, layers, heads, mlp_ratio, attention_only (0/1)
-//   layers x (u32 kind (0 dense, 1 banded, 2 strided), u32 window, u32 stride)
+//   layers x (u32 kind (0 dense, 1 banded, 2 strided), u32 window, u32 stride
+//             [version 2: u32 attention kind (0 softmax, 1 linear, 2 delta), gpt.h])
 //   u32 tensor count, then per tensor:
 //     u32 name length, name bytes, u32 ndim, u32 dims[ndim], u64 offset, u64 count
 //                                   (offset and count in floats, into the data)
@@ -25,7 +28,7 @@
 
 namespace icl::checkpoint {
 
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // reads 1 and 2
 
 std::vector<uint8_t> save(const gpt::Model& model);
 
