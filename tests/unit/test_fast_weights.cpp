@@ -256,12 +256,22 @@ TEST_CASE("fast weights: configs and checkpoints record the kind; mismatches are
     CHECK(m.find("h1.attn.wb") == nullptr);
     CHECK(gpt::parameter_count(c) == m.params.size());
     const std::vector<uint8_t> bytes = checkpoint::save(m);
-    CHECK(bytes[8] == 2);  // version 2: the kinds are recorded
+    CHECK(bytes[8] == 3);  // version 3: the kinds are recorded
     Expected<gpt::Model> back = checkpoint::load(bytes.data(), bytes.size());
     REQUIRE(back.ok());
     CHECK(back.value().config.kind(0) == AttentionKind::delta);
     CHECK(back.value().config.kind(1) == AttentionKind::linear);
     CHECK(back.value().params == m.params);
+    // the same model in f16 (version 3 carries the encoding too)
+    Expected<std::vector<uint8_t>> half = checkpoint::save(m, checkpoint::Encoding::f16);
+    REQUIRE(half.ok());
+    CHECK(half.value()[8] == 3);
+    checkpoint::Encoding stored = checkpoint::Encoding::f32;
+    Expected<gpt::Model> back16 = checkpoint::load(half.value().data(), half.value().size(), &stored);
+    REQUIRE(back16.ok());
+    CHECK(stored == checkpoint::Encoding::f16);
+    CHECK(back16.value().config.kind(0) == AttentionKind::delta);
+    CHECK(half.value().size() < bytes.size());
     gpt::Config other = c;
     other.kinds = {AttentionKind::delta, AttentionKind::softmax};
     gpt::Model into = gpt::make_model(other, 4).value();
