@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 root=$(pwd)
 seconds=${FUZZ_SECONDS:-30}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_lesson fuzz_grade fuzz_checkpoint fuzz_params fuzz_worker_json)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_lesson fuzz_grade fuzz_checkpoint fuzz_params fuzz_worker_json fuzz_progress)
 
 # -O1 -g1 (line tables) with asserts on: what libFuzzer's docs suggest, and a quicker
 # build than -O2 -g.
@@ -37,12 +37,15 @@ for t in "${targets[@]}"; do
   work=build/fuzz/corpus/$t   # what the fuzzer adds; the committed seeds stay as they are
   mkdir -p "$work"
   log=build/fuzz/$t.log
+  # The progress reader is small: 10 s unless FUZZ_SECONDS says otherwise.
+  t_seconds=$seconds
+  [ "$t" = fuzz_progress ] && [ -z "${FUZZ_SECONDS:-}" ] && t_seconds=10
   # shellcheck disable=SC2046
-  if build/fuzz/bin/"$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=32768 \
+  if build/fuzz/bin/"$t" -max_total_time="$t_seconds" -timeout=20 -rss_limit_mb=2048 -max_len=32768 \
        -artifact_prefix="build/fuzz/artifacts/$t-" -print_final_stats=1 \
        "$work" "tests/fuzz/corpus/$t" $(extra_seeds "$t") >"$log" 2>&1; then
     passed=$((passed + 1))
-    echo "fuzz $t: ok, $(grep -m1 -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$') runs in ${seconds} s"
+    echo "fuzz $t: ok, $(grep -m1 -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$') runs in ${t_seconds} s"
   else
     failed=$((failed + 1))
     echo "fuzz $t: FAILED (log $log, inputs in build/fuzz/artifacts/)"
