@@ -548,7 +548,7 @@ if (withPromptLab) {
       return Number(s.dataset.draws) > n && s.dataset.state === 'done';
     }, [draws], { timeout: DEMO_TIMEOUT_MS });
     const redrawMs = Date.now() - t0;
-    const bars = await section.locator('figure').filter({ hasText: 'Next token' }).innerText();
+    const bars = await section.locator('figure[data-kind=bars]').first().innerText();
     expect(/Paris/.test(bars), `the distribution after typing does not show Paris: ${bars.slice(0, 200)}`);
     const link = page.url();
     expect(new URL(link).searchParams.get('prompt_lab.prompt') === 'dog -> Paris ; cat -> Tokyo ; dog ->', `the URL lacks the prompt: ${link}`);
