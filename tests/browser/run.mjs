@@ -554,14 +554,14 @@ if (withPromptLab) {
     expect(new URL(link).searchParams.get('prompt_lab.prompt') === 'dog -> Paris ; cat -> Tokyo ; dog ->', `the URL lacks the prompt: ${link}`);
     // an unknown word: the core's message under the field, the old drawing kept
     await typeInto(input, 'hot -> frigid ; fast ->');
-    const error = section.locator('.control-error');
+    const error = section.locator('#p-prompt_lab-prompt-error');
     await error.waitFor({ state: 'visible', timeout: DEMO_TIMEOUT_MS });
     const message = await error.innerText();
     expect(/'frigid' \(word 3\) is not in the vocabulary; nearest: /.test(message), `inline error: ${message}`);
     // markup stays text
     await typeInto(input, '<img src=x onerror="window.pwned=1"> ->');
-    await page.waitForFunction(() => /not in the vocabulary/.test(document.querySelector('section.demo[data-instance="prompt_lab"] .control-error').textContent));
-    expect(await section.locator('.control-error img').count() === 0 && !(await page.evaluate(() => window.pwned)), 'typed markup was rendered');
+    await page.waitForFunction(() => /not in the vocabulary/.test(document.getElementById('p-prompt_lab-prompt-error').textContent));
+    expect(await error.locator('img').count() === 0 && !(await page.evaluate(() => window.pwned)), 'typed markup was rendered');
     // completion: a chip for the word being typed replaces it
     await input.fill('big -> small ; ho');
     await input.dispatchEvent('input');
@@ -570,7 +570,7 @@ if (withPromptLab) {
     // the shared link: a new page draws the same result
     await typeInto(input, 'dog -> Paris ; cat -> Tokyo ; dog ->');
     await page.waitForFunction(() => document.querySelector('section.demo[data-instance="prompt_lab"]').dataset.state === 'done'
-      && !document.querySelector('section.demo[data-instance="prompt_lab"] .control-error').textContent
+      && !document.getElementById('p-prompt_lab-prompt-error').textContent
       && /Paris/.test(document.querySelector('section.demo[data-instance="prompt_lab"] .panels').textContent));
     const mine = await section.locator('.panels').evaluate((e) => e.innerHTML);
     const other = await context.newPage();
