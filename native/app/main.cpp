@@ -19,6 +19,8 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include <icl/assets.h>
+
 #include "app_state.h"
 #include "app_ui.h"
 #include "fonts.h"
@@ -40,6 +42,7 @@ const char* kUsage =
     "  --lang en|ko           the language of lessons and labels\n"
     "  --lessons <dir>        the lesson sources (default: lessons/ of the source tree)\n"
     "  --run-demos            start every demo on the page at once\n"
+    "  --set <inst>.<name>=<v> set a demo's parameter as its control would (a text as typed)\n"
     "  --answer <check>=<v>   answer a check of the open lesson; v is JSON (\"b\", [\"a\",\"c\"],\n"
     "                         true, 0.2) or plain text; the verdict is printed\n"
     "  --frames <n>           draw n frames, print frame times, and exit\n"
@@ -59,6 +62,7 @@ struct Options {
     std::string lesson, demo, lang, lessons_dir, screenshot, import_file, export_file, export_csv;
     bool run_demos = false, review = false;
     std::vector<std::pair<std::string, std::string>> answers;  // check id, value
+    std::vector<std::string> sets;     // "<instance>.<name>=<value>"
     int frames = 0;
     float scroll = 0;
     int width = 1280, height = 800;
@@ -79,7 +83,7 @@ int parse_options(int argc, char** argv, Options& o) {
         if (a == "--version") { std::printf("icl-lab %s\n", ICL_VERSION); return 0; }
         if (a == "--run-demos") { o.run_demos = true; continue; }
         if (a == "--review") { o.review = true; continue; }
-        if (a != "--lesson" && a != "--demo" && a != "--lang" && a != "--lessons" && a != "--answer" &&
+        if (a != "--lesson" && a != "--demo" && a != "--lang" && a != "--lessons" && a != "--answer" && a != "--set" &&
             a != "--frames" && a != "--screenshot" && a != "--size" && a != "--scale" && a != "--scroll" &&
             a != "--import" && a != "--export" && a != "--export-csv")
             return usage_error("unknown option '" + a + "'");
@@ -96,6 +100,7 @@ int parse_options(int argc, char** argv, Options& o) {
         else if (a == "--import") o.import_file = s;
         else if (a == "--export") o.export_file = s;
         else if (a == "--export-csv") o.export_csv = s;
+        else if (a == "--set") o.sets.push_back(s);
         else if (a == "--answer") {
             const size_t eq = s.find('=');
             if (eq == std::string::npos || eq == 0) return usage_error("--answer needs <check id>=<answer>, not '" + s + "'");
@@ -153,6 +158,8 @@ std::vector<std::string> texts_to_show(const AppState& app) {
         for (const icl::ParamSpec& p : d->params) {
             texts.push_back(p.help_en + p.help_ko);
             for (const std::string& c : p.choices) texts.push_back(c);
+            texts.push_back(p.default_text);
+            for (const std::string& w : p.vocabulary) texts.push_back(w);
         }
     }
     return texts;
@@ -163,6 +170,8 @@ std::vector<std::string> dynamic_texts(const AppState& app) {
     std::vector<std::string> texts = app.notices;
     for (const DemoInstance& d : app.demos) {
         texts.push_back(d.error);
+        for (const auto& item : d.params.items())  // what the learner typed into a text field
+            if (item.value().is_string()) texts.push_back(item.value().get<std::string>());
         if (d.run) texts.push_back(result_texts(*d.run->snapshot()));
     }
     for (const auto& [id, input] : app.checks) {
@@ -405,11 +414,19 @@ bool draw_frame(Lab& lab) {
 #ifndef __EMSCRIPTEN__
 void print_summary(const Lab& lab) {
     for (const DemoInstance& d : lab.app.demos) {
+        if (!d.error.empty()) std::printf("demo %s: refused: %s\n", d.name.c_str(), d.error.c_str());
         if (!d.run) continue;
         const auto result = d.run->snapshot();
         std::printf("demo %s: %s, progress %.3f, steps %ld%s%s\n", d.name.c_str(),
                     d.run->running() ? "running" : result->done ? "done" : "stopped", result->progress,
                     d.run->steps(), result->error.empty() ? "" : ", error: ", result->error.c_str());
+        for (const icl::Panel& p : result->panels)  // the first bar chart's tallest bar, as drawn
+            if (const auto* bars = std::get_if<icl::BarsPanel>(&p); bars && !bars->labels.empty()) {
+                const size_t k = static_cast<size_t>(std::max_element(bars->values.begin(), bars->values.end()) - bars->values.begin());
+                std::printf("demo %s: bars '%s': first %s = %.4g\n", d.name.c_str(), bars->title.c_str(),
+                            bars->labels[k].c_str(), bars->values[k]);
+                break;
+            }
     }
     print_frame_stats("frames", lab.frame_ms);
     print_frame_stats("frames while a demo ran", lab.frame_ms_running);
@@ -424,7 +441,11 @@ int main(int argc, char** argv) {
     const bool scripted = options.frames > 0;
 
     AppState app;
-    app.library = load_lesson_library(find_lessons_dir(options.lessons_dir));
+    const std::string lessons_dir = find_lessons_dir(options.lessons_dir);
+    app.library = load_lesson_library(lessons_dir);
+#ifndef __EMSCRIPTEN__
+    icl::set_asset_dir(lessons_dir);  // the shipped checkpoints the task-model demos read
+#endif
     if (!app.library.problems.empty())
         app.notices.push_back(std::to_string(app.library.problems.size()) +
                               " problem(s) in the lesson sources; run `icl lessons check` to see them");
@@ -501,6 +522,14 @@ int main(int argc, char** argv) {
     }
     if (lab.app.lesson())
         std::printf("lesson %s %s\n", lab.app.lesson()->lesson.id.c_str(), lab.app.lang == icl::Lang::ko ? "ko" : "en");
+    for (const std::string& set : options.sets) {  // as if typed into the demo's control
+        const size_t dot = set.find('.'), eq = set.find('=');
+        DemoInstance* d = dot < eq && eq != std::string::npos ? find_demo_instance(lab.app, set.substr(0, dot)) : nullptr;
+        if (!d || !d->def) return usage_error("--set needs <demo instance on the page>.<parameter>=<value>, not '" + set + "'");
+        auto typed = icl::parse_param_strings(d->def->params, {set.substr(dot + 1)});
+        if (!typed) return usage_error(typed.error().message);
+        for (const auto& item : typed.value().items()) d->params[item.key()] = item.value();
+    }
     if (options.run_demos)
         for (DemoInstance& d : lab.app.demos) start_demo_run(lab.app, d);
     lab.pending_answers = options.answers;

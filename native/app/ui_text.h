@@ -50,6 +50,8 @@
     X(import_progress, "Import", "가져오기")                                                       \
     X(export_progress, "Export", "내보내기")                                                       \
     X(export_csv, "Summary CSV", "요약 CSV")                                                       \
+    X(own_run_note, "Graded with your own current run of the demo: set it up, then answer.",        \
+      "데모를 지금 내가 실행한 결과로 채점합니다: 먼저 설정하고 답하세요.")                         \
     X(no_translation, "This lesson has no version in this language yet:",                          \
       "이 강의는 아직 이 언어로 된 판이 없습니다:")
 

@@ -33,6 +33,7 @@ std::vector<json> largest_params(const icl::DemoDef& def) {
     json base = json::object();
     for (const auto& s : def.params) {
         if (s.type == icl::ParamType::Bool) base[s.name] = true;
+        else if (s.type == icl::ParamType::Text) base[s.name] = s.default_text;  // the demo bounds its tokens
         else if (s.type != icl::ParamType::Choice) base[s.name] = s.max;
     }
     std::vector<json> out{base};

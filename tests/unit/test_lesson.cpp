@@ -618,3 +618,22 @@ TEST_CASE("lesson: mutated sources never crash the parser") {
 }
 
 #endif  // ICL_WASM
+
+TEST_CASE("lesson: a predict check graded against the learner's own run (run=own); another run= is an error") {
+    const std::string check = "```demo lesson_probe\n```\n\n```check id=p type=predict demo=lesson_probe scalar=\"n times lr\" run=%\n"
+                              "Predict.\na) [0, 1] low\nb) [1, inf] high\n---\nFeedback.\n```\n";
+    auto with_run = [&](const std::string& run) {
+        std::string t = check;
+        t.replace(t.find('%'), 1, run);
+        return with_body(t);
+    };
+    auto own = icl::parse_lesson(with_run("own"), "f.md");
+    REQUIRE(own);
+    const auto* c = std::get_if<icl::CheckBlock>(&own.value().blocks.back());
+    REQUIRE(c != nullptr);
+    CHECK(c->grading.value("run", "") == "own");
+    auto lesson = icl::parse_lesson(with_run("lesson"), "f.md");
+    REQUIRE(lesson);
+    CHECK_FALSE(std::get<icl::CheckBlock>(lesson.value().blocks.back()).grading.contains("run"));
+    CHECK(first_error(with_run("mine"), "f.md").find("run='mine' is neither lesson") != std::string::npos);
+}

@@ -22,6 +22,9 @@ const words = {
     reviewOf: (k, n) => `Check ${k} of ${n} due for review. Missed checks come back in 10 minutes; right answers after 1, 3, 7, 16 and 35 days.`,
     reviewDone: 'Nothing is due for review now. Missed checks come back in 10 minutes; right answers after 1, 3, 7, 16 and 35 days.',
     fromLesson: 'From the lesson:',
+    vocabulary: (n) => `Words the model knows (${n}) — click to insert`, completions: 'Completions',
+    ownRunNote: (d) => `Graded with your own current run of the demo “${d}”: set it up, then answer.`,
+    gradingOwnRun: 'Grading with your current run of the demo…',
   },
   ko: {
     parameters: '매개변수', run: '실행', rerun: '다시 실행', stop: '멈춤', reset: '초기화',
@@ -45,6 +48,9 @@ const words = {
     reviewOf: (k, n) => `복습할 문제 ${n}개 중 ${k}번째입니다. 틀린 문제는 10분 뒤에, 맞힌 문제는 1, 3, 7, 16, 35일 뒤에 다시 나옵니다.`,
     reviewDone: '지금 복습할 문제가 없습니다. 틀린 문제는 10분 뒤에, 맞힌 문제는 1, 3, 7, 16, 35일 뒤에 다시 나옵니다.',
     fromLesson: '강의:',
+    vocabulary: (n) => `모델이 아는 단어 (${n}개) — 눌러서 넣기`, completions: '자동 완성',
+    ownRunNote: (d) => `데모 “${d}”를 지금 내가 실행한 결과로 채점합니다: 먼저 설정하고 답하세요.`,
+    gradingOwnRun: '지금 내가 실행한 데모 결과로 채점하는 중…',
   },
 };
 

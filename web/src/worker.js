@@ -95,17 +95,29 @@ const assetsLoaded = new Set();
 const loading = new Set();    // runs waiting for their assets
 const cancelled = new Set();  // ... of which these were stopped meanwhile
 
+// One fetch per file even when several demos of a page ask for it at once (lesson 1's
+// shots_curve and prompt_lab both read the task checkpoint).
+const fetching = new Map();
+function fetchAsset(name) {
+  if (!fetching.has(name)) {
+    fetching.set(name, fetch(new URL(`../lessons/${name}`, self.location.href)).then(async (res) => {
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      return new Uint8Array(await res.arrayBuffer());
+    }).finally(() => fetching.delete(name)));
+  }
+  return fetching.get(name);
+}
+
 async function loadAssets(names) {
   for (const name of names) {
     if (assetsLoaded.has(name)) continue;
     let bytes;
     try {
-      const res = await fetch(new URL(`../lessons/${name}`, self.location.href));
-      if (!res.ok) return `the file '${name}' this demo needs could not be loaded (HTTP ${res.status})`;
-      bytes = new Uint8Array(await res.arrayBuffer());
+      bytes = await fetchAsset(name);
     } catch (e) {
       return `the file '${name}' this demo needs could not be loaded (${e && e.message ? e.message : e})`;
     }
+    if (assetsLoaded.has(name)) continue;  // another run handed it over meanwhile
     const answer = parse(core.put_asset(name, bytes));
     if (answer.error) return answer.error;
     assetsLoaded.add(name);
