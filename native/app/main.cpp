@@ -21,6 +21,7 @@
 
 #include "app_state.h"
 #include "app_ui.h"
+#include "param_controls.h"
 #include "fonts.h"
 #include "result_view.h"
 #include "ui_text.h"
@@ -42,6 +43,8 @@ const char* kUsage =
     "  --run-demos            start every demo on the page at once\n"
     "  --answer <check>=<v>   answer a check of the open lesson; v is JSON (\"b\", [\"a\",\"c\"],\n"
     "                         true, 0.2) or plain text; the verdict is printed\n"
+    "  --drag <p>=<x0>,<y0>:<x1>,<y1>  with --frames: press the mouse on the canvas of the\n"
+    "                         points parameter p at data (x0, y0), drag to (x1, y1), release\n"
     "  --frames <n>           draw n frames, print frame times, and exit\n"
     "  --screenshot <file>    write the last frame as a PNG (with --frames)\n"
     "  --scroll <pixels>      scroll the page down this far (with --frames, for screenshots)\n"
@@ -59,6 +62,8 @@ struct Options {
     float scroll = 0;
     int width = 1280, height = 800;
     float scale = 0;
+    std::string drag_param;       // --drag: the points parameter, from and to in data units
+    double drag[4] = {0, 0, 0, 0};
 };
 
 int usage_error(const std::string& message) {
@@ -75,7 +80,8 @@ int parse_options(int argc, char** argv, Options& o) {
         if (a == "--version") { std::printf("icl-lab %s\n", ICL_VERSION); return 0; }
         if (a == "--run-demos") { o.run_demos = true; continue; }
         if (a != "--lesson" && a != "--demo" && a != "--lang" && a != "--lessons" && a != "--answer" &&
-            a != "--frames" && a != "--screenshot" && a != "--size" && a != "--scale" && a != "--scroll")
+            a != "--frames" && a != "--screenshot" && a != "--size" && a != "--scale" && a != "--scroll" &&
+            a != "--drag")
             return usage_error("unknown option '" + a + "'");
         if (i + 1 >= argc) return usage_error(a + " needs a value");
         v = argv[++i];
@@ -87,6 +93,14 @@ int parse_options(int argc, char** argv, Options& o) {
             o.lang = s;
         } else if (a == "--lessons") o.lessons_dir = s;
         else if (a == "--screenshot") o.screenshot = s;
+        else if (a == "--drag") {
+            const auto eq = s.find('=');
+            char tail = 0;
+            if (eq == std::string::npos || eq == 0 ||
+                std::sscanf(s.c_str() + eq + 1, "%lf,%lf:%lf,%lf%c", &o.drag[0], &o.drag[1], &o.drag[2], &o.drag[3], &tail) != 4)
+                return usage_error("--drag needs <param>=<x0>,<y0>:<x1>,<y1>, not '" + s + "'");
+            o.drag_param = s.substr(0, eq);
+        }
         else if (a == "--answer") {
             const size_t eq = s.find('=');
             if (eq == std::string::npos || eq == 0) return usage_error("--answer needs <check id>=<answer>, not '" + s + "'");
@@ -111,6 +125,7 @@ int parse_options(int argc, char** argv, Options& o) {
         }
     }
     if (!o.screenshot.empty() && o.frames == 0) return usage_error("--screenshot needs --frames");
+    if (!o.drag_param.empty() && o.frames == 0) return usage_error("--drag needs --frames");
     if (!o.lesson.empty() && !o.demo.empty()) return usage_error("give --lesson or --demo, not both");
     return -1;
 }
@@ -216,7 +231,27 @@ struct Lab {
     std::vector<std::pair<int, double>> frame_ms, frame_ms_running;
     int frame = 0;
     int exit_status = 0;
+    int drag_phase = 0;  // --drag: 0 waiting for the canvas, 1 over the start, 2 pressed, 3 moved, 4 released
 };
+
+// --drag: drives the mouse over a frame each, after the backend read the real one.
+void scripted_drag(Lab& lab) {
+    if (lab.options.drag_param.empty() || lab.drag_phase >= 4) return;
+    const icl::ParamSpec* spec = nullptr;
+    for (const DemoInstance& d : lab.app.demos)
+        if (d.def)
+            for (const icl::ParamSpec& s : d.def->params)
+                if (s.name == lab.options.drag_param && s.type == icl::ParamType::Points) spec = &s;
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    if (!spec || !points_canvas_at(spec->name, lab.options.drag[0], lab.options.drag[1], *spec, x0, y0)) return;
+    points_canvas_at(spec->name, lab.options.drag[2], lab.options.drag[3], *spec, x1, y1);
+    ImGuiIO& io = ImGui::GetIO();
+    const int phase = lab.drag_phase++;
+    io.MousePos = phase == 0 ? ImVec2(x0, y0) : phase == 1 ? ImVec2(x0, y0) : ImVec2(x1, y1);
+    io.MouseDown[0] = phase == 1 || phase == 2;
+    if (phase == 3) std::printf("dragged %s from (%g, %g) to (%g, %g)\n", spec->name.c_str(), lab.options.drag[0],
+                                lab.options.drag[1], lab.options.drag[2], lab.options.drag[3]);
+}
 
 // Opens the window and sets up ImGui and the fonts; false (with a message) if it cannot.
 bool open_window(Lab& lab) {
@@ -356,6 +391,7 @@ bool draw_frame(Lab& lab) {
     if (lab.options.scroll > 0) app.scroll_request = lab.options.scroll;  // until the page is long enough to take it
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    if (lab.scripted) scripted_drag(lab);
     ImGui::NewFrame();
     draw_app(app, lab.fonts);
     ImGui::Render();
@@ -397,6 +433,14 @@ void print_summary(const Lab& lab) {
         std::printf("demo %s: %s, progress %.3f, steps %ld%s%s\n", d.name.c_str(),
                     d.run->running() ? "running" : result->done ? "done" : "stopped", result->progress,
                     d.run->steps(), result->error.empty() ? "" : ", error: ", result->error.c_str());
+        // The first scalars panel, so a scripted run can compare numbers with `icl run`.
+        for (const icl::Panel& p : result->panels)
+            if (const auto* s = std::get_if<icl::ScalarsPanel>(&p)) {
+                std::printf("demo %s scalars:", d.name.c_str());
+                for (const icl::Scalar& item : s->items) std::printf(" %s=%.9g", item.name.c_str(), item.value);
+                std::printf("\n");
+                break;
+            }
     }
     print_frame_stats("frames", lab.frame_ms);
     print_frame_stats("frames while a demo ran", lab.frame_ms_running);

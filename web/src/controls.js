@@ -1,7 +1,10 @@
 // A demo's controls, generated from its ParamSpecs (core/include/icl/demo.h): a slider
 // and a number box for int/float (a log slider when the range spans 3+ decades), a
-// checkbox for bool, a select for choice; each with a label and its help text.
+// checkbox for bool, a select for choice, a point editor for points (point-editor.js);
+// each with a label and its help text.
 // onChange(name, value, final) — final is false while a slider is being dragged.
+
+import { buildPointEditor } from './point-editor.js';
 
 const el = (tag, attrs = {}, text) => {
   const e = document.createElement(tag);
@@ -22,7 +25,10 @@ export function buildControls(form, specs, values, idPrefix, onChange) {
     const label = el('label', { for: id, class: 'control-label' }, spec.name);
     const help = spec.help ? el('p', { id: helpId, class: 'control-help' }, spec.help) : null;
     const described = help ? helpId : null;
-    if (spec.type === 'bool') {
+    if (spec.type === 'points') {
+      row.append(label);
+      setters[spec.name] = buildPointEditor(row, spec, values[spec.name], id, described, onChange);
+    } else if (spec.type === 'bool') {
       const box = el('input', { type: 'checkbox', id, name: spec.name, 'aria-describedby': described });
       box.checked = Boolean(values[spec.name]);
       box.addEventListener('change', () => onChange(spec.name, box.checked, true));

@@ -15,8 +15,13 @@
 //              "choices": ["sgd", "adam"],          (type "choice" only; default is
 //                                                    the default choice's name)
 //              "help": "..."}                       (title/summary/help in the asked lang)
+//             type "points": {"name", "type": "points", "x_min", "x_max", "y_min", "y_max",
+//              "min_count", "max_count", "step" (the editor's snap grid, 0 = none),
+//              "default": [[x, y], ...], "help"}
 //   params    {"lr": 0.1, "optimizer": "sgd", "seed": 1}   (numbers as numbers,
-//              bools as true/false, choices as their name; absent = default)
+//              bools as true/false, choices as their name; absent = default;
+//              points as [[x, y], ...]; their text form, for --set and the URL, is
+//              "x,y; x,y" — "" is no points — and validate_params reads that form too)
 //   Result    {"demo": "dual_form", "progress": 0..1, "done": true, "error": "",
 //              "panels": [Panel, ...]}
 //   Panel     {"kind": "scalars", "title": "...",
@@ -24,7 +29,8 @@
 //             {"kind": "lines", "title": "...", "x_label": "...", "y_label": "...",
 //                "log_x": false, "log_y": false,
 //                "series": [{"name": "...", "x": [...], "y": [...],
-//                            "y_err": [...] (may be empty), "dashed": false}]}
+//                            "y_err": [...] (may be empty), "dashed": false,
+//                            "markers": false (true: points only, no line)}]}
 //             {"kind": "heatmap", "title": "...", "rows": R, "cols": C,
 //                "values": [R*C row-major], "row_labels": [...], "col_labels": [...],
 //                "x_label": "...", "y_label": "...", "scale": "diverging"|"sequential"}
@@ -34,6 +40,7 @@
 //             {"kind": "note", "title": "...", "text": "..."}
 //   Non-finite numbers are written as null.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -53,7 +60,9 @@ inline const char* tr(Lang lang, const char* en, const char* ko) { return lang =
 
 // ---- parameters ----------------------------------------------------------------
 
-enum class ParamType { Int, Float, Bool, Choice };
+enum class ParamType { Int, Float, Bool, Choice, Points };
+
+using Point2 = std::array<double, 2>;  // (x, y)
 
 struct ParamSpec {
     std::string name;
@@ -61,6 +70,11 @@ struct ParamSpec {
     double min = 0, max = 1, default_value = 0, step = 0;  // Choice: default_value indexes choices
     std::vector<std::string> choices;
     std::string help_en, help_ko;
+    // Points: x in [min, max], y in [y_min, y_max], between min_count and max_count of
+    // them; step is the editors' snap grid.
+    double y_min = 0, y_max = 1;
+    int min_count = 0, max_count = 0;
+    std::vector<Point2> default_points;
 };
 
 // Validated parameter values: every spec'd name present, in range, of its type.
@@ -71,10 +85,12 @@ public:
     double d(const std::string& name) const;       // any numeric
     bool b(const std::string& name) const;         // Bool
     const std::string& s(const std::string& name) const;  // Choice
+    const std::vector<Point2>& pts(const std::string& name) const;  // Points
     nlohmann::json to_json() const;
 
     std::map<std::string, double> numbers;         // Int, Float, Bool (0/1)
     std::map<std::string, std::string> choices;    // Choice
+    std::map<std::string, std::vector<Point2>> points;  // Points
 };
 
 // Checks `given` (a JSON object, absent keys take defaults) against `specs`. The error
@@ -83,12 +99,19 @@ Expected<Params> validate_params(const std::vector<ParamSpec>& specs, const nloh
 // "k=v" strings (CLI --set, URL query) -> a JSON object, typed by the specs.
 Expected<nlohmann::json> parse_param_strings(const std::vector<ParamSpec>& specs,
                                              const std::vector<std::string>& key_values);
+// The text form of a points value, "x,y; x,y" (the inverse of what --set reads).
+std::string points_text(const std::vector<Point2>& points);
 
 // ---- results ---------------------------------------------------------------------
 
 struct Scalar { std::string name; double value = 0; std::string unit, help; };
 struct ScalarsPanel { std::string title; std::vector<Scalar> items; };
-struct Series { std::string name; std::vector<double> x, y, y_err; bool dashed = false; };
+struct Series {
+    std::string name;
+    std::vector<double> x, y, y_err;
+    bool dashed = false;
+    bool markers = false;  // points only, no line through them (e.g. the in-context examples)
+};
 struct LinesPanel {
     std::string title, x_label, y_label;
     bool log_x = false, log_y = false;
