@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "icl/assets.h"
+#include "icl/demo.h"
 #include "icl/worker_api.h"
 
 namespace {
@@ -60,8 +62,12 @@ int main() {
              const double y = -3.0 + 6.0 * (k % 13) / 12.0;
              return json{{"points", {{-1.5, -0.8}, {-0.8, -0.1}, {0.0, y}, {0.6, 0.8}, {1.3, 1.9}}}};
          }},
+        // prompt_lab (labs-text): the lecture's prompt, its defaults.
+        {"prompt_lab", [](int) { return json::object(); }},
     };
+    icl::set_asset_dir(ICL_BENCH_LESSONS);  // the shipped checkpoints (wasm: NODERAWFS)
     for (const Lab& lab : labs) {
+        if (!icl::find_demo(lab.id)) continue;  // a lab this tree does not have yet
         icl::WorkerApi api;
         auto t0 = Clock::now();
         if (!update(api, lab.id, lab.params(0))) return 1;

@@ -268,6 +268,10 @@ Result RegressionLabSession::result() const {
     s.items.push_back({"least_squares", ls_ok_ ? apply(w_ls_, xq) : std::nan(""), "",
                        tr(L, "least squares (minimum-norm when underdetermined)", "최소제곱 (해가 여럿이면 norm 최소)")});
     s.items.push_back({"ridge", ridge_ok_ ? apply(w_ridge_, xq) : std::nan(""), "", tr(L, "ridge", "ridge")});
+    s.items.push_back({"gd_over_ls", ls_ok_ && apply(w_ls_, xq) != 0 ? at_query(dw_gd_) / apply(w_ls_, xq) : std::nan(""), "",
+                       tr(L, "one GD step's prediction over least squares' at the query (1: the same; above 1: the "
+                             "step overshoots)",
+                          "query에서 GD 한 step의 예측을 least squares의 예측으로 나눈 값 (1: 같음, 1보다 크면 지나침)")});
     s.items.push_back({"eta_stable", eta_stable_, "",
                        tr(L, "GD on these points converges for η below this (2 / largest eigenvalue of the mean φφᵀ)",
                           "이 점들에서 GD는 η가 이 값보다 작을 때 수렴 (2 / 평균 φφᵀ의 최대 고윳값)")});
