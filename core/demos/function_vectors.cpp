@@ -10,6 +10,7 @@
 #include <string>
 
 #include "icl/demo.h"
+#include "icl/function_vector.h"
 #include "icl/metrics.h"
 #include "icl/recipe.h"
 #include "icl/tasks.h"
@@ -24,14 +25,6 @@ std::vector<std::string> task_ids() {
     return ids;
 }
 
-// BOS (x → y ;)* qx →
-std::vector<int> prompt_of(const std::vector<tasks::Pair>& demos, int qx) {
-    std::vector<int> t = {tasks::kBos};
-    for (const tasks::Pair& p : demos) t.insert(t.end(), {p.x, tasks::kArrow, p.y, tasks::kSep});
-    t.insert(t.end(), {qx, tasks::kArrow});
-    return t;
-}
-
 class FunctionVectorSession : public Session {
 public:
     FunctionVectorSession(const DemoContext& ctx, gpt::Model m) : ctx_(ctx), model_(std::move(m)) {}
@@ -44,105 +37,31 @@ public:
     Result result() const override;
 
 private:
-    // last-position probabilities (B,V) of a batch of equally long prompts
     Status probs(const std::vector<std::vector<int>>& prompts, const gpt::Hooks* hooks, std::vector<float>& out) {
-        const int B = (int)prompts.size(), T = (int)prompts[0].size(), V = model_.config.vocab;
-        std::vector<int> tokens;
-        for (const auto& p : prompts) tokens.insert(tokens.end(), p.begin(), p.end());
-        if (Status s = gpt::forward(model_, acts_, tokens.data(), nullptr, B, T, hooks); !s) return s;
-        out.assign((size_t)B * V, 0.0f);
-        for (int b = 0; b < B; ++b) {
-            const float* l = acts_.logits_ptr() + ((size_t)b * T + T - 1) * V;
-            const float mx = *std::max_element(l, l + V);
-            double z = 0;
-            for (int v = 0; v < V; ++v) z += std::exp((double)l[v] - mx);
-            for (int v = 0; v < V; ++v) out[(size_t)b * V + v] = (float)(std::exp((double)l[v] - mx) / z);
-        }
-        return Ok{};
+        return last_position_probs(model_, acts_, prompts, hooks, out);
     }
     static int argmax(const float* p, int V) { return (int)(std::max_element(p, p + V) - p); }
 
     Status run() {
         const tasks::Suite& s = tasks::suite();
         const tasks::Task& task = s.tasks[(size_t)s.find_task(ctx_.params.s("task"))];
-        const int k = ctx_.params.i("shots"), n = ctx_.params.i("prompts"), top = ctx_.params.i("top_heads");
         const int layer = ctx_.params.i("layer");
-        const int L = model_.config.layers, H = model_.config.heads, C = model_.config.width, hs = C / H, V = model_.config.vocab;
+        const int V = model_.config.vocab;
         Rng rng(ctx_.seed, 41);
-        // training pairs split in two: A builds the function vector, B is asked zero-shot
-        std::vector<int> idx;
-        for (size_t i = 0; i < task.pairs.size(); ++i)
-            if (!task.pairs[i].held_out) idx.push_back((int)i);
-        tasks::shuffle(idx, rng);
-        std::vector<tasks::Pair> A, Bset;
-        for (size_t i = 0; i < idx.size(); ++i) (i % 2 ? Bset : A).push_back(task.pairs[(size_t)idx[i]]);
-        if ((int)A.size() < k + 1) return make_error("task " + task.id + " has too few pairs for " + std::to_string(k) + " shots");
-        enum class Prompts { clean, shuffled_labels, zero_shot };
-        auto draw = [&](Prompts kind, std::vector<int>& targets) {
-            std::vector<std::vector<int>> prompts;
-            for (int p = 0; p < n; ++p) {
-                std::vector<int> order((size_t)A.size());
-                std::iota(order.begin(), order.end(), 0);
-                tasks::shuffle(order, rng);
-                std::vector<tasks::Pair> demos;
-                for (int j = 0; j < k; ++j) demos.push_back(A[(size_t)order[(size_t)j]]);
-                if (kind == Prompts::shuffled_labels) {  // Todd et al.'s corrupted prompts: the labels permuted
-                    std::vector<int> ys;
-                    for (const auto& d : demos) ys.push_back(d.y);
-                    tasks::shuffle(ys, rng);
-                    for (size_t j = 0; j < demos.size(); ++j) demos[j].y = ys[j];
-                }
-                const tasks::Pair& q = A[(size_t)order[(size_t)k]];
-                if (kind == Prompts::zero_shot) demos.clear();  // the task is left for the model to guess
-                prompts.push_back(prompt_of(demos, q.x));
-                targets.push_back(q.y);
-            }
-            return prompts;
-        };
-        std::vector<int> clean_t, corrupt_t;
-        const bool shuffled = ctx_.params.s("corrupted") == "shuffled_labels";
-        const auto clean = draw(Prompts::clean, clean_t);
-        const auto corrupt = draw(shuffled ? Prompts::shuffled_labels : Prompts::zero_shot, corrupt_t);
-        const int T = (int)clean[0].size(), Tc = (int)corrupt[0].size();
-        // mean head outputs at the last token over the clean prompts
-        std::vector<float> p;
-        if (Status st = probs(clean, nullptr, p); !st) return st;
-        for (int b = 0; b < n; ++b) p_clean_ += p[(size_t)b * V + clean_t[(size_t)b]] / n;
-        mean_.assign((size_t)L * C, 0.0f);
-        for (int l = 0; l < L; ++l)
-            for (int b = 0; b < n; ++b)
-                for (int c = 0; c < C; ++c)
-                    mean_[(size_t)l * C + c] += acts_.head_outputs(l)[((size_t)b * T + T - 1) * C + c] / n;
-        // indirect effect of each head: its mean patched into the corrupted prompts
-        std::vector<float> pc;
-        if (Status st = probs(corrupt, nullptr, pc); !st) return st;
-        double base = 0;
-        for (int b = 0; b < n; ++b) base += pc[(size_t)b * V + corrupt_t[(size_t)b]] / n;
-        p_corrupt_ = base;
-        cie_.assign((size_t)L * H, 0.0);
-        for (int l = 0; l < L; ++l)
-            for (int h = 0; h < H; ++h) {
-                gpt::Hooks hooks;
-                hooks.head_patches = {{l, h, Tc - 1, std::vector<float>(mean_.begin() + (size_t)l * C + h * hs,
-                                                                       mean_.begin() + (size_t)l * C + (h + 1) * hs)}};
-                std::vector<float> pp;
-                if (Status st = probs(corrupt, &hooks, pp); !st) return st;
-                double patched = 0;
-                for (int b = 0; b < n; ++b) patched += pp[(size_t)b * V + corrupt_t[(size_t)b]] / n;
-                cie_[(size_t)l * H + h] = metrics::indirect_effect(patched, base);
-            }
-        // the function vector: Σ over the top heads of W_O[:, head] · mean
-        std::vector<int> order((size_t)L * H);
-        std::iota(order.begin(), order.end(), 0);
-        std::sort(order.begin(), order.end(), [&](int a, int b) { return cie_[(size_t)a] > cie_[(size_t)b]; });
-        fv_.assign((size_t)C, 0.0f);
-        for (int i = 0; i < top; ++i) {
-            const int l = order[(size_t)i] / H, h = order[(size_t)i] % H;
-            top_.push_back("L" + std::to_string(l) + "H" + std::to_string(h));
-            const float* wo = model_.at(model_.layout.blocks[(size_t)l].wo);  // (C,C) out × in
-            for (int r = 0; r < C; ++r)
-                for (int e = 0; e < hs; ++e) fv_[(size_t)r] += wo[(size_t)r * C + h * hs + e] * mean_[(size_t)l * C + h * hs + e];
-        }
+        FunctionVectorOptions o;
+        o.shots = ctx_.params.i("shots");
+        o.prompts = ctx_.params.i("prompts");
+        o.top_heads = ctx_.params.i("top_heads");
+        o.shuffled_labels = ctx_.params.s("corrupted") == "shuffled_labels";
+        auto fv = function_vector(model_, task, o, rng);
+        if (!fv) return fv.error();
+        const std::vector<tasks::Pair>& A = fv.value().built_from;
+        const std::vector<tasks::Pair>& Bset = fv.value().held_back;
+        fv_ = fv.value().vector;
+        cie_ = fv.value().cie;
+        top_ = fv.value().top;
+        p_clean_ = fv.value().p_clean;
+        p_corrupt_ = fv.value().p_corrupt;
         // zero-shot on the held-back pairs B, with and without the vector
         std::vector<std::vector<int>> zs;
         for (const auto& q : Bset) zs.push_back({tasks::kBos, q.x, tasks::kArrow});
@@ -165,7 +84,7 @@ private:
             query = {s.find_word("fast"), s.find_word("slow")};
         }
         std::vector<float> pa, pb, pz;
-        if (Status st = probs({prompt_of(demos, query.x)}, nullptr, pa); !st) return st;
+        if (Status st = probs({few_shot_prompt(demos, query.x)}, nullptr, pa); !st) return st;
         if (Status st = probs({{tasks::kBos, query.x, tasks::kArrow}}, nullptr, pz); !st) return st;
         if (Status st = probs({{tasks::kBos, query.x, tasks::kArrow}}, &add, pb); !st) return st;
         for (const tasks::Pair& d : demos) case_prompt_ += s.words[(size_t)d.x] + " → " + s.words[(size_t)d.y] + " ; ";
@@ -183,7 +102,7 @@ private:
     gpt::Activations acts_;
     bool done_ = false;
     std::string error_, case_icl_, case_zs_, case_fv_, case_prompt_, case_query_, case_expected_;
-    std::vector<float> mean_, fv_;
+    std::vector<float> fv_;
     std::vector<double> cie_;
     std::vector<std::string> top_;
     double zs_acc_ = 0, fv_acc_ = 0, p_clean_ = 0, p_corrupt_ = 0;

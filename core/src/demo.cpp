@@ -1,9 +1,12 @@
 #include "icl/demo.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+
+#include "icl/utf8.h"
 
 namespace icl {
 
@@ -25,6 +28,7 @@ const char* type_name(ParamType t) {
         case ParamType::Float: return "float";
         case ParamType::Bool: return "bool";
         case ParamType::Points: return "points";
+        case ParamType::Text: return "text";
         default: return "choice";
     }
 }
@@ -38,6 +42,9 @@ std::string number_text(double v) {
 std::string range_text(const ParamSpec& s) {
     switch (s.type) {
         case ParamType::Bool: return "true or false";
+        case ParamType::Text:
+            return "a text of at most " + std::to_string(s.max_length) + " characters" +
+                   (s.vocabulary.empty() ? "" : " in words of its vocabulary");
         case ParamType::Choice: {
             std::string out = "one of";
             for (const auto& c : s.choices) out += " " + c;
@@ -80,6 +87,25 @@ Expected<std::vector<Point2>> validate_points(const ParamSpec& s, const json& v)
     return out;
 }
 
+bool is_space(long c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0xA0 || c == 0x3000; }
+
+// One code point that is punctuation or a symbol (ASCII punctuation, U+2000..U+2BFF:
+// general punctuation, arrows, mathematical and technical symbols; CJK punctuation).
+bool is_symbol(long c) {
+    if (c < 0x80) return c > ' ' && c < 0x7F && !std::isalnum(static_cast<int>(c));
+    return (c >= 0x2000 && c <= 0x2BFF) || (c >= 0x3001 && c <= 0x303F);
+}
+
+std::vector<long> code_points(const std::string& s) {
+    std::vector<long> out;
+    for (size_t i = 0; i < s.size();) {
+        const long c = utf8_next(s, i);
+        if (c < 0) break;
+        out.push_back(c);
+    }
+    return out;
+}
+
 std::string trim(const std::string& t) {
     const auto a = t.find_first_not_of(" \t\r\n"), b = t.find_last_not_of(" \t\r\n");
     return a == std::string::npos ? std::string() : t.substr(a, b - a + 1);
@@ -115,7 +141,92 @@ Expected<json> parse_points_text(const ParamSpec& s, const std::string& text) {
     return out;
 }
 
+long ascii_lower(long c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+bool equal_ignoring_case(const std::string& a, const std::string& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (ascii_lower(static_cast<unsigned char>(a[i])) != ascii_lower(static_cast<unsigned char>(b[i]))) return false;
+    return true;
+}
+
+// Levenshtein distance over code points, ASCII case ignored.
+size_t edit_distance(const std::vector<long>& a, const std::vector<long>& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (ascii_lower(a[i - 1]) == ascii_lower(b[j - 1]) ? 0 : 1)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
 }  // namespace
+
+Expected<std::vector<std::string>> tokenize_text(const ParamSpec& spec, const std::string& raw) {
+    auto fail = [&](const std::string& what) { return make_error("parameter '" + spec.name + "' " + what); };
+    if (const size_t bad = utf8_first_invalid(raw); bad != std::string::npos)
+        return fail("is not valid UTF-8 (byte " + std::to_string(bad + 1) + ")");
+    std::string text;  // "->" read as "→"
+    for (size_t i = 0; i < raw.size(); ++i) {
+        if (raw[i] == '-' && i + 1 < raw.size() && raw[i + 1] == '>') { text += "\xE2\x86\x92"; ++i; }
+        else text += raw[i];
+    }
+    const std::vector<long> cps = code_points(text);
+    if (cps.size() > static_cast<size_t>(spec.max_length))
+        return fail("is " + std::to_string(cps.size()) + " characters long: expected at most " +
+                    std::to_string(spec.max_length));
+    std::vector<long> symbols;  // one-code-point vocabulary words that split off
+    for (const auto& w : spec.vocabulary) {
+        const auto c = code_points(w);
+        if (c.size() == 1 && is_symbol(c[0])) symbols.push_back(c[0]);
+    }
+    std::vector<std::string> tokens;
+    std::string word;
+    auto flush = [&] { if (!word.empty()) tokens.push_back(word), word.clear(); };
+    for (size_t k = 0; k < cps.size(); ++k) {
+        const long c = cps[k];
+        if (is_space(c)) { flush(); continue; }
+        if ((c < 0x20 || c == 0x7F || (c >= 0x80 && c < 0xA0)))
+            return fail("holds a control character (U+" + [&] { char b[16]; std::snprintf(b, sizeof b, "%04lX", c); return std::string(b); }() +
+                        ") at character " + std::to_string(k + 1));
+        if (std::find(symbols.begin(), symbols.end(), c) != symbols.end()) {
+            flush();
+            utf8_append(word, c);
+            flush();
+            continue;
+        }
+        utf8_append(word, c);
+    }
+    flush();
+    if (spec.vocabulary.empty()) return tokens;
+    for (size_t t = 0; t < tokens.size(); ++t) {
+        const std::string& tok = tokens[t];
+        if (std::find(spec.vocabulary.begin(), spec.vocabulary.end(), tok) != spec.vocabulary.end()) continue;
+        const std::string* match = nullptr;
+        int matches = 0;
+        for (const auto& w : spec.vocabulary)
+            if (equal_ignoring_case(w, tok)) match = &w, ++matches;
+        if (matches == 1) { tokens[t] = *match; continue; }
+        const auto tc = code_points(tok);
+        std::vector<std::pair<size_t, size_t>> by_distance;  // (distance, vocabulary index)
+        for (size_t v = 0; v < spec.vocabulary.size(); ++v)
+            by_distance.emplace_back(edit_distance(tc, code_points(spec.vocabulary[v])), v);
+        std::stable_sort(by_distance.begin(), by_distance.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::string nearest;
+        for (size_t n = 0; n < std::min<size_t>(3, by_distance.size()); ++n)
+            nearest += (n ? ", " : "") + spec.vocabulary[by_distance[n].second];
+        return make_error("parameter '" + spec.name + "': '" + tok + "' (word " + std::to_string(t + 1) +
+                          ") is not in the vocabulary; nearest: " + nearest);
+    }
+    return tokens;
+}
 
 int Params::i(const std::string& name) const { return static_cast<int>(numbers.at(name)); }
 float Params::f(const std::string& name) const { return static_cast<float>(numbers.at(name)); }
@@ -123,12 +234,16 @@ double Params::d(const std::string& name) const { return numbers.at(name); }
 bool Params::b(const std::string& name) const { return numbers.at(name) != 0.0; }
 const std::string& Params::s(const std::string& name) const { return choices.at(name); }
 const std::vector<Point2>& Params::pts(const std::string& name) const { return points.at(name); }
+const std::string& Params::text(const std::string& name) const { return texts.at(name); }
+const std::vector<std::string>& Params::tokens(const std::string& name) const { return words.at(name); }
+const std::vector<int>& Params::token_ids(const std::string& name) const { return word_ids.at(name); }
 
 json Params::to_json() const {
     json j = json::object();
     for (const auto& [k, v] : numbers) j[k] = v;
     for (const auto& [k, v] : choices) j[k] = v;
     for (const auto& [k, v] : points) j[k] = v;
+    for (const auto& [k, v] : texts) j[k] = v;
     return j;
 }
 
@@ -169,6 +284,23 @@ Expected<Params> validate_params(const std::vector<ParamSpec>& specs, const json
                 auto pts = validate_points(s, list);
                 if (!pts) return pts.error();
                 out.points[s.name] = std::move(pts.value());
+                break;
+            }
+            case ParamType::Text: {
+                if (has && !v.is_string()) return bad_param(s, "is not a string");
+                auto tokens = tokenize_text(s, has ? v.get<std::string>() : s.default_text);
+                if (!tokens) return tokens.error();
+                std::string canonical;
+                std::vector<int> ids;
+                for (const auto& t : tokens.value()) {
+                    canonical += (canonical.empty() ? "" : " ") + t;
+                    if (!s.vocabulary.empty())
+                        ids.push_back(static_cast<int>(std::find(s.vocabulary.begin(), s.vocabulary.end(), t) -
+                                                       s.vocabulary.begin()));
+                }
+                out.texts[s.name] = canonical;
+                out.words[s.name] = std::move(tokens.value());
+                out.word_ids[s.name] = std::move(ids);
                 break;
             }
             case ParamType::Choice: {
@@ -217,7 +349,8 @@ Expected<json> parse_param_strings(const std::vector<ParamSpec>& specs, const st
             continue;
         }
         switch (it->type) {
-            case ParamType::Choice: out[key] = text; break;
+            case ParamType::Choice:
+            case ParamType::Text: out[key] = text; break;
             case ParamType::Points: {
                 auto pts = parse_points_text(*it, text);
                 if (!pts) return pts.error();
@@ -375,6 +508,10 @@ json to_json(const DemoDef& def, Lang lang) {
             p["default"] = s.choices.at(static_cast<size_t>(s.default_value));
         } else if (s.type == ParamType::Bool) {
             p["default"] = s.default_value != 0.0;
+        } else if (s.type == ParamType::Text) {
+            p["default"] = s.default_text;
+            p["max_length"] = s.max_length;
+            p["vocabulary"] = s.vocabulary;
         } else {
             p["min"] = s.min;
             p["max"] = s.max;

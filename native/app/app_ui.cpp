@@ -184,6 +184,12 @@ void draw_check(AppState& app, const icl::CheckBlock& check, const CheckDocs& do
     ImGui::TextUnformatted(tr(app.lang, labels::check_heading));
     ImGui::PopFont();
     draw_markdown(docs.prompt, fonts, "prompt");
+    if (check.type == icl::CheckType::Predict && check.grading.value("run", "lesson") == "own")
+    {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("%s", tr(app.lang, labels::own_run_note));
+        ImGui::PopTextWrapPos();
+    }
 
     const float option_indent = fonts.body_size * 1.8f;
     switch (check.type) {

@@ -159,6 +159,8 @@ std::vector<std::string> texts_to_show(const AppState& app) {
         for (const icl::ParamSpec& p : d->params) {
             texts.push_back(p.help_en + p.help_ko);
             for (const std::string& c : p.choices) texts.push_back(c);
+            texts.push_back(p.default_text);
+            for (const std::string& w : p.vocabulary) texts.push_back(w);
         }
     }
     return texts;
@@ -169,6 +171,8 @@ std::vector<std::string> dynamic_texts(const AppState& app) {
     std::vector<std::string> texts = app.notices;
     for (const DemoInstance& d : app.demos) {
         texts.push_back(d.error);
+        for (const auto& item : d.params.items())  // what the learner typed into a text field
+            if (item.value().is_string()) texts.push_back(item.value().get<std::string>());
         if (d.run) texts.push_back(result_texts(*d.run->snapshot()));
     }
     for (const auto& [id, input] : app.checks) {

@@ -18,6 +18,7 @@ nlohmann::json default_param_value(const icl::ParamSpec& spec) {
         return k < spec.choices.size() ? nlohmann::json(spec.choices[k]) : nlohmann::json(nullptr);
     }
     case icl::ParamType::Points: return spec.default_points;
+    case icl::ParamType::Text: return spec.default_text;
     }
     return nullptr;
 }
@@ -223,6 +224,38 @@ bool draw_param_controls(const std::vector<icl::ParamSpec>& specs, nlohmann::jso
                 for (const std::string& c : spec.choices)
                     if (ImGui::Selectable(c.c_str(), c == current)) { value = c; changed = true; }
                 ImGui::EndCombo();
+            }
+            break;
+        }
+        case icl::ParamType::Text: {
+            // Room for max_length code points of up to 4 bytes; core checks the length and
+            // the words (the error is shown with the demo's other errors).
+            const std::string current = value.is_string() ? value.get<std::string>() : spec.default_text;
+            std::vector<char> buf(std::max(current.size(), static_cast<size_t>(spec.max_length) * 4) + 1, '\0');
+            std::copy(current.begin(), current.end(), buf.begin());
+            if (ImGui::InputText("##v", buf.data(), buf.size())) { value = std::string(buf.data()); changed = true; }
+            if (!spec.vocabulary.empty()) {
+                ImGui::Dummy(ImVec2(label_width - ImGui::GetStyle().ItemSpacing.x, 0));
+                ImGui::SameLine(label_width);
+                if (ImGui::SmallButton(lang == icl::Lang::ko ? "단어…" : "words…")) ImGui::OpenPopup("vocabulary");
+                if (ImGui::BeginPopup("vocabulary")) {
+                    // The vocabulary in rows; a click appends the word to the text.
+                    const float row = ImGui::GetFontSize() * 24;
+                    float x = 0;
+                    for (const std::string& w : spec.vocabulary) {
+                        const float wd = ImGui::CalcTextSize(w.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+                        if (x > 0 && x + wd < row) ImGui::SameLine();
+                        else x = 0;
+                        x += wd + ImGui::GetStyle().ItemSpacing.x;
+                        if (ImGui::SmallButton(w.c_str())) {
+                            std::string t = current;
+                            while (!t.empty() && t.back() == ' ') t.pop_back();
+                            value = t.empty() ? w : t + " " + w;
+                            changed = true;
+                        }
+                    }
+                    ImGui::EndPopup();
+                }
             }
             break;
         }

@@ -38,6 +38,8 @@
     X(type_answer, "Type an answer first.", "먼저 답을 입력하세요.")                               \
     X(run_demo_first, "Run the demo above to the end first: its result decides the answer. Demo:", \
       "먼저 위의 데모를 끝까지 실행하세요. 그 결과가 정답을 정합니다. 데모:")                      \
+    X(own_run_note, "Graded with your own current run of the demo: set it up, then answer.",        \
+      "데모를 지금 내가 실행한 결과로 채점합니다: 먼저 설정하고 답하세요.")                         \
     X(no_translation, "This lesson has no version in this language yet:",                          \
       "이 강의는 아직 이 언어로 된 판이 없습니다:")
 

@@ -111,5 +111,11 @@ expect_json induction_heads --set steps=20 --set batch=4
 expect induction-heads-divides 2 "'heads' = 3 must divide 'width' = 32" -- run induction_heads --set heads=3
 expect icl-vs-finetune-range 2 "'shots' = 17 is out of range" -- run icl_vs_finetune --set shots=17
 expect momentum-eta-range 2 "'eta' = 1 is out of range" -- run momentum_attention --set eta=1
+# prompt_lab (issue 16): the learner's prompt, typed with -> for →; an unknown word exits 2
+# naming it, its position and the nearest vocabulary words
+expect prompt-lab-runs 0 '\[Next token: the 10 most likely\]' -- run prompt_lab --set "prompt=hot -> cold ; big -> small ; fast ->"
+expect_json prompt_lab --set "prompt=dog -> Paris ; cat -> Tokyo ; dog ->" --set ablate=L3H0 --set fv_task=antonym
+expect prompt-lab-unknown-word 2 "parameter 'prompt': 'frigid' \(word 3\) is not in the vocabulary; nearest: " -- run prompt_lab --set "prompt=hot -> frigid ; fast ->"
+expect prompt-lab-bad-head 2 "'L9H9' \(word 1\) is not in the vocabulary" -- run prompt_lab --set ablate=L9H9
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

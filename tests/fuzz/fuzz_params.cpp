@@ -6,7 +6,9 @@
 // byte), the rest are "k=v" strings.
 // Properties beyond "no crash": both forms accept or refuse alike and agree on the
 // values, and every accepted value lies inside its ParamSpec (type, range, choices;
-// a points list within its count and its x and y ranges, and its text form reads back).
+// a points list within its count and its x and y ranges, and its text form reads back;
+// a text: valid UTF-8 within its length, every token in the vocabulary, and its
+// canonical form tokenizing to the same tokens again).
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "icl/demo.h"
+#include "icl/utf8.h"
 #include "icl/worker_api.h"
 
 namespace {
@@ -32,6 +35,20 @@ void check_inside_specs(const icl::DemoDef& def, const icl::Params& p) {
             if (!again) std::abort();
             auto valid = icl::validate_params(def.params, again.value());
             if (!valid || valid.value().pts(s.name).size() != pts.size()) std::abort();
+            continue;
+        }
+        if (s.type == icl::ParamType::Text) {
+            const std::string& text = p.text(s.name);
+            const auto& tokens = p.tokens(s.name);
+            if (icl::utf8_first_invalid(text) != std::string::npos || text.size() > 4 * (size_t)s.max_length) std::abort();
+            for (const std::string& t : tokens)
+                if (t.empty() || (!s.vocabulary.empty() &&
+                                  std::find(s.vocabulary.begin(), s.vocabulary.end(), t) == s.vocabulary.end()))
+                    std::abort();
+            icl::ParamSpec roomy = s;  // the canonical form adds spaces ("fast→" → "fast →")
+            roomy.max_length = 2 * s.max_length;
+            auto again = icl::tokenize_text(roomy, text);
+            if (!again || again.value() != tokens) std::abort();
             continue;
         }
         if (s.type == icl::ParamType::Choice) {

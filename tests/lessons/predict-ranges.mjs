@@ -30,6 +30,7 @@ try {
       for (const b of lesson.blocks) if (b.kind === 'demo') instances.set(b.name, b);
       for (const b of lesson.blocks) {
         if (b.kind !== 'check' || b.type !== 'predict') continue;
+        if (b.grading.run === 'own') continue;  // graded against the learner's own run: no fixed answer
         const key = `${lesson.id}/${b.id}`;
         const where = `${lang}/${key}`;
         const inst = instances.get(b.grading.demo);

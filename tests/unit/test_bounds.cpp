@@ -40,6 +40,8 @@ std::vector<json> largest_params(const icl::DemoDef& def) {
             for (int k = 0; k < s.max_count; ++k)
                 pts.push_back({s.min + (s.max - s.min) * k / std::max(1, s.max_count - 1), s.y_max});
             base[s.name] = pts;
+        } else if (s.type == icl::ParamType::Text) {
+            base[s.name] = s.default_text;  // the demo bounds its tokens
         } else if (s.type != icl::ParamType::Choice) {
             base[s.name] = s.max;
         }

@@ -54,7 +54,9 @@ export class CheckBlock {
       fieldset.appendChild(input);
     }
     form.appendChild(fieldset);
-    if (c.type === 'predict' && c.grading && c.grading.demo) form.appendChild(el('p', { class: 'check-note' }, w.predictNote(c.grading.demo)));
+    if (c.type === 'predict' && c.grading && c.grading.demo) {
+      form.appendChild(el('p', { class: 'check-note' }, c.grading.run === 'own' ? w.ownRunNote(c.grading.demo) : w.predictNote(c.grading.demo)));
+    }
     const submit = el('button', { type: 'submit', class: 'primary' }, w.submit);
     form.appendChild(submit);
     form.addEventListener('submit', (e) => {
@@ -112,8 +114,9 @@ export class CheckBlock {
     this.section.dataset.grading = 'true';
     let result = null;
     if (c.type === 'predict' && c.grading && this.demoBlocks[c.grading.demo]) {
-      this.verdict.replaceChildren(el('p', { class: 'check-note' }, w.gradingRun));
-      result = await this.demoBlocks[c.grading.demo].lessonResult();
+      const demo = this.demoBlocks[c.grading.demo];
+      this.verdict.replaceChildren(el('p', { class: 'check-note' }, c.grading.run === 'own' ? w.gradingOwnRun : w.gradingRun));
+      result = await (c.grading.run === 'own' ? demo.currentResult() : demo.lessonResult());
     }
     const verdict = result && result.error && !result.panels
       ? result

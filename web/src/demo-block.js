@@ -35,6 +35,7 @@ export class DemoBlock {
     this.stop = null;
     this.draws = 0;
     this.waiters = [];  // lessonResult() calls waiting for the running lesson setup
+    this.ownWaiters = [];  // currentResult() calls waiting for the learner's running setup
     this.build();
   }
 
@@ -46,7 +47,7 @@ export class DemoBlock {
     const fieldset = el('fieldset');
     fieldset.appendChild(el('legend', {}, w.parameters));
     form.appendChild(fieldset);
-    this.setters = buildControls(fieldset, this.info.params, this.params, `p-${this.block.name}`, (name, value, final) => this.changed(name, value, final));
+    this.setters = buildControls(fieldset, this.info.params, this.params, `p-${this.block.name}`, (name, value, final) => this.changed(name, value, final), this.words);
 
     const bar = el('div', { class: 'demo-bar' });
     this.runButton = el('button', { type: 'button', class: 'run' }, w.run);
@@ -80,7 +81,9 @@ export class DemoBlock {
   }
 
   fileName() {
-    return `${this.block.name}-${Object.entries(this.resultParams || {}).map(([k, v]) => `${k}_${paramText(v).replace(/[;\s]+/g, '_')}`).join('-')}`.slice(0, 120);
+    // Typed texts may hold spaces, arrows and slashes, points semicolons: keep a file name plain.
+    return `${this.block.name}-${Object.entries(this.resultParams || {}).map(([k, v]) => `${k}_${paramText(v)}`).join('-')}`
+      .replace(/[^\w.=-]+/gu, '_').slice(0, 120);
   }
 
   // The URL's parameters (already typed and validated by the core) over the lesson's.
@@ -151,6 +154,8 @@ export class DemoBlock {
     this.stop = null;
     const done = state === 'done' && this.result && same(this.resultParams, this.lessonParams);
     for (const resolve of this.waiters.splice(0)) resolve(done ? this.result : { error: this.words.failed });
+    const own = state === 'done' && this.result && same(this.resultParams, this.params);
+    for (const resolve of this.ownWaiters.splice(0)) resolve(own ? this.result : { error: this.words.failed });
     this.section.dataset.state = state;
     this.runButton.textContent = this.words.rerun;
   }
@@ -158,8 +163,10 @@ export class DemoBlock {
   setStatus(text) { this.status.textContent = text; }
 
   showError(message) {
-    this.error.hidden = !message;
-    this.error.textContent = message;
+    // An error about a text the learner typed is shown under that field.
+    const inline = this.setters.inlineError ? this.setters.inlineError(message) : false;
+    this.error.hidden = !message || inline;
+    this.error.textContent = inline ? '' : message;
   }
 
   drawNow() {
@@ -199,6 +206,14 @@ export class DemoBlock {
     this.draws += 1;
     this.section.dataset.draws = String(this.draws);
     if (this.draws === 1 && this.onFirstDraw) this.onFirstDraw();
+  }
+
+  // The Result of the learner's current setup, run to the end (own-run checks).
+  async currentResult() {
+    if (!this.stop && this.result && this.result.done && same(this.resultParams, this.params)) return this.result;
+    const finished = new Promise((resolve) => this.ownWaiters.push(resolve));
+    if (!this.stop) this.run();
+    return finished;
   }
 
   // The Result of this demo in the lesson's own setup, run to the end (for predict

@@ -19,6 +19,9 @@ const words = {
     engineFailed: 'The demo engine could not start', restarting: 'restarting it', noRestart: 'reload the page to try again',
     hoverHint: 'Hover or use the arrow keys for values', empty: 'No data', copyLink: 'Copy link',
     linkCopied: 'Link copied', value: 'value',
+    vocabulary: (n) => `Words the model knows (${n}) — click to insert`, completions: 'Completions',
+    ownRunNote: (d) => `Graded with your own current run of the demo “${d}”: set it up, then answer.`,
+    gradingOwnRun: 'Grading with your current run of the demo…',
   },
   ko: {
     parameters: '매개변수', run: '실행', rerun: '다시 실행', stop: '멈춤', reset: '초기화',
@@ -39,6 +42,9 @@ const words = {
     engineFailed: '데모 엔진을 시작할 수 없습니다', restarting: '다시 시작합니다', noRestart: '페이지를 새로 고쳐 주세요',
     hoverHint: '마우스를 올리거나 화살표 키로 값을 봅니다', empty: '데이터 없음', copyLink: '링크 복사',
     linkCopied: '링크를 복사했습니다', value: '값',
+    vocabulary: (n) => `모델이 아는 단어 (${n}개) — 눌러서 넣기`, completions: '자동 완성',
+    ownRunNote: (d) => `데모 “${d}”를 지금 내가 실행한 결과로 채점합니다: 먼저 설정하고 답하세요.`,
+    gradingOwnRun: '지금 내가 실행한 데모 결과로 채점하는 중…',
   },
 };
 

@@ -10,7 +10,7 @@
 //              "params": [ParamSpec, ...]}
 //             (assets: named byte files the demo reads through icl/assets.h — a
 //              front end without a file system, the web worker, fetches them first)
-//   ParamSpec {"name": "lr", "type": "int"|"float"|"bool"|"choice",
+//   ParamSpec {"name": "lr", "type": "int"|"float"|"bool"|"choice"|"text",
 //              "min": 0.001, "max": 1, "default": 0.1, "step": 0.001,
 //              "choices": ["sgd", "adam"],          (type "choice" only; default is
 //                                                    the default choice's name)
@@ -18,8 +18,11 @@
 //             type "points": {"name", "type": "points", "x_min", "x_max", "y_min", "y_max",
 //              "min_count", "max_count", "step" (the editor's snap grid, 0 = none),
 //              "default": [[x, y], ...], "help"}
+//             text: {"name": "prompt", "type": "text", "default": "hot → cold ; fast →",
+//                    "max_length": 400, "vocabulary": ["→", ";", "hot", ...] (may be empty = any word),
+//                    "help": "..."}
 //   params    {"lr": 0.1, "optimizer": "sgd", "seed": 1}   (numbers as numbers,
-//              bools as true/false, choices as their name; absent = default;
+//              bools as true/false, choices as their name, texts as strings; absent = default;
 //              points as [[x, y], ...]; their text form, for --set and the URL, is
 //              "x,y; x,y" — "" is no points — and validate_params reads that form too)
 //   Result    {"demo": "dual_form", "progress": 0..1, "done": true, "error": "",
@@ -60,7 +63,7 @@ inline const char* tr(Lang lang, const char* en, const char* ko) { return lang =
 
 // ---- parameters ----------------------------------------------------------------
 
-enum class ParamType { Int, Float, Bool, Choice, Points };
+enum class ParamType { Int, Float, Bool, Choice, Text, Points };
 
 using Point2 = std::array<double, 2>;  // (x, y)
 
@@ -70,12 +73,26 @@ struct ParamSpec {
     double min = 0, max = 1, default_value = 0, step = 0;  // Choice: default_value indexes choices
     std::vector<std::string> choices;
     std::string help_en, help_ko;
+    // Text: a UTF-8 string of at most max_length code points, tokenized by core
+    // (tokenize_text). With a vocabulary, every token must be one of its words.
+    std::string default_text;
+    int max_length = 0;
+    std::vector<std::string> vocabulary;
     // Points: x in [min, max], y in [y_min, y_max], between min_count and max_count of
     // them; step is the editors' snap grid.
     double y_min = 0, y_max = 1;
     int min_count = 0, max_count = 0;
     std::vector<Point2> default_points;
 };
+
+// A Text parameter's tokens. Rules: valid UTF-8, at most max_length code points, no
+// control characters; "->" reads as "→"; whitespace separates words, and a vocabulary
+// word that is one non-alphanumeric code point ("→", ";") is split off where it touches
+// a word ("fast→" = "fast", "→"). With a vocabulary a token must match a word exactly or,
+// failing that, exactly one word ignoring ASCII case (the vocabulary's spelling is kept);
+// otherwise the error names it, its position and the nearest words by edit distance:
+//   parameter 'prompt': 'frigid' (word 6) is not in the vocabulary; nearest: rigid, ...
+Expected<std::vector<std::string>> tokenize_text(const ParamSpec& spec, const std::string& text);
 
 // Validated parameter values: every spec'd name present, in range, of its type.
 class Params {
@@ -86,11 +103,17 @@ public:
     bool b(const std::string& name) const;         // Bool
     const std::string& s(const std::string& name) const;  // Choice
     const std::vector<Point2>& pts(const std::string& name) const;  // Points
+    const std::string& text(const std::string& name) const;                // Text, canonical form
+    const std::vector<std::string>& tokens(const std::string& name) const;  // Text, its tokens
+    const std::vector<int>& token_ids(const std::string& name) const;      // indexes into spec.vocabulary
     nlohmann::json to_json() const;
 
     std::map<std::string, double> numbers;         // Int, Float, Bool (0/1)
     std::map<std::string, std::string> choices;    // Choice
     std::map<std::string, std::vector<Point2>> points;  // Points
+    std::map<std::string, std::string> texts;      // Text: tokens joined by one space
+    std::map<std::string, std::vector<std::string>> words;  // Text: the tokens
+    std::map<std::string, std::vector<int>> word_ids;       // Text with a vocabulary: their indexes
 };
 
 // Checks `given` (a JSON object, absent keys take defaults) against `specs`. The error

@@ -27,7 +27,14 @@
 //   ---                                    text answer="cold|chilly" |
 //   The feedback (markdown).               predict demo=<instance> scalar="<name>"
 //   a: feedback shown when a was chosen    (each option carries a range: a) [0, 1e-4] ...)
-//   ```
+//   ```                                    [run=lesson|own]
+//
+// Own-run grading: a predict check with run=own is graded against the learner's current
+// run of the demo instance (whatever they typed or moved), not the lesson's setup: "predict
+// what adding this demonstration will do, then add it". Its grading JSON carries
+// "run": "own"; the front ends pass the current finished Result to icl::grade. The lint
+// (--run-demos) runs the lesson's setup only to check that the scalar exists; it does not
+// require that setup's value to fall in an option, since the learner's run decides.
 //
 // Which fences are directives
 //   A fenced code block (``` or ~~~) that starts at column 0 and whose info string's

@@ -8,6 +8,7 @@
 //                     predict {"demo": "<instance>", "scalar": "<name>",
 //                              "ranges": {"a": [0, 1e-4], "b": [1e-4, null], ...}}
 //                              (half-open [lo, hi), null = unbounded)
+//                              "run": "own" when graded against the learner's own run (lesson.h)
 //   check["options"]  [{"key": "a", "html": ..., "feedback_html": ...}, ...]
 //   check["feedback_html"]
 //

@@ -499,7 +499,7 @@ private:
         check.type = type->second;
         // Which keys each type takes.
         std::set<std::string> allowed = {"id", "type"};
-        if (check.type == CheckType::Predict) allowed.insert({"demo", "scalar"});
+        if (check.type == CheckType::Predict) allowed.insert({"demo", "scalar", "run"});
         else allowed.insert("answer");
         if (check.type == CheckType::Numeric) allowed.insert("tol");
         for (const auto& [key, value] : keys)
@@ -760,6 +760,12 @@ private:
                 const auto bound = [](const std::optional<double>& v) { return v ? json(*v) : json(); };
                 for (const auto& o : check.options) ranges[o.key] = json::array({bound(o.range_lo), bound(o.range_hi)});
                 check.grading = {{"demo", keys["demo"]}, {"scalar", keys["scalar"]}, {"ranges", ranges}};
+                if (keys.count("run") && keys["run"] != "lesson" && keys["run"] != "own") {
+                    fail(at, "predict check: run='" + keys["run"] + "' is neither lesson (the lesson's setup, the default) "
+                             "nor own (the learner's current run)");
+                    return false;
+                }
+                if (keys.count("run") && keys["run"] == "own") check.grading["run"] = "own";
                 return true;
             }
         }
