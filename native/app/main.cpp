@@ -19,6 +19,8 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include <icl/assets.h>
+
 #include "app_state.h"
 #include "app_ui.h"
 #include "param_controls.h"
@@ -41,6 +43,7 @@ const char* kUsage =
     "  --lang en|ko           the language of lessons and labels\n"
     "  --lessons <dir>        the lesson sources (default: lessons/ of the source tree)\n"
     "  --run-demos            start every demo on the page at once\n"
+    "  --set <inst>.<name>=<v> set a demo's parameter as its control would (a text as typed)\n"
     "  --answer <check>=<v>   answer a check of the open lesson; v is JSON (\"b\", [\"a\",\"c\"],\n"
     "                         true, 0.2) or plain text; the verdict is printed\n"
     "  --drag <p>=<x0>,<y0>:<x1>,<y1>  with --frames: press the mouse on the canvas of the\n"
@@ -58,6 +61,7 @@ struct Options {
     std::string lesson, demo, lang, lessons_dir, screenshot;
     bool run_demos = false;
     std::vector<std::pair<std::string, std::string>> answers;  // check id, value
+    std::vector<std::string> sets;     // "<instance>.<name>=<value>"
     int frames = 0;
     float scroll = 0;
     int width = 1280, height = 800;
@@ -79,7 +83,7 @@ int parse_options(int argc, char** argv, Options& o) {
         if (a == "--help") { std::fputs(kUsage, stdout); return 0; }
         if (a == "--version") { std::printf("icl-lab %s\n", ICL_VERSION); return 0; }
         if (a == "--run-demos") { o.run_demos = true; continue; }
-        if (a != "--lesson" && a != "--demo" && a != "--lang" && a != "--lessons" && a != "--answer" &&
+        if (a != "--lesson" && a != "--demo" && a != "--lang" && a != "--lessons" && a != "--answer" && a != "--set" &&
             a != "--frames" && a != "--screenshot" && a != "--size" && a != "--scale" && a != "--scroll" &&
             a != "--drag")
             return usage_error("unknown option '" + a + "'");
@@ -101,6 +105,7 @@ int parse_options(int argc, char** argv, Options& o) {
                 return usage_error("--drag needs <param>=<x0>,<y0>:<x1>,<y1>, not '" + s + "'");
             o.drag_param = s.substr(0, eq);
         }
+        else if (a == "--set") o.sets.push_back(s);
         else if (a == "--answer") {
             const size_t eq = s.find('=');
             if (eq == std::string::npos || eq == 0) return usage_error("--answer needs <check id>=<answer>, not '" + s + "'");
@@ -432,6 +437,7 @@ bool draw_frame(Lab& lab) {
 #ifndef __EMSCRIPTEN__
 void print_summary(const Lab& lab) {
     for (const DemoInstance& d : lab.app.demos) {
+        if (!d.error.empty()) std::printf("demo %s: refused: %s\n", d.name.c_str(), d.error.c_str());
         if (!d.run) continue;
         const auto result = d.run->snapshot();
         std::printf("demo %s: %s, progress %.3f, steps %ld%s%s\n", d.name.c_str(),
@@ -443,6 +449,13 @@ void print_summary(const Lab& lab) {
                 std::printf("demo %s scalars:", d.name.c_str());
                 for (const icl::Scalar& item : s->items) std::printf(" %s=%.9g", item.name.c_str(), item.value);
                 std::printf("\n");
+                break;
+            }
+        for (const icl::Panel& p : result->panels)  // the first bar chart's tallest bar, as drawn
+            if (const auto* bars = std::get_if<icl::BarsPanel>(&p); bars && !bars->labels.empty()) {
+                const size_t k = static_cast<size_t>(std::max_element(bars->values.begin(), bars->values.end()) - bars->values.begin());
+                std::printf("demo %s: bars '%s': first %s = %.4g\n", d.name.c_str(), bars->title.c_str(),
+                            bars->labels[k].c_str(), bars->values[k]);
                 break;
             }
     }
@@ -459,7 +472,11 @@ int main(int argc, char** argv) {
     const bool scripted = options.frames > 0;
 
     AppState app;
-    app.library = load_lesson_library(find_lessons_dir(options.lessons_dir));
+    const std::string lessons_dir = find_lessons_dir(options.lessons_dir);
+    app.library = load_lesson_library(lessons_dir);
+#ifndef __EMSCRIPTEN__
+    icl::set_asset_dir(lessons_dir);  // the shipped checkpoints the task-model demos read
+#endif
     if (!app.library.problems.empty())
         app.notices.push_back(std::to_string(app.library.problems.size()) +
                               " problem(s) in the lesson sources; run `icl lessons check` to see them");
@@ -498,6 +515,14 @@ int main(int argc, char** argv) {
     else open_lesson(lab.app, lesson_index);
     if (lab.app.lesson())
         std::printf("lesson %s %s\n", lab.app.lesson()->lesson.id.c_str(), lab.app.lang == icl::Lang::ko ? "ko" : "en");
+    for (const std::string& set : options.sets) {  // as if typed into the demo's control
+        const size_t dot = set.find('.'), eq = set.find('=');
+        DemoInstance* d = dot < eq && eq != std::string::npos ? find_demo_instance(lab.app, set.substr(0, dot)) : nullptr;
+        if (!d || !d->def) return usage_error("--set needs <demo instance on the page>.<parameter>=<value>, not '" + set + "'");
+        auto typed = icl::parse_param_strings(d->def->params, {set.substr(dot + 1)});
+        if (!typed) return usage_error(typed.error().message);
+        for (const auto& item : typed.value().items()) d->params[item.key()] = item.value();
+    }
     if (options.run_demos)
         for (DemoInstance& d : lab.app.demos) start_demo_run(lab.app, d);
     lab.pending_answers = options.answers;

@@ -97,6 +97,22 @@ read -r pcheck pkey <<<"$predict"
 run_app predict --lesson dual-form --lang en --run-demos --frames 30 --answer "$pcheck=$pkey"
 grep -q "^check $pcheck: correct" "$work/predict.out" && ok || bad "predict $pcheck=$pkey: $(cat "$work/predict.out")"
 
+# ---- a typed prompt (issue 16): prompt_lab draws the distribution the CLI computes; an
+# unknown word is refused by name; an own-run check is graded against the learner's run
+mapping="dog -> Paris ; cat -> Tokyo ; horse -> Rome ; dog ->"
+want=$("$icl" run prompt_lab --set "prompt=$mapping" | sed -n '/^\[Next token/{n;s/^ *\([^:]*\):.*/\1/p}')
+run_app prompt-lab --demo prompt_lab --lang en --run-demos --frames 8 --set "prompt_lab.prompt=$mapping"
+[ "$status" = 0 ] && [ -n "$want" ] && grep -q "^demo prompt_lab: bars '.*': first $want = " "$work/prompt-lab.out" && ok ||
+  bad "prompt_lab typed prompt: status $status, CLI's top '$want', app: $(grep '^demo' "$work/prompt-lab.out")"
+run_app prompt-lab-bad --demo prompt_lab --lang en --run-demos --frames 2 --set "prompt_lab.prompt=hot -> frigid ; fast ->"
+grep -q "^demo prompt_lab: refused: .*'frigid' (word 3) is not in the vocabulary; nearest: " "$work/prompt-lab-bad.out" && ok ||
+  bad "prompt_lab unknown word: $(cat "$work/prompt-lab-bad.out" "$work/prompt-lab-bad.err")"
+run_app own-run --lesson gpt3-in-context --lang en --run-demos --frames 60 --set "prompt_lab.prompt=$mapping" --answer gpt3-own-mapping=a
+grep -q "^check gpt3-own-mapping: correct" "$work/own-run.out" && ok || bad "own-run check, mapping prompt: $(grep '^check' "$work/own-run.out")"
+run_app own-run-default --lesson gpt3-in-context --lang en --run-demos --frames 60 --answer gpt3-own-mapping=a
+grep -q "^check gpt3-own-mapping: incorrect (correct answer: c)" "$work/own-run-default.out" && ok ||
+  bad "own-run check, the lesson's prompt: $(grep '^check' "$work/own-run-default.out")"
+
 # ---- a corrupt progress file is set aside with a notice, and a fresh one written ------
 echo '{"version": 1, "lang": ' >"$XDG_STATE_HOME/icl-lab/progress.json"
 run_app corrupt --lesson gpt3-in-context --lang en --frames 2

@@ -8,6 +8,8 @@
 // a 375 px viewport does not scroll sideways. Screenshots go to build/test-artifacts/.
 // Prints the budgets as "budget first_load_bytes=... first_result_ms=... redraw_ms=..."
 // and ends with "browser: N passed, M failed".
+// BROWSER_LESSONS=gpt3-in-context,... restricts the per-lesson tests to those lesson ids
+// (for a targeted run; the other tests run as always).
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -185,8 +187,10 @@ function moveSlider(page, name, sliderIndex) {
 
 const budgets = { firstLoadBytes: null, firstResultMs: null, redrawMs: [] };
 
+const onlyLessons = process.env.BROWSER_LESSONS ? process.env.BROWSER_LESSONS.split(',') : null;
 for (const lang of langs) {
   for (const entry of index[lang]) {
+    if (onlyLessons && !onlyLessons.includes(entry.id)) continue;
     const where = `${lang}/${entry.id}`;
     const context = await newContext({ viewport: { width: 1100, height: 900 } });
     const page = await context.newPage();
@@ -517,6 +521,72 @@ await test('every panel kind draws from a fixture Result: axes, legend, log tick
   expectNoErrors(context, 'console');
   await context.close();
 });
+
+// ---- a text parameter: the learner types a prompt ---------------------------------------
+// The first page with prompt_lab: typing a prompt redraws the distribution; an unknown
+// word is named inline; markup typed in stays text; the shared URL draws the same.
+const withPromptLab = langs.flatMap((lang) => index[lang].map((e) => ({ lang, ...e })))
+  .find((e) => e.lang === 'en' && e.demos.some((d) => (d.demo || d) === 'prompt_lab'));
+if (withPromptLab) {
+  const context = await newContext({ viewport: { width: 1000, height: 900 } });
+  const page = await context.newPage();
+  const typeInto = async (input, text) => {
+    const section = input.locator('xpath=ancestor::section[contains(@class, "demo")]');
+    const draws = Number(await section.getAttribute('data-draws') || 0);
+    await input.fill(text);
+    await input.press('Enter');
+    return { section, draws };
+  };
+  await test('prompt_lab: a typed prompt redraws the distribution; an unknown word is named inline; the link reproduces it', async () => {
+    await page.goto(`${origin}/en/${withPromptLab.id}.html`);
+    await demosSettled(page);
+    const section = page.locator('section.demo[data-instance="prompt_lab"]');
+    const input = section.locator('input.control-text[name=prompt]');
+    const t0 = Date.now();
+    const { draws } = await typeInto(input, 'dog -> Paris ; cat -> Tokyo ; dog ->');
+    await page.waitForFunction(([n]) => {
+      const s = document.querySelector('section.demo[data-instance="prompt_lab"]');
+      return Number(s.dataset.draws) > n && s.dataset.state === 'done';
+    }, [draws], { timeout: DEMO_TIMEOUT_MS });
+    const redrawMs = Date.now() - t0;
+    const bars = await section.locator('figure').filter({ hasText: 'Next token' }).innerText();
+    expect(/Paris/.test(bars), `the distribution after typing does not show Paris: ${bars.slice(0, 200)}`);
+    const link = page.url();
+    expect(new URL(link).searchParams.get('prompt_lab.prompt') === 'dog -> Paris ; cat -> Tokyo ; dog ->', `the URL lacks the prompt: ${link}`);
+    // an unknown word: the core's message under the field, the old drawing kept
+    await typeInto(input, 'hot -> frigid ; fast ->');
+    const error = section.locator('.control-error');
+    await error.waitFor({ state: 'visible', timeout: DEMO_TIMEOUT_MS });
+    const message = await error.innerText();
+    expect(/'frigid' \(word 3\) is not in the vocabulary; nearest: /.test(message), `inline error: ${message}`);
+    // markup stays text
+    await typeInto(input, '<img src=x onerror="window.pwned=1"> ->');
+    await page.waitForFunction(() => /not in the vocabulary/.test(document.querySelector('section.demo[data-instance="prompt_lab"] .control-error').textContent));
+    expect(await section.locator('.control-error img').count() === 0 && !(await page.evaluate(() => window.pwned)), 'typed markup was rendered');
+    // completion: a chip for the word being typed replaces it
+    await input.fill('big -> small ; ho');
+    await input.dispatchEvent('input');
+    await section.locator('.control-suggest .chip', { hasText: /^hot$/ }).click();
+    expect((await input.inputValue()).trim() === 'big -> small ; hot', `completion gave '${await input.inputValue()}'`);
+    // the shared link: a new page draws the same result
+    await typeInto(input, 'dog -> Paris ; cat -> Tokyo ; dog ->');
+    await page.waitForFunction(() => document.querySelector('section.demo[data-instance="prompt_lab"]').dataset.state === 'done'
+      && !document.querySelector('section.demo[data-instance="prompt_lab"] .control-error').textContent
+      && /Paris/.test(document.querySelector('section.demo[data-instance="prompt_lab"] .panels').textContent));
+    const mine = await section.locator('.panels').evaluate((e) => e.innerHTML);
+    const other = await context.newPage();
+    await other.goto(page.url());
+    await demosSettled(other);
+    const theirs = await other.locator('section.demo[data-instance="prompt_lab"] .panels').evaluate((e) => e.innerHTML);
+    const strip = (h) => h.replace(/(clip|grad)-[a-z0-9]+/g, '');
+    expect(strip(mine) === strip(theirs), 'the shared link drew a different result');
+    expect(await other.locator('section.demo[data-instance="prompt_lab"] input.control-text[name=prompt]').inputValue() === 'dog -> Paris ; cat -> Tokyo ; dog ->', 'the shared link did not fill the prompt');
+    await other.close();
+    console.log(`     prompt_lab redraw after typing: ${redrawMs} ms (debounce and Enter included)`);
+    expectNoErrors(context, 'console');
+  });
+  await context.close();
+}
 
 await test('the wasm API answers bad input with readable errors, never a crash', async () => {
   const core = await require(path.join(site, 'assets', 'icl_core.js'))({ wasmBinary: fs.readFileSync(path.join(site, 'assets', 'icl_core.wasm')) });
