@@ -29,6 +29,7 @@ const char* type_name(ParamType t) {
         case ParamType::Int: return "int";
         case ParamType::Float: return "float";
         case ParamType::Bool: return "bool";
+        case ParamType::Points: return "points";
         case ParamType::Text: return "text";
         default: return "choice";
     }
@@ -52,12 +53,40 @@ std::string range_text(const ParamSpec& s) {
             return out;
         }
         case ParamType::Int: return "an integer in [" + number_text(s.min) + ", " + number_text(s.max) + "]";
+        case ParamType::Points:
+            return std::to_string(s.min_count) + " to " + std::to_string(s.max_count) + " points x,y with x in [" +
+                   number_text(s.min) + ", " + number_text(s.max) + "] and y in [" + number_text(s.y_min) + ", " +
+                   number_text(s.y_max) + "], written \"x,y; x,y\"";
         default: return "a number in [" + number_text(s.min) + ", " + number_text(s.max) + "]";
     }
 }
 
 Error bad_param(const ParamSpec& s, const std::string& what) {
     return make_error("parameter '" + s.name + "' " + what + ": expected " + range_text(s));
+}
+
+// A points value: an array of [x, y] pairs, each finite and inside the spec's ranges.
+Expected<std::vector<Point2>> validate_points(const ParamSpec& s, const json& v) {
+    if (!v.is_array()) return bad_param(s, "is not a list of points");
+    const int n = static_cast<int>(v.size());
+    if (n > s.max_count) return bad_param(s, "has " + std::to_string(n) + " points, more than " + std::to_string(s.max_count));
+    if (n < s.min_count) return bad_param(s, "has " + std::to_string(n) + " points, fewer than " + std::to_string(s.min_count));
+    std::vector<Point2> out;
+    for (int k = 0; k < n; ++k) {
+        const json& p = v[static_cast<size_t>(k)];
+        const std::string which = "point " + std::to_string(k + 1);
+        if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number())
+            return bad_param(s, which + " is not a pair of numbers [x, y]");
+        const double x = p[0].get<double>(), y = p[1].get<double>();
+        const std::string at = which + " (" + number_text(x) + ", " + number_text(y) + ")";
+        if (!std::isfinite(x) || !std::isfinite(y)) return bad_param(s, at + " is not finite");
+        if (x < s.min || x > s.max)
+            return bad_param(s, at + " has x outside [" + number_text(s.min) + ", " + number_text(s.max) + "]");
+        if (y < s.y_min || y > s.y_max)
+            return bad_param(s, at + " has y outside [" + number_text(s.y_min) + ", " + number_text(s.y_max) + "]");
+        out.push_back({x, y});
+    }
+    return out;
 }
 
 bool is_space(long c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0xA0 || c == 0x3000; }
@@ -75,6 +104,41 @@ std::vector<long> code_points(const std::string& s) {
         const long c = utf8_next(s, i);
         if (c < 0) break;
         out.push_back(c);
+    }
+    return out;
+}
+
+std::string trim(const std::string& t) {
+    const auto a = t.find_first_not_of(" \t\r\n"), b = t.find_last_not_of(" \t\r\n");
+    return a == std::string::npos ? std::string() : t.substr(a, b - a + 1);
+}
+
+// "x,y; x,y" -> [[x, y], ...] (ranges are validate_points' job). Empty items between
+// semicolons are skipped, so "1,2;" and "" read as one and no points.
+Expected<json> parse_points_text(const ParamSpec& s, const std::string& text) {
+    json out = json::array();
+    size_t start = 0;
+    int k = 0;
+    while (start <= text.size()) {
+        const size_t semi = std::min(text.find(';', start), text.size());
+        const std::string item = trim(text.substr(start, semi - start));
+        start = semi + 1;
+        if (item.empty()) continue;
+        ++k;
+        if (k > s.max_count + 1) break;  // enough to name the count; the rest is not read
+        const auto comma = item.find(',');
+        const std::string which = "point " + std::to_string(k) + " '" + item + "'";
+        if (comma == std::string::npos || item.find(',', comma + 1) != std::string::npos)
+            return bad_param(s, which + " is not of the form x,y");
+        double xy[2];
+        const std::string parts[2] = {trim(item.substr(0, comma)), trim(item.substr(comma + 1))};
+        for (int c = 0; c < 2; ++c) {
+            char* end = nullptr;
+            xy[c] = std::strtod(parts[c].c_str(), &end);
+            if (parts[c].empty() || end != parts[c].c_str() + parts[c].size())
+                return bad_param(s, which + " has " + (c == 0 ? "x" : "y") + " '" + parts[c] + "', not a number");
+        }
+        out.push_back({xy[0], xy[1]});
     }
     return out;
 }
@@ -171,6 +235,7 @@ float Params::f(const std::string& name) const { return static_cast<float>(numbe
 double Params::d(const std::string& name) const { return numbers.at(name); }
 bool Params::b(const std::string& name) const { return numbers.at(name) != 0.0; }
 const std::string& Params::s(const std::string& name) const { return choices.at(name); }
+const std::vector<Point2>& Params::pts(const std::string& name) const { return points.at(name); }
 const std::string& Params::text(const std::string& name) const { return texts.at(name); }
 const std::vector<std::string>& Params::tokens(const std::string& name) const { return words.at(name); }
 const std::vector<int>& Params::token_ids(const std::string& name) const { return word_ids.at(name); }
@@ -179,8 +244,15 @@ json Params::to_json() const {
     json j = json::object();
     for (const auto& [k, v] : numbers) j[k] = v;
     for (const auto& [k, v] : choices) j[k] = v;
+    for (const auto& [k, v] : points) j[k] = v;
     for (const auto& [k, v] : texts) j[k] = v;
     return j;
+}
+
+std::string points_text(const std::vector<Point2>& points) {
+    std::string out;
+    for (const Point2& p : points) out += (out.empty() ? "" : "; ") + number_text(p[0]) + "," + number_text(p[1]);
+    return out;
 }
 
 Expected<Params> validate_params(const std::vector<ParamSpec>& specs, const json& given) {
@@ -201,6 +273,21 @@ Expected<Params> validate_params(const std::vector<ParamSpec>& specs, const json
         const bool has = given.is_object() && given.contains(s.name);
         const json v = has ? given.at(s.name) : json();
         switch (s.type) {
+            case ParamType::Points: {
+                if (!has) { out.points[s.name] = s.default_points; break; }
+                // The text form is accepted here too, so a page sends what was typed
+                // and the message names the bad point.
+                json list = v;
+                if (v.is_string()) {
+                    auto read = parse_points_text(s, v.get<std::string>());
+                    if (!read) return read.error();
+                    list = std::move(read.value());
+                }
+                auto pts = validate_points(s, list);
+                if (!pts) return pts.error();
+                out.points[s.name] = std::move(pts.value());
+                break;
+            }
             case ParamType::Text: {
                 if (has && !v.is_string()) return bad_param(s, "is not a string");
                 auto tokens = tokenize_text(s, has ? v.get<std::string>() : s.default_text);
@@ -266,6 +353,12 @@ Expected<json> parse_param_strings(const std::vector<ParamSpec>& specs, const st
         switch (it->type) {
             case ParamType::Choice:
             case ParamType::Text: out[key] = text; break;
+            case ParamType::Points: {
+                auto pts = parse_points_text(*it, text);
+                if (!pts) return pts.error();
+                out[key] = std::move(pts.value());
+                break;
+            }
             case ParamType::Bool:
                 if (text == "true" || text == "1") out[key] = true;
                 else if (text == "false" || text == "0") out[key] = false;
@@ -307,7 +400,7 @@ struct PanelToJson {
         json series = json::array();
         for (const auto& s : p.series)
             series.push_back({{"name", s.name}, {"x", nums(s.x)}, {"y", nums(s.y)}, {"y_err", nums(s.y_err)},
-                              {"dashed", s.dashed}});
+                              {"dashed", s.dashed}, {"markers", s.markers}});
         return {{"kind", "lines"}, {"title", p.title}, {"x_label", p.x_label}, {"y_label", p.y_label},
                 {"log_x", p.log_x}, {"log_y", p.log_y}, {"series", series}};
     }
@@ -403,7 +496,16 @@ json to_json(const DemoDef& def, Lang lang) {
     json params = json::array();
     for (const auto& s : def.params) {
         json p = {{"name", s.name}, {"type", type_name(s.type)}, {"help", lang == Lang::ko ? s.help_ko : s.help_en}};
-        if (s.type == ParamType::Choice) {
+        if (s.type == ParamType::Points) {
+            p["x_min"] = s.min;
+            p["x_max"] = s.max;
+            p["y_min"] = s.y_min;
+            p["y_max"] = s.y_max;
+            p["min_count"] = s.min_count;
+            p["max_count"] = s.max_count;
+            p["step"] = s.step;
+            p["default"] = s.default_points;
+        } else if (s.type == ParamType::Choice) {
             p["choices"] = s.choices;
             p["default"] = s.choices.at(static_cast<size_t>(s.default_value));
         } else if (s.type == ParamType::Bool) {

@@ -16,10 +16,13 @@ RegressionTask sample_task(Rng& rng, const TaskConfig& cfg, int n_context) {
     for (float& w : t.w) w = rng.normal();
     t.x = Mat(n_context, cfg.d);
     for (float& x : t.x.v) x = draw_input(rng, cfg);
+    if (cfg.bias_feature)
+        for (int i = 0; i < n_context; ++i) t.x(i, cfg.d - 1) = 1.0f;
     t.y.resize(static_cast<size_t>(n_context));
     for (int i = 0; i < n_context; ++i) t.y[i] = dot(t.w.data(), t.x.row(i), cfg.d) + cfg.noise * rng.normal();
     t.x_query.resize(static_cast<size_t>(cfg.d));
     for (float& x : t.x_query) x = draw_input(rng, cfg);
+    if (cfg.bias_feature) t.x_query.back() = 1.0f;
     t.y_query = dot(t.w.data(), t.x_query.data(), cfg.d) + cfg.noise * rng.normal();
     return t;
 }

@@ -164,7 +164,7 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
 
     const bool running = demo.run && demo.run->running();
     if (ImGui::TreeNodeEx(tr(app.lang, labels::parameters), ImGuiTreeNodeFlags_DefaultOpen)) {
-        ImGui::BeginDisabled(running);
+        ImGui::BeginDisabled(running && !def.analytic);  // an analytic demo restarts on every edit
         const bool changed = draw_param_controls(def.params, demo.params, app.lang);
         int seed = static_cast<int>(demo.seed);
         ImGui::AlignTextToFramePadding();

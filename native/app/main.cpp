@@ -23,6 +23,7 @@
 
 #include "app_state.h"
 #include "app_ui.h"
+#include "param_controls.h"
 #include "fonts.h"
 #include "result_view.h"
 #include "ui_text.h"
@@ -45,6 +46,8 @@ const char* kUsage =
     "  --set <inst>.<name>=<v> set a demo's parameter as its control would (a text as typed)\n"
     "  --answer <check>=<v>   answer a check of the open lesson; v is JSON (\"b\", [\"a\",\"c\"],\n"
     "                         true, 0.2) or plain text; the verdict is printed\n"
+    "  --drag <p>=<x0>,<y0>:<x1>,<y1>  with --frames: press the mouse on the canvas of the\n"
+    "                         points parameter p at data (x0, y0), drag to (x1, y1), release\n"
     "  --frames <n>           draw n frames, print frame times, and exit\n"
     "  --screenshot <file>    write the last frame as a PNG (with --frames)\n"
     "  --scroll <pixels>      scroll the page down this far (with --frames, for screenshots)\n"
@@ -67,6 +70,8 @@ struct Options {
     float scroll = 0;
     int width = 1280, height = 800;
     float scale = 0;
+    std::string drag_param;       // --drag: the points parameter, from and to in data units
+    double drag[4] = {0, 0, 0, 0};
 };
 
 int usage_error(const std::string& message) {
@@ -85,7 +90,7 @@ int parse_options(int argc, char** argv, Options& o) {
         if (a == "--review") { o.review = true; continue; }
         if (a != "--lesson" && a != "--demo" && a != "--lang" && a != "--lessons" && a != "--answer" && a != "--set" &&
             a != "--frames" && a != "--screenshot" && a != "--size" && a != "--scale" && a != "--scroll" &&
-            a != "--import" && a != "--export" && a != "--export-csv")
+            a != "--import" && a != "--export" && a != "--export-csv" && a != "--drag")
             return usage_error("unknown option '" + a + "'");
         if (i + 1 >= argc) return usage_error(a + " needs a value");
         v = argv[++i];
@@ -100,6 +105,14 @@ int parse_options(int argc, char** argv, Options& o) {
         else if (a == "--import") o.import_file = s;
         else if (a == "--export") o.export_file = s;
         else if (a == "--export-csv") o.export_csv = s;
+        else if (a == "--drag") {
+            const auto eq = s.find('=');
+            char tail = 0;
+            if (eq == std::string::npos || eq == 0 ||
+                std::sscanf(s.c_str() + eq + 1, "%lf,%lf:%lf,%lf%c", &o.drag[0], &o.drag[1], &o.drag[2], &o.drag[3], &tail) != 4)
+                return usage_error("--drag needs <param>=<x0>,<y0>:<x1>,<y1>, not '" + s + "'");
+            o.drag_param = s.substr(0, eq);
+        }
         else if (a == "--set") o.sets.push_back(s);
         else if (a == "--answer") {
             const size_t eq = s.find('=');
@@ -125,6 +138,7 @@ int parse_options(int argc, char** argv, Options& o) {
         }
     }
     if (!o.screenshot.empty() && o.frames == 0) return usage_error("--screenshot needs --frames");
+    if (!o.drag_param.empty() && o.frames == 0) return usage_error("--drag needs --frames");
     if (!o.lesson.empty() && !o.demo.empty()) return usage_error("give --lesson or --demo, not both");
     return -1;
 }
@@ -238,7 +252,27 @@ struct Lab {
     std::vector<std::pair<int, double>> frame_ms, frame_ms_running;
     int frame = 0;
     int exit_status = 0;
+    int drag_phase = 0;  // --drag: 0 waiting for the canvas, 1 over the start, 2 pressed, 3 moved, 4 released
 };
+
+// --drag: drives the mouse over a frame each, after the backend read the real one.
+void scripted_drag(Lab& lab) {
+    if (lab.options.drag_param.empty() || lab.drag_phase >= 4) return;
+    const icl::ParamSpec* spec = nullptr;
+    for (const DemoInstance& d : lab.app.demos)
+        if (d.def)
+            for (const icl::ParamSpec& s : d.def->params)
+                if (s.name == lab.options.drag_param && s.type == icl::ParamType::Points) spec = &s;
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    if (!spec || !points_canvas_at(spec->name, lab.options.drag[0], lab.options.drag[1], *spec, x0, y0)) return;
+    points_canvas_at(spec->name, lab.options.drag[2], lab.options.drag[3], *spec, x1, y1);
+    ImGuiIO& io = ImGui::GetIO();
+    const int phase = lab.drag_phase++;
+    io.MousePos = phase == 0 ? ImVec2(x0, y0) : phase == 1 ? ImVec2(x0, y0) : ImVec2(x1, y1);
+    io.MouseDown[0] = phase == 1 || phase == 2;
+    if (phase == 3) std::printf("dragged %s from (%g, %g) to (%g, %g)\n", spec->name.c_str(), lab.options.drag[0],
+                                lab.options.drag[1], lab.options.drag[2], lab.options.drag[3]);
+}
 
 // Opens the window and sets up ImGui and the fonts; false (with a message) if it cannot.
 bool open_window(Lab& lab) {
@@ -378,6 +412,7 @@ bool draw_frame(Lab& lab) {
     if (lab.options.scroll > 0) app.scroll_request = lab.options.scroll;  // until the page is long enough to take it
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    if (lab.scripted) scripted_drag(lab);
     ImGui::NewFrame();
     draw_app(app, lab.fonts);
     ImGui::Render();
@@ -420,6 +455,14 @@ void print_summary(const Lab& lab) {
         std::printf("demo %s: %s, progress %.3f, steps %ld%s%s\n", d.name.c_str(),
                     d.run->running() ? "running" : result->done ? "done" : "stopped", result->progress,
                     d.run->steps(), result->error.empty() ? "" : ", error: ", result->error.c_str());
+        // The first scalars panel, so a scripted run can compare numbers with `icl run`.
+        for (const icl::Panel& p : result->panels)
+            if (const auto* s = std::get_if<icl::ScalarsPanel>(&p)) {
+                std::printf("demo %s scalars:", d.name.c_str());
+                for (const icl::Scalar& item : s->items) std::printf(" %s=%.9g", item.name.c_str(), item.value);
+                std::printf("\n");
+                break;
+            }
         for (const icl::Panel& p : result->panels)  // the first bar chart's tallest bar, as drawn
             if (const auto* bars = std::get_if<icl::BarsPanel>(&p); bars && !bars->labels.empty()) {
                 const size_t k = static_cast<size_t>(std::max_element(bars->values.begin(), bars->values.end()) - bars->values.begin());

@@ -167,6 +167,10 @@ void draw_lines(const icl::LinesPanel& p, const Fonts& fonts) {
         for (size_t i = 0; i < n; ++i) {
             if (!x.usable(s.x[i]) || !y.usable(s.y[i])) { have_previous = false; continue; }  // a gap
             const ImVec2 point = to_screen(s.x[i], s.y[i]);
+            if (s.markers) {  // points only
+                draw->AddCircleFilled(point, 4.0f, colour);
+                continue;
+            }
             if (have_previous) {
                 if (s.dashed) draw_dashed(draw, previous, point, colour, 2.0f, phase);
                 else draw->AddLine(previous, point, colour, 2.0f);

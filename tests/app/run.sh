@@ -199,5 +199,21 @@ else
   bad "diverging: status $status, $(grep '^demo' "$work/diverging.out") $(cat "$work/diverging.err")"
 fi
 
+# ---- a points parameter: a scripted drag on the canvas moves the curves ------------------
+# regression_lab's third starting point (0, 0.7) is dragged to (0, 2.5) with the mouse on
+# the canvas; the app's one-GD-step prediction must then be the CLI's for the moved
+# points, and differ from the one before the drag.
+gd_of() { node -e 'const r = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(r.panels[0].items.find((i) => i.name === "gd_one_step").value)'; }
+run_app points --demo regression_lab --lang en --frames 40 --drag "points=0,0.7:0,2.5"
+got=$(sed -n 's/^demo regression_lab scalars:.* gd_one_step=\([^ ]*\).*/\1/p' "$work/points.out")
+want=$("$icl" run regression_lab --set "points=-1.5,-0.8; -0.8,-0.1; 0,2.5; 0.6,0.8; 1.3,1.9" --json | gd_of)
+before=$("$icl" run regression_lab --json | gd_of)
+if [ "$status" = 0 ] && grep -q "^dragged points from (0, 0.7) to (0, 2.5)" "$work/points.out" &&
+   awk -v g="${got:-nan}" -v w="$want" -v b="$before" 'BEGIN { d = g - w; if (d < 0) d = -d; e = g - b; if (e < 0) e = -e; exit !(d < 1e-5 && e > 0.05) }'; then
+  ok
+else
+  bad "points drag: status $status, gd_one_step ${got:-?} after the drag, CLI ${want:-?} (before ${before:-?}); $(grep -E '^(dragged|demo)' "$work/points.out") $(cat "$work/points.err")"
+fi
+
 echo "app: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -121,7 +121,8 @@ function answersFor(check, demoParams, lang) {
     case 'numeric': return { right: String(g.answer).replace('.', ','), wrong: String(g.answer + 10 * (g.tol || 1) + 1) };
     case 'text': return { right: `  ${g.accepted[0].toUpperCase()}! `, wrong: 'zzqx not an answer' };
     case 'predict': {
-      const sets = Object.entries(demoParams[g.demo].params).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
+      const text = (v) => (Array.isArray(v) ? v.map((p) => p.join(',')).join('; ') : v);  // points: "x,y; x,y"
+      const sets = Object.entries(demoParams[g.demo].params).flatMap(([k, v]) => ['--set', `${k}=${text(v)}`]);
       const args = ['run', demoParams[g.demo].demo, ...sets, '--json', '--lang', lang];
       const key = JSON.stringify(args.slice(0, -1));  // scalars do not depend on the language
       if (!nativeRuns.has(key)) nativeRuns.set(key, JSON.parse(execFileSync(icl, args, { maxBuffer: 64 << 20 }).toString()));
@@ -729,6 +730,68 @@ await test('progress exported from the page, imported into the desktop app and b
   expectNoErrors(context, 'console');
   await context.close();
 });
+// ---- a points parameter: drag a point and the curves move; add, remove, type ----------------
+const withPoints = langs.flatMap((lang) => index[lang].map((e) => ({ lang, ...e }))).find((e) => e.demos.includes('regression_lab'));
+if (withPoints) {
+  await test(`${withPoints.lang}/${withPoints.id}: the point editor — drag moves the curves, click adds, Delete removes, a bad point is named`, async () => {
+    const context = await newContext({ viewport: { width: 1000, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${origin}/${withPoints.lang}/${withPoints.id}.html`);
+    await demosSettled(page);
+    const section = page.locator('section.demo:has(svg.point-plot)').first();
+    const name = await section.getAttribute('data-instance');
+    const plot = section.locator('svg.point-plot');
+    const drawsNow = async () => Number(await section.getAttribute('data-draws'));
+    const settledAfter = (d) => page.waitForFunction(([n, k]) => {
+      const s = document.querySelector(`section.demo[data-instance="${n}"]`);
+      return Number(s.dataset.draws) > k && ['done', 'error'].includes(s.dataset.state);
+    }, [name, d], { timeout: DEMO_TIMEOUT_MS });
+    // Drag the third point 50 px up: the drawing changes and the URL carries the points.
+    const before = await panelsHtml(page, name);
+    const count0 = Number(await plot.getAttribute('data-count'));
+    await plot.scrollIntoViewIfNeeded();
+    const box = await section.locator('circle.point').nth(2).boundingBox();
+    let d = await drawsNow();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2 - 50, { steps: 6 });
+    await page.mouse.up();
+    await settledAfter(d);
+    const after = await panelsHtml(page, name);
+    expect(after !== before, 'dragging a point left the curves unchanged');
+    const lsa = (html) => (html.match(/<path[^>]*class="series"[^>]*>/g) || []).join();
+    expect(lsa(after) !== lsa(before), 'dragging a point moved no curve');
+    const query = new URL(page.url()).searchParams.get(`${name}.points`);
+    expect(query && query.split(';').length === count0, `URL points after the drag: ${query}`);
+    expect(Number(await plot.getAttribute('data-count')) === count0, 'the drag changed the number of points');
+    // A click on empty space adds a point; Delete on a focused point removes it.
+    const pb = await plot.boundingBox();
+    d = await drawsNow();
+    await page.mouse.click(pb.x + pb.width * 0.9, pb.y + pb.height * 0.85);
+    await settledAfter(d);
+    expect(Number(await plot.getAttribute('data-count')) === count0 + 1, 'a click did not add a point');
+    d = await drawsNow();
+    await section.locator('circle.point').first().focus();
+    await page.keyboard.press('Delete');
+    await settledAfter(d);
+    expect(Number(await plot.getAttribute('data-count')) === count0, 'Delete did not remove the point');
+    // Typed points: a bad one is named with its bound, a good list redraws the plot.
+    const field = section.locator('input.point-text');
+    d = await drawsNow();
+    await field.fill('0,1; 0.5,9');
+    await field.press('Enter');
+    await section.locator('.demo-error').waitFor({ state: 'visible', timeout: DEMO_TIMEOUT_MS });
+    const message = await section.locator('.demo-error').innerText();
+    expect(message.includes('point 2') && message.includes('[-4, 4]'), `the error does not name the point and its bound: ${message}`);
+    await field.fill('-1,-1; 1,1');
+    await field.press('Enter');
+    await page.waitForFunction((n) => document.querySelector(`section.demo[data-instance="${n}"] svg.point-plot`).dataset.count === '2', name);
+    await settledAfter(d);
+    expect(await section.locator('.demo-error').isHidden(), 'the error stayed after a good list');
+    expectNoErrors(context, 'console');
+    await context.close();
+  });
+}
 
 await test('no request left 127.0.0.1', async () => {
   expect(foreignRequests.length === 0, `requests to other hosts: ${[...new Set(foreignRequests)].join(', ')}`);

@@ -6,6 +6,7 @@
 // byte), the rest are "k=v" strings.
 // Properties beyond "no crash": both forms accept or refuse alike and agree on the
 // values, and every accepted value lies inside its ParamSpec (type, range, choices;
+// a points list within its count and its x and y ranges, and its text form reads back;
 // a text: valid UTF-8 within its length, every token in the vocabulary, and its
 // canonical form tokenizing to the same tokens again).
 #include <algorithm>
@@ -24,6 +25,18 @@ namespace {
 
 void check_inside_specs(const icl::DemoDef& def, const icl::Params& p) {
     for (const icl::ParamSpec& s : def.params) {
+        if (s.type == icl::ParamType::Points) {
+            const auto& pts = p.pts(s.name);
+            if (static_cast<int>(pts.size()) > s.max_count || static_cast<int>(pts.size()) < s.min_count) std::abort();
+            for (const auto& xy : pts)
+                if (!(xy[0] >= s.min && xy[0] <= s.max && xy[1] >= s.y_min && xy[1] <= s.y_max)) std::abort();
+            // The text form reads back to the same list.
+            auto again = icl::parse_param_strings(def.params, {s.name + "=" + icl::points_text(pts)});
+            if (!again) std::abort();
+            auto valid = icl::validate_params(def.params, again.value());
+            if (!valid || valid.value().pts(s.name).size() != pts.size()) std::abort();
+            continue;
+        }
         if (s.type == icl::ParamType::Text) {
             const std::string& text = p.text(s.name);
             const auto& tokens = p.tokens(s.name);

@@ -5,6 +5,7 @@
 // same way natively, under ASan and in wasm (whose heap is at most 1 GB).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -32,9 +33,18 @@ constexpr size_t kDemoBudget = icl::kDemoMemoryBudget;
 std::vector<json> largest_params(const icl::DemoDef& def) {
     json base = json::object();
     for (const auto& s : def.params) {
-        if (s.type == icl::ParamType::Bool) base[s.name] = true;
-        else if (s.type == icl::ParamType::Text) base[s.name] = s.default_text;  // the demo bounds its tokens
-        else if (s.type != icl::ParamType::Choice) base[s.name] = s.max;
+        if (s.type == icl::ParamType::Bool) {
+            base[s.name] = true;
+        } else if (s.type == icl::ParamType::Points) {  // the most points, spread over x
+            json pts = json::array();
+            for (int k = 0; k < s.max_count; ++k)
+                pts.push_back({s.min + (s.max - s.min) * k / std::max(1, s.max_count - 1), s.y_max});
+            base[s.name] = pts;
+        } else if (s.type == icl::ParamType::Text) {
+            base[s.name] = s.default_text;  // the demo bounds its tokens
+        } else if (s.type != icl::ParamType::Choice) {
+            base[s.name] = s.max;
+        }
     }
     std::vector<json> out{base};
     for (const auto& s : def.params)

@@ -1,12 +1,14 @@
 // A demo's controls, generated from its ParamSpecs (core/include/icl/demo.h): a slider
 // and a number box for int/float (a log slider when the range spans 3+ decades), a
-// checkbox for bool, a select for choice, a text field for text (its vocabulary as
-// clickable chips, completions of the word being typed, the core's error inline);
-// each with a label and its help text.
+// checkbox for bool, a select for choice, a point editor for points (point-editor.js),
+// a text field for text (its vocabulary as clickable chips, completions of the word
+// being typed, the core's error inline); each with a label and its help text.
 // onChange(name, value, final) — final is false while a slider is being dragged or a
 // text is being typed (the page debounces those).
 // The returned setters also hold inlineError(message): shows a core error next to the
 // text field it names ("parameter 'prompt': ..."); false if no field matches.
+
+import { buildPointEditor } from './point-editor.js';
 
 const el = (tag, attrs = {}, text) => {
   const e = document.createElement(tag);
@@ -116,7 +118,10 @@ export function buildControls(form, specs, values, idPrefix, onChange, words = {
     const label = el('label', { for: id, class: 'control-label' }, spec.name);
     const help = spec.help ? el('p', { id: helpId, class: 'control-help' }, spec.help) : null;
     const described = help ? helpId : null;
-    if (spec.type === 'text') {
+    if (spec.type === 'points') {
+      row.append(label);
+      setters[spec.name] = buildPointEditor(row, spec, values[spec.name], id, described, onChange);
+    } else if (spec.type === 'text') {
       const t = textControl(spec, id, described, values, onChange, {
         completions: words.completions || 'Completions',
         vocabulary: words.vocabulary || ((n) => `Vocabulary (${n} words)`),

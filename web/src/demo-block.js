@@ -4,7 +4,8 @@
 import { buildControls } from './controls.js';
 import { drawPanel, GRAPHIC_KINDS } from './plots/panels.js';
 import { downloadCsv, downloadJson, downloadPng } from './export.js';
-import { writeUrlParams } from './url-state.js';
+import { writeUrlParams, paramText } from './url-state.js';
+import { textToPoints } from './point-editor.js';
 
 const el = (tag, attrs = {}, text) => {
   const e = document.createElement(tag);
@@ -23,6 +24,11 @@ export class DemoBlock {
     this.analytic = Boolean(this.info.analytic);
     const defaults = Object.fromEntries(this.info.params.map((p) => [p.name, p.default]));
     this.lessonParams = { ...defaults, ...block.params };
+    // A lesson writes points as "x,y; x,y": held as [[x, y], ...] like the editor's.
+    for (const p of this.info.params) {
+      const v = this.lessonParams[p.name];
+      if (p.type === 'points' && typeof v === 'string' && textToPoints(v)) this.lessonParams[p.name] = textToPoints(v);
+    }
     this.params = { ...this.lessonParams };
     this.result = null;
     this.resultParams = null;
@@ -75,8 +81,8 @@ export class DemoBlock {
   }
 
   fileName() {
-    // Typed texts may hold spaces, arrows and slashes: keep a file name plain.
-    return `${this.block.name}-${Object.entries(this.resultParams || {}).map(([k, v]) => `${k}_${v}`).join('-')}`
+    // Typed texts may hold spaces, arrows and slashes, points semicolons: keep a file name plain.
+    return `${this.block.name}-${Object.entries(this.resultParams || {}).map(([k, v]) => `${k}_${paramText(v)}`).join('-')}`
       .replace(/[^\w.=-]+/gu, '_').slice(0, 120);
   }
 

@@ -18,12 +18,18 @@ export function readUrlParams(search, instanceNames) {
   return { byInstance, unknown };
 }
 
+// A value as the core reads it back: points [[x, y], ...] as "x,y; x,y".
+export function paramText(value) {
+  if (Array.isArray(value)) return value.map((p) => (Array.isArray(p) ? p.join(',') : String(p))).join('; ');
+  return String(value);
+}
+
 // Rewrites the query for one instance: `changed` = {name: value} differing from the lesson.
 export function writeUrlParams(instance, changed) {
   const url = new URL(window.location.href);
   for (const key of [...url.searchParams.keys()]) {
     if (key.startsWith(`${instance}.`)) url.searchParams.delete(key);
   }
-  for (const [name, value] of Object.entries(changed)) url.searchParams.set(`${instance}.${name}`, String(value));
+  for (const [name, value] of Object.entries(changed)) url.searchParams.set(`${instance}.${name}`, paramText(value));
   window.history.replaceState(null, '', url);
 }

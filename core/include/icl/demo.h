@@ -15,11 +15,16 @@
 //              "choices": ["sgd", "adam"],          (type "choice" only; default is
 //                                                    the default choice's name)
 //              "help": "..."}                       (title/summary/help in the asked lang)
+//             type "points": {"name", "type": "points", "x_min", "x_max", "y_min", "y_max",
+//              "min_count", "max_count", "step" (the editor's snap grid, 0 = none),
+//              "default": [[x, y], ...], "help"}
 //             text: {"name": "prompt", "type": "text", "default": "hot → cold ; fast →",
 //                    "max_length": 400, "vocabulary": ["→", ";", "hot", ...] (may be empty = any word),
 //                    "help": "..."}
 //   params    {"lr": 0.1, "optimizer": "sgd", "seed": 1}   (numbers as numbers,
-//              bools as true/false, choices as their name, texts as strings; absent = default)
+//              bools as true/false, choices as their name, texts as strings; absent = default;
+//              points as [[x, y], ...]; their text form, for --set and the URL, is
+//              "x,y; x,y" — "" is no points — and validate_params reads that form too)
 //   Result    {"demo": "dual_form", "progress": 0..1, "done": true, "error": "",
 //              "panels": [Panel, ...]}
 //   Panel     {"kind": "scalars", "title": "...",
@@ -27,7 +32,8 @@
 //             {"kind": "lines", "title": "...", "x_label": "...", "y_label": "...",
 //                "log_x": false, "log_y": false,
 //                "series": [{"name": "...", "x": [...], "y": [...],
-//                            "y_err": [...] (may be empty), "dashed": false}]}
+//                            "y_err": [...] (may be empty), "dashed": false,
+//                            "markers": false (true: points only, no line)}]}
 //             {"kind": "heatmap", "title": "...", "rows": R, "cols": C,
 //                "values": [R*C row-major], "row_labels": [...], "col_labels": [...],
 //                "x_label": "...", "y_label": "...", "scale": "diverging"|"sequential"}
@@ -37,6 +43,7 @@
 //             {"kind": "note", "title": "...", "text": "..."}
 //   Non-finite numbers are written as null.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -56,7 +63,9 @@ inline const char* tr(Lang lang, const char* en, const char* ko) { return lang =
 
 // ---- parameters ----------------------------------------------------------------
 
-enum class ParamType { Int, Float, Bool, Choice, Text };
+enum class ParamType { Int, Float, Bool, Choice, Text, Points };
+
+using Point2 = std::array<double, 2>;  // (x, y)
 
 struct ParamSpec {
     std::string name;
@@ -69,6 +78,11 @@ struct ParamSpec {
     std::string default_text;
     int max_length = 0;
     std::vector<std::string> vocabulary;
+    // Points: x in [min, max], y in [y_min, y_max], between min_count and max_count of
+    // them; step is the editors' snap grid.
+    double y_min = 0, y_max = 1;
+    int min_count = 0, max_count = 0;
+    std::vector<Point2> default_points;
 };
 
 // A Text parameter's tokens. Rules: valid UTF-8, at most max_length code points, no
@@ -88,6 +102,7 @@ public:
     double d(const std::string& name) const;       // any numeric
     bool b(const std::string& name) const;         // Bool
     const std::string& s(const std::string& name) const;  // Choice
+    const std::vector<Point2>& pts(const std::string& name) const;  // Points
     const std::string& text(const std::string& name) const;                // Text, canonical form
     const std::vector<std::string>& tokens(const std::string& name) const;  // Text, its tokens
     const std::vector<int>& token_ids(const std::string& name) const;      // indexes into spec.vocabulary
@@ -95,6 +110,7 @@ public:
 
     std::map<std::string, double> numbers;         // Int, Float, Bool (0/1)
     std::map<std::string, std::string> choices;    // Choice
+    std::map<std::string, std::vector<Point2>> points;  // Points
     std::map<std::string, std::string> texts;      // Text: tokens joined by one space
     std::map<std::string, std::vector<std::string>> words;  // Text: the tokens
     std::map<std::string, std::vector<int>> word_ids;       // Text with a vocabulary: their indexes
@@ -106,12 +122,19 @@ Expected<Params> validate_params(const std::vector<ParamSpec>& specs, const nloh
 // "k=v" strings (CLI --set, URL query) -> a JSON object, typed by the specs.
 Expected<nlohmann::json> parse_param_strings(const std::vector<ParamSpec>& specs,
                                              const std::vector<std::string>& key_values);
+// The text form of a points value, "x,y; x,y" (the inverse of what --set reads).
+std::string points_text(const std::vector<Point2>& points);
 
 // ---- results ---------------------------------------------------------------------
 
 struct Scalar { std::string name; double value = 0; std::string unit, help; };
 struct ScalarsPanel { std::string title; std::vector<Scalar> items; };
-struct Series { std::string name; std::vector<double> x, y, y_err; bool dashed = false; };
+struct Series {
+    std::string name;
+    std::vector<double> x, y, y_err;
+    bool dashed = false;
+    bool markers = false;  // points only, no line through them (e.g. the in-context examples)
+};
 struct LinesPanel {
     std::string title, x_label, y_label;
     bool log_x = false, log_y = false;

@@ -19,6 +19,7 @@ struct TaskConfig {
     InputDist dist = InputDist::uniform;
     float x_scale = 0.5f;
     float noise = 0.0f;  // std of the noise on every y (context and query)
+    bool bias_feature = false;  // the last input entry is always 1 (its weight is a bias ~ N(0, 1))
 };
 
 struct RegressionTask {

@@ -82,12 +82,14 @@ export function drawLines(panel, figure, width) {
       pen = true;
       points++;
     });
-    svgEl('path', { d, fill: 'none', stroke: colour, 'stroke-width': 2, 'stroke-linejoin': 'round',
-      'stroke-dasharray': s.dashed ? '6 4' : DASHES[Math.floor(i / 8) % DASHES.length] || null, class: 'series' }, data);
-    if (points <= 24) {
+    if (!s.markers) {
+      svgEl('path', { d, fill: 'none', stroke: colour, 'stroke-width': 2, 'stroke-linejoin': 'round',
+        'stroke-dasharray': s.dashed ? '6 4' : DASHES[Math.floor(i / 8) % DASHES.length] || null, class: 'series' }, data);
+    }
+    if (points <= 24 || s.markers) {
       s.x.forEach((xv, k) => {
         const a = px(xv), b = py(s.y[k]);
-        if (a !== null && b !== null) svgEl('circle', { cx: a, cy: b, r: s.dashed ? 2.2 : 3, fill: s.dashed ? '#fff' : colour, stroke: colour, 'stroke-width': 1.5 }, data);
+        if (a !== null && b !== null) svgEl('circle', { cx: a, cy: b, r: s.markers ? 4.5 : s.dashed ? 2.2 : 3, fill: s.dashed ? '#fff' : colour, stroke: colour, 'stroke-width': 1.5 }, data);
       });
     }
   });

@@ -1,0 +1,360 @@
+// Demo (a lab): the learner's own in-context points, 1-D input with an optional bias
+// feature, and what each learner of the lessons predicts from them across x: one GD step
+// from W0 = 0 and von Oswald et al.'s (2023) constructed LSA layer (the same curve), k GD
+// steps, an LSA layer trained on the task prior, least squares and ridge. The fast
+// weight ΔW is shown as GD writes it and as it is read off the LSA layer.
+//
+// Analytic: the first step() draws every closed-form curve. The trained layer is trained
+// once per (bias, number of points, seed) and kept for the process (shared by all
+// sessions, so moving a point never restarts it); step() advances it with progress.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <string>
+#include <utility>
+
+#include "icl/demo.h"
+#include "icl/demo_panels.h"
+#include "icl/linalg.h"
+#include "icl/linear_tasks.h"
+#include "icl/lsa.h"
+
+namespace icl {
+namespace {
+
+constexpr double kXMin = -2, kXMax = 2, kYMin = -4, kYMax = 4;
+constexpr int kMaxPoints = 20, kGrid = 81, kTrainSteps = 600;
+
+// The prior the trained layer sees: x ~ U(−2, 2) (the editor's range), slope and bias
+// ~ N(0, 1), no noise, as many context points as the learner placed.
+LsaTrainConfig train_config(bool bias, int n) {
+    LsaTrainConfig cfg;
+    cfg.task.d = bias ? 2 : 1;
+    cfg.task.dist = InputDist::uniform;
+    cfg.task.x_scale = static_cast<float>(kXMax);
+    cfg.task.bias_feature = bias;
+    cfg.n_min = cfg.n_max = std::max(1, n);
+    cfg.batch = 64;
+    cfg.lr = 0.01f;
+    cfg.init_std = 0.01f;
+    return cfg;
+}
+
+// One trainer per (bias, n, seed) for the whole process, advanced by whichever session
+// steps; the model after kTrainSteps is the same whoever did the steps.
+struct SharedTraining {
+    std::mutex mutex;
+    LsaTrainer trainer;
+    double last_loss = 0;
+    SharedTraining(bool bias, int n, uint64_t seed) : trainer(train_config(bias, n), seed) {}
+};
+
+std::shared_ptr<SharedTraining> shared_training(bool bias, int n, uint64_t seed) {
+    using Key = std::tuple<bool, int, uint64_t>;
+    static std::mutex registry_mutex;
+    static std::map<Key, std::shared_ptr<SharedTraining>> registry;
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    const Key key{bias, n, seed};
+    const auto it = registry.find(key);
+    if (it != registry.end()) return it->second;
+    if (registry.size() >= 4 * (kMaxPoints + 1)) registry.clear();  // a bound, for pages that try many seeds
+    return registry[key] = std::make_shared<SharedTraining>(bias, n, seed);
+}
+
+// ΔW read off one LSA layer: the query (x_q, 0) leaves it as (x_q, 0) + (x_q, 0) M with
+// M = W_KQᵀ C W_PVᵀ (C the context's Σ e_i e_iᵀ), and ŷ = −(y entry), so
+// ŷ = Σ_c x_q,c · (−M(c, y)): the layer's fast weight is the column −M(:d, y).
+std::vector<double> layer_fast_weight(const LsaLayer& layer, const Mat& context_tokens, int n) {
+    const int dim = context_tokens.cols, d = dim - 1;
+    Mat c(dim, dim);
+    for (int i = 0; i < n; ++i) add_outer(c, 1.0f, context_tokens.row(i), context_tokens.row(i));
+    const Mat m = matmul(matmul(transpose(layer.w_kq), c), transpose(layer.w_pv));
+    std::vector<double> w(static_cast<size_t>(d));
+    for (int k = 0; k < d; ++k) w[k] = -m(k, d);
+    return w;
+}
+
+class RegressionLabSession : public Session {
+public:
+    explicit RegressionLabSession(const DemoContext& ctx)
+        : ctx_(ctx), bias_(ctx.params.b("bias")),
+          training_(shared_training(bias_, static_cast<int>(ctx.params.pts("points").size()), ctx.seed)) {}
+
+    void step(int budget) override {
+        if (!analytic_done_) {
+            compute_analytic();
+            analytic_done_ = true;
+            --budget;
+        }
+        std::lock_guard<std::mutex> lock(training_->mutex);
+        for (int b = 0; b < budget && training_->trainer.steps() < kTrainSteps; ++b) {
+            const double loss = training_->trainer.step();
+            if (!std::isfinite(loss)) break;  // cannot happen at these sizes; the curve would stop
+            training_->last_loss = loss;
+        }
+        trained_ = training_->trainer.model();
+        trained_steps_ = training_->trainer.steps();
+        trained_loss_ = training_->last_loss;
+    }
+
+    bool done() const override { return analytic_done_ && trained_steps_ >= kTrainSteps; }
+
+    Result result() const override;
+
+private:
+    // φ(x) = (x) or (x, 1).
+    std::vector<float> features(double x) const {
+        return bias_ ? std::vector<float>{float(x), 1.0f} : std::vector<float>{float(x)};
+    }
+    double apply(const std::vector<double>& w, double x) const {
+        return w[0] * x + (bias_ ? w[1] : 0.0);
+    }
+
+    void compute_analytic();
+
+    DemoContext ctx_;
+    bool bias_;
+    std::shared_ptr<SharedTraining> training_;
+    bool analytic_done_ = false;
+    RegressionTask task_;   // the learner's points as a task (x_query is set per grid point)
+    Mat context_tokens_;    // n × D, the context rows of the LSA's input
+    std::vector<double> grid_, gd1_, lsa_, gdk_, ls_, ridge_;
+    std::vector<double> dw_gd_, dw_lsa_, w_k_, w_ls_, w_ridge_;
+    double max_gap_ = 0, eta_stable_ = 0;
+    bool ls_ok_ = true, ridge_ok_ = true;
+    LsaModel trained_;
+    int trained_steps_ = 0;
+    double trained_loss_ = 0;
+};
+
+void RegressionLabSession::compute_analytic() {
+    const Params& p = ctx_.params;
+    const auto& pts = p.pts("points");
+    const int n = static_cast<int>(pts.size()), d = bias_ ? 2 : 1;
+    const float eta = p.f("eta");
+    task_.x = Mat(n, d);
+    task_.y.resize(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        const auto phi = features(pts[i][0]);
+        for (int c = 0; c < d; ++c) task_.x(i, c) = phi[c];
+        task_.y[i] = float(pts[i][1]);
+    }
+    task_.x_query = features(0.0);
+    task_.w.assign(static_cast<size_t>(d), 0.0f);
+    context_tokens_ = regression_tokens(task_);
+    context_tokens_.rows = n;
+    context_tokens_.v.resize(static_cast<size_t>(n) * (d + 1));
+
+    // GD: ΔW = (η/n) Σ y_i φ(x_i) from W0 = 0, and k steps.
+    const std::vector<float> w1 = gd_weights(task_, eta, 1), wk = gd_weights(task_, eta, p.i("k_steps"));
+    dw_gd_.assign(w1.begin(), w1.end());
+    w_k_.assign(wk.begin(), wk.end());
+    // The stable step sizes of GD on this loss: η < 2 / λ_max((1/n) Σ φ φᵀ).
+    double a = 0, b = 0, c = 0;
+    for (int i = 0; i < n; ++i) {
+        a += double(task_.x(i, 0)) * task_.x(i, 0);
+        if (bias_) { b += task_.x(i, 0); c += 1.0; }
+    }
+    if (n > 0) { a /= n; b /= n; c /= n; }
+    const double lmax = 0.5 * (a + c) + std::sqrt(0.25 * (a - c) * (a - c) + b * b);
+    eta_stable_ = lmax > 0 ? 2.0 / lmax : 0.0;
+
+    // The constructed layer, every grid point as a query row after the context (query
+    // rows take no part in the keys and values, so one forward serves them all).
+    const LsaModel constructed{combine(gd_construction(d, eta, n))};
+    Mat tokens(n + kGrid, d + 1);
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k <= d; ++k) tokens(i, k) = context_tokens_(i, k);
+    grid_.resize(kGrid);
+    for (int g = 0; g < kGrid; ++g) {
+        grid_[g] = kXMin + (kXMax - kXMin) * g / (kGrid - 1);
+        const auto phi = features(grid_[g]);
+        for (int k = 0; k < d; ++k) tokens(n + g, k) = phi[k];
+    }
+    const Mat out = lsa_forward(constructed, tokens, n).output;
+    dw_lsa_ = layer_fast_weight(constructed[0], context_tokens_, n);
+
+    auto ls = least_squares(task_.x, task_.y.data(), 0.0);
+    auto ridge = least_squares(task_.x, task_.y.data(), p.d("lambda"));
+    ls_ok_ = bool(ls);
+    ridge_ok_ = bool(ridge);
+    if (ls_ok_) w_ls_ = ls.value();
+    if (ridge_ok_) w_ridge_ = ridge.value();
+    const double nan = std::nan("");
+    for (int g = 0; g < kGrid; ++g) {
+        const double x = grid_[g];
+        gd1_.push_back(apply(dw_gd_, x));
+        lsa_.push_back(-double(out(n + g, d)));
+        max_gap_ = std::max(max_gap_, std::fabs(lsa_.back() - gd1_.back()));
+        gdk_.push_back(apply(w_k_, x));
+        ls_.push_back(ls_ok_ ? apply(w_ls_, x) : nan);
+        ridge_.push_back(ridge_ok_ ? apply(w_ridge_, x) : nan);
+    }
+}
+
+Result RegressionLabSession::result() const {
+    Result r;
+    r.demo = "regression_lab";
+    r.done = done();
+    r.progress = analytic_done_ ? 0.05 + 0.95 * double(trained_steps_) / kTrainSteps : 0.0;
+    if (!analytic_done_) return r;
+    const Lang L = ctx_.lang;
+    const Params& p = ctx_.params;
+    const auto& pts = p.pts("points");
+    const int n = static_cast<int>(pts.size()), d = bias_ ? 2 : 1;
+    const double xq = p.d("query_x");
+
+    // The trained layer across the grid (cheap: D ≤ 3).
+    std::vector<double> trained(kGrid);
+    std::vector<double> dw_trained;
+    if (!trained_.empty()) {
+        Mat tokens(n + kGrid, d + 1);
+        for (int i = 0; i < n; ++i)
+            for (int k = 0; k <= d; ++k) tokens(i, k) = context_tokens_(i, k);
+        for (int g = 0; g < kGrid; ++g) {
+            const auto phi = features(grid_[g]);
+            for (int k = 0; k < d; ++k) tokens(n + g, k) = phi[k];
+        }
+        const Mat out = lsa_forward(trained_, tokens, n).output;
+        for (int g = 0; g < kGrid; ++g) trained[g] = -double(out(n + g, d));
+        dw_trained = layer_fast_weight(trained_[0], context_tokens_, n);
+    }
+
+    // Far outside the editor's y range a curve only flattens the others: drawn as a gap.
+    const double clip = 4 * (kYMax - kYMin);
+    auto shown = [&](std::vector<double> v) {
+        for (double& y : v)
+            if (!(std::fabs(y) <= clip)) y = std::nan("");
+        return v;
+    };
+    const std::string eta = short_number(p.d("eta")), k = std::to_string(p.i("k_steps"));
+    LinesPanel lines;
+    lines.title = tr(L, "Predictions across x from your points", "내 점들로부터의 x에 따른 예측");
+    lines.x_label = "x";
+    lines.y_label = tr(L, "prediction ŷ(x)", "예측 ŷ(x)");
+    Series points{tr(L, "your in-context points", "내 in-context 점"), {}, {}, {}, false, true};
+    for (const auto& xy : pts) { points.x.push_back(xy[0]); points.y.push_back(xy[1]); }
+    lines.series.push_back(points);
+    lines.series.push_back({tr(L, "one GD step, η = ", "GD 한 step, η = ") + eta, grid_, shown(gd1_), {}, false});
+    lines.series.push_back({tr(L, "constructed LSA layer", "구성한 LSA 층"), grid_, shown(lsa_), {}, true});
+    lines.series.push_back({k + tr(L, " GD steps", "번의 GD step"), grid_, shown(gdk_), {}, false});
+    if (!trained_.empty())
+        lines.series.push_back({tr(L, "trained LSA layer", "학습한 LSA 층") +
+                                    (trained_steps_ < kTrainSteps ? " (" + std::to_string(trained_steps_) + "/" +
+                                                                        std::to_string(kTrainSteps) + ")"
+                                                                  : std::string()),
+                                grid_, shown(trained), {}, false});
+    if (ls_ok_) lines.series.push_back({tr(L, "least squares", "최소제곱"), grid_, shown(ls_), {}, false});
+    if (ridge_ok_)
+        lines.series.push_back({tr(L, "ridge, λ = ", "ridge, λ = ") + short_number(p.d("lambda")), grid_,
+                                shown(ridge_), {}, true});
+    lines.series.push_back({tr(L, "query x", "query x"), {xq, xq}, {kYMin, kYMax}, {}, true});
+
+    auto at_query = [&](const std::vector<double>& w) { return w.empty() ? std::nan("") : apply(w, xq); };
+    ScalarsPanel s{tr(L, "At the query x", "query x에서"), {}};
+    s.items.push_back({"n_points", double(n), "", tr(L, "your in-context points", "내 in-context 점 개수")});
+    s.items.push_back({"gd_one_step", at_query(dw_gd_), "", tr(L, "one GD step from W0 = 0", "W0 = 0에서 GD 한 step")});
+    s.items.push_back({"lsa_constructed", at_query(dw_lsa_), "",
+                       tr(L, "the constructed LSA layer (von Oswald et al.)", "구성한 LSA 층 (von Oswald et al.)")});
+    s.items.push_back({"max_abs_diff", max_gap_, "",
+                       tr(L, "largest |constructed LSA − one GD step| over the x grid (float rounding)",
+                          "x 격자 전체에서 |구성한 LSA − GD 한 step|의 최댓값 (float 반올림)")});
+    s.items.push_back({"gd_k_steps", at_query(w_k_), "", k + tr(L, " GD steps", "번의 GD step")});
+    s.items.push_back({"lsa_trained", at_query(dw_trained), "",
+                       tr(L, "the LSA layer trained on the task prior", "task prior로 학습한 LSA 층")});
+    s.items.push_back({"least_squares", ls_ok_ ? apply(w_ls_, xq) : std::nan(""), "",
+                       tr(L, "least squares (minimum-norm when underdetermined)", "최소제곱 (해가 여럿이면 norm 최소)")});
+    s.items.push_back({"ridge", ridge_ok_ ? apply(w_ridge_, xq) : std::nan(""), "", tr(L, "ridge", "ridge")});
+    s.items.push_back({"gd_over_ls", ls_ok_ && apply(w_ls_, xq) != 0 ? at_query(dw_gd_) / apply(w_ls_, xq) : std::nan(""), "",
+                       tr(L, "one GD step's prediction over least squares' at the query (1: the same; above 1: the "
+                             "step overshoots)",
+                          "query에서 GD 한 step의 예측을 least squares의 예측으로 나눈 값 (1: 같음, 1보다 크면 지나침)")});
+    s.items.push_back({"eta_stable", eta_stable_, "",
+                       tr(L, "GD on these points converges for η below this (2 / largest eigenvalue of the mean φφᵀ)",
+                          "이 점들에서 GD는 η가 이 값보다 작을 때 수렴 (2 / 평균 φφᵀ의 최대 고윳값)")});
+    s.items.push_back({"train_step", double(trained_steps_), "",
+                       tr(L, "Adam steps of the trained layer so far", "학습한 층의 지금까지 Adam step 수")});
+    s.items.push_back({"train_loss", trained_loss_, "",
+                       tr(L, "its last batch loss ½(ŷ − y)² on prior tasks", "prior task에서 마지막 batch loss ½(ŷ − y)²")});
+    r.panels.push_back(s);
+    r.panels.push_back(lines);
+
+    TablePanel t{tr(L, "The fast weight ΔW (ŷ = ΔW · φ(x))", "fast weight ΔW (ŷ = ΔW · φ(x))"),
+                 {tr(L, "computed by", "계산한 것"), tr(L, "slope", "기울기")}, {}};
+    if (bias_) t.columns.push_back(tr(L, "bias", "bias"));
+    auto row = [&](const std::string& name, const std::vector<double>& w) {
+        std::vector<std::string> cells{name};
+        for (int c = 0; c < d; ++c) cells.push_back(c < int(w.size()) ? short_number(w[c]) : "—");
+        t.rows.push_back(cells);
+    };
+    row(tr(L, "GD: (η/N) Σ y_i φ(x_i)", "GD: (η/N) Σ y_i φ(x_i)"), dw_gd_);
+    row(tr(L, "constructed LSA: −(W_KQᵀ C W_PVᵀ)[:, y]", "구성한 LSA: −(W_KQᵀ C W_PVᵀ)[:, y]"), dw_lsa_);
+    if (!dw_trained.empty()) row(tr(L, "trained LSA: the same read-off", "학습한 LSA: 같은 방식으로 읽음"), dw_trained);
+    row(k + tr(L, " GD steps: W_k", "번의 GD step: W_k"), w_k_);
+    if (ls_ok_) row(tr(L, "least squares", "최소제곱"), w_ls_);
+    if (ridge_ok_) row(tr(L, "ridge", "ridge"), w_ridge_);
+    r.panels.push_back(t);
+
+    r.panels.push_back(NotePanel{
+        tr(L, "What to see", "무엇을 볼까"),
+        tr(L,
+           "The dashed constructed-LSA curve lies on the one-GD-step line for any points you place (von Oswald et "
+           "al. 2023: one linear self-attention layer with hand-set weights is one GD step from W0 = 0). One step "
+           "from 0 only scales Σ y_i φ(x_i): it is not the least-squares fit, and more GD steps approach least "
+           "squares while η stays below eta_stable. The trained layer is trained (Adam, from random weights) on "
+           "random lines with as many points as yours (slope and bias ~ N(0, 1), x ~ U(−2, 2)): it learns the one "
+           "step that is best on average over that prior, not a fit to your points — compare its ΔW with GD's.",
+           "점을 어디에 두든 점선인 구성한 LSA 곡선은 GD 한 step 직선 위에 놓입니다 (von Oswald et al. 2023: 손으로 "
+           "정한 가중치의 linear self-attention 한 층은 W0 = 0에서의 GD 한 step). 0에서 한 step은 Σ y_i φ(x_i)의 "
+           "크기만 바꾸므로 최소제곱 해가 아니며, η가 eta_stable보다 작으면 GD step을 늘릴수록 최소제곱에 "
+           "다가갑니다. 학습한 층은 내 점과 개수가 같은 무작위 직선(기울기와 bias ~ N(0, 1), x ~ U(−2, 2))으로 "
+           "(Adam, 무작위 가중치에서) 학습합니다. 그래서 내 점에 맞춘 것이 아니라 그 prior에서 평균적으로 가장 좋은 "
+           "한 step을 배웁니다 — 그 ΔW를 GD의 것과 비교해 보세요.")});
+    return r;
+}
+
+Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
+    return std::unique_ptr<Session>(new RegressionLabSession(ctx));
+}
+
+ParamSpec points_spec() {
+    ParamSpec s{"points", ParamType::Points, kXMin, kXMax, 0, 0.05, {},
+                "your in-context examples (x, y): click to add, drag to move; or type \"x,y; x,y\"",
+                "내 in-context 예시 (x, y): 클릭해 추가, 끌어서 이동, 또는 \"x,y; x,y\"로 입력"};
+    s.y_min = kYMin;
+    s.y_max = kYMax;
+    s.min_count = 0;
+    s.max_count = kMaxPoints;
+    s.default_points = {{-1.5, -0.8}, {-0.8, -0.1}, {0.0, 0.7}, {0.6, 0.8}, {1.3, 1.9}};
+    return s;
+}
+
+const DemoDef regression_lab_def{
+    "regression_lab",
+    "Regression lab: your points, one GD step = one LSA layer",
+    "회귀 실험실: 내 점들, GD 한 step = LSA 한 층",
+    "Place your own in-context points; see one GD step and the constructed linear self-attention layer draw the "
+    "same line, beside k GD steps, a trained LSA layer, least squares and ridge, and the fast weight ΔW.",
+    "내 in-context 점을 놓으면 GD 한 step과 구성한 linear self-attention 층이 같은 직선을 그리고, k번의 GD step, "
+    "학습한 LSA 층, 최소제곱, ridge, fast weight ΔW가 나란히 보입니다.",
+    "von Oswald et al. 2023",
+    true,
+    {
+        points_spec(),
+        {"query_x", ParamType::Float, kXMin, kXMax, 1.0, 0.05, {}, "the query input x", "query 입력 x"},
+        {"bias", ParamType::Bool, 0, 1, 1, 1, {}, "add a constant feature 1 (a bias) to x",
+         "x에 상수 feature 1(bias)을 더함"},
+        {"eta", ParamType::Float, 0, 2, 0.3, 0.01, {}, "GD step size η (the constructed layer's P = η/N I)",
+         "GD step 크기 η (구성한 층의 P = η/N I)"},
+        {"k_steps", ParamType::Int, 1, 200, 20, 1, {}, "steps of the k-step GD curve", "k-step GD 곡선의 step 수"},
+        {"lambda", ParamType::Float, 0, 10, 0.5, 0.01, {}, "ridge penalty λ", "ridge 벌점 λ"},
+    },
+    start,
+};
+ICL_REGISTER_DEMO(regression_lab_def);
+
+}  // namespace
+}  // namespace icl
