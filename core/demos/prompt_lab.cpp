@@ -250,11 +250,11 @@ Result PromptLabSession::result() const {
                                  "−1 if the prompt gives the query no label",
                            "모델이 prompt가 query에 준 label로 답하면 1, 다른 것으로 답하면 0, prompt가 query에 label을 주지 않으면 −1")});
     {
-        double share = 0;
-        for (const HeadSplit& sp : splits_) share += sp.demo_share / (double)splits_.size();
-        sc.items.push_back({"demo_share", share, "",
-                            tr(lang, "mean over heads of ‖ΔW_ICL q‖ / ‖F(q)‖ at the last position: the demonstrations' part of the linear form",
-                               "마지막 위치에서 head 평균 ‖ΔW_ICL q‖ / ‖F(q)‖: linear 형태 중 demonstration 몫")});
+        double ratio = 0;
+        for (const HeadSplit& sp : splits_) ratio += sp.demo_norm_ratio / (double)splits_.size();
+        sc.items.push_back({"demo_norm_ratio", ratio, "",
+                            tr(lang, "mean over heads of ‖ΔW_ICL q‖ / ‖F(q)‖ at the last position: a norm ratio (the parts can cancel, so it can exceed 1)",
+                               "마지막 위치에서 head 평균 ‖ΔW_ICL q‖ / ‖F(q)‖: norm의 비 (두 부분이 상쇄될 수 있어 1을 넘을 수 있음)")});
     }
     const int top_plain = (int)(std::max_element(p_plain_.begin(), p_plain_.end()) - p_plain_.begin());
     sc.items.push_back({"top_changed", top != top_plain ? 1.0 : 0.0, "",
