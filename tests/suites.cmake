@@ -1,5 +1,6 @@
 # Every test suite as a ctest test, registered in the build tree that builds what it
 # tests (included from the top CMakeLists.txt). See README "Tests".
+set(ICL_NATIVE_SHARDS 2 CACHE STRING "ctest runs the native unit tests in this many shards, side by side")
 set(ICL_ASAN_SHARDS 4 CACHE STRING "ctest runs the ASan unit tests in this many shards, side by side")
 set(ICL_WASM_SHARDS 2 CACHE STRING "ctest runs the wasm unit tests in this many shards, side by side")
 set(ICL_NATIVE_BIN_DIR ${CMAKE_SOURCE_DIR}/build/bin CACHE PATH "the native icl the browser suites build their fixtures with")
@@ -43,7 +44,7 @@ elseif(ICL_FUZZ)
     icl_add_suite(${target} LABELS fuzz COMMAND ${ICL_SRC}/tests/fuzz/run.sh --bin $<TARGET_FILE_DIR:${target}> ${target})
   endforeach()
 else()
-  icl_add_suite(unit-native LABELS unit quick COMMAND $<TARGET_FILE:icl_tests>)
+  icl_add_sharded(unit-native ${ICL_NATIVE_SHARDS} LABELS unit quick COMMAND $<TARGET_FILE:icl_tests>)
   icl_add_suite(cli LABELS cli quick COMMAND ${ICL_SRC}/tests/cli/run.sh $<TARGET_FILE:icl>)
   icl_add_suite(lessons-lint LABELS lessons COMMAND $<TARGET_FILE:icl> lessons check --run-demos)
   icl_add_suite(lessons-predict LABELS lessons COMMAND node tests/lessons/predict-ranges.mjs $<TARGET_FILE:icl>)
