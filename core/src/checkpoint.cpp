@@ -73,6 +73,40 @@ private:
     size_t pos_ = 0;
 };
 
+// IEEE binary16 <-> binary32. to_half rounds to nearest, ties to even, and fails for
+// what binary16 cannot hold (not finite, or rounding past 65504).
+bool to_half(float f, uint16_t& h) {
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    const uint32_t sign = (x >> 16) & 0x8000u, ax = x & 0x7FFFFFFFu;
+    if (ax >= 0x477FF000u) return false;  // inf, NaN, or >= 65520 (rounds to inf)
+    if (ax < 0x38800000u) {               // below 2^-14: a subnormal half (or zero)
+        float a;
+        std::memcpy(&a, &ax, 4);
+        h = (uint16_t)(sign | (uint32_t)std::nearbyint(a * 16777216.0f));  // units of 2^-24, exact
+        return true;
+    }
+    uint32_t v = ((ax >> 23) - 112) << 10 | (ax >> 13 & 0x3FFu);  // rebias 127 -> 15
+    const uint32_t rest = ax & 0x1FFFu;
+    if (rest > 0x1000u || (rest == 0x1000u && (v & 1u))) ++v;  // a carry moves into the exponent
+    h = (uint16_t)(sign | v);
+    return true;
+}
+
+float from_half(uint16_t h) {
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = h >> 10 & 0x1Fu, m = h & 0x3FFu;
+    uint32_t x;
+    if (e == 0) {
+        const float v = (float)m * (1.0f / 16777216.0f);
+        return sign ? -v : v;
+    }
+    if (e == 31) x = sign | 0x7F800000u | m << 13;
+    else x = sign | (e + 112) << 23 | m << 13;
+    float f;
+    std::memcpy(&f, &x, 4);
+    return f;
+}
+
 std::string shape_str(const std::vector<int>& s) {
     std::string out = "[";
     for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
@@ -116,11 +150,22 @@ uint64_t fnv1a64(const uint8_t* data, size_t size) {
     return h;
 }
 
-std::vector<uint8_t> save(const gpt::Model& model) {
+const char* encoding_name(Encoding e) { return e == Encoding::f16 ? "f16" : "f32"; }
+
+Expected<Encoding> parse_encoding(const std::string& name) {
+    if (name == "f32") return Encoding::f32;
+    if (name == "f16") return Encoding::f16;
+    return make_error("checkpoint: weight encoding '" + name + "' is not one of f32, f16");
+}
+
+std::vector<uint8_t> save(const gpt::Model& model) { return save(model, Encoding::f32).value(); }
+
+Expected<std::vector<uint8_t>> save(const gpt::Model& model, Encoding encoding) {
     const gpt::Config& c = model.config;
+    const bool f16 = encoding == Encoding::f16;
     Writer w;
     w.bytes(kMagic, 8);
-    w.u32(kVersion);
+    w.u32(f16 ? 2 : 1);
     w.u32(0);  // header size, patched below
     for (int v : {c.vocab, c.context, c.width, c.layers, c.heads, c.mlp_ratio, (int)c.attention_only})
         w.u32((uint32_t)v);
@@ -139,15 +184,29 @@ std::vector<uint8_t> save(const gpt::Model& model) {
         w.u64(t.offset);
         w.u64(t.size);
     }
+    if (f16) w.u32((uint32_t)Encoding::f16);
     const uint32_t header_size = (uint32_t)w.out.size();
     for (int i = 0; i < 4; ++i) w.out[12 + i] = (uint8_t)(header_size >> (8 * i));
-    w.out.reserve(w.out.size() + 4 * model.params.size() + 8);
-    for (float f : model.params) w.f32(f);
+    w.out.reserve(w.out.size() + (f16 ? 2 : 4) * model.params.size() + 8);
+    if (f16) {
+        for (const gpt::TensorInfo& t : model.layout.tensors)
+            for (size_t i = 0; i < t.size; ++i) {
+                uint16_t h = 0;
+                if (!to_half(model.params[t.offset + i], h))
+                    return make_error("checkpoint: tensor '" + t.name + "' value " +
+                                      std::to_string(model.params[t.offset + i]) + " at index " +
+                                      std::to_string(i) + " does not fit f16 (|w| <= 65504); store it as f32");
+                w.out.push_back((uint8_t)h);
+                w.out.push_back((uint8_t)(h >> 8));
+            }
+    } else {
+        for (float f : model.params) w.f32(f);
+    }
     w.u64(fnv1a64(w.out.data(), w.out.size()));
-    return w.out;
+    return std::move(w.out);
 }
 
-Expected<gpt::Model> load(const uint8_t* data, size_t size) {
+Expected<gpt::Model> load(const uint8_t* data, size_t size, Encoding* stored_as) {
     Reader r(data, size);
     const std::string magic = r.str(8, "the magic");
     if (!r.error.empty()) return make_error(r.error);
@@ -155,9 +214,9 @@ Expected<gpt::Model> load(const uint8_t* data, size_t size) {
         return make_error("checkpoint: bad magic (not an ICL GPT checkpoint)");
     const uint32_t version = r.u32("the version");
     if (!r.error.empty()) return make_error(r.error);
-    if (version != kVersion)
+    if (version != 1 && version != 2)
         return make_error("checkpoint: version " + std::to_string(version) +
-                          " is not supported (this build reads version " + std::to_string(kVersion) + ")");
+                          " is not supported (this build reads versions 1 and 2)");
     const uint32_t header_size = r.u32("the header size");
 
     gpt::Config c;
@@ -226,10 +285,20 @@ Expected<gpt::Model> load(const uint8_t* data, size_t size) {
                               " with " + std::to_string(n) + " floats, expected offset " +
                               std::to_string(t.offset) + " with " + std::to_string(t.size));
     }
+    Encoding encoding = Encoding::f32;
+    if (version == 2) {
+        const uint32_t e = r.u32("the weight encoding");
+        if (!r.error.empty()) return make_error(r.error);
+        if (e != (uint32_t)Encoding::f16)
+            return make_error("checkpoint: version 2 weight encoding " + std::to_string(e) +
+                              " is unknown (1 = f16; f32 weights are version 1)");
+        encoding = Encoding::f16;
+    }
     if (header_size != r.pos())
         return make_error("checkpoint: the header says it is " + std::to_string(header_size) +
                           " bytes but it is " + std::to_string(r.pos()));
-    const size_t data_bytes = 4 * model.layout.total;
+    const size_t width = encoding == Encoding::f16 ? 2 : 4;
+    const size_t data_bytes = width * model.layout.total;
     if (!r.need(data_bytes + 8, "the tensor data and checksum")) return make_error(r.error);
     if (size != r.pos() + data_bytes + 8)
         return make_error("checkpoint: " + std::to_string(size - (r.pos() + data_bytes + 8)) +
@@ -245,6 +314,10 @@ Expected<gpt::Model> load(const uint8_t* data, size_t size) {
         return make_error("checkpoint: checksum mismatch (the data is corrupt)");
     model.params.resize(model.layout.total);
     for (size_t i = 0; i < model.params.size(); ++i) {
+        if (encoding == Encoding::f16) {
+            model.params[i] = from_half((uint16_t)(payload[2 * i] | payload[2 * i + 1] << 8));
+            continue;
+        }
         uint32_t v = 0;
         for (int k = 0; k < 4; ++k) v |= (uint32_t)payload[4 * i + k] << (8 * k);
         std::memcpy(&model.params[i], &v, 4);
@@ -254,6 +327,7 @@ Expected<gpt::Model> load(const uint8_t* data, size_t size) {
             if (!std::isfinite(model.params[t.offset + i]))
                 return make_error("checkpoint: tensor '" + t.name + "' holds a non-finite value at index " +
                                   std::to_string(i));
+    if (stored_as) *stored_as = encoding;
     return model;
 }
 

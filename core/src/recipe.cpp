@@ -66,6 +66,11 @@ Expected<Recipe> parse(const std::string& text, const std::string& file) {
         if (r.data != "tasks" && r.data != "hmm")
             return make_error(file + ": data = '" + r.data + "' is not \"tasks\" or \"hmm\"");
     }
+    if (j.contains("storage")) {
+        auto e = checkpoint::parse_encoding(j["storage"].is_string() ? j["storage"].get<std::string>() : "");
+        if (!e) return make_error(file + ": storage: " + e.error().message);
+        r.storage = e.value();
+    }
     for (const char* k : {"model", "train", "hmm", "eval", "figures"})
         if (Status s = object(j, k, file); !s) return s.error();
     const json none = json::object();
@@ -113,6 +118,7 @@ json to_json(const Recipe& r) {
     json j;
     j["name"] = r.name;
     j["data"] = r.data;
+    j["storage"] = checkpoint::encoding_name(r.storage);
     const gpt::Config& c = r.model;
     j["model"] = {{"width", c.width}, {"layers", c.layers}, {"heads", c.heads}, {"mlp_ratio", c.mlp_ratio},
                   {"attention", c.attention.empty() ? "dense" : "alternating"}};
@@ -349,8 +355,13 @@ Expected<gpt::Model> load_checkpoint(const Recipe& r) {
     const std::string remake = " (remake it: icl train lessons/checkpoints/" + r.name + ".json)";
     auto bytes = get_asset(name);
     if (!bytes) return make_error(bytes.error().message);
-    Expected<gpt::Model> m = checkpoint::load(bytes.value()->data(), bytes.value()->size());
+    checkpoint::Encoding stored = checkpoint::Encoding::f32;
+    Expected<gpt::Model> m = checkpoint::load(bytes.value()->data(), bytes.value()->size(), &stored);
     if (!m) return make_error(name + ": " + m.error().message + remake);
+    if (stored != r.storage)
+        return make_error(name + ": the weights are stored as " + checkpoint::encoding_name(stored) +
+                          " but the recipe says " + checkpoint::encoding_name(r.storage) +
+                          " (re-store it: icl train lessons/checkpoints/" + r.name + ".json --restore)");
     const gpt::Config& c = m.value().config;
     if (c.vocab != r.model.vocab || c.context != r.model.context || c.width != r.model.width ||
         c.layers != r.model.layers || c.heads != r.model.heads)

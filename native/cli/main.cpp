@@ -3,6 +3,7 @@
 // Exit status: 0 success, 1 the work failed (e.g. training diverged), 2 bad usage or
 // a bad parameter (with a message naming it).
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -38,11 +39,14 @@ const char* kUsage =
     "  lessons build --out <dir> [--dir lessons] [--draft]\n"
     "                                  lint, then write <dir>/index.json and\n"
     "                                  <dir>/<lang>/<id>.json (nothing if the lint fails)\n"
-    "  train <recipe.json> [--out file.icl] [--eval-only]\n"
+    "  train <recipe.json> [--out file.icl] [--eval-only | --restore]\n"
     "                                  train a checkpoint from its recipe (deterministic),\n"
-    "                                  write it beside the recipe (or to --out) and record\n"
-    "                                  the eval figures in the recipe; --eval-only re-evaluates\n"
-    "                                  the existing checkpoint\n"
+    "                                  write it beside the recipe (or to --out) in the\n"
+    "                                  recipe's storage (f32 | f16) and record the stored\n"
+    "                                  form's eval figures in the recipe; --eval-only\n"
+    "                                  re-evaluates the existing checkpoint; --restore\n"
+    "                                  rewrites it in the recipe's storage if the recorded\n"
+    "                                  figures still hold within the tolerance\n"
     "  --version                       print the version\n"
     "  --help                          print this help\n";
 
@@ -170,16 +174,54 @@ int cmd_lessons(int argc, char** argv) {
     return 0;
 }
 
+// icl train --restore: the shipped checkpoint rewritten in the recipe's storage, only if
+// the re-stored weights still give every recorded figure within the recipe's tolerance.
+// The recorded figures stay as they are (the test reproduces them on the stored form).
+int restore_checkpoint(const icl::recipe::Recipe& recipe, const std::string& out) {
+    icl::checkpoint::Encoding was = icl::checkpoint::Encoding::f32;
+    auto m = icl::checkpoint::load_file(out, &was);
+    if (!m) { std::fprintf(stderr, "icl: %s\n", m.error().message.c_str()); return 1; }
+    auto bytes = icl::checkpoint::save(m.value(), recipe.storage);
+    if (!bytes) { std::fprintf(stderr, "icl: %s: %s\n", out.c_str(), bytes.error().message.c_str()); return 1; }
+    auto stored = icl::checkpoint::load(bytes.value().data(), bytes.value().size());
+    if (!stored) { std::fprintf(stderr, "icl: %s: %s\n", out.c_str(), stored.error().message.c_str()); return 1; }
+    auto figures = icl::recipe::evaluate(recipe, stored.value());
+    if (!figures) { std::fprintf(stderr, "icl: %s\n", figures.error().message.c_str()); return 1; }
+    double worst = 0;
+    std::string worst_name;
+    for (const auto& [k, recorded] : recipe.figures) {
+        const auto it = figures.value().find(k);
+        const double d = it == figures.value().end() ? 1e9 : std::fabs(it->second - recorded);
+        std::printf("%-28s recorded %.4f  %s %.4f\n", k.c_str(), recorded, icl::checkpoint::encoding_name(recipe.storage),
+                    it == figures.value().end() ? NAN : it->second);
+        if (d > worst) { worst = d; worst_name = k; }
+    }
+    if (worst > recipe.tolerance) {
+        std::fprintf(stderr, "icl: %s as %s: figure %s moves by %.4f, more than the tolerance %.4f; %s is unchanged\n",
+                     out.c_str(), icl::checkpoint::encoding_name(recipe.storage), worst_name.c_str(), worst,
+                     recipe.tolerance, out.c_str());
+        return 1;
+    }
+    std::ofstream f(out, std::ios::binary | std::ios::trunc);
+    f.write(reinterpret_cast<const char*>(bytes.value().data()), (std::streamsize)bytes.value().size());
+    if (!f) { std::fprintf(stderr, "icl: cannot write '%s'\n", out.c_str()); return 1; }
+    std::printf("wrote %s as %s (was %s): %zu bytes; largest figure change %.4f (%s), tolerance %.4f\n", out.c_str(),
+                icl::checkpoint::encoding_name(recipe.storage), icl::checkpoint::encoding_name(was), bytes.value().size(),
+                worst, worst_name.empty() ? "-" : worst_name.c_str(), recipe.tolerance);
+    return 0;
+}
+
 // icl train: the recipe names the checkpoint (<name>.icl beside the recipe file).
 int cmd_train(int argc, char** argv) {
     if (argc < 3) return usage_error("train needs a recipe file (lessons/checkpoints/<name>.json)");
     const std::string path = argv[2];
     std::string out;
-    bool eval_only = false;
+    bool eval_only = false, restore = false;
     for (int i = 3; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--out" && i + 1 < argc) out = argv[++i];
         else if (a == "--eval-only") eval_only = true;
+        else if (a == "--restore") restore = true;
         else return usage_error("train: unknown or incomplete option '" + a + "'");
     }
     std::ifstream f(path);
@@ -193,6 +235,7 @@ int cmd_train(int argc, char** argv) {
     if (out.empty()) out = dir + "/" + recipe.name + ".icl";
 
     icl::gpt::Model model;
+    if (restore) return restore_checkpoint(recipe, out);
     if (eval_only) {
         auto m = icl::checkpoint::load_file(out);
         if (!m) { std::fprintf(stderr, "icl: %s\n", m.error().message.c_str()); return 1; }
@@ -211,8 +254,11 @@ int cmd_train(int argc, char** argv) {
                              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }
         recipe.train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        model = std::move(training.value()->model());
-        if (auto s = icl::checkpoint::save_file(model, out); !s) { std::fprintf(stderr, "icl: %s\n", s.error().message.c_str()); return 1; }
+        if (auto s = icl::checkpoint::save_file(training.value()->model(), out, recipe.storage); !s) { std::fprintf(stderr, "icl: %s\n", s.error().message.c_str()); return 1; }
+        // The figures are the stored form's: what the demos will load.
+        auto m = icl::checkpoint::load_file(out);
+        if (!m) { std::fprintf(stderr, "icl: %s\n", m.error().message.c_str()); return 1; }
+        model = std::move(m.value());
     }
     auto figures = icl::recipe::evaluate(recipe, model);
     if (!figures) { std::fprintf(stderr, "icl: %s\n", figures.error().message.c_str()); return 1; }

@@ -1,6 +1,7 @@
 // libFuzzer target: the checkpoint loader (core/src/checkpoint.cpp) on arbitrary bytes.
 // Properties beyond "no crash": a checkpoint that loads saves back to the very same
-// bytes (the format has one encoding per model), its model runs a forward pass, and
+// bytes in the encoding it was stored in (the format has one encoding per model and
+// storage form), its model runs a forward pass, and
 // load_into a model of another config fails and leaves that model unchanged.
 #include <algorithm>
 #include <cstddef>
@@ -12,13 +13,16 @@
 #include "icl/gpt.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    auto loaded = icl::checkpoint::load(data, size);
+    icl::checkpoint::Encoding stored = icl::checkpoint::Encoding::f32;
+    auto loaded = icl::checkpoint::load(data, size, &stored);
     if (!loaded) {
         if (loaded.error().message.empty()) std::abort();
         return 0;
     }
     const icl::gpt::Model& model = loaded.value();
-    const std::vector<uint8_t> again = icl::checkpoint::save(model);
+    auto saved = icl::checkpoint::save(model, stored);
+    if (!saved) std::abort();
+    const std::vector<uint8_t>& again = saved.value();
     if (again.size() != size || !std::equal(again.begin(), again.end(), data)) std::abort();
 
     icl::gpt::Activations acts;

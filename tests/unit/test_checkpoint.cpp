@@ -4,6 +4,8 @@
 // other build's.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -75,9 +77,9 @@ TEST_CASE("checkpoint: truncated, corrupt, wrong-version, wrong-shape files are 
     b[0] = 'X';
     expect_rejected(b, "bad magic");
     b = good;
-    put_u32(b, 8, 2);
+    put_u32(b, 8, 3);
     reseal(b);
-    expect_rejected(b, "version 2 is not supported");
+    expect_rejected(b, "version 3 is not supported");
     // the table says wk is (12, 13): disagrees with the config
     b = good;
     const std::string name = "h0.attn.wk";
@@ -216,3 +218,80 @@ TEST_CASE("checkpoint: file helpers round-trip and name the path on failure") {
     CHECK(missing.error().message.find("no_such.ckpt") != std::string::npos);
 }
 #endif
+
+// f16 storage (version 2). The reference is an independent writer: Python's own half
+// conversion (tests/golden/make_f16_checkpoint.py) on the golden f32 checkpoint, with
+// the conversion's edge cases (ties to even, subnormals, the largest half) in front.
+namespace {
+const float kF16Edges[] = {1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f, -(1.0f + 0x1p-11f + 0x1p-20f), 65504.0f, 65519.0f,
+                           0x1p-24f, 0x1p-25f, 3 * 0x1p-25f, 0x1p-14f - 0x1p-25f, -0.0f, 1e-8f, 0.1f};
+}
+
+TEST_CASE("checkpoint: f16 storage matches an independent half writer byte for byte and stays within half an ulp") {
+    const std::string golden = std::string(ICL_TEST_DATA_DIR) + "/golden/";
+    const std::vector<uint8_t> f32_file = test::read_bytes(golden + "ckpt_mixed.icl");
+    const std::vector<uint8_t> f16_file = test::read_bytes(golden + "ckpt_mixed_f16.icl");
+    REQUIRE(!f32_file.empty());
+    REQUIRE(!f16_file.empty());
+    Expected<gpt::Model> m = checkpoint::load(f32_file.data(), f32_file.size());
+    REQUIRE(m.ok());
+    std::copy(std::begin(kF16Edges), std::end(kF16Edges), m.value().params.begin());
+    Expected<std::vector<uint8_t>> mine = checkpoint::save(m.value(), checkpoint::Encoding::f16);
+    REQUIRE(mine.ok());
+    CHECK(mine.value().size() == f16_file.size());
+    CHECK(mine.value() == f16_file);
+    // loading it: version 2 reports f16, every weight within half an ulp of f16
+    checkpoint::Encoding stored = checkpoint::Encoding::f32;
+    Expected<gpt::Model> back = checkpoint::load(f16_file.data(), f16_file.size(), &stored);
+    REQUIRE_MESSAGE(back.ok(), back.error().message);
+    CHECK(stored == checkpoint::Encoding::f16);
+    size_t worst = 0;
+    double worst_rel = 0;
+    for (size_t i = 0; i < m.value().params.size(); ++i) {
+        const double w = m.value().params[i], h = back.value().params[i];
+        const double ulp = std::ldexp(1.0, std::max(std::ilogb(std::max(std::fabs(w), 0x1p-14)), -14) - 10);
+        const double rel = std::fabs(w - h) / ulp;
+        if (rel > worst_rel) { worst_rel = rel; worst = i; }
+    }
+    INFO("worst weight " << worst << ": " << m.value().params[worst] << " -> " << back.value().params[worst]);
+    CHECK(worst_rel <= 0.5);
+    CHECK(back.value().params[0] == 1.0f);            // tie to even
+    CHECK(back.value().params[4] == 65504.0f);
+    CHECK(back.value().params[5] == 0x1p-24f);
+    CHECK(std::signbit(back.value().params[9]));      // -0 stays -0
+    // it saves back to the same bytes (one encoding per storage form)
+    CHECK(checkpoint::save(back.value(), checkpoint::Encoding::f16).value() == f16_file);
+    // and a version 1 file still loads as f32
+    CHECK(checkpoint::load(f32_file.data(), f32_file.size(), &stored).ok());
+    CHECK(stored == checkpoint::Encoding::f32);
+}
+
+TEST_CASE("checkpoint: f16 files with a bad encoding, and weights f16 cannot hold, are named errors") {
+    gpt::Model m = gpt::make_model(ckpt_config(), 5).value();
+    const std::vector<uint8_t> good = checkpoint::save(m, checkpoint::Encoding::f16).value();
+    CHECK(good.size() < checkpoint::save(m).size() / 2 + 1024);
+    const size_t header = good.size() - 8 - 2 * m.params.size();
+    std::vector<uint8_t> b = good;
+    put_u32(b, header - 4, 0);
+    reseal(b);
+    expect_rejected(b, "version 2 weight encoding 0 is unknown");
+    b = good;
+    put_u32(b, header - 4, 7);
+    reseal(b);
+    expect_rejected(b, "weight encoding 7");
+    b = good;
+    b.resize(good.size() - 3);
+    expect_rejected(b, "truncated");
+    // an f16 infinity in the data, resealed
+    b = good;
+    b[header + 2 * 5] = 0x00;
+    b[header + 2 * 5 + 1] = 0x7C;
+    reseal(b);
+    expect_rejected(b, "tensor 'wte' holds a non-finite value at index 5");
+    m.params[m.layout.tensors[2].offset + 1] = 70000.0f;
+    Expected<std::vector<uint8_t>> big = checkpoint::save(m, checkpoint::Encoding::f16);
+    REQUIRE_FALSE(big.ok());
+    CHECK(big.error().message.find("tensor '" + m.layout.tensors[2].name + "' value 70000") != std::string::npos);
+    CHECK(checkpoint::parse_encoding("f16").value() == checkpoint::Encoding::f16);
+    CHECK(checkpoint::parse_encoding("int4").error().message.find("f32, f16") != std::string::npos);
+}

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "icl/assets.h"
+#include "icl/checkpoint.h"
 #include "icl/demo.h"
 #include "icl/recipe.h"
 #include "icl/tasks.h"
@@ -40,6 +41,8 @@ TEST_CASE("checkpoints: each shipped checkpoint reproduces its recorded figures 
         auto bytes = get_asset(r.value().checkpoint());
         REQUIRE(bytes.ok());
         CHECK(bytes.value()->size() < 2u << 20);  // each under 2 MB
+        // load_checkpoint refuses a file stored otherwise than its recipe says (f16 for
+        // hmm): the figures below are the stored form's
         auto m = recipe::load_checkpoint(r.value());
         REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message));
         auto figures = recipe::evaluate(r.value(), m.value());
@@ -155,12 +158,32 @@ TEST_CASE("checkpoints: a corrupt checkpoint is an error naming the file and the
     CHECK(s.error().message.find("icl train lessons/checkpoints/tasks.json") != std::string::npos);
 }
 
+TEST_CASE("checkpoints: a checkpoint stored otherwise than its recipe says is an error naming the fix") {
+    use_shipped_lessons();
+    auto shipped = get_asset("checkpoints/hmm.icl");
+    REQUIRE(shipped.ok());
+    const std::vector<uint8_t> keep = *shipped.value();
+    checkpoint::Encoding stored = checkpoint::Encoding::f32;
+    auto m = checkpoint::load(keep.data(), keep.size(), &stored);
+    REQUIRE(m.ok());
+    CHECK(stored == checkpoint::Encoding::f16);  // as hmm.json says
+    put_asset("checkpoints/hmm.icl", checkpoint::save(m.value()));  // the same weights as f32
+    auto loaded = recipe::load_shipped_model("hmm");
+    put_asset("checkpoints/hmm.icl", keep);
+    REQUIRE_FALSE(loaded.ok());
+    CHECK(loaded.error().message.find("stored as f32 but the recipe says f16") != std::string::npos);
+    CHECK(loaded.error().message.find("icl train lessons/checkpoints/hmm.json --restore") != std::string::npos);
+}
+
 TEST_CASE("recipe: bad fields are errors naming the file and the field") {
     auto bad = recipe::parse(R"({"name": "x", "train": {"steps": -3}})", "r.json");
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.error().message.find("r.json: train.steps") != std::string::npos);
     CHECK_FALSE(recipe::parse("{", "r.json").ok());
     CHECK_FALSE(recipe::parse(R"({"name": "../x"})", "r.json").ok());
+    auto storage = recipe::parse(R"({"name": "x", "storage": "f8"})", "r.json");
+    REQUIRE_FALSE(storage.ok());
+    CHECK(storage.error().message.find("r.json: storage: checkpoint: weight encoding 'f8' is not one of f32, f16") != std::string::npos);
     auto ok = recipe::parse(R"({"name": "t", "data": "hmm", "hmm": {"segments": 4, "segment_length": 5}})", "r.json");
     REQUIRE(ok.ok());
     CHECK(ok.value().model.context == 1 + 4 * 6);

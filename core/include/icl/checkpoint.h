@@ -1,6 +1,6 @@
 // The tiny GPT's checkpoint: a versioned, validated binary image of a Model.
 //
-// Version 1, little-endian, fixed-width fields:
+// Version 1 (f32 weights), little-endian, fixed-width fields:
 //   "ICLGPTCK"                      8 bytes magic
 //   u32 version (1)
 //   u32 header_size                 bytes from the start to the tensor data
@@ -11,6 +11,12 @@
 //                                   (offset and count in floats, into the data)
 //   f32 data, every tensor in the order of the table
 //   u64 FNV-1a 64 checksum of every byte before it
+//
+// Version 2 (weights stored smaller): version 1 with one more header field after the
+// tensor table, u32 encoding (1 = f16: IEEE binary16, rounded to nearest even), and the
+// data in that encoding (f16: 2 bytes a value). f32 weights are always written as
+// version 1, so every model has one encoding per storage form and a file that loads
+// saves back to the same bytes. Offsets and counts in the table stay in values.
 //
 // The table must match the layout the config implies (gpt::make_layout): same
 // names, order, shapes and offsets. Bytes are the core API (the web fetches them);
@@ -25,14 +31,23 @@
 
 namespace icl::checkpoint {
 
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // the newest this build reads and writes
 
+// How the weights are stored: f32 (version 1) or f16 (version 2, half the bytes).
+enum class Encoding : uint32_t { f32 = 0, f16 = 1 };
+const char* encoding_name(Encoding e);                          // "f32" | "f16"
+Expected<Encoding> parse_encoding(const std::string& name);   // error names the choices
+
+// f32, version 1.
 std::vector<uint8_t> save(const gpt::Model& model);
+// In `encoding`; an error names the first weight that f16 cannot hold (|w| > 65504).
+Expected<std::vector<uint8_t>> save(const gpt::Model& model, Encoding encoding);
 
-// A model from checkpoint bytes. Errors name the problem: truncated (and where),
-// bad magic, unsupported version, an invalid config, a tensor whose name, shape or
+// A model from checkpoint bytes (versions 1 and 2); `stored`, if given, receives the
+// file's encoding. Errors name the problem: truncated (and where), bad magic,
+// unsupported version or encoding, an invalid config, a tensor whose name, shape or
 // offset disagrees with the config, trailing bytes, a checksum mismatch.
-Expected<gpt::Model> load(const uint8_t* data, size_t size);
+Expected<gpt::Model> load(const uint8_t* data, size_t size, Encoding* stored = nullptr);
 
 // Loads into an existing model whose config must match the file's; on any error
 // (including a differing config, named field by field) `into` is unchanged.
@@ -41,7 +56,7 @@ Status load_into(gpt::Model& into, const uint8_t* data, size_t size);
 uint64_t fnv1a64(const uint8_t* data, size_t size);
 
 // Files (native builds; core/src/native/checkpoint_file.cpp).
-Status save_file(const gpt::Model& model, const std::string& path);
-Expected<gpt::Model> load_file(const std::string& path);
+Status save_file(const gpt::Model& model, const std::string& path, Encoding encoding = Encoding::f32);
+Expected<gpt::Model> load_file(const std::string& path, Encoding* stored = nullptr);
 
 }  // namespace icl::checkpoint

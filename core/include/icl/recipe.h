@@ -3,6 +3,8 @@
 // (<name>.json beside <name>.icl):
 //
 //   {"name": "tasks", "data": "tasks" | "hmm",
+//    "storage": "f16",          (how <name>.icl stores the weights: "f32" (default) or
+//                                "f16", half the bytes; see icl/checkpoint.h)
 //    "model": {"width": 64, "layers": 4, "heads": 4, "mlp_ratio": 4,
 //              "attention": "dense" | "alternating", "window": 8},
 //    "train": {"steps": 1500, "batch": 32, "lr": 0.003, "warmup": 100,
@@ -28,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "icl/checkpoint.h"
 #include "icl/expected.h"
 #include "icl/gpt.h"
 #include "icl/hmm.h"
@@ -47,6 +50,7 @@ struct HmmSpec {
 struct Recipe {
     std::string name;
     std::string data = "tasks";          // "tasks" | "hmm"
+    checkpoint::Encoding storage = checkpoint::Encoding::f32;  // how the checkpoint stores weights
     gpt::Config model;                   // vocab and context filled in from the data
     int steps = 1000, batch = 32, warmup = 100, pairs = tasks::kMaxShots + 1;
     double remap_fraction = 0;           // tasks: share of documents from make_remapped_sequence
@@ -122,7 +126,9 @@ HmmScores score_hmm(const gpt::Model& model, const hmm::Mixture& mixture, const 
 hmm::Hmm unseen_concept(const HmmSpec& spec);
 
 // Loads a recipe's checkpoint through the asset store and checks that it fits the
-// recipe (vocab, context, width, layers). Errors name the asset and say how to remake it.
+// recipe (vocab, context, width, layers) and is stored as the recipe says (so the
+// figures checked on it are the stored form's). Errors name the asset and say how to
+// remake it.
 Expected<gpt::Model> load_checkpoint(const Recipe& r);
 
 // A shipped recipe read through the asset store ("checkpoints/<name>.json"), so the

@@ -6,8 +6,10 @@
 
 namespace icl::checkpoint {
 
-Status save_file(const gpt::Model& model, const std::string& path) {
-    const std::vector<uint8_t> bytes = save(model);
+Status save_file(const gpt::Model& model, const std::string& path, Encoding encoding) {
+    Expected<std::vector<uint8_t>> encoded = save(model, encoding);
+    if (!encoded) return make_error(path + ": " + encoded.error().message);
+    const std::vector<uint8_t>& bytes = encoded.value();
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     if (!f) return make_error("checkpoint: cannot open '" + path + "' for writing");
     f.write(reinterpret_cast<const char*>(bytes.data()), (std::streamsize)bytes.size());
@@ -15,11 +17,11 @@ Status save_file(const gpt::Model& model, const std::string& path) {
     return Ok{};
 }
 
-Expected<gpt::Model> load_file(const std::string& path) {
+Expected<gpt::Model> load_file(const std::string& path, Encoding* stored) {
     std::ifstream f(path, std::ios::binary);
     if (!f) return make_error("checkpoint: cannot open '" + path + "'");
     const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    Expected<gpt::Model> m = load(bytes.data(), bytes.size());
+    Expected<gpt::Model> m = load(bytes.data(), bytes.size(), stored);
     if (!m) return make_error(path + ": " + m.error().message);
     return m;
 }
