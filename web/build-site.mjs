@@ -17,7 +17,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 const katex = require('katex');
 const { inlineStylesToClasses } = await import('./sitegen/inline-styles.mjs');
-const { lessonPage, indexPage } = await import('./sitegen/templates.mjs');
+const { lessonPage, indexPage, reviewPage } = await import('./sitegen/templates.mjs');
 
 function parseArgs(argv) {
   const args = {};
@@ -130,6 +130,7 @@ function moduleGraph(entry, seen = new Set()) {
 }
 const lessonModules = [...moduleGraph('lesson.js')];
 const indexModules = [...moduleGraph('index.js')];
+const reviewModules = [...moduleGraph('review.js')];
 
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
@@ -179,6 +180,8 @@ for (const lang of langs) {
     });
     fs.writeFileSync(path.join(out, lang, `${lesson.id}.html`), html);
   });
+  if (list.some((l) => l.id === 'review')) fail(`${lang}: a lesson may not have the id 'review' (${lang}/review.html is the review page)`);
+  fs.writeFileSync(path.join(out, lang, 'review.html'), reviewPage({ lang, lessons: list, modules: reviewModules }));
 }
 const indexData = Object.fromEntries(langs.map((lang) => [lang, lessonsByLang[lang].map((l) => ({
   id: l.id, title: l.title, order: l.order, summary: l.summary,

@@ -270,6 +270,35 @@ Expected<double> find_result_scalar(const json& result, const std::string& name)
     return make_error("the demo's result has no scalar '" + name + "' (it has: " + (known.empty() ? "none" : known) + ")");
 }
 
+Status validate_answer(const json& check, const json& answer) {
+    const std::string type = string_field(check, "type");
+    const auto options = options_of(check);
+    if (type == "choice" || type == "predict") return require_option(options, answer);
+    if (type == "multi") {
+        if (!answer.is_array()) return make_error("the answer must be a list of option keys, got " + answer.dump());
+        std::set<std::string> chosen;
+        for (const auto& a : answer) {
+            if (auto ok = require_option(options, a); !ok) return ok.error();
+            if (!chosen.insert(a.get<std::string>()).second) return make_error("option '" + a.get<std::string>() + "' is chosen twice");
+        }
+        return Ok{};
+    }
+    if (type == "truefalse") {
+        if (answer.is_boolean() || answer == "true" || answer == "false") return Ok{};
+        return make_error("the answer must be true or false, got " + answer.dump());
+    }
+    if (type == "numeric") {
+        if (answer.is_string() || (answer.is_number() && std::isfinite(answer.get<double>()))) return Ok{};
+        return make_error("the answer must be a number, got " + answer.dump());
+    }
+    if (type == "text") {
+        if (!answer.is_string()) return make_error("the answer must be text, got " + answer.dump());
+        if (auto n = normalize_text_answer(answer.get<std::string>()); !n) return n.error();
+        return Ok{};
+    }
+    return bad_check(check, "unknown type " + quoted(check.contains("type") ? check.at("type") : json()));
+}
+
 Expected<Verdict> grade(const json& check, const json& answer, const json& demo_result) {
     if (!check.is_object() || !check.contains("grading") || !check.at("grading").is_object())
         return bad_check(check, "no grading object");

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "icl/assets.h"
+#include "icl/progress.h"
 #include "icl/quiz.h"
 
 namespace icl {
@@ -24,7 +25,80 @@ Expected<json> parse_json(const std::string& text, const char* what) {
     return j;
 }
 
+Expected<progress::Document> read_doc(const std::string& text) {
+    auto r = progress::read(text);
+    if (!r) return make_error("the progress is not readable: " + r.error().message);
+    return r.value().doc;
+}
+
+int64_t time_ms(double now) {
+    return now >= 0 && now <= 9007199254740991.0 ? static_cast<int64_t>(now) : 0;
+}
+
+json with_doc(const progress::Document& d, json extra = json::object()) {
+    extra["text"] = progress::write(d);
+    extra["progress"] = progress::to_json(d);
+    return extra;
+}
+
 }  // namespace
+
+std::string WorkerApi::progress_read(const std::string& text, double now) const {
+    auto r = progress::read(text);
+    if (!r) return error_json(r.error().message);
+    const progress::Read& read = r.value();
+    return icl::text(with_doc(read.doc, {{"skipped", read.skipped}, {"first_skipped", read.first_skipped},
+                                         {"due", progress::due_checks(read.doc, time_ms(now)).size()}}));
+}
+
+std::string WorkerApi::progress_record(const std::string& text, const std::string& lesson, const std::string& check,
+                                       const std::string& answer_json, bool correct, double now) const {
+    auto d = read_doc(text);
+    if (!d) return error_json(d.error().message);
+    auto answer = parse_json(answer_json, "the answer");
+    if (!answer) return error_json(answer.error().message);
+    if (lesson.empty() || check.empty()) return error_json("an answer needs a lesson and a check id");
+    progress::record_answer(d.value(), lesson, check, answer.value(), correct, time_ms(now));
+    return icl::text(with_doc(d.value()));
+}
+
+std::string WorkerApi::progress_merge(const std::string& text, const std::string& imported) const {
+    auto d = read_doc(text);
+    if (!d) return error_json(d.error().message);
+    auto in = progress::read(imported);
+    if (!in) return error_json("the file is not a progress file: " + in.error().message);
+    if (in.value().skipped > 0)
+        return error_json("the file is damaged: " + std::to_string(in.value().skipped) + " record(s) cannot be read (" +
+                          in.value().first_skipped + "); nothing was imported");
+    const progress::MergeCount count = progress::merge(d.value(), in.value().doc);
+    return icl::text(with_doc(d.value(), {{"added", count.added}, {"updated", count.updated}}));
+}
+
+std::string WorkerApi::progress_due(const std::string& text, double now) const {
+    auto d = read_doc(text);
+    if (!d) return error_json(d.error().message);
+    json due = json::array();
+    for (const auto& c : progress::due_checks(d.value(), time_ms(now)))
+        due.push_back({{"lesson", c.lesson}, {"check", c.check}, {"due", c.due}});
+    return icl::text(json{{"due", due}});
+}
+
+std::string WorkerApi::progress_fit(const std::string& text, const std::string& lesson,
+                                    const std::string& checks_json) const {
+    auto d = read_doc(text);
+    if (!d) return error_json(d.error().message);
+    auto checks = parse_json(checks_json, "the checks");
+    if (!checks) return error_json(checks.error().message);
+    if (!checks.value().is_array()) return error_json("the checks must be a JSON array");
+    const auto dropped = progress::drop_unfit_answers(d.value(), lesson, checks.value().get<std::vector<json>>());
+    return icl::text(with_doc(d.value(), {{"dropped", dropped}}));
+}
+
+std::string WorkerApi::progress_csv(const std::string& text) const {
+    auto d = read_doc(text);
+    if (!d) return error_json(d.error().message);
+    return icl::text(json{{"csv", progress::summary_csv(d.value())}});
+}
 
 std::string WorkerApi::version() const { return text(json{{"version", ICL_VERSION}}); }
 

@@ -79,6 +79,7 @@ const LoadedLesson* AppState::lesson() const {
 void open_lesson(AppState& app, int index) {
     stop_all_demos(app);
     app.checks.clear();
+    app.reviewing = false;
     app.solo_demo.clear();
     app.lesson_index = index;
     app.scroll_request = 0;
@@ -113,6 +114,7 @@ void open_lesson(AppState& app, int index) {
 void open_solo_demo(AppState& app, const std::string& demo_id) {
     stop_all_demos(app);
     app.checks.clear();
+    app.reviewing = false;
     app.lesson_index = -1;
     app.solo_demo = demo_id;
     app.scroll_request = 0;
@@ -131,6 +133,11 @@ void set_language(AppState& app, icl::Lang lang) {
     const std::string open_id = app.lesson() ? app.lesson()->lesson.id : "";
     app.lang = lang;
     app.progress.lang = lang == icl::Lang::ko ? "ko" : "en";
+    if (app.reviewing) {
+        open_review(app);
+        save(app);
+        return;
+    }
     if (app.lesson_index < 0) {
         if (!app.solo_demo.empty()) open_solo_demo(app, app.solo_demo);  // its texts are per language
         save(app);
@@ -212,10 +219,94 @@ void submit_answer(AppState& app, const icl::CheckBlock& check, const nlohmann::
     }
     input.verdict = verdict.value();
     input.graded_answer = answer;
-    if (const LoadedLesson* loaded = app.lesson()) {
-        app.progress.checks[loaded->lesson.id][check.id] = CheckRecord{verdict.value().correct, answer};
-        save(app);
+    const std::string lesson = page_lesson_id(app);
+    if (lesson.empty()) return;
+    const bool correct = verdict.value().correct;
+    std::vector<std::string> notices;
+    auto saved = update_progress(app.progress, app.progress_path, [&](Progress& p) {
+        icl::progress::record_answer(p, lesson, check.id, answer, correct, progress_now_ms());
+    }, &notices);
+    for (const std::string& n : notices) app.notices.push_back(n);
+    if (!saved) app.notices.push_back("progress not saved: " + saved.error().message);
+}
+
+std::string page_lesson_id(const AppState& app) {
+    if (app.reviewing) {
+        const auto item = review_item(app);
+        return item.first ? item.first->lesson.id : "";
     }
+    return app.lesson() ? app.lesson()->lesson.id : "";
+}
+
+std::vector<icl::progress::DueCheck> due_for_review(const AppState& app) {
+    std::vector<icl::progress::DueCheck> due;
+    for (const auto& d : icl::progress::due_checks(app.progress, progress_now_ms()))
+        for (const LoadedLesson& l : app.library.of(app.lang))
+            if (l.lesson.id == d.lesson)
+                for (const icl::LessonBlock& b : l.lesson.blocks)
+                    if (const auto* c = std::get_if<icl::CheckBlock>(&b); c && c->id == d.check) due.push_back(d);
+    return due;
+}
+
+std::pair<const LoadedLesson*, const icl::CheckBlock*> review_item(const AppState& app) {
+    if (!app.reviewing || app.review_pos >= app.review_queue.size()) return {nullptr, nullptr};
+    const auto& want = app.review_queue[app.review_pos];
+    for (const LoadedLesson& l : app.library.of(app.lang))
+        if (l.lesson.id == want.lesson)
+            for (const icl::LessonBlock& b : l.lesson.blocks)
+                if (const auto* c = std::get_if<icl::CheckBlock>(&b); c && c->id == want.check) return {&l, c};
+    return {nullptr, nullptr};
+}
+
+namespace {
+// The review page's check, with its demo when it is a predict check (run it, then answer).
+void prepare_review_item(AppState& app) {
+    stop_all_demos(app);
+    app.checks.clear();
+    app.scroll_request = 0;
+    const auto [loaded, check] = review_item(app);
+    if (!check) return;
+    app.checks[check->id] = CheckInput{};
+    if (check->type != icl::CheckType::Predict) return;
+    const std::string instance = check->grading.value("demo", "");
+    for (const icl::LessonBlock& b : loaded->lesson.blocks)
+        if (const auto* demo = std::get_if<icl::DemoBlock>(&b); demo && demo->name == instance) {
+            DemoInstance d;
+            d.def = icl::find_demo(demo->demo);
+            d.name = demo->name;
+            d.lesson_params = demo->params;
+            d.params = demo->params;
+            if (!d.def) d.error = "unknown demo '" + demo->demo + "'";
+            app.demos.push_back(std::move(d));
+        }
+    for (DemoInstance& d : app.demos)
+        if (d.def && d.def->analytic) start_demo_run(app, d);
+}
+}  // namespace
+
+void open_review(AppState& app) {
+    app.reviewing = true;
+    app.lesson_index = -1;
+    app.solo_demo.clear();
+    app.review_queue = due_for_review(app);
+    app.review_pos = 0;
+    prepare_review_item(app);
+}
+
+void review_next(AppState& app) {
+    if (app.review_pos < app.review_queue.size()) ++app.review_pos;
+    prepare_review_item(app);
+}
+
+void drop_unfit_answers(AppState& app) {
+    for (const auto* lessons : {&app.library.en, &app.library.ko})
+        for (const LoadedLesson& l : *lessons) {
+            std::vector<nlohmann::json> checks;
+            for (const icl::LessonBlock& b : l.lesson.blocks)
+                if (const auto* c = std::get_if<icl::CheckBlock>(&b)) checks.push_back(icl::to_json(*c));
+            for (const std::string& n : icl::progress::drop_unfit_answers(app.progress, l.lesson.id, checks))
+                app.notices.push_back(n);
+        }
 }
 
 int correct_checks(const AppState& app, const LoadedLesson& lesson) {
@@ -231,7 +322,9 @@ int correct_checks(const AppState& app, const LoadedLesson& lesson) {
 }
 
 void save(AppState& app) {
-    auto saved = save_progress(app.progress, app.progress_path);
+    std::vector<std::string> notices;
+    auto saved = update_progress(app.progress, app.progress_path, nullptr, &notices);
+    for (const std::string& n : notices) app.notices.push_back(n);
     if (!saved) {
         const std::string notice = "progress not saved: " + saved.error().message;
         if (app.notices.empty() || app.notices.back() != notice) app.notices.push_back(notice);

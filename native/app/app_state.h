@@ -69,6 +69,11 @@ struct AppState {
     std::map<std::string, CheckInput> checks;  // by check id, of the open lesson
     Progress progress;
     std::string progress_path;
+    std::string transfer_path;         // the file the sidebar imports from and exports to
+    // Review: the due checks (of lessons in this language), asked one at a time.
+    bool reviewing = false;
+    std::vector<icl::progress::DueCheck> review_queue;
+    size_t review_pos = 0;
     std::vector<std::string> notices;  // shown at the top until dismissed
     float scroll_request = -1;        // >= 0: scroll the page there on the next frame
 
@@ -76,6 +81,15 @@ struct AppState {
 };
 
 void open_lesson(AppState& app, int index);
+// The checks due for review now that a lesson of this language holds.
+std::vector<icl::progress::DueCheck> due_for_review(const AppState& app);
+// Opens the review page at its first due check; review_next moves on.
+void open_review(AppState& app);
+void review_next(AppState& app);
+// The lesson and check block of the review page's current check (nullptrs when done).
+std::pair<const LoadedLesson*, const icl::CheckBlock*> review_item(const AppState& app);
+// Drops saved answers that no longer fit their checks (an unknown option...), with a notice.
+void drop_unfit_answers(AppState& app);
 void open_solo_demo(AppState& app, const std::string& demo_id);
 // Switches language, keeping the open lesson (by id) when the other language has it.
 void set_language(AppState& app, icl::Lang lang);
@@ -86,8 +100,11 @@ bool any_demo_running(const AppState& app);
 
 // The answer in icl::grade's form, or an Error for an incomplete one ("choose an option").
 icl::Expected<nlohmann::json> answer_json(const icl::CheckBlock& check, const CheckInput& input, icl::Lang lang);
-// Grades `answer` with core, shows the verdict and records it in the progress file.
+// Grades `answer` with core, shows the verdict and records it in the progress file
+// (read-merge-write under its lock).
 void submit_answer(AppState& app, const icl::CheckBlock& check, const nlohmann::json& answer);
+// The lesson a check on the open page belongs to ("" if none).
+std::string page_lesson_id(const AppState& app);
 // Correct checks of a lesson in the saved progress.
 int correct_checks(const AppState& app, const LoadedLesson& lesson);
 void save(AppState& app);

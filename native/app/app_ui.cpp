@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -62,6 +63,15 @@ void draw_top_bar(AppState& app, const Fonts& fonts) {
 }
 
 void draw_sidebar(AppState& app, const Fonts& fonts) {
+    // Review: how many checks are due, and the page that asks them.
+    const size_t due = due_for_review(app).size();
+    char review_label[160];
+    std::snprintf(review_label, sizeof review_label - 10, tr(app.lang, labels::review_due), due);
+    std::strcat(review_label, "##review");
+    if (due > 0) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.35f, 1.0f));
+    if (ImGui::Selectable(review_label, app.reviewing)) open_review(app);
+    if (due > 0) ImGui::PopStyleColor();
+    ImGui::Spacing();
     ImGui::PushFont(fonts.bold);
     ImGui::TextUnformatted(tr(app.lang, labels::lessons));
     ImGui::PopFont();
@@ -93,6 +103,34 @@ void draw_sidebar(AppState& app, const Fonts& fonts) {
         const std::string label = (app.lang == icl::Lang::ko ? def->title_ko : def->title_en) + "##demo" + def->id;
         if (ImGui::Selectable(label.c_str(), app.lesson_index < 0 && app.solo_demo == def->id)) open_solo_demo(app, def->id);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", def->id.c_str());
+    }
+    // Import and export: the same document the lesson pages download and upload.
+    ImGui::Spacing();
+    ImGui::PushFont(fonts.bold);
+    ImGui::TextUnformatted(tr(app.lang, labels::progress_heading));
+    ImGui::PopFont();
+    ImGui::SetNextItemWidth(-1);
+    ImGui::InputText("##transfer", &app.transfer_path);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app.lang, labels::progress_file));
+    if (ImGui::SmallButton(tr(app.lang, labels::import_progress))) {
+        auto merged = import_progress(app.progress, app.progress_path, app.transfer_path);
+        if (merged)
+            app.notices.push_back("imported " + app.transfer_path + ": " + std::to_string(merged.value().added) +
+                                  " new, " + std::to_string(merged.value().updated) + " newer answers");
+        else
+            app.notices.push_back(merged.error().message);
+        drop_unfit_answers(app);
+    }
+    ImGui::SameLine();
+    if (ImGui::SmallButton(tr(app.lang, labels::export_progress))) {
+        auto written = export_progress(app.progress, app.transfer_path);
+        app.notices.push_back(written ? "progress written to " + app.transfer_path : written.error().message);
+    }
+    ImGui::SameLine();
+    if (ImGui::SmallButton(tr(app.lang, labels::export_csv))) {
+        const std::string csv = app.transfer_path + ".csv";
+        auto written = export_summary_csv(app.progress, csv);
+        app.notices.push_back(written ? "summary written to " + csv : written.error().message);
     }
     if (!app.library.problems.empty()) {
         ImGui::Spacing();
@@ -255,7 +293,7 @@ void draw_check(AppState& app, const icl::CheckBlock& check, const CheckDocs& do
         }
         ImGui::Unindent(option_indent);
     } else {
-        const auto saved = app.lesson() ? app.progress.checks.find(app.lesson()->lesson.id) : app.progress.checks.end();
+        const auto saved = app.progress.checks.find(page_lesson_id(app));
         if (saved != app.progress.checks.end() && saved->second.count(check.id))
             ImGui::TextColored(kMuted, "%s", saved->second.at(check.id).correct
                                                  ? tr(app.lang, labels::answered_right)
@@ -264,6 +302,27 @@ void draw_check(AppState& app, const icl::CheckBlock& check, const CheckDocs& do
     ImGui::EndGroup();
     ImGui::Dummy(ImVec2(0, fonts.body_size * 0.5f));
     ImGui::PopID();
+}
+
+// The review page: the due checks one at a time, graded as on their lesson's page.
+void draw_review(AppState& app, const Fonts& fonts) {
+    ImGui::PushFont(fonts.title);
+    ImGui::TextWrapped("%s", tr(app.lang, labels::review));
+    ImGui::PopFont();
+    const auto [loaded, check] = review_item(app);
+    if (!check) {
+        ImGui::TextWrapped("%s", tr(app.lang, labels::nothing_due));
+        return;
+    }
+    ImGui::TextColored(kMuted, "%s %zu / %zu — %s %s", tr(app.lang, labels::review_of), app.review_pos + 1,
+                       app.review_queue.size(), tr(app.lang, labels::from_lesson), loaded->lesson.title.c_str());
+    ImGui::Separator();
+    for (DemoInstance& d : app.demos) draw_demo(app, d, fonts);
+    size_t block = 0;
+    for (size_t k = 0; k < loaded->lesson.blocks.size(); ++k)
+        if (std::get_if<icl::CheckBlock>(&loaded->lesson.blocks[k]) == check) block = k;
+    draw_check(app, *check, loaded->check_docs[block], fonts);
+    if (app.checks[check->id].verdict && ImGui::Button(tr(app.lang, labels::next_check))) review_next(app);
 }
 
 void draw_page(AppState& app, const Fonts& fonts) {
@@ -278,7 +337,9 @@ void draw_page(AppState& app, const Fonts& fonts) {
     ImGui::BeginGroup();
     ImGui::PushItemWidth(std::min(avail, max_width));
     const LoadedLesson* loaded = app.lesson();
-    if (loaded) {
+    if (app.reviewing) {
+        draw_review(app, fonts);
+    } else if (loaded) {
         ImGui::PushFont(fonts.title);
         ImGui::TextWrapped("%s", loaded->lesson.title.c_str());
         ImGui::PopFont();

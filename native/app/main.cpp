@@ -49,13 +49,17 @@ const char* kUsage =
     "  --scroll <pixels>      scroll the page down this far (with --frames, for screenshots)\n"
     "  --size <w>x<h>         window size in screen coordinates (default 1280x800)\n"
     "  --scale <f>            UI scale (default: the monitor's content scale)\n"
+    "  --review               open the review page (the checks due again)\n"
+    "  --import <file>        merge a progress file (e.g. from the lesson pages) into yours, and exit\n"
+    "  --export <file>        write your progress to a file, and exit\n"
+    "  --export-csv <file>    write a summary of your answers as CSV (for a teacher), and exit\n"
     "  --version, --help\n"
     "keys: Tab / arrows / Space to move and press; Ctrl+PageDown / Ctrl+PageUp next /\n"
     "previous lesson; Ctrl+L switch language.\n";
 
 struct Options {
-    std::string lesson, demo, lang, lessons_dir, screenshot;
-    bool run_demos = false;
+    std::string lesson, demo, lang, lessons_dir, screenshot, import_file, export_file, export_csv;
+    bool run_demos = false, review = false;
     std::vector<std::pair<std::string, std::string>> answers;  // check id, value
     int frames = 0;
     float scroll = 0;
@@ -76,8 +80,10 @@ int parse_options(int argc, char** argv, Options& o) {
         if (a == "--help") { std::fputs(kUsage, stdout); return 0; }
         if (a == "--version") { std::printf("icl-lab %s\n", ICL_VERSION); return 0; }
         if (a == "--run-demos") { o.run_demos = true; continue; }
+        if (a == "--review") { o.review = true; continue; }
         if (a != "--lesson" && a != "--demo" && a != "--lang" && a != "--lessons" && a != "--answer" &&
-            a != "--frames" && a != "--screenshot" && a != "--size" && a != "--scale" && a != "--scroll")
+            a != "--frames" && a != "--screenshot" && a != "--size" && a != "--scale" && a != "--scroll" &&
+            a != "--import" && a != "--export" && a != "--export-csv")
             return usage_error("unknown option '" + a + "'");
         if (i + 1 >= argc) return usage_error(a + " needs a value");
         v = argv[++i];
@@ -89,6 +95,9 @@ int parse_options(int argc, char** argv, Options& o) {
             o.lang = s;
         } else if (a == "--lessons") o.lessons_dir = s;
         else if (a == "--screenshot") o.screenshot = s;
+        else if (a == "--import") o.import_file = s;
+        else if (a == "--export") o.export_file = s;
+        else if (a == "--export-csv") o.export_csv = s;
         else if (a == "--answer") {
             const size_t eq = s.find('=');
             if (eq == std::string::npos || eq == 0) return usage_error("--answer needs <check id>=<answer>, not '" + s + "'");
@@ -170,6 +179,10 @@ nlohmann::json parse_answer_value(const std::string& text) {
 }
 
 const icl::CheckBlock* find_check(const AppState& app, const std::string& id) {
+    if (app.reviewing) {
+        const auto item = review_item(app);
+        return item.second && item.second->id == id ? item.second : nullptr;
+    }
     if (!app.lesson()) return nullptr;
     for (const icl::LessonBlock& b : app.lesson()->lesson.blocks)
         if (const auto* c = std::get_if<icl::CheckBlock>(&b); c && c->id == id) return c;
@@ -418,9 +431,38 @@ int main(int argc, char** argv) {
     app.progress_path = default_progress_path();
     LoadedProgress loaded = load_progress(app.progress_path);
     app.progress = loaded.progress;
-    if (!loaded.notice.empty()) {
-        app.notices.push_back(loaded.notice);
-        std::fprintf(stderr, "icl-lab: %s\n", loaded.notice.c_str());
+    if (!loaded.notice.empty()) app.notices.push_back(loaded.notice);
+    drop_unfit_answers(app);  // a saved "zzz" must not make its check ungradable
+    for (const std::string& n : app.notices) std::fprintf(stderr, "icl-lab: %s\n", n.c_str());
+    if (const char* home = std::getenv("HOME"); home && *home)
+        app.transfer_path = std::string(home) + "/icl-lab-progress.json";
+
+    // File operations without a window: import, export, the CSV summary.
+    if (!options.import_file.empty() || !options.export_file.empty() || !options.export_csv.empty()) {
+        int status = 0;
+        if (!options.import_file.empty()) {
+            auto merged = import_progress(app.progress, app.progress_path, options.import_file);
+            if (merged)
+                std::printf("imported %s: %d new, %d newer answers\n", options.import_file.c_str(),
+                            merged.value().added, merged.value().updated);
+            else {
+                std::fprintf(stderr, "icl-lab: %s\n", merged.error().message.c_str());
+                status = 1;
+            }
+        }
+        if (!options.export_file.empty()) {
+            if (auto w = export_progress(app.progress, options.export_file); !w) {
+                std::fprintf(stderr, "icl-lab: %s\n", w.error().message.c_str());
+                status = 1;
+            } else std::printf("exported %s\n", options.export_file.c_str());
+        }
+        if (!options.export_csv.empty()) {
+            if (auto w = export_summary_csv(app.progress, options.export_csv); !w) {
+                std::fprintf(stderr, "icl-lab: %s\n", w.error().message.c_str());
+                status = 1;
+            } else std::printf("exported %s\n", options.export_csv.c_str());
+        }
+        return status;
     }
     app.lang = app.progress.lang == "ko" ? icl::Lang::ko : icl::Lang::en;
     if (!options.lang.empty()) app.lang = icl::parse_lang(options.lang).value();
@@ -448,6 +490,15 @@ int main(int argc, char** argv) {
     if (!open_window(lab)) return 1;
     if (!options.demo.empty()) open_solo_demo(lab.app, options.demo);
     else open_lesson(lab.app, lesson_index);
+    if (options.review) open_review(lab.app);
+#ifndef __EMSCRIPTEN__
+    if (scripted)
+#endif
+    {   // for the tests (and /lab/'s console): what was read from the stored progress
+        size_t answered = 0;
+        for (const auto& [lesson, records] : lab.app.progress.checks) answered += records.size();
+        std::printf("progress: %zu checks answered, %zu due for review\n", answered, due_for_review(lab.app).size());
+    }
     if (lab.app.lesson())
         std::printf("lesson %s %s\n", lab.app.lesson()->lesson.id.c_str(), lab.app.lang == icl::Lang::ko ? "ko" : "en");
     if (options.run_demos)

@@ -1,62 +1,209 @@
 #include "progress_store.h"
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#else
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 namespace fs = std::filesystem;
+namespace pg = icl::progress;
 
 namespace {
 
-// Reads the JSON form. A file whose frame is wrong (not an object, version, lang,
-// last_lesson, checks) is an Error naming it; single records that are malformed are
-// skipped, counted and the first one named, so the learner keeps every readable answer.
-struct Read {
-    Progress progress;
-    int skipped = 0;
-    std::string first_skipped;
+constexpr size_t kMaxBytes = pg::Bounds{}.max_bytes;
+
+// What is stored: missing (a first run), the text, or why it cannot be read.
+struct Stored {
+    bool missing = false;
+    std::string text;
+    std::string problem;   // non-empty: not readable (not a regular file, too big, ...)
 };
-icl::Expected<Read> from_json(const nlohmann::json& j) {
-    if (!j.is_object()) return icl::make_error("the top level is not a JSON object");
-    if (!j.contains("version") || j["version"] != 1) return icl::make_error("\"version\" is missing or not 1");
-    Read r;
-    Progress& p = r.progress;
-    if (!j.contains("lang") || !j["lang"].is_string() || (j["lang"] != "en" && j["lang"] != "ko"))
-        return icl::make_error("\"lang\" must be \"en\" or \"ko\"");
-    p.lang = j["lang"].get<std::string>();
-    if (j.contains("last_lesson")) {
-        if (!j["last_lesson"].is_string()) return icl::make_error("\"last_lesson\" is not a string");
-        p.last_lesson = j["last_lesson"].get<std::string>();
+
+#ifdef __EMSCRIPTEN__
+// /lab/: the browser's localStorage, under the lesson pages' key (same document).
+const char* kKey = "icl-lab.progress";
+const char* kAsideKey = "icl-lab.progress.corrupt";
+
+EM_JS(int, lab_storage_length, (const char* key), {
+    try {
+        const v = localStorage.getItem(UTF8ToString(key));
+        Module.iclStored = v;
+        return v === null ? -1 : lengthBytesUTF8(v);
+    } catch (e) {
+        return -2;
     }
-    if (!j.contains("checks") || !j["checks"].is_object()) return icl::make_error("\"checks\" is missing or not an object");
-    const auto skip = [&r](const std::string& what) {
-        if (r.skipped++ == 0) r.first_skipped = what;
-    };
-    for (const auto& [lesson, checks] : j["checks"].items()) {
-        if (!checks.is_object()) {
-            skip("checks of lesson \"" + lesson + "\" are not an object");
-            continue;
-        }
-        for (const auto& [check, record] : checks.items()) {
-            if (!record.is_object() || !record.contains("correct") || !record["correct"].is_boolean() ||
-                !record.contains("answer")) {
-                skip("check \"" + lesson + "/" + check + "\" needs \"correct\" (bool) and \"answer\"");
-                continue;
-            }
-            p.checks[lesson][check] = CheckRecord{record["correct"].get<bool>(), record["answer"]};
-        }
+});
+EM_JS(void, lab_storage_copy, (char* buffer, int size), { stringToUTF8(Module.iclStored, buffer, size); });
+EM_JS(int, lab_storage_set, (const char* key, const char* value), {
+    try {
+        localStorage.setItem(UTF8ToString(key), UTF8ToString(value));
+        return 1;
+    } catch (e) {
+        return 0;
     }
-    return r;
+});
+
+Stored read_stored_text(const std::string&) {
+    Stored s;
+    const int n = lab_storage_length(kKey);
+    if (n == -1) { s.missing = true; return s; }
+    if (n < 0) { s.problem = "the browser's storage is off"; return s; }
+    if (static_cast<size_t>(n) > kMaxBytes) { s.problem = "it is larger than 1 MiB"; return s; }
+    std::string buffer(static_cast<size_t>(n) + 1, '\0');
+    lab_storage_copy(buffer.data(), n + 1);
+    buffer.resize(static_cast<size_t>(n));
+    s.text = std::move(buffer);
+    return s;
 }
 
-nlohmann::json to_json(const Progress& p) {
-    nlohmann::json checks = nlohmann::json::object();
-    for (const auto& [lesson, records] : p.checks)
-        for (const auto& [check, record] : records)
-            checks[lesson][check] = {{"correct", record.correct}, {"answer", record.answer}};
-    return {{"version", 1}, {"lang", p.lang}, {"last_lesson", p.last_lesson}, {"checks", checks}};
+icl::Status write_stored_text(const std::string&, const std::string& text) {
+    if (!lab_storage_set(kKey, text.c_str())) return icl::make_error("the browser's storage refused it (full or off)");
+    return icl::Ok{};
+}
+
+// Returns where the text went, or an error.
+icl::Expected<std::string> set_aside(const std::string&, bool /*copy*/) {
+    const int n = lab_storage_length(kKey);
+    if (n >= 0) {
+        std::string buffer(static_cast<size_t>(n) + 1, '\0');
+        lab_storage_copy(buffer.data(), n + 1);
+        buffer.resize(static_cast<size_t>(n));
+        if (!lab_storage_set(kAsideKey, buffer.c_str())) return icl::make_error("the browser's storage refused it");
+    }
+    return std::string("the browser's storage under ") + kAsideKey;
+}
+
+struct Lock {
+    explicit Lock(const std::string&) {}
+    bool ok() const { return true; }
+};
+#else
+// Only a regular file of at most kMaxBytes is read: a FIFO would block, /dev/zero or a
+// 4 GB file would exhaust memory.
+Stored read_stored_text(const std::string& path) {
+    Stored s;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        if (errno == ENOENT) s.missing = true;
+        else s.problem = std::string("it cannot be opened: ") + std::strerror(errno);
+        return s;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        s.problem = "it is not a regular file";
+        return s;
+    }
+    if (static_cast<uint64_t>(st.st_size) > kMaxBytes) {
+        ::close(fd);
+        s.problem = "it is " + std::to_string(st.st_size) + " bytes, more than the " + std::to_string(kMaxBytes) +
+                    " a progress file may have";
+        return s;
+    }
+    std::string text;
+    char buffer[65536];
+    for (;;) {
+        const ssize_t got = ::read(fd, buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) { s.problem = std::string("it cannot be read: ") + std::strerror(errno); break; }
+        if (got == 0) break;
+        text.append(buffer, static_cast<size_t>(got));
+        if (text.size() > kMaxBytes) { s.problem = "it grew past the 1 MiB a progress file may have"; break; }
+    }
+    ::close(fd);
+    s.text = std::move(text);
+    return s;
+}
+
+icl::Status write_stored_text(const std::string& path, const std::string& text) {
+    const std::string temp = path + ".tmp";
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        out << text;
+        out.flush();
+        if (!out) return icl::make_error("cannot write " + temp);
+    }
+    std::error_code ec;
+    fs::rename(temp, path, ec);
+    if (ec) return icl::make_error("cannot replace " + path + ": " + ec.message());
+    return icl::Ok{};
+}
+
+// Moves (or copies) the file to a name no other set-aside file has:
+// <path>.corrupt-<seconds>-<n>. Called under the lock, so no other app instance races.
+icl::Expected<std::string> set_aside(const std::string& path, bool copy) {
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(
+        std::chrono::system_clock::now().time_since_epoch()).count();
+    for (int n = 0; n < 10000; ++n) {
+        const std::string aside = path + ".corrupt-" + std::to_string(seconds) + "-" + std::to_string(n);
+        std::error_code ec;
+        if (fs::symlink_status(aside, ec).type() != fs::file_type::not_found) continue;
+        if (copy) fs::copy_file(path, aside, ec);
+        else fs::rename(path, aside, ec);
+        if (ec) return icl::make_error(ec.message());
+        return aside;
+    }
+    return icl::make_error("too many set-aside files");
+}
+
+// An exclusive lock on <path>.lock for as long as it lives.
+struct Lock {
+    int fd = -1;
+    explicit Lock(const std::string& path) {
+        fd = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0600);
+        if (fd >= 0)
+            while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {}
+    }
+    ~Lock() {
+        if (fd >= 0) ::close(fd);
+    }
+    bool ok() const { return fd >= 0; }
+};
+#endif
+
+// The stored document (under the lock). A store that cannot be read is set aside; a
+// notice says what happened.
+Progress read_stored(const std::string& path, std::string& notice) {
+    Stored stored = read_stored_text(path);
+    if (stored.missing) return Progress{};
+    icl::Expected<pg::Read> parsed = icl::make_error(stored.problem);
+    if (stored.problem.empty()) parsed = pg::read(stored.text);
+    if (parsed && parsed.value().skipped == 0) return parsed.value().doc;
+    if (parsed) {  // readable but for some records: keep those, copy the file aside
+        const pg::Read& r = parsed.value();
+        auto aside = set_aside(path, /*copy=*/true);
+        notice = std::to_string(r.skipped) + " saved answer" + (r.skipped == 1 ? "" : "s") + " could not be read (" +
+                 r.first_skipped + "); the others are kept and " +
+                 (aside ? "the file was copied to " + aside.value()
+                        : "the file could not be copied aside (" + aside.error().message + ")");
+        return r.doc;
+    }
+    auto aside = set_aside(path, /*copy=*/false);
+    notice = "the progress file was not valid (" + parsed.error().message + "); " +
+             (aside ? "it was moved to " + aside.value() : "it could not be moved aside (" + aside.error().message + ")") +
+             " and progress starts afresh";
+    return Progress{};
+}
+
+icl::Status make_parent(const std::string& path) {
+#ifndef __EMSCRIPTEN__
+    if (path.empty()) return icl::make_error("no place for the progress file: neither XDG_STATE_HOME nor HOME is set");
+    std::error_code ec;
+    fs::create_directories(fs::path(path).parent_path(), ec);
+    if (ec) return icl::make_error("cannot create " + fs::path(path).parent_path().string() + ": " + ec.message());
+#endif
+    return icl::Ok{};
 }
 
 }  // namespace
@@ -70,55 +217,71 @@ std::string default_progress_path() {
     return "";
 }
 
+int64_t progress_now_ms() {
+    if (const char* fixed = std::getenv("ICL_NOW_MS"); fixed && *fixed) return std::strtoll(fixed, nullptr, 10);
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
 LoadedProgress load_progress(const std::string& path) {
     LoadedProgress loaded;
+#ifndef __EMSCRIPTEN__
+    if (path.empty()) return loaded;
     std::error_code ec;
-    if (path.empty() || !fs::exists(path, ec)) return loaded;  // first run
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (!in.good() && !in.eof()) {
-        loaded.notice = "could not read the progress file " + path + "; starting with no progress";
-        return loaded;
-    }
-    const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-    auto parsed = j.is_discarded() ? icl::Expected<Read>(icl::make_error("it is not valid JSON")) : from_json(j);
-    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(
-        std::chrono::system_clock::now().time_since_epoch()).count();
-    const std::string aside = path + ".corrupt-" + std::to_string(seconds);
-    if (parsed && parsed.value().skipped == 0) {
-        loaded.progress = parsed.value().progress;
-        return loaded;
-    }
-    if (parsed) {  // readable but for some records: keep those, copy the file aside
-        const Read& r = parsed.value();
-        loaded.progress = r.progress;
-        fs::copy_file(path, aside, ec);
-        loaded.notice = std::to_string(r.skipped) + " saved answer" + (r.skipped == 1 ? "" : "s") +
-                        " could not be read (" + r.first_skipped + "); the others are kept and " +
-                        (ec ? "the file could not be copied aside (" + ec.message() + ")" : "the file was copied to " + aside);
-        return loaded;
-    }
-    fs::rename(path, aside, ec);
-    loaded.notice = "the progress file was not valid (" + parsed.error().message + "); " +
-                    (ec ? "it could not be moved aside (" + ec.message() + ")" : "it was moved to " + aside) +
-                    " and progress starts afresh";
+    if (fs::symlink_status(path, ec).type() == fs::file_type::not_found) return loaded;  // a first run
+#endif
+    if (!make_parent(path)) return loaded;
+    Lock lock(path);
+    loaded.progress = read_stored(path, loaded.notice);
     return loaded;
 }
 
-icl::Status save_progress(const Progress& progress, const std::string& path) {
-    if (path.empty()) return icl::make_error("no place for the progress file: neither XDG_STATE_HOME nor HOME is set");
-    std::error_code ec;
-    fs::create_directories(fs::path(path).parent_path(), ec);
-    if (ec) return icl::make_error("cannot create " + fs::path(path).parent_path().string() + ": " + ec.message());
-    const std::string temp = path + ".tmp";
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        out << to_json(progress).dump(2) << "\n";
-        out.flush();
-        if (!out) return icl::make_error("cannot write " + temp);
-    }
-    fs::rename(temp, path, ec);
-    if (ec) return icl::make_error("cannot replace " + path + ": " + ec.message());
+icl::Status update_progress(Progress& progress, const std::string& path, const std::function<void(Progress&)>& change,
+                            std::vector<std::string>* notices) {
+    if (auto made = make_parent(path); !made) return made;
+    Lock lock(path);
+    if (!lock.ok()) return icl::make_error("cannot lock " + path + ".lock");
+    std::string notice;
+    pg::merge(progress, read_stored(path, notice));
+    if (!notice.empty() && notices) notices->push_back(notice);
+    if (change) change(progress);
+    return write_stored_text(path, pg::write(progress));
+}
+
+icl::Expected<pg::MergeCount> import_progress(Progress& progress, const std::string& path, const std::string& file) {
+#ifdef __EMSCRIPTEN__
+    (void)progress, (void)path;
+    return icl::make_error("cannot import " + file + " here: use the lesson index page's import");
+#else
+    const Stored stored = read_stored_text(file);
+    if (stored.missing) return icl::make_error("cannot import " + file + ": there is no such file");
+    if (!stored.problem.empty()) return icl::make_error("cannot import " + file + ": " + stored.problem);
+    auto in = pg::read(stored.text);
+    if (!in) return icl::make_error("cannot import " + file + ": it is not a progress file (" + in.error().message + ")");
+    if (in.value().skipped > 0)
+        return icl::make_error("cannot import " + file + ": it is damaged (" + std::to_string(in.value().skipped) +
+                               " record(s) cannot be read: " + in.value().first_skipped + "); nothing was imported");
+    pg::MergeCount count;
+    auto saved = update_progress(progress, path, [&](Progress& p) { count = pg::merge(p, in.value().doc); });
+    if (!saved) return saved.error();
+    return count;
+#endif
+}
+
+namespace {
+icl::Status write_file(const std::string& file, const std::string& text) {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) return icl::make_error("cannot write " + file);
     return icl::Ok{};
+}
+}  // namespace
+
+icl::Status export_progress(const Progress& progress, const std::string& file) {
+    return write_file(file, pg::write(progress));
+}
+
+icl::Status export_summary_csv(const Progress& progress, const std::string& file) {
+    return write_file(file, pg::summary_csv(progress));
 }

@@ -1,30 +1,25 @@
-// What a learner has done, kept between runs: the language, the last lesson, and each
-// check's last answer and whether it was right. A JSON file under the XDG state
-// directory ($XDG_STATE_HOME/icl-lab/progress.json, else ~/.local/state/icl-lab/),
-// written atomically (temp file + rename) and validated on read: a file that is not
-// valid is set aside as progress.json.corrupt-<unix time> and the app starts afresh
-// with a notice saying so; a file with some unreadable answers keeps the readable ones
-// (the file is copied aside first, and the notice says how many were lost).
-//
-//   {"version": 1, "lang": "ko", "last_lesson": "dual-form",
-//    "checks": {"dual-form": {"dual-form-softmax": {"correct": true, "answer": "b"}}}}
+// Where the app keeps the learner's progress: the document of icl/progress.h (one
+// format for the lesson pages, the desktop app and /lab/), stored
+//   natively   in $XDG_STATE_HOME/icl-lab/progress.json (else ~/.local/state/icl-lab/);
+//   at /lab/   in the browser's localStorage under "icl-lab.progress" (the key the
+//              lesson pages use), so it survives a reload.
+// Every save is read-merge-write under an exclusive lock (flock on progress.json.lock):
+// the file's records are merged in first (the later answer per check wins), so two app
+// windows answering at once never drop each other's answers. The file is written
+// atomically (temp file + rename). Only a regular file of at most 1 MiB is read: a
+// FIFO, a device, a file over the bounds of icl/progress.h or one that is not a valid
+// document is set aside as progress.json.corrupt-<seconds>-<n> (n makes every name
+// new) with a notice; a file with some unreadable answers keeps the readable ones and
+// is copied aside first.
 #pragma once
-#include <map>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include <icl/expected.h>
-#include <nlohmann/json.hpp>
+#include <icl/progress.h>
 
-struct CheckRecord {
-    bool correct = false;
-    nlohmann::json answer;   // as given to icl::grade
-};
-
-struct Progress {
-    std::string lang = "en";
-    std::string last_lesson;
-    std::map<std::string, std::map<std::string, CheckRecord>> checks;  // lesson id -> check id -> record
-};
+using Progress = icl::progress::Document;
 
 struct LoadedProgress {
     Progress progress;
@@ -33,5 +28,20 @@ struct LoadedProgress {
 
 // $XDG_STATE_HOME/icl-lab/progress.json (or ~/.local/state/...); "" if neither is set.
 std::string default_progress_path();
+// Milliseconds since the epoch; ICL_NOW_MS in the environment fixes it (for tests).
+int64_t progress_now_ms();
 LoadedProgress load_progress(const std::string& path);
-icl::Status save_progress(const Progress& progress, const std::string& path);
+// Under the lock: reads the stored document, merges it into `progress`, applies
+// `change` (if any) and writes the result. A stored document that cannot be read is
+// set aside and its notice appended to `notices`.
+icl::Status update_progress(Progress& progress, const std::string& path,
+                            const std::function<void(Progress&)>& change = nullptr,
+                            std::vector<std::string>* notices = nullptr);
+inline icl::Status save_progress(Progress& progress, const std::string& path) { return update_progress(progress, path); }
+// Merges a progress file (from the lesson pages' export, or another machine) into the
+// stored progress; a damaged file is refused whole and nothing changes.
+icl::Expected<icl::progress::MergeCount> import_progress(Progress& progress, const std::string& path,
+                                                         const std::string& file);
+// Writes the progress document, or the CSV summary, to a file.
+icl::Status export_progress(const Progress& progress, const std::string& file);
+icl::Status export_summary_csv(const Progress& progress, const std::string& file);

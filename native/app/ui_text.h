@@ -38,6 +38,18 @@
     X(type_answer, "Type an answer first.", "먼저 답을 입력하세요.")                               \
     X(run_demo_first, "Run the demo above to the end first: its result decides the answer. Demo:", \
       "먼저 위의 데모를 끝까지 실행하세요. 그 결과가 정답을 정합니다. 데모:")                      \
+    X(review, "Review", "복습")                                                                    \
+    X(review_due, "Review (%zu due)", "복습할 문제 (%zu개)")                                       \
+    X(nothing_due, "Nothing is due for review now. Checks you miss come back in 10 minutes; right answers come back after 1, 3, 7, 16 and 35 days.", \
+      "지금 복습할 문제가 없습니다. 틀린 문제는 10분 뒤에, 맞힌 문제는 1, 3, 7, 16, 35일 뒤에 다시 나옵니다.") \
+    X(review_of, "Review: check", "복습: 문제")                                                    \
+    X(next_check, "Next", "다음")                                                                  \
+    X(from_lesson, "From the lesson:", "강의:")                                                    \
+    X(progress_heading, "Your progress", "나의 진도")                                              \
+    X(progress_file, "File", "파일")                                                               \
+    X(import_progress, "Import", "가져오기")                                                       \
+    X(export_progress, "Export", "내보내기")                                                       \
+    X(export_csv, "Summary CSV", "요약 CSV")                                                       \
     X(no_translation, "This lesson has no version in this language yet:",                          \
       "이 강의는 아직 이 언어로 된 판이 없습니다:")
 

@@ -2,7 +2,7 @@
 # The desktop app built to WebAssembly, at /lab/ of the site, in headless Chromium
 # (WebGL2 through SwiftShader): a lesson renders in both languages, an analytic demo
 # and a training demo (run in slices of each frame, no threads) finish, the frames are
-# not blank and differ, and the page logs no error.
+# not blank and differ, and the page logs no error; an answer survives a reload.
 #   tests/app/lab.sh build/site
 # Ends with "lab: N passed, M failed".
 set -u
@@ -60,6 +60,9 @@ check_page() {  # check_page <name> <query> <console line regex>...
 check_page lesson-en "lesson=dual-form&lang=en" "^lesson dual-form en$" "^demo dual_form: done"
 check_page lesson-ko "lesson=dual-form&lang=ko" "^lesson dual-form ko$" "^demo adam: done"
 check_page training "demo=lsa_training&lang=en&run-demos" "^demo lsa_training: done, steps [1-9][0-9]*$"
+
+# Progress survives a reload, in the lesson pages' format (a second page, Playwright).
+if node tests/app/lab-progress.mjs "$site" >"$work/progress.log" 2>&1; then ok; else bad "progress over a reload: $(cat "$work/progress.log")"; fi
 
 echo "lab: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

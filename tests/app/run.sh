@@ -3,7 +3,9 @@
 # renderer): every lesson opens in both languages and draws a screenshot that is not
 # blank and differs from every other one; scripted check answers are graded (the
 # expected answers come from the lesson sources and from `icl run`, not from the app);
-# a corrupt progress file is set aside; a training demo runs while frames keep coming;
+# a corrupt progress file is set aside; a stored answer that does not fit its check is
+# dropped; two instances answering at once keep every answer; a missed check comes back
+# for review; a training demo runs while frames keep coming;
 # a lesson full of raw HTML opens and its diverging demo stops with a message.
 #   tests/app/run.sh build/bin        (needs icl-lab, icl_app_tests and icl there)
 # Ends with "app: N passed, M failed".
@@ -70,8 +72,9 @@ python3 - "$XDG_STATE_HOME/icl-lab/progress.json" "$check" "$wrong" <<'EOF' && o
 import json, sys
 p = json.load(open(sys.argv[1]))
 r = p["checks"]["dual-form"][sys.argv[2]]
-assert p["version"] == 1 and p["lang"] == "ko" and p["last_lesson"] == "dual-form", p
-assert r == {"correct": False, "answer": sys.argv[3]}, r
+assert p["version"] == 2 and p["lang"] == "ko" and p["last_lesson"] == "dual-form", p
+assert r["correct"] is False and r["answer"] == sys.argv[3] and r["attempts"] == 2 and r["box"] == 0, r
+assert r["due"] - r["at"] == 10 * 60 * 1000, r
 EOF
 
 # A malformed answer is an error message, not a crash.
@@ -107,6 +110,44 @@ if [ "$status" = 0 ] && grep -q "progress file was not valid" "$work/corrupt.err
 else
   bad "corrupt progress: status $status, $(cat "$work/corrupt.err")"
 fi
+
+# ---- a saved answer with an option the check does not have (issue 15, item 11) --------
+# is dropped with a notice; the right answer is then graded (it used to error forever).
+python3 - "$XDG_STATE_HOME/icl-lab/progress.json" "$check" <<'EOF'
+import json, sys
+json.dump({"version": 1, "lang": "en", "checks": {"dual-form": {sys.argv[2]: {"correct": False, "answer": "zzz"}}}}, open(sys.argv[1], "w"))
+EOF
+run_app zzz --lesson dual-form --lang en --frames 2 --answer "$check=$right"
+grep -q "saved answer to check \"dual-form/$check\" was dropped ('zzz' is not one of the options" "$work/zzz.err" &&
+  grep -q "^check $check: correct" "$work/zzz.out" && ok || bad "unknown stored option: $(cat "$work/zzz.err" "$work/zzz.out")"
+
+# ---- two app windows answering at once keep every answer (read-merge-write, flock) ---
+# 2 x 20 answers on one state directory: the attempts recorded must add up to 40.
+mapfile -t plain < <(grep -oE '^```check id=[^ ]+ type=choice' "$src" | sed 's/.*id=\([^ ]*\).*/\1/' | head -4)
+answers=()
+for k in $(seq 0 19); do answers+=(--answer "${plain[$((k % ${#plain[@]}))]}=\"a\""); done
+conc=$work/concurrent
+XDG_STATE_HOME=$conc "$app" --lesson dual-form --lang en --frames 2 "${answers[@]}" >"$work/conc-a.out" 2>&1 &
+pid_a=$!
+XDG_STATE_HOME=$conc "$app" --lesson dual-form --lang ko --frames 2 "${answers[@]}" >"$work/conc-b.out" 2>&1
+wait $pid_a
+total=$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); print(sum(r["attempts"] for c in p["checks"].values() for r in c.values()))' "$conc/icl-lab/progress.json" 2>&1)
+[ "$total" = 40 ] && ok || bad "two instances x 20 answers kept $total attempts, not 40: $(tail -3 "$work/conc-a.out")"
+
+# ---- review: a missed check comes back after 10 minutes (a fixed clock) ---------------
+rev=$work/review
+T0=1764590400000
+XDG_STATE_HOME=$rev ICL_NOW_MS=$T0 "$app" --lesson dual-form --lang en --frames 2 --answer "$check=$wrong" >"$work/rev-a.out" 2>&1
+XDG_STATE_HOME=$rev ICL_NOW_MS=$((T0 + 5 * 60000)) "$app" --lesson dual-form --lang en --frames 2 >"$work/rev-b.out" 2>&1
+XDG_STATE_HOME=$rev ICL_NOW_MS=$((T0 + 11 * 60000)) "$app" --lesson dual-form --review --lang ko --frames 3 \
+  --answer "$check=$right" --screenshot "$work/review.png" >"$work/rev-c.out" 2>&1
+if grep -q "^progress: 1 checks answered, 0 due for review" "$work/rev-b.out" &&
+   grep -q "^progress: 1 checks answered, 1 due for review" "$work/rev-c.out" &&
+   grep -q "^check $check: correct" "$work/rev-c.out"; then ok
+else bad "review: $(cat "$work/rev-b.out" "$work/rev-c.out" | grep -E '^(progress|check)')"; fi
+# The CSV summary for a teacher: the check, right at last, 2 attempts, the time in UTC.
+XDG_STATE_HOME=$rev "$app" --export-csv "$work/summary.csv" >/dev/null 2>&1
+grep -q "^dual-form,$check,true,2,2025-12-01T12:11:00Z" "$work/summary.csv" && ok || bad "summary CSV: $(cat "$work/summary.csv")"
 
 # ---- usage errors name the problem ----------------------------------------------------
 run_app no-lesson --lesson no-such-lesson --frames 1

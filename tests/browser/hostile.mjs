@@ -140,7 +140,9 @@ await test('damaged stored progress: a notice, the readable answers kept, the da
   const notices = await page.locator('.notice').allInnerTexts();
   expect(notices.some((t) => /reset/.test(t) && /set aside/.test(t)), `no notice: ${JSON.stringify(notices)}`);
   const kept = JSON.parse(await page.evaluate(() => localStorage.getItem('icl-lab.progress')));
-  expect(JSON.stringify(kept.checks) === JSON.stringify({ 'hostile/tf': { correct: true, answer: true } }), `kept ${JSON.stringify(kept)}`);
+  // Kept in the core's document (version 2, lesson -> check -> record): tf only.
+  expect(kept.version === 2 && JSON.stringify(Object.keys(kept.checks.hostile)) === '["tf"]' &&
+    kept.checks.hostile.tf.correct === true && kept.checks.hostile.tf.answer === true, `kept ${JSON.stringify(kept)}`);
   expect(await page.evaluate(() => localStorage.getItem('icl-lab.progress.corrupt')) === stored, 'the damaged copy was not set aside');
   expect(await page.locator('section.check[data-check="tf"]').getAttribute('data-answered') === 'correct', 'the kept answer is not shown');
   for (const truncated of [stored.slice(0, 40), '']) {
@@ -150,6 +152,23 @@ await test('damaged stored progress: a notice, the readable answers kept, the da
     expect((await page.locator('.notice').allInnerTexts()).some((t) => /reset/.test(t)), `truncated '${truncated}': no notice`);
     expect(await page.evaluate(() => localStorage.getItem('icl-lab.progress.corrupt')) === truncated, `truncated '${truncated}' not set aside`);
   }
+});
+
+await test('a stored answer with an unknown option ("zzz") is dropped with a notice, and the check grades again', async () => {
+  const stored = JSON.stringify({ version: 1, checks: { 'hostile/choice': { correct: false, answer: 'zzz', at: 5 } } });
+  await page.evaluate((v) => localStorage.setItem('icl-lab.progress', v), stored);
+  await page.goto(`${origin}/en/hostile.html`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+  const notices = await page.locator('.notice').allInnerTexts();
+  expect(notices.some((t) => t.includes('"hostile/choice"') && t.includes("'zzz' is not one of the options")), `no notice: ${JSON.stringify(notices)}`);
+  const section = page.locator('section.check[data-check="choice"]');
+  expect(await section.locator('input[value="zzz"]').count() === 0, 'an option "zzz" appeared');
+  await section.locator('input[value="a"]').check();
+  await section.locator('button[type=submit]').click();
+  await page.waitForFunction(() => document.querySelector('section.check[data-check="choice"]').dataset.verdict, null, { timeout: 30000 });
+  expect(await section.getAttribute('data-verdict') === 'correct', `verdict ${await section.getAttribute('data-verdict')}: ${await section.locator('.verdict').innerText()}`);
+  const kept = JSON.parse(await page.evaluate(() => localStorage.getItem('icl-lab.progress')));
+  expect(kept.checks.hostile.choice.answer === 'a' && kept.checks.hostile.choice.attempts === 2, `stored ${JSON.stringify(kept)}`);
 });
 
 await test('no page error', async () => {

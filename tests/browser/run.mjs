@@ -28,7 +28,10 @@ const TRAINING_TIMEOUT_MS = 240000;  // every training demo of one page, run sid
 // ---- a tiny harness -----------------------------------------------------------------
 let passed = 0, failed = 0;
 const failures = [];
+// BROWSER_ONLY=<regex> runs only the tests whose names match (while working on them).
+const only = process.env.BROWSER_ONLY ? new RegExp(process.env.BROWSER_ONLY) : null;
 async function test(name, fn) {
+  if (only && !only.test(name)) return;
   const t0 = Date.now();
   try {
     await fn();
@@ -400,6 +403,7 @@ if (firstWithDemo) {
     for (const bad of ['{not json', '{"version":1,"checks":{"a/b":{"correct":"yes"}}}', '[]', 'null']) {
       await page.evaluate((v) => localStorage.setItem('icl-lab.progress', v), bad);
       await page.goto(`${origin}/index.html`);
+      await page.waitForFunction(() => document.body.dataset.ready === 'true');
       const notices = await page.locator('.notice').allInnerTexts();
       expect(notices.some((t) => /reset/.test(t)), `stored ${bad}: no notice (${JSON.stringify(notices)})`);
       expect(await page.locator('.lesson-card').count() === index.en.length + index.ko.filter((l) => !index.en.some((e) => e.id === l.id)).length, 'index lists the wrong number of lessons');
@@ -427,6 +431,7 @@ await test('the index shows every lesson in both languages with the progress mad
     await answer(page, check, answersFor(check, demoParams, 'en').right);
   }
   await page.goto(`${origin}/index.html`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true');
   for (const lang of langs) {
     for (const l of index[lang]) {
       expect(await page.locator(`a[href="${lang}/${l.id}.html"]`).count() === 1, `index has no link to ${lang}/${l.id}`);
@@ -539,6 +544,110 @@ await test('the wasm API answers bad input with readable errors, never a crash',
   const result = call('step', handle, 1);
   expect(result.done && result.panels.length > 0, 'dual_form did not run after the bad calls');
   call('drop', handle);
+});
+
+// ---- progress: review on a fixed clock, export / import with the desktop app -----------
+// The page's clock (Date.now, which the review schedule reads) is set by the test
+// through localStorage 'icl-test-now': each page starts at that time, and the clock runs
+// on from there (a clock that stands still would stall code that waits on it).
+const T0 = 1764590400000;  // 2025-12-01T12:00:00Z
+async function clockedContext() {
+  const context = await newContext({ viewport: { width: 1000, height: 900 } });
+  await context.addInitScript(() => {
+    const real = Date.now.bind(Date);
+    const start = real();
+    let base = 0;
+    try { base = Number(localStorage.getItem('icl-test-now')) || 0; } catch { /* about:blank */ }
+    Date.now = () => (base ? base + (real() - start) : real());
+  });
+  return context;
+}
+const setNow = (page, ms) => page.evaluate((v) => localStorage.setItem('icl-test-now', String(v)), ms);
+const storedProgress = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('icl-lab.progress')));
+const answerRecords = (doc) => Object.entries(doc.checks).flatMap(([l, cs]) => Object.entries(cs).map(([c, r]) =>
+  JSON.stringify([l, c, r.answer, r.correct, r.at]))).sort();
+const reviewLesson = index.en.find((l) => l.checks.length >= 2);
+const exported = path.join(fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR || '/tmp'), 'icl-progress-')), 'web.json');
+
+await test('review: a check answered wrongly comes back as due on the index and the review page (fixed clock)', async () => {
+  const context = await clockedContext();
+  const page = await context.newPage();
+  await page.goto(`${origin}/index.html`);
+  await setNow(page, T0);
+  await page.goto(`${origin}/en/${reviewLesson.id}.html`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true');
+  const data = await lessonData(page);
+  const [check, other] = data.checks.filter((c) => c.type !== 'predict');
+  const demoParams = {};
+  let r = await answer(page, check, answersFor(check, demoParams, 'en').wrong);
+  expect(r.verdict === 'wrong', `the wrong answer was graded ${r.verdict}`);
+  r = await answer(page, other, answersFor(other, demoParams, 'en').right);
+  expect(r.verdict === 'correct', `the right answer was graded ${r.verdict}`);
+  const dueOnIndex = async () => {
+    await page.goto(`${origin}/index.html`);
+    await page.waitForFunction(() => document.body.dataset.ready === 'true');
+    return page.locator('#review-box').getAttribute('data-due');
+  };
+  expect(await dueOnIndex() === '0', 'a check is due at once; a miss should come back after 10 minutes');
+  await setNow(page, T0 + 11 * 60000);
+  expect(await dueOnIndex() === '1', `11 minutes later the index shows ${await page.locator('#review-box').getAttribute('data-due')} due, not 1`);
+  await page.goto(`${origin}/en/review.html`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true');
+  expect(await page.locator('#review-check').getAttribute('data-check') === check.id, 'the review page does not ask the missed check');
+  r = await answer(page, check, answersFor(check, demoParams, 'en').right);
+  expect(r.verdict === 'correct' && r.text.length > 0, `review: the right answer graded ${r.verdict}, feedback '${r.text}'`);
+  await page.locator('#review-next').click();
+  expect(await page.evaluate(() => document.body.dataset.reviewDone) === 'true', 'the review did not end after its one due check');
+  // The right answer in box 1 comes back after a day, not before.
+  await setNow(page, T0 + 12 * 3600000);
+  expect(await dueOnIndex() === '0', 'a right answer was due again before a day had passed');
+  await setNow(page, T0 + 2 * 86400000);
+  expect(await dueOnIndex() === '2', 'both checks should be due two days later');
+  // The learner's export, for the next test.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#export-progress').click()]);
+  await download.saveAs(exported);
+  const csv = await Promise.all([page.waitForEvent('download'), page.locator('#summary-csv').click()]);
+  const csvText = fs.readFileSync(await csv[0].path(), 'utf8');
+  expect(csvText.startsWith('lesson,check,correct,attempts,last_answered\r\n') &&
+    new RegExp(`\\n${reviewLesson.id},${check.id},true,2,2025-12-01T12:1[1-4]:\\d\\dZ\\r\\n`).test(csvText), `summary CSV: ${csvText}`);
+  expectNoErrors(context, 'console');
+  await context.close();
+});
+
+await test('progress exported from the page, imported into the desktop app and back keeps every answer; a damaged upload is refused', async () => {
+  const app = process.env.ICL_LAB_BIN || path.join(root, 'build', 'bin', 'icl-lab');
+  expect(fs.existsSync(exported), 'no export from the previous test');
+  expect(fs.existsSync(app), `no desktop app at ${app} (scripts/build native)`);
+  const state = path.join(path.dirname(exported), 'state');
+  const env = { ...process.env, XDG_STATE_HOME: state };
+  execFileSync(app, ['--import', exported], { env });
+  const back = path.join(path.dirname(exported), 'desktop.json');
+  execFileSync(app, ['--export', back], { env });
+  const web = JSON.parse(fs.readFileSync(exported, 'utf8'));
+  const desktop = JSON.parse(fs.readFileSync(back, 'utf8'));
+  expect(answerRecords(web).length >= 2, `the export holds ${answerRecords(web).length} answers`);
+  expect(JSON.stringify(answerRecords(desktop)) === JSON.stringify(answerRecords(web)), `the desktop app's export differs: ${JSON.stringify(answerRecords(desktop))}`);
+  // Back into a fresh browser that already has an answer of its own: both kept.
+  const context = await clockedContext();
+  const page = await context.newPage();
+  await page.goto(`${origin}/index.html`);
+  await page.evaluate(() => localStorage.setItem('icl-lab.progress', JSON.stringify({ version: 1, checks: { 'own/answer': { correct: true, answer: 'b', at: 5 } } })));
+  await page.reload();
+  await page.waitForFunction(() => document.body.dataset.ready === 'true');
+  await page.locator('#import-progress').setInputFiles(back);
+  await page.waitForFunction(() => [...document.querySelectorAll('.notice')].some((n) => /Imported/.test(n.textContent)));
+  const merged = await storedProgress(page);
+  expect(merged.version === 2 && merged.checks.own && merged.checks.own.answer, 'the browser\'s own answer was dropped by the import');
+  for (const rec of answerRecords(web)) expect(answerRecords(merged).includes(rec), `lost in the round trip: ${rec}`);
+  // A damaged file: refused with a message, nothing changed.
+  const before = await page.evaluate(() => localStorage.getItem('icl-lab.progress'));
+  const damaged = path.join(path.dirname(exported), 'damaged.json');
+  fs.writeFileSync(damaged, fs.readFileSync(back, 'utf8').replace(/"correct": *true/, '"correct": "yes"'));
+  await page.locator('#import-progress').setInputFiles(damaged);
+  await page.waitForFunction(() => [...document.querySelectorAll('.notice')].some((n) => /Not imported/.test(n.textContent)));
+  expect(await page.evaluate(() => localStorage.getItem('icl-lab.progress')) === before, 'a refused import changed the stored progress');
+  expectNoErrors(context, 'console');
+  await context.close();
 });
 
 await test('no request left 127.0.0.1', async () => {

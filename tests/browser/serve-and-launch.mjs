@@ -24,10 +24,12 @@ export async function serveSite(site) {
   return { server, origin };
 }
 
-export function launchChromium() {
+// gl: WebGL2 through SwiftShader (for /lab/) instead of no GPU at all.
+export function launchChromium({ gl = false } = {}) {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+    args: ['--headless', '--no-sandbox', gl ? '--use-gl=swiftshader' : '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      ...(gl ? ['--enable-unsafe-swiftshader'] : [])],
   });
 }

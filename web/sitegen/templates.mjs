@@ -18,10 +18,10 @@ const jsonData = (value) => JSON.stringify(value).replace(/</g, '\\u003c');
 const ui = {
   en: { home: 'All lessons', lang: '한국어', langName: 'English', prev: 'Previous', next: 'Next',
     check: 'Check', demo: 'Demo', skip: 'Skip to the lesson', noscript: 'The demos and checks need JavaScript; the text reads without it.',
-    lessonOf: (n) => `Lesson ${n}`, otherMissing: 'This lesson has no Korean version yet.' },
+    lessonOf: (n) => `Lesson ${n}`, otherMissing: 'This lesson has no Korean version yet.', review: 'Review' },
   ko: { home: '모든 강의', lang: 'English', langName: '한국어', prev: '이전', next: '다음',
     check: '확인 문제', demo: '데모', skip: '본문으로 건너뛰기', noscript: '데모와 확인 문제는 JavaScript가 필요합니다. 본문은 그대로 읽을 수 있습니다.',
-    lessonOf: (n) => `${n}강`, otherMissing: '이 강의는 아직 영어판이 없습니다.' },
+    lessonOf: (n) => `${n}강`, otherMissing: '이 강의는 아직 영어판이 없습니다.', review: '복습' },
 };
 
 // modules: every ES module the page imports, preloaded in parallel from the start
@@ -109,6 +109,45 @@ ${nav('bottom')}
 `;
 }
 
+// The review page of one language: the checks due for review, asked one at a time
+// (review.js picks them with the core's schedule). It carries every check of the
+// language's lessons, and for a predict check the demo whose result grades it.
+export function reviewPage({ lang, lessons, modules }) {
+  const t = ui[lang];
+  const checks = [];
+  for (const lesson of lessons) {
+    const demos = Object.fromEntries(lesson.blocks.filter((b) => b.kind === 'demo').map((b) => [b.name, { demo: b.demo, params: b.params || {} }]));
+    for (const b of lesson.blocks.filter((x) => x.kind === 'check')) {
+      const demo = b.type === 'predict' && b.grading && demos[b.grading.demo] ? demos[b.grading.demo] : null;
+      checks.push({ lesson: lesson.id, lessonTitle: lesson.title, check: b, demo });
+    }
+  }
+  return `${head({ lang, title: `${t.review} · ICL Lab`, depth: 1, css: ['katex/katex.min.css', 'math-styles.css'], modules, engine: true })}
+<body class="lesson-page review-page">
+<a class="skip" href="#main">${esc(t.skip)}</a>
+<header class="top">
+<a class="brand" href="../index.html">ICL Lab</a>
+<span class="top-sep">/</span><a class="top-home" href="../index.html">${esc(t.home)}</a>
+<a class="lang-switch" hreflang="${lang === 'en' ? 'ko' : 'en'}" href="../${lang === 'en' ? 'ko' : 'en'}/review.html">${esc(t.lang)}</a>
+</header>
+<div id="notices" class="notices" aria-live="polite"></div>
+<main id="main" class="lesson">
+<h1>${esc(t.review)}</h1>
+<p class="lead" id="review-status" aria-live="polite"></p>
+<section class="check" id="review-check" hidden>
+<p class="kicker" id="review-where"></p>
+<div class="check-prompt"></div>
+<div class="check-body"></div>
+</section>
+<p><button type="button" class="primary" id="review-next" hidden>${esc(t.next)} →</button></p>
+</main>
+<script type="application/json" id="review-data">${jsonData({ lang, checks })}</script>
+<script type="module" src="../assets/review.js"></script>
+</body>
+</html>
+`;
+}
+
 export function indexPage({ index, modules }) {
   const card = (lesson, ko) => `<li class="lesson-card" data-lesson="${esc(lesson.id)}" data-checks="${esc(lesson.checks.join(' '))}">
 <span class="card-order">${esc(lesson.order)}</span>
@@ -136,7 +175,17 @@ ${lesson.summary ? `<p class="card-summary">${esc(lesson.summary)}</p>` : ''}
 ${index.en.map((l) => card(l, koById[l.id])).join('\n')}
 ${koOnly.map((l) => card({ ...l, title: l.title }, null).replace(`href="en/${esc(l.id)}.html" hreflang="en"`, `href="ko/${esc(l.id)}.html" hreflang="ko"`)).join('\n')}
 </ol>
-<p class="progress-note">Your answers are kept in this browser only (localStorage). <button type="button" id="forget-progress" class="link-button">Forget my progress</button></p>
+<section class="review-box" id="review-box" aria-live="polite">
+<p id="review-due"></p>
+<p><a href="en/review.html" hreflang="en">Review the due checks</a> · <a href="ko/review.html" hreflang="ko" lang="ko">복습하기</a></p>
+</section>
+<p class="progress-note">Your answers are kept in this browser only (localStorage); the desktop app and <a href="lab/">/lab/</a> read the same file. · 답은 이 브라우저에만 저장됩니다.</p>
+<p class="progress-note progress-actions">
+<button type="button" id="export-progress" class="link-button">Download my progress</button>
+<label class="link-button" for="import-progress">Upload a progress file</label><input type="file" id="import-progress" class="visually-hidden" accept=".json,application/json">
+<button type="button" id="summary-csv" class="link-button">Summary for a teacher (CSV)</button>
+<button type="button" id="forget-progress" class="link-button">Forget my progress</button>
+</p>
 </main>
 <script type="module" src="assets/index.js"></script>
 </body>

@@ -2,7 +2,7 @@
 // icl::grade the desktop app calls) in the worker, with feedback; the outcome is kept
 // in the learner's progress. The prompt and feedback HTML come from the lesson build
 // (md4c, raw HTML off); whatever the learner types only ever goes in as text.
-import { checkKey, saveProgress } from './progress.js';
+import { recordAnswer, recordOf } from './progress.js';
 
 const el = (tag, attrs = {}, text) => {
   const e = document.createElement(tag);
@@ -12,11 +12,11 @@ const el = (tag, attrs = {}, text) => {
 };
 
 export class CheckBlock {
-  constructor({ check, section, client, words, lessonId, progress, demoBlocks, onProgress }) {
-    Object.assign(this, { check, section, client, words, lessonId, progress, demoBlocks, onProgress });
-    this.key = checkKey(lessonId, check.id);
+  // progress: the stored document (restore() shows this check's record); onProgress(saved,
+  // progress) after each answer is recorded.
+  constructor({ check, section, client, words, lessonId, demoBlocks, onProgress }) {
+    Object.assign(this, { check, section, client, words, lessonId, demoBlocks, onProgress });
     this.build();
-    this.restore();
   }
 
   build() {
@@ -92,10 +92,10 @@ export class CheckBlock {
     } else if (inputs[0] && typeof answer === 'string') inputs[0].value = answer;
   }
 
-  restore() {
-    const saved = this.progress.checks[this.key];
+  restore(progress) {
+    const saved = recordOf(progress, this.lessonId, this.check.id);
     if (!saved) return;
-    if (saved.answer !== undefined) this.setAnswer(saved.answer);
+    if (saved.answer !== undefined && saved.answer !== null) this.setAnswer(saved.answer);
     this.section.dataset.answered = saved.correct ? 'correct' : 'tried';
     this.verdict.replaceChildren(el('p', { class: `verdict-line ${saved.correct ? 'is-correct' : 'is-tried'}` },
       saved.correct ? this.words.answeredBefore : this.words.triedBefore));
@@ -125,9 +125,8 @@ export class CheckBlock {
       return;
     }
     this.show({ verdict });
-    const before = this.progress.checks[this.key];
-    this.progress.checks[this.key] = { correct: verdict.correct || Boolean(before && before.correct), answer, at: Date.now() };
-    this.onProgress(saveProgress(this.progress));
+    const { progress, saved } = await recordAnswer(this.client, this.lessonId, c.id, answer, verdict.correct);
+    this.onProgress(saved, progress);
   }
 
   show({ verdict, message }) {
@@ -138,7 +137,7 @@ export class CheckBlock {
       return;
     }
     this.section.dataset.verdict = verdict.correct ? 'correct' : 'wrong';
-    this.section.dataset.answered = verdict.correct || this.section.dataset.answered === 'correct' ? 'correct' : 'tried';
+    this.section.dataset.answered = verdict.correct ? 'correct' : 'tried';
     const line = el('p', { class: `verdict-line ${verdict.correct ? 'is-correct' : 'is-wrong'}` }, verdict.correct ? w.correct : w.wrong);
     const feedback = el('div', { class: 'feedback' });
     feedback.innerHTML = verdict.feedback_html || '';  // the lesson's feedback text, from the build

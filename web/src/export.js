@@ -1,7 +1,7 @@
 // Downloads of a demo's result: every panel as CSV (one section a panel), the Result
 // JSON as the core wrote it, and a plot as PNG (its SVG drawn into a canvas at 2x).
 
-function download(name, blob) {
+export function download(name, blob) {
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;

@@ -19,6 +19,9 @@ const words = {
     engineFailed: 'The demo engine could not start', restarting: 'restarting it', noRestart: 'reload the page to try again',
     hoverHint: 'Hover or use the arrow keys for values', empty: 'No data', copyLink: 'Copy link',
     linkCopied: 'Link copied', value: 'value',
+    reviewOf: (k, n) => `Check ${k} of ${n} due for review. Missed checks come back in 10 minutes; right answers after 1, 3, 7, 16 and 35 days.`,
+    reviewDone: 'Nothing is due for review now. Missed checks come back in 10 minutes; right answers after 1, 3, 7, 16 and 35 days.',
+    fromLesson: 'From the lesson:',
   },
   ko: {
     parameters: '매개변수', run: '실행', rerun: '다시 실행', stop: '멈춤', reset: '초기화',
@@ -39,6 +42,9 @@ const words = {
     engineFailed: '데모 엔진을 시작할 수 없습니다', restarting: '다시 시작합니다', noRestart: '페이지를 새로 고쳐 주세요',
     hoverHint: '마우스를 올리거나 화살표 키로 값을 봅니다', empty: '데이터 없음', copyLink: '링크 복사',
     linkCopied: '링크를 복사했습니다', value: '값',
+    reviewOf: (k, n) => `복습할 문제 ${n}개 중 ${k}번째입니다. 틀린 문제는 10분 뒤에, 맞힌 문제는 1, 3, 7, 16, 35일 뒤에 다시 나옵니다.`,
+    reviewDone: '지금 복습할 문제가 없습니다. 틀린 문제는 10분 뒤에, 맞힌 문제는 1, 3, 7, 16, 35일 뒤에 다시 나옵니다.',
+    fromLesson: '강의:',
   },
 };
 

@@ -4,7 +4,7 @@
 import { CoreClient } from './core-client.js';
 import { DemoBlock } from './demo-block.js';
 import { CheckBlock } from './check-block.js';
-import { loadProgress } from './progress.js';
+import { loadProgressFor } from './progress.js';
 import { readUrlParams } from './url-state.js';
 import { wordsFor } from './i18n.js';
 import { notice } from './notices.js';
@@ -16,10 +16,6 @@ const client = new CoreClient(new URL('worker.js', import.meta.url), window.iclE
 window.iclEngine = window.iclEngine || { taken: true };
 client.onFatal = (message, restarting) => notice(`${words.engineFailed}: ${message} — ${restarting ? words.restarting : words.noRestart}`, 'error');
 
-const { progress, notice: progressNotice } = loadProgress();
-if (progressNotice === 'reset') notice(words.progressReset, 'warning');
-if (progressNotice === 'unavailable') notice(words.storageOff, 'warning');
-
 const demoBlocks = {};
 for (const block of data.demos) {
   const section = document.querySelector(`section.demo[data-instance="${CSS.escape(block.name)}"]`);
@@ -29,11 +25,11 @@ for (const block of data.demos) {
       if (!document.body.dataset.firstDrawMs) document.body.dataset.firstDrawMs = String(Math.round(performance.now()));
     } });
 }
-for (const check of data.checks) {
+const checkBlocks = data.checks.map((check) => {
   const section = document.querySelector(`section.check[data-check="${CSS.escape(check.id)}"]`);
-  new CheckBlock({ check, section, client, words, lessonId: data.id, progress, demoBlocks,
+  return new CheckBlock({ check, section, client, words, lessonId: data.id, demoBlocks,
     onProgress: (saved) => { if (!saved) notice(words.storageOff, 'warning'); } });
-}
+});
 
 // The language switch keeps the place: the section (or demo / check) at the top of
 // the window becomes the other page's #fragment, and the demo parameters carry over.
@@ -56,6 +52,12 @@ if (langSwitch) {
 
 async function start() {
   await client.ready;
+  // The saved answers, read (and checked against this lesson's checks) by the core.
+  const loaded = await loadProgressFor(client, data.id, data.checks);
+  if (loaded.notice === 'reset') notice(words.progressReset, 'warning');
+  if (loaded.notice === 'unavailable') notice(words.storageOff, 'warning');
+  for (const message of loaded.dropped) notice(message, 'warning');
+  for (const block of checkBlocks) block.restore(loaded.progress);
   const { byInstance, unknown } = readUrlParams(window.location.search, Object.keys(demoBlocks));
   if (unknown.length) notice(words.urlUnknown(unknown.join(', ')), 'warning');
   for (const [name, block] of Object.entries(demoBlocks)) {

@@ -3,7 +3,7 @@
 // yields between slices so that "stop", a new run or a grade request is handled at
 // once. It computes nothing itself: every number comes from the core.
 //
-// page -> worker: {type: 'call', req, fn: 'demos'|'parse_params'|'grade', args: [...]}
+// page -> worker: {type: 'call', req, fn: 'demos'|'parse_params'|'grade'|'progress_*', args: [...]}
 //                 {type: 'run', run, demo, params, lang, seed}   (fetches the demo's
 //                  assets from <site>/lessons/<name> first, once, then starts it)
 //                 {type: 'stop', run}
@@ -79,7 +79,8 @@ function schedule() {
 wake.port1.onmessage = tick;
 
 function call(fn, args) {
-  if (!['demos', 'parse_params', 'grade', 'version'].includes(fn)) return { error: `unknown call '${fn}'` };
+  if (!['demos', 'parse_params', 'grade', 'version', 'progress_read', 'progress_record', 'progress_merge',
+    'progress_due', 'progress_fit', 'progress_csv'].includes(fn)) return { error: `unknown call '${fn}'` };
   if (typeof core[fn] !== 'function') return { error: `this build of the core has no '${fn}'` };
   try {
     return parse(core[fn](...args));

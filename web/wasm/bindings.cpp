@@ -36,6 +36,20 @@ std::string grade(const std::string& check, const std::string& answer, const std
     return api().grade(check, answer, result);
 }
 
+std::string progress_read(const std::string& text, double now) { return api().progress_read(text, now); }
+std::string progress_record(const std::string& text, const std::string& lesson, const std::string& check,
+                            const std::string& answer, bool correct, double now) {
+    return api().progress_record(text, lesson, check, answer, correct, now);
+}
+std::string progress_merge(const std::string& text, const std::string& imported) {
+    return api().progress_merge(text, imported);
+}
+std::string progress_due(const std::string& text, double now) { return api().progress_due(text, now); }
+std::string progress_fit(const std::string& text, const std::string& lesson, const std::string& checks) {
+    return api().progress_fit(text, lesson, checks);
+}
+std::string progress_csv(const std::string& text) { return api().progress_csv(text); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(icl_core) {
@@ -47,4 +61,10 @@ EMSCRIPTEN_BINDINGS(icl_core) {
     emscripten::function("step", &step);
     emscripten::function("drop", &drop);
     emscripten::function("grade", &grade);
+    emscripten::function("progress_read", &progress_read);
+    emscripten::function("progress_record", &progress_record);
+    emscripten::function("progress_merge", &progress_merge);
+    emscripten::function("progress_due", &progress_due);
+    emscripten::function("progress_fit", &progress_fit);
+    emscripten::function("progress_csv", &progress_csv);
 }

@@ -37,6 +37,11 @@ struct Verdict {
 Expected<Verdict> grade(const nlohmann::json& check, const nlohmann::json& answer,
                         const nlohmann::json& demo_result = nullptr);
 
+// Whether an answer has the form `check` takes (an option it has, a list of distinct
+// options, true/false, a number or typed text, UTF-8 text), without grading it: what
+// a stored answer must pass before it is shown again (icl/progress.h).
+Status validate_answer(const nlohmann::json& check, const nlohmann::json& answer);
+
 // Text answers are compared after this: ASCII letters lower-cased; hyphens, dashes,
 // slashes and underscores read as spaces ("in-context" = "in context"); other ASCII and
 // common CJK / typographic punctuation removed ("don't" = "dont", "차가운。" = "차가운");

@@ -12,6 +12,17 @@
 //   step(handle, budget)                 -> Result                     (a slice of work, then a snapshot)
 //   drop(handle)                         -> {}
 //   grade(check, answer, demo_result)    -> {"correct", "feedback_html", "correct_answer"}
+//
+// The learner's progress document (icl/progress.h), kept by the page as text (`text`
+// in every answer is what to store; `progress` the same document as JSON; now in ms):
+//   progress_read(text, now)             -> {text, progress, skipped, first_skipped, due}
+//                                           (an Error: the text is not a progress document)
+//   progress_record(text, lesson, check, answer, correct, now) -> {text, progress}
+//   progress_merge(text, imported)       -> {text, progress, added, updated}; a damaged
+//                                           import is an Error and nothing changes
+//   progress_due(text, now)              -> {due: [{lesson, check, due}, ...]}
+//   progress_fit(text, lesson, checks)   -> {text, progress, dropped: ["...", ...]}
+//   progress_csv(text)                   -> {csv}
 #pragma once
 #include <map>
 #include <memory>
@@ -40,6 +51,14 @@ public:
     std::string drop(int handle);
     std::string grade(const std::string& check_json, const std::string& answer_json,
                       const std::string& result_json) const;
+
+    std::string progress_read(const std::string& text, double now) const;
+    std::string progress_record(const std::string& text, const std::string& lesson, const std::string& check,
+                                const std::string& answer_json, bool correct, double now) const;
+    std::string progress_merge(const std::string& text, const std::string& imported) const;
+    std::string progress_due(const std::string& text, double now) const;
+    std::string progress_fit(const std::string& text, const std::string& lesson, const std::string& checks_json) const;
+    std::string progress_csv(const std::string& text) const;
 
 private:
     std::map<int, std::unique_ptr<Session>> sessions_;

@@ -1,0 +1,114 @@
+// What a learner downloads and waits for, in headless Chromium (bench/run web).
+//   node bench/web.mjs build/site
+// For every lesson page in both languages, each in a fresh browser context (an empty
+// cache, as a first visit): the bytes of its first load (every response body as sent,
+// fonts and the worker's fetches included, from navigation until the first demo result is drawn and
+// the network is idle, the window not scrolled) and the first result's time after
+// navigation (performance.now() when the first demo result is drawn). Then the same
+// page again in a context that has already opened another lesson (the next lesson of
+// a visit: the wasm core comes from the cache). Then /lab/ (WebGL through SwiftShader):
+// the bytes until the app has started. Each figure is printed beside its budget:
+//   lesson=<lang>/<id> first_load_bytes=<n> (budget 800000) first_result_ms=<ms> (budget 500) next_visit_ms=<ms>
+//   lab bytes=<n> (budget 4000000) start_ms=<ms>
+//   web: <k> of <n> figures within budget
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { root, serveSite } from '../tests/browser/serve-and-launch.mjs';
+
+const { chromium } = createRequire(path.join(root, 'web', 'package.json'))('playwright-core');
+const site = path.resolve(process.argv[2] || 'build/site');
+const BUDGET = { lessonBytes: 800000, firstResultMs: 500, labBytes: 4000000 };
+const VIEWPORT = { width: 1280, height: 800 };
+
+const { server, origin } = await serveSite(site);
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--use-gl=swiftshader', '--enable-unsafe-swiftshader'],
+});
+
+// Bytes of every response the page and its workers receive: bodies as they travel
+// (gzip-encoded where web/serve.mjs has a precompressed copy).
+function countBytes(page) {
+  const counter = { bytes: 0, pending: [] };
+  page.on('requestfinished', (req) => {
+    counter.pending.push(req.sizes().then((s) => { counter.bytes += s.responseBodySize; }, () => {}));
+  });
+  return counter;
+}
+
+// A page with an analytic demo draws its first result at once; one with only training
+// demos draws nothing before Run (n/a).
+async function firstResult(page, url, analytic) {
+  await page.goto(url);
+  if (!analytic) {
+    await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60000, polling: 20 });
+    return 'n/a';
+  }
+  await page.waitForFunction(() => document.body.dataset.firstDrawMs, null, { timeout: 60000, polling: 20 });
+  return Number(await page.evaluate(() => document.body.dataset.firstDrawMs));
+}
+
+let within = 0, total = 0;
+const judge = (value, budget) => {
+  if (typeof value !== 'number') return `${value} (budget ${budget})`;
+  total += 1;
+  if (value <= budget) within += 1;
+  return `${value} (budget ${budget})`;
+};
+
+// Which pages have an analytic demo (read from the built pages' data).
+const analyticOf = {};
+
+const index = JSON.parse(fs.readFileSync(path.join(site, 'index.json'), 'utf8'));
+for (const lang of ['en', 'ko']) {
+  for (const entry of index[lang]) {
+    const html = fs.readFileSync(path.join(site, lang, `${entry.id}.html`), 'utf8');
+    const data = JSON.parse(html.match(/<script type="application\/json" id="lesson-data">([\s\S]*?)<\/script>/)[1]);
+    analyticOf[`${lang}/${entry.id}`] = data.demos.some((d) => d.info.analytic);
+  }
+}
+for (const lang of ['en', 'ko']) {
+  for (const entry of index[lang]) {
+    const url = `${origin}/${lang}/${entry.id}.html`;
+    let bytes = null, ms = null, next = null;
+    if (entry.demos.length) {
+      const context = await browser.newContext({ viewport: VIEWPORT });
+      const page = await context.newPage();
+      const counter = countBytes(page);
+      const analytic = analyticOf[`${lang}/${entry.id}`];
+      ms = await firstResult(page, url, analytic);
+      await page.waitForLoadState('networkidle');
+      await Promise.all(counter.pending);
+      bytes = counter.bytes;
+      // the next lesson of the same visit: another page first, then this one
+      const other = index[lang].find((e) => e.id !== entry.id && e.demos.length);
+      if (other) await firstResult(page, `${origin}/${lang}/${other.id}.html`, false);
+      next = await firstResult(page, url, analytic);
+      await context.close();
+    }
+    console.log(`lesson=${lang}/${entry.id} first_load_bytes=${judge(bytes, BUDGET.lessonBytes)} first_result_ms=${judge(ms, BUDGET.firstResultMs)} next_visit_ms=${next}`);
+  }
+}
+
+if (fs.existsSync(path.join(site, 'lab', 'index.html'))) {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  const page = await context.newPage();
+  const counter = countBytes(page);
+  const t0 = Date.now();
+  await page.goto(`${origin}/lab/`);
+  // started: the loading notice is hidden once the runtime (and its packed data) is up
+  await page.waitForFunction(() => document.getElementById('status').hidden, null, { timeout: 120000, polling: 50 });
+  const startMs = Date.now() - t0;
+  await page.waitForLoadState('networkidle');
+  await Promise.all(counter.pending);
+  console.log(`lab bytes=${judge(counter.bytes, BUDGET.labBytes)} start_ms=${startMs}`);
+  await context.close();
+} else {
+  console.log('lab: not built (no lab/index.html in the site)');
+}
+
+await browser.close();
+server.kill();
+console.log(`web: ${within} of ${total} figures within budget`);

@@ -1,0 +1,69 @@
+// The review page: the checks the core's schedule says are due (answered wrongly, or
+// answered right long enough ago), asked one at a time with the same CheckBlock, grader
+// and feedback as the lesson pages. A predict check is graded with its demo run in the
+// lesson's setup, as on the lesson page.
+import { CoreClient } from './core-client.js';
+import { CheckBlock } from './check-block.js';
+import { loadProgress, now } from './progress.js';
+import { wordsFor } from './i18n.js';
+import { notice } from './notices.js';
+
+const data = JSON.parse(document.getElementById('review-data').textContent);
+const words = wordsFor(data.lang);
+const client = new CoreClient(new URL('worker.js', import.meta.url), window.iclEngine || null);
+window.iclEngine = window.iclEngine || { taken: true };
+client.onFatal = (message, restarting) => notice(`${words.engineFailed}: ${message} — ${restarting ? words.restarting : words.noRestart}`, 'error');
+
+const byKey = new Map(data.checks.map((c) => [`${c.lesson}/${c.check.id}`, c]));
+const status = document.getElementById('review-status');
+const section = document.getElementById('review-check');
+const next = document.getElementById('review-next');
+let queue = [];
+let pos = 0;
+
+function showItem() {
+  next.hidden = true;
+  const item = queue[pos];
+  if (!item) {
+    section.hidden = true;
+    section.dataset.check = '';
+    status.textContent = words.reviewDone;
+    document.body.dataset.reviewDone = 'true';
+    return;
+  }
+  status.textContent = words.reviewOf(pos + 1, queue.length);
+  section.hidden = false;
+  section.dataset.check = item.check.id;
+  for (const k of ['answered', 'verdict', 'grading']) delete section.dataset[k];
+  document.getElementById('review-where').textContent = `${words.fromLesson} ${item.lessonTitle}`;
+  section.querySelector('.check-prompt').innerHTML = item.check.prompt_html || '';  // lesson HTML from the build
+  section.querySelector('.check-body').replaceChildren();
+  // A predict check's demo, run in the lesson's setup when the answer is graded.
+  const demoBlocks = item.demo ? {
+    [item.check.grading.demo]: { lessonResult: () => client.runToEnd({ demo: item.demo.demo, params: item.demo.params, lang: data.lang, seed: 1 }) },
+  } : {};
+  new CheckBlock({ check: item.check, section, client, words, lessonId: item.lesson, demoBlocks,
+    onProgress: (saved) => {
+      if (!saved) notice(words.storageOff, 'warning');
+      next.hidden = false;
+    } });
+}
+
+next.addEventListener('click', () => {
+  pos += 1;
+  showItem();
+  section.querySelector('input')?.focus();
+});
+
+async function start() {
+  await client.ready;
+  const loaded = await loadProgress(client);
+  if (loaded.notice === 'reset') notice(words.progressReset, 'warning');
+  if (loaded.notice === 'unavailable') notice(words.storageOff, 'warning');
+  const due = await client.call('progress_due', loaded.text, now());
+  queue = due.error ? [] : due.due.map((d) => byKey.get(`${d.lesson}/${d.check}`)).filter(Boolean);
+  document.body.dataset.due = String(queue.length);
+  showItem();
+  document.body.dataset.ready = 'true';
+}
+start();
