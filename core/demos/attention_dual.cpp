@@ -3,6 +3,7 @@
 // weights split into W_ZSL + ΔW_ICL as Dai et al. 2023 do, and how far this linear
 // form is from the softmax attention it stands in for.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -32,6 +33,64 @@ void compare(const float* a, const float* b, int n, double& rel_err, double& cos
     }
     rel_err = bb > 0 ? std::sqrt(diff / bb) : 0.0;
     cos = aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : 0.0;
+}
+
+// The last position of causal attention over rows 0..T−1 of k, v for the query q_last,
+// three ways: linear Σ_i v_i (k_i·q); softmax Σ_i softmax(k_i·q/√d)_i v_i; and the
+// softmax's first-order expansion at small scores, (1/T) Σ_i v_i (1 + z_i − z̄) with
+// z_i = k_i·q/√d — the linear form normalised and centred.
+struct LastOutputs {
+    std::vector<double> linear, softmax, centred;
+};
+LastOutputs last_outputs(const Mat& k, const Mat& v, const float* q_last, float scale) {
+    const int T = k.rows, dk = k.cols, dv = v.cols;
+    // k, v and q are linear in the embeddings, so scaling the embeddings by s scales each by s.
+    std::vector<double> z(T);
+    double zmax = -1e300, zmean = 0;
+    for (int i = 0; i < T; ++i) {
+        double s = 0;
+        for (int c = 0; c < dk; ++c) s += double(k(i, c)) * q_last[c];
+        z[i] = s * scale * scale;
+        zmax = std::max(zmax, z[i] / std::sqrt(double(dk)));
+        zmean += z[i] / std::sqrt(double(dk)) / T;
+    }
+    LastOutputs o{std::vector<double>(dv, 0.0), std::vector<double>(dv, 0.0), std::vector<double>(dv, 0.0)};
+    double norm = 0;
+    for (int i = 0; i < T; ++i) norm += std::exp(z[i] / std::sqrt(double(dk)) - zmax);
+    for (int i = 0; i < T; ++i) {
+        const double zi = z[i] / std::sqrt(double(dk));
+        const double w = std::exp(zi - zmax) / norm, c = (1.0 + zi - zmean) / T;
+        for (int r = 0; r < dv; ++r) {
+            const double vi = double(v(i, r)) * scale;
+            o.linear[r] += z[i] * vi;
+            o.softmax[r] += w * vi;
+            o.centred[r] += c * vi;
+        }
+    }
+    return o;
+}
+
+// ||a − b|| / ||b|| and cos(a, b) in double.
+void compare_d(const std::vector<double>& a, const std::vector<double>& b, double& rel_err, double& cos) {
+    double diff = 0, aa = 0, bb = 0, ab = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        diff += (a[i] - b[i]) * (a[i] - b[i]);
+        aa += a[i] * a[i];
+        bb += b[i] * b[i];
+        ab += a[i] * b[i];
+    }
+    rel_err = bb > 0 ? std::sqrt(diff / bb) : 0.0;
+    cos = aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : 0.0;
+}
+
+// The p-quantile (0..1) of v by linear interpolation between order statistics.
+double quantile(std::vector<double> v, double p) {
+    if (v.empty()) return NAN;
+    std::sort(v.begin(), v.end());
+    const double at = p * double(v.size() - 1);
+    const size_t lo = size_t(at);
+    const size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (at - double(lo)) * (v[hi] - v[lo]);
 }
 
 class AttentionDualSession : public Session {
@@ -81,18 +140,53 @@ public:
         const Mat soft = softmax_attention_causal(q, k, v);
         compare(attn.row(T - 1), soft.row(T - 1), d_head, softmax_rel_err_, softmax_cos_);
 
-        // The same comparison as the embedding scale sweeps (geometric grid 0.05 .. 3).
-        for (int g = 0; g <= 24; ++g) {
-            const float scale = 0.05f * std::pow(60.0f, g / 24.0f);
-            Mat qs, ks, vs;
-            project(scale, qs, ks, vs);
-            const Mat lin = linear_attention_causal(qs, ks, vs), sm = softmax_attention_causal(qs, ks, vs);
-            double rel, cos;
-            compare(lin.row(T - 1), sm.row(T - 1), d_head, rel, cos);
-            sweep_rel_.x.push_back(scale);
-            sweep_rel_.y.push_back(rel);
-            sweep_cos_.x.push_back(scale);
-            sweep_cos_.y.push_back(cos);
+        // The gap over many draws of tokens and projections from the same distributions
+        // (draw 0 is the one above), at the chosen scale and along a geometric grid of
+        // scales 0.05 .. 3. The projections are linear, so one projection at scale 1 per
+        // draw serves every scale.
+        const int draws = p.i("draws");
+        const float scale = p.f("input_scale");
+        constexpr int kGrid = 25;
+        std::vector<double> cos_d, rel_d, scaled_d, centred_d;
+        std::vector<std::vector<double>> grid_rel(kGrid), grid_cos(kGrid), grid_centred(kGrid);
+        for (int dr = 0; dr < draws; ++dr) {
+            Rng g(ctx_.seed, 1000 + uint64_t(dr));  // draw 0 reuses the tokens and projections above
+            Mat tk = dr == 0 ? tokens : random_normal(g, T, d_model, 1.0f);
+            Mat wq = dr == 0 ? w_q : random_normal(g, d_model, d_head, proj_std);
+            Mat wk = dr == 0 ? w_k : random_normal(g, d_model, d_head, proj_std);
+            Mat wv = dr == 0 ? w_v : random_normal(g, d_model, d_head, proj_std);
+            const Mat q1 = matmul(tk, wq), k1 = matmul(tk, wk), v1 = matmul(tk, wv);
+            const float* ql = q1.row(T - 1);
+            auto add = [&](float s, std::vector<double>& rel_out, std::vector<double>& cos_out, std::vector<double>& cen_out) {
+                const LastOutputs o = last_outputs(k1, v1, ql, s);
+                double rel, cos, cen, cen_cos;
+                compare_d(o.linear, o.softmax, rel, cos);
+                compare_d(o.centred, o.softmax, cen, cen_cos);
+                rel_out.push_back(rel);
+                cos_out.push_back(cos);
+                cen_out.push_back(cen);
+            };
+            add(scale, rel_d, cos_d, centred_d);
+            scaled_d.push_back(std::sqrt(std::max(0.0, 1.0 - cos_d.back() * cos_d.back())));
+            for (int gi = 0; gi < kGrid; ++gi)
+                add(0.05f * std::pow(60.0f, gi / float(kGrid - 1)), grid_rel[gi], grid_cos[gi], grid_centred[gi]);
+        }
+        draw_cos_ = {quantile(cos_d, 0.25), quantile(cos_d, 0.5), quantile(cos_d, 0.75)};
+        draw_scaled_ = {quantile(scaled_d, 0.25), quantile(scaled_d, 0.5), quantile(scaled_d, 0.75)};
+        draw_rel_ = {quantile(rel_d, 0.25), quantile(rel_d, 0.5), quantile(rel_d, 0.75)};
+        centred_median_ = quantile(centred_d, 0.5);
+        int below = 0;
+        for (double c : cos_d) below += c < cos_d[0];
+        seed_cos_rank_ = double(below) / draws;
+        for (int gi = 0; gi < kGrid; ++gi) {
+            const double x = 0.05 * std::pow(60.0, gi / double(kGrid - 1));
+            sweep_rel_.x.push_back(x);
+            sweep_rel_.y.push_back(quantile(grid_rel[gi], 0.5));
+            sweep_cos_.x.push_back(x);
+            sweep_cos_.y.push_back(quantile(grid_cos[gi], 0.5));
+            sweep_cos_.y_err.push_back(0.5 * (quantile(grid_cos[gi], 0.75) - quantile(grid_cos[gi], 0.25)));
+            sweep_centred_.x.push_back(x);
+            sweep_centred_.y.push_back(quantile(grid_centred[gi], 0.5));
         }
     }
 
@@ -107,7 +201,8 @@ public:
         const Lang L = ctx_.lang;
         const int T = fast_.rows, shown = std::min(ctx_.params.i("show_after"), n_demos_);
 
-        ScalarsPanel s{tr(L, "Two forms of one linear attention", "한 linear attention의 두 형태"), {}};
+        ScalarsPanel s{tr(L, "Two forms of one linear attention; linear vs softmax for this seed and over the draws",
+                          "한 linear attention의 두 형태; 이 seed와 여러 draw에서 본 linear 대 softmax"), {}};
         s.items.push_back({"max_abs_diff", max_abs_diff_, "",
                            tr(L, "largest |attention form − fast-weight form| over all positions",
                               "모든 위치에서 |attention 형태 − fast-weight 형태|의 최댓값")});
@@ -123,6 +218,28 @@ public:
                            tr(L, "cosine between the linear and the softmax output at the last position",
                               "마지막 위치에서 linear 출력과 softmax 출력의 cosine")});
         s.items.push_back({"tokens", double(T), "", tr(L, "sequence length T", "sequence 길이 T")});
+        // Over the draws (quartiles); in the same panel so every scalar is found in one place.
+        ScalarsPanel& g = s;
+        const char* q_en[3] = {"lower quartile", "median", "upper quartile"};
+        const char* q_ko[3] = {"아래 사분위", "중앙값", "위 사분위"};
+        const char* q_name[3] = {"_q1", "_median", "_q3"};
+        for (int i = 0; i < 3; ++i)
+            g.items.push_back({std::string("cos") + q_name[i], draw_cos_[i], "",
+                               std::string(tr(L, q_en[i], q_ko[i])) + tr(L, " of cos(linear, softmax) over the draws (quartiles)", ": draw별 cos(linear, softmax) (사분위)")});
+        for (int i = 0; i < 3; ++i)
+            g.items.push_back({std::string("scaled_err") + q_name[i], draw_scaled_[i], "",
+                               std::string(tr(L, q_en[i], q_ko[i])) +
+                                   tr(L, " of the relative error after the best rescaling of the linear form, √(1 − cos²)",
+                                      ": linear 형태의 크기를 가장 잘 맞춘 뒤의 상대 오차 √(1 − cos²)")});
+        g.items.push_back({"rel_err_median", draw_rel_[1], "",
+                           tr(L, "median of ||linear − softmax|| / ||softmax|| as they are (no rescaling)",
+                              "크기를 맞추지 않은 ||linear − softmax|| / ||softmax||의 중앙값")});
+        g.items.push_back({"centred_err_median", centred_median_, "",
+                           tr(L, "median relative error of the normalised, centred linear form (1/T) Σ v_i (1 + z_i − z̄)",
+                              "정규화하고 중심을 맞춘 linear 형태 (1/T) Σ v_i (1 + z_i − z̄)의 상대 오차 중앙값")});
+        g.items.push_back({"seed_cos_rank", seed_cos_rank_, "",
+                           tr(L, "share of the draws whose cosine is below this seed's softmax_cos",
+                              "이 seed의 softmax_cos보다 cosine이 작은 draw의 비율")});
         r.panels.push_back(s);
 
         const auto cols = numbered_labels("k", history_.front().cols);
@@ -152,28 +269,38 @@ public:
         r.panels.push_back(growth);
 
         LinesPanel sweep;
-        sweep.title = tr(L, "Linear vs softmax attention at the last position, by embedding scale",
-                         "임베딩 크기에 따른 마지막 위치의 linear 대 softmax attention");
+        sweep.title = tr(L, "Linear vs softmax attention at the last position, by embedding scale (medians over the draws)",
+                         "임베딩 크기에 따른 마지막 위치의 linear 대 softmax attention (draw 중앙값)");
         sweep.x_label = tr(L, "embedding scale", "임베딩 크기");
         sweep.y_label = tr(L, "relative error / cosine", "상대 오차 / cosine");
         sweep.log_x = true;
-        Series rel = sweep_rel_, cos = sweep_cos_;
+        Series rel = sweep_rel_, cos = sweep_cos_, cen = sweep_centred_;
         rel.name = tr(L, "relative error", "상대 오차");
-        cos.name = "cosine";
+        cos.name = tr(L, "cosine (bars: half the interquartile range)", "cosine (막대: 사분위 범위의 절반)");
         cos.dashed = true;
-        sweep.series = {rel, cos};
+        cen.name = tr(L, "relative error, normalised centred linear form", "상대 오차, 정규화·중심화한 linear 형태");
+        sweep.series = {rel, cos, cen};
         r.panels.push_back(sweep);
 
         NotePanel note{tr(L, "What to see", "무엇을 볼까"),
                        tr(L,
                           "The attention and fast-weight forms agree to float rounding, and ΔW_ICL q + W_ZSL q is the same "
-                          "output, so without softmax the demonstrations act as a weight update (Dai et al. 2023). But the "
-                          "softmax attention a real GPT uses is not close to this form on these random inputs: see "
-                          "softmax_rel_err and the sweep — the reading note's doubt about dropping the softmax is measured here.",
+                          "output, so without softmax the demonstrations act as a weight update (Dai et al. 2023). How close "
+                          "is the softmax attention a real GPT uses? One draw says little (softmax_cos is this seed's; "
+                          "seed_cos_rank says where it falls among the draws): read the quartiles over the draws. The gap is "
+                          "mostly what dropping the softmax removes besides its curvature: at small scores softmax attention is "
+                          "(1/T) Σ v_i (1 + z_i − z̄) to first order (z_i = k_i·q/√d), a linear form that is normalised (1/T) "
+                          "and has a mean term (1/T) Σ v_i; the plain linear form has neither, so its raw relative error "
+                          "tends to 1 at small scale (from below when the cosine is positive, from above when it is negative), "
+                          "while the normalised, centred form matches to about 1e-3.",
                           "attention 형태와 fast-weight 형태는 float 반올림 수준까지 같고, ΔW_ICL q + W_ZSL q도 같은 출력입니다. "
-                          "softmax가 없다면 demonstration은 가중치 update처럼 작용합니다(Dai et al. 2023). 하지만 실제 GPT가 쓰는 "
-                          "softmax attention은 이 무작위 입력에서 이 형태와 가깝지 않습니다. softmax_rel_err와 sweep 곡선을 보세요 — "
-                          "softmax를 빼는 근사에 대한 읽기 노트의 의문을 여기서 직접 잽니다.")};
+                          "softmax가 없다면 demonstration은 가중치 update처럼 작용합니다(Dai et al. 2023). 실제 GPT가 쓰는 softmax "
+                          "attention과는 얼마나 가까울까요? 한 번 뽑은 입력으로는 알 수 없습니다(softmax_cos는 이 seed의 값이고, "
+                          "seed_cos_rank는 그 값이 여러 draw 가운데 어디쯤인지 알려 줍니다). draw들의 사분위를 읽으세요. 차이의 대부분은 "
+                          "softmax의 곡률이 아니라 softmax를 빼면서 함께 사라진 것입니다. score가 작을 때 softmax attention은 1차 근사로 "
+                          "(1/T) Σ v_i (1 + z_i − z̄)입니다(z_i = k_i·q/√d). 정규화(1/T)되어 있고 평균 항 (1/T) Σ v_i가 있는 linear "
+                          "형태입니다. 그냥 linear 형태에는 둘 다 없으므로, 작은 크기에서 그 상대 오차는 1로 다가갑니다(cosine이 양수면 "
+                          "아래에서, 음수면 위에서). 반면 정규화하고 중심을 맞춘 형태는 약 1e-3까지 맞습니다.")};
         r.panels.push_back(note);
         return r;
     }
@@ -184,7 +311,9 @@ private:
     int n_demos_ = 0;
     Mat fast_, delta_icl_, w_zsl_;
     std::vector<Mat> history_;
-    Series sweep_rel_, sweep_cos_;
+    Series sweep_rel_, sweep_cos_, sweep_centred_;
+    std::array<double, 3> draw_cos_{}, draw_scaled_{}, draw_rel_{};  // quartiles over the draws
+    double centred_median_ = 0, seed_cos_rank_ = 0;
     double max_abs_diff_ = 0, rel_diff_ = 0, split_diff_ = 0, softmax_rel_err_ = 0, softmax_cos_ = 0;
 };
 
@@ -214,6 +343,8 @@ const DemoDef attention_dual_def{
          "token 임베딩에 곱하는 값 (score는 그 제곱으로 커짐)"},
         {"show_after", ParamType::Int, 1, 24, 6, 1, {}, "draw W after this many demonstrations (at most n_demos)",
          "demonstration 몇 개 뒤의 W를 그릴지 (n_demos까지)"},
+        {"draws", ParamType::Int, 1, 2000, 1000, 1, {}, "random draws of tokens and projections for the quartiles (the first is this seed's)",
+         "사분위를 낼 token과 projection의 무작위 draw 수 (첫 draw가 이 seed의 것)"},
     },
     start,
 };

@@ -9,6 +9,7 @@
 
 #include "icl/demo.h"
 #include "icl/icl_split.h"
+#include "icl/metrics.h"
 #include "icl/recipe.h"
 #include "icl/tasks.h"
 
@@ -47,6 +48,16 @@ public:
         cos_.assign((size_t)L * H, 0.0);
         share_.assign((size_t)L * H, 0.0);
         on_demos_.assign((size_t)L * H, 0.0);
+        // The same queries with no demonstrations (BOS, x, →): the zero-shot pass. From
+        // layer 1 on, the ICL pass's keys and values at X already carry the
+        // demonstrations, so its W_ZSL q is not what the model computes zero-shot.
+        std::vector<int> zero;
+        for (int b = 0; b < P; ++b)
+            for (int i : {0, T - 2, T - 1}) zero.push_back(tokens[(size_t)b * T + (size_t)i]);
+        gpt::Activations zacts;
+        if (Status st = gpt::forward(model_, zacts, zero.data(), nullptr, P, 3); !st) { error_ = st.error().message; return; }
+        zsl_cos_.assign((size_t)model_.config.layers, 0.0);
+        zsl_rel_.assign((size_t)model_.config.layers, 0.0);
         for (int b = 0; b < P; ++b) {
             const float* logits = acts.logits_ptr() + ((size_t)b * T + t) * model_.config.vocab;
             correct_ += tasks::score_logits(logits, model_.config.vocab, targets_[(size_t)b]).correct ? 1.0 / P : 0.0;
@@ -58,9 +69,18 @@ public:
                     rel_[i] += sp.rel_err / P;
                     scaled_[i] += sp.rel_err_scaled / P;
                     cos_[i] += sp.cosine / P;
-                    share_[i] += sp.demo_share / P;
+                    share_[i] += sp.demo_norm_ratio / P;
                     on_demos_[i] += sp.softmax_on_demos / P;
                     if (b == 0 && l == L - 1 && h == 0) example_ = sp;
+                    // every position of the zero-shot prompt is X: its F(q) is its W_ZSL q
+                    const HeadSplit z = split_head(zacts, model_.config, l, h, b, 2, 1, 1);
+                    double diff = 0, zz = 0;
+                    for (size_t e = 0; e < z.zsl.size(); ++e) {
+                        diff += std::pow((double)sp.zsl[e] - z.zsl[e], 2);
+                        zz += (double)z.zsl[e] * z.zsl[e];
+                    }
+                    zsl_cos_[(size_t)l] += metrics::cosine(sp.zsl, z.zsl) / (P * H);
+                    zsl_rel_[(size_t)l] += (zz > 0 ? std::sqrt(diff / zz) : 0.0) / (P * H);
                 }
         }
     }
@@ -74,6 +94,7 @@ private:
     std::string error_;
     std::vector<int> targets_;
     std::vector<double> rel_, scaled_, cos_, share_, on_demos_;  // (L*H), means over prompts
+    std::vector<double> zsl_cos_, zsl_rel_;  // (L) W_ZSL q of the ICL pass vs the zero-shot pass, means over heads and prompts
     double identity_err_ = 0, correct_ = 0;
     HeadSplit example_;
 };
@@ -109,12 +130,26 @@ Result DecompositionSession::result() const {
                        tr(lang, "mean relative error left after the best rescaling of F(q) (direction only)",
                           "F(q)의 크기를 가장 잘 맞춘 뒤에도 남는 평균 상대 오차 (방향만 비교)")});
     s.items.push_back({"cosine", mean(cos_), "", tr(lang, "mean cos(F(q), o)", "평균 cos(F(q), o)")});
-    s.items.push_back({"demo_share", mean(share_), "", tr(lang, "mean ||ΔW_ICL q|| / ||F(q)||: the demonstrations' part of the linear form",
-                                                          "평균 ||ΔW_ICL q|| / ||F(q)||: linear 형태 중 demonstration 몫")});
+    s.items.push_back({"demo_norm_ratio", mean(share_), "",
+                       tr(lang, "mean norm ratio ||ΔW_ICL q|| / ||F(q)|| (not a share: the two parts can cancel, so it can exceed 1)",
+                          "평균 norm 비 ||ΔW_ICL q|| / ||F(q)|| (몫이 아님: 두 부분이 상쇄될 수 있어 1을 넘을 수 있음)")});
     s.items.push_back({"softmax_on_demos", mean(on_demos_), "", tr(lang, "mean softmax attention mass on the demonstration tokens",
                                                                    "demonstration token에 가는 평균 softmax attention")});
     s.items.push_back({"accuracy", correct_, "", tr(lang, "the model's accuracy on these prompts", "이 prompt들에서 모델의 정확도")});
     r.panels.push_back(s);
+
+    ScalarsPanel z{tr(lang, "W_ZSL q in the ICL pass vs in a zero-shot pass (BOS, x, →), per layer (means over heads and prompts)",
+                      "layer별 ICL pass의 W_ZSL q 대 zero-shot pass(BOS, x, →)의 W_ZSL q (head와 prompt 평균)"), {}};
+    for (int l = 0; l < L; ++l) {
+        const std::string ls = std::to_string(l);
+        z.items.push_back({"zsl_cos_L" + ls, zsl_cos_[(size_t)l], "",
+                           tr(lang, "layer ", "layer ") + ls + tr(lang, ": cos(W_ZSL q from the ICL pass, W_ZSL q from the zero-shot pass)",
+                                                                 ": cos(ICL pass의 W_ZSL q, zero-shot pass의 W_ZSL q)")});
+        z.items.push_back({"zsl_rel_L" + ls, zsl_rel_[(size_t)l], "",
+                           tr(lang, "layer ", "layer ") + ls + tr(lang, ": ||ICL-pass W_ZSL q − zero-shot W_ZSL q|| / ||zero-shot W_ZSL q||",
+                                                                 ": ||ICL pass W_ZSL q − zero-shot W_ZSL q|| / ||zero-shot W_ZSL q||")});
+    }
+    r.panels.push_back(z);
 
     std::vector<std::string> rows, cols;
     for (int l = 0; l < L; ++l) rows.push_back("L" + std::to_string(l));
@@ -125,7 +160,7 @@ Result DecompositionSession::result() const {
     r.panels.push_back(heat("Relative error ||F(q) − o|| / ||o|| per head", "head별 상대 오차 ||F(q) − o|| / ||o||", rel_, false));
     r.panels.push_back(heat("Relative error after the best rescaling per head", "크기를 맞춘 뒤의 head별 상대 오차", scaled_, false));
     r.panels.push_back(heat("cos(F(q), o) per head", "head별 cos(F(q), o)", cos_, true));
-    r.panels.push_back(heat("Demonstrations' share ||ΔW_ICL q|| / ||F(q)|| per head", "head별 demonstration 몫 ||ΔW_ICL q|| / ||F(q)||", share_, false));
+    r.panels.push_back(heat("Norm ratio ||ΔW_ICL q|| / ||F(q)|| per head", "head별 norm 비 ||ΔW_ICL q|| / ||F(q)||", share_, false));
     r.panels.push_back(heat("Softmax attention on the demonstrations per head", "head별 demonstration으로 가는 softmax attention", on_demos_, false));
 
     // one head's vectors side by side (first prompt, last layer, head 0)
@@ -144,8 +179,11 @@ Result DecompositionSession::result() const {
         tr(lang,
            "Sign conventions and what is measured: for each head at the query's last token (the →), F(q) = Σ_i v_i (k_i·q) "
            "over every position it sees, with q, k, v the head's real projections (biases included) in the shipped task "
-           "model; X' = the 4k demonstration tokens, X = BOS and the query's own x →, so W_ZSL is what a zero-shot prompt "
-           "would hold. identity_err shows that F(q) = W_ZSL q + ΔW_ICL q exactly, to float rounding (Dai et al. 2023). The "
+           "model; X' = the 4k demonstration tokens, X = BOS and the query's own x →. W_ZSL is built from X's keys and "
+           "values in this (ICL) forward pass: from layer 1 on they already carry the demonstrations, so ΔW_ICL is only the "
+           "demonstrations' direct path at that layer and W_ZSL is not what the model computes with no demonstrations "
+           "(Dai et al. make the same simplification); zsl_cos_L* and zsl_rel_L* compare it with a real zero-shot pass "
+           "(at layer 0 only the positions differ). identity_err shows that F(q) = W_ZSL q + ΔW_ICL q exactly, to float rounding (Dai et al. 2023). The "
            "head really outputs o = Σ_i softmax(k_i·q/√d)_i v_i. rel_err compares F(q) with o as they are; since dropping "
            "the softmax also drops its normalisation, F(q) is on another scale, so rel_err_scaled and cosine compare the "
            "directions alone. A cosine near 1 would mean the relaxation keeps what the head does; values well below 1 "
@@ -153,7 +191,10 @@ Result DecompositionSession::result() const {
            "their models are GPT 1.3B and 2.7B, this one has 4 layers × 4 heads of width 16.",
            "부호 규약과 측정 대상: query의 마지막 token(→)에서 각 head마다 F(q) = Σ_i v_i (k_i·q)를 그 head가 보는 모든 "
            "위치에 대해 계산합니다. q, k, v는 배포된 task 모델의 실제 projection(bias 포함)입니다. X' = demonstration token "
-           "4k개, X = BOS와 query 자신의 x →이므로 W_ZSL은 zero-shot prompt가 가질 부분입니다. identity_err는 "
+           "4k개, X = BOS와 query 자신의 x →입니다. W_ZSL은 이 (ICL) forward pass에서 X의 key와 value로 만듭니다. layer 1부터는 "
+           "그 key와 value에 이미 demonstration이 섞여 있으므로, ΔW_ICL은 그 layer에서 demonstration이 직접 가는 경로일 뿐이고 "
+           "W_ZSL은 demonstration 없이 모델이 계산하는 값이 아닙니다(Dai et al.도 같은 단순화를 합니다). zsl_cos_L*와 "
+           "zsl_rel_L*가 실제 zero-shot pass와 비교합니다(layer 0에서는 위치만 다릅니다). identity_err는 "
            "F(q) = W_ZSL q + ΔW_ICL q가 float 반올림 수준까지 정확히 성립함을 보여 줍니다(Dai et al. 2023). 실제 head의 "
            "출력은 o = Σ_i softmax(k_i·q/√d)_i v_i입니다. rel_err는 F(q)와 o를 그대로 비교합니다. softmax를 빼면 정규화도 "
            "빠지므로 F(q)는 크기가 다릅니다. 그래서 rel_err_scaled와 cosine은 방향만 비교합니다. cosine이 1에 가까우면 "

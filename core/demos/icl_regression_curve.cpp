@@ -92,6 +92,9 @@ public:
         for (int m = 0; m < kMethods; ++m)
             s.items.push_back({kScalarNames[m], evaluated() ? curves_[m].y[static_cast<size_t>(d)] : NAN, "",
                                std::string(tr(L, names_en[m], names_ko[m])) + tr(L, " at k = d", ", k = d에서")});
+        s.items.push_back({"lstsq_at_d_median", evaluated() ? lstsq_median_.y[static_cast<size_t>(d)] : NAN, "",
+                           tr(L, "least squares at k = d: median over the tasks (with noise its mean there is not finite)",
+                              "k = d에서 최소제곱: task 중앙값 (잡음이 있으면 그곳의 평균은 유한하지 않음)")});
         s.items.push_back({"lsa_steps", double(trainer_.steps()), "",
                            tr(L, "Adam steps the LSA layer was trained", "LSA 층을 학습한 Adam step 수")});
         r.panels.push_back(s);
@@ -108,6 +111,10 @@ public:
             c.dashed = m == kLsa;
             lines.series.push_back(c);
         }
+        Series med = lstsq_median_;
+        med.name = tr(L, "least squares, median over tasks", "최소제곱, task 중앙값");
+        med.dashed = true;
+        lines.series.push_back(med);
         lines.series.push_back({tr(L, "zero predictor", "zero predictor"), {0.0, 2.0 * d}, {1.0, 1.0}, {}, true});
         r.panels.push_back(lines);
 
@@ -124,11 +131,20 @@ public:
                           "Without noise least squares reaches 0 at k = d, far below 3-NN and averaging, as Garg et al. 2022 "
                           "show — their trained transformer tracks least squares. The learner here is a single LSA layer "
                           "trained in this demo on k in [1, 2d]: it can only do about one GD step with one step size for all "
-                          "k, so it follows the GD curve, not least squares (Akyürek et al. 2023: one layer ≈ one GD step).",
+                          "k, so it follows the GD curve, not least squares (Akyürek et al. 2023: one layer ≈ one GD step). "
+                          "With noise, least squares spikes at k = d: it fits d noisy points exactly (the interpolation "
+                          "threshold, where the test error peaks between the under- and over-parameterised sides: \"double "
+                          "descent\"). There the error's expectation is infinite (for Gaussian inputs E[(XᵀX)⁻¹] exists only "
+                          "from k = d + 2), so the mean over tasks is set by the worst task drawn and changes wildly with the "
+                          "seed; the dashed median over tasks is the number to read at k = d and d + 1.",
                           "잡음이 없으면 최소제곱은 k = d에서 0에 닿고, 3-NN과 평균보다 훨씬 낮습니다(Garg et al. 2022 — 그들의 "
                           "학습된 transformer는 최소제곱을 따라갑니다). 여기의 학습 모델은 이 demo 안에서 k ∈ [1, 2d]로 학습한 "
                           "LSA 한 층이라, 모든 k에 같은 step 크기로 GD 한 step 정도만 할 수 있어 최소제곱이 아니라 GD 곡선을 "
-                          "따릅니다(Akyürek et al. 2023: 한 층 ≈ GD 한 step).")};
+                          "따릅니다(Akyürek et al. 2023: 한 층 ≈ GD 한 step). 잡음이 있으면 최소제곱은 k = d에서 치솟습니다. 잡음 섞인 "
+                          "점 d개를 정확히 맞추기 때문입니다(보간 문턱: parameter가 부족한 쪽과 넘치는 쪽 사이에서 test 오차가 "
+                          "정점을 찍는 곳, \"double descent\"). 그곳에서 오차의 기댓값은 무한합니다(Gaussian 입력에서 E[(XᵀX)⁻¹]는 "
+                          "k = d + 2부터 존재). 그래서 task 평균은 뽑힌 가장 나쁜 task가 정하고 seed마다 크게 바뀝니다. k = d와 d + 1에서는 "
+                          "점선인 task 중앙값을 읽으세요.")};
         r.panels.push_back(note);
         return r;
     }
@@ -161,6 +177,7 @@ private:
             eta = ss > 0 ? float(sy / ss) : 0.0f;
         }
         double sum[kMethods] = {}, sum2[kMethods] = {};
+        std::vector<double> lstsq_errors;  // per task, for the median
         for (const auto& full : tasks_) {
             const RegressionTask t = prefix(full, k);
             float pred[kMethods];
@@ -183,8 +200,13 @@ private:
                 const double e = double(pred[m] - t.y_query) * (pred[m] - t.y_query) / d;
                 sum[m] += e;
                 sum2[m] += e * e;
+                if (m == kLstsq) lstsq_errors.push_back(e);
             }
         }
+        std::sort(lstsq_errors.begin(), lstsq_errors.end());
+        const size_t h = lstsq_errors.size() / 2;
+        lstsq_median_.x.push_back(k);
+        lstsq_median_.y.push_back(lstsq_errors.size() % 2 ? lstsq_errors[h] : 0.5 * (lstsq_errors[h - 1] + lstsq_errors[h]));
         const double n = double(tasks_.size());
         for (int m = 0; m < kMethods; ++m) {
             const double mean = sum[m] / n;
@@ -202,6 +224,7 @@ private:
     std::vector<RegressionTask> tasks_, fit_tasks_;
     std::string error_;
     Series curves_[kMethods];
+    Series lstsq_median_;  // least squares' median error over the tasks, per k
 };
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {

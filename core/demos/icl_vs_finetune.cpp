@@ -229,6 +229,9 @@ Result IclVsFtSession::result() const {
                                                                 "SimAM 전: cos(ICL, ZSL의 query 자신의 token에 대한 attention)")});
     s.items.push_back({"simam_ft", mean(simam_after_), "", tr(lang, "SimAM after: cos(ICL, FT attention to the query's own tokens)",
                                                               "SimAM 후: cos(ICL, FT의 query 자신의 token에 대한 attention)")});
+    s.items.push_back({"simam_rise", mean(simam_after_) - mean(simam_before_), "",
+                       tr(lang, "simam_ft − simam_zsl: how far FT moves attention towards ICL's (Dai et al.: +0.10 / +0.08)",
+                          "simam_ft − simam_zsl: FT가 attention을 ICL 쪽으로 옮긴 정도 (Dai et al.: +0.10 / +0.08)")});
     s.items.push_back({"kendall_tau", mean(kendall_), "", tr(lang, "Kendall τ: ICL attention to each demonstration vs its leave-one-out influence on FT",
                                                              "Kendall τ: 각 demonstration에 대한 ICL attention 대 FT에서 그것을 뺐을 때의 영향")});
     r.panels.push_back(s);

@@ -3,6 +3,7 @@
 // the analogue of SGD with momentum in the dual form. Two tiny LMs trained identically
 // (same init, same batches) on the task suite, with and without the term, over seeds:
 // validation perplexity and in-context accuracy side by side.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -118,6 +119,20 @@ private:
             double few = 0;
             for (int k = 1; k <= kShots; ++k) few += acc.value()[(size_t)k].accuracy() / kShots;
             ppl_[i].push_back(std::exp((double)acts.loss));
+            // The strongest previous-token head: mean attention from t to t − 1 over the
+            // validation documents, the largest over every head of every layer.
+            const int T = cfg_.context, H = cfg_.heads;
+            double best = 0;
+            for (int l = 0; l < cfg_.layers; ++l)
+                for (int h = 0; h < H; ++h) {
+                    double prev = 0;
+                    for (int b = 0; b < n; ++b) {
+                        const float* att = acts.attention(l, b, h, H);
+                        for (int t = 1; t < T; ++t) prev += att[(size_t)t * T + t - 1] / ((double)n * (T - 1));
+                    }
+                    best = std::max(best, prev);
+                }
+            prev_[i].push_back(best);
             icl_[i].push_back(few);
             zero_[i].push_back(acc.value()[0].accuracy());
         }
@@ -132,7 +147,7 @@ private:
     std::optional<Rng> rng_;
     std::vector<Arm> arms_;
     std::vector<std::pair<std::vector<double>, std::vector<double>>> curves_;  // seed 0's loss curves
-    std::vector<double> ppl_[2], icl_[2], zero_[2];  // [plain, momentum][seed]
+    std::vector<double> ppl_[2], icl_[2], zero_[2], prev_[2];  // [plain, momentum][seed]
     std::string error_;
 };
 
@@ -155,10 +170,15 @@ Result MomentumSession::result() const {
         better_icl += icl_[1][i] > icl_[0][i];
     }
     ScalarsPanel s{tr(lang, "Means over the seeds finished", "끝난 seed 평균"), {}};
-    s.items.push_back({"ppl_plain", mean(ppl_[0]), "", tr(lang, "validation perplexity, plain attention", "validation perplexity, 일반 attention")});
-    s.items.push_back({"ppl_momentum", mean(ppl_[1]), "", tr(lang, "validation perplexity, momentum attention", "validation perplexity, momentum attention")});
+    s.items.push_back({"ppl_plain", mean(ppl_[0]), "", tr(lang, "validation perplexity over answer tokens only, plain attention", "답 token만으로 잰 validation perplexity, 일반 attention")});
+    s.items.push_back({"ppl_momentum", mean(ppl_[1]), "", tr(lang, "validation perplexity over answer tokens only, momentum attention", "답 token만으로 잰 validation perplexity, momentum attention")});
     s.items.push_back({"icl_plain", mean(icl_[0]), "", tr(lang, "ICL accuracy (mean over 1..8 shots and tasks), plain", "ICL 정확도 (1..8-shot과 task 평균), 일반")});
     s.items.push_back({"icl_momentum", mean(icl_[1]), "", tr(lang, "ICL accuracy, momentum", "ICL 정확도, momentum")});
+    s.items.push_back({"prev_token_plain", mean(prev_[0]), "",
+                       tr(lang, "strongest previous-token head (mean attention t → t − 1), plain", "가장 강한 previous-token head (t → t − 1 평균 attention), 일반")});
+    s.items.push_back({"prev_token_momentum", mean(prev_[1]), "",
+                       tr(lang, "strongest previous-token head, momentum (its η v_{t−1} is not in this score)",
+                          "가장 강한 previous-token head, momentum (η v_{t−1}은 이 점수에 들어가지 않음)")});
     s.items.push_back({"seeds_ppl_better", (double)better_ppl, "", tr(lang, "seeds where momentum has the lower perplexity", "momentum의 perplexity가 더 낮은 seed 수")});
     s.items.push_back({"seeds_icl_better", (double)better_icl, "", tr(lang, "seeds where momentum has the higher ICL accuracy", "momentum의 ICL 정확도가 더 높은 seed 수")});
     s.items.push_back({"seeds_done", (double)ppl_[0].size(), "", tr(lang, "seeds finished", "끝난 seed 수")});
@@ -184,24 +204,29 @@ Result MomentumSession::result() const {
         tr(lang,
            "Every head's output at position t gains Σ_{i<t} η^{t−i} v_i, a decaying sum of the earlier values (η = eta), "
            "the attention analogue of momentum in SGD (Dai et al. 2023). Both models start from the same weights and see "
-           "the same batches; only the term differs. Perplexity is exp of the mean loss on answer tokens of held-out "
-           "documents (lower is better); ICL accuracy is the argmax accuracy on 1–8-shot prompts of every task. Dai et al. "
-           "report for a 350M model perplexity 15.14 → 15.02 and ICL accuracy 51.9 → 54.7 (the value of η they used is "
-           "not verified here). This model has about 30 thousand parameters trained for a few hundred steps; the seed "
+           "the same batches; only the term differs. Perplexity is exp of the mean loss on the answer tokens only of "
+           "held-out documents (lower is better; Dai et al.'s is over every token of their validation text); ICL accuracy is the argmax accuracy on 1–8-shot prompts of every task. Dai et al. "
+           "report for a 350M model perplexity 15.14 → 15.02 and ICL accuracy 51.9 → 54.7 (the formula with η is taken "
+           "from a summary of the paper, and the value of η they used is not verified here). This model has about 30 thousand parameters trained for a few hundred steps; the seed "
            "count columns say whether any difference is consistent. A difference smaller than the spread over seeds "
-           "is no difference. Why the gap can be large here: the term hands position t the values of the tokens just "
-           "before it (η v_{t−1} first), a built-in previous-token head, which a 2-layer model otherwise has to learn "
-           "before it can copy from its context (see induction_heads); the plain model is also far from converged "
-           "after these steps. That is a different regime from the 350M model's small gain.",
+           "is no difference. Why the gap can be large here is a hypothesis, with two parts to test: the term hands "
+           "position t the values of the tokens just before it (η v_{t−1} first), a built-in previous-token head, which "
+           "a 2-layer model otherwise has to learn before it can copy from its context (see induction_heads) — "
+           "prev_token_plain and prev_token_momentum measure each model's strongest previous-token head; and the plain "
+           "model is far from converged after these steps — raise steps and see whether the gap closes. Either way it "
+           "is a different regime from the 350M model's small gain.",
            "위치 t에서 각 head의 출력에 Σ_{i<t} η^{t−i} v_i, 즉 앞 value들의 감쇠 합을 더합니다(η = eta). SGD의 momentum에 "
            "해당하는 attention 판입니다(Dai et al. 2023). 두 모델은 같은 weight에서 시작해 같은 batch를 봅니다. 다른 것은 이 "
-           "항뿐입니다. perplexity는 따로 둔 문서의 답 token loss 평균의 exp(낮을수록 좋음), ICL 정확도는 모든 task의 "
+           "항뿐입니다. perplexity는 따로 둔 문서의 답 token만의 loss 평균의 exp(낮을수록 좋음, Dai et al.은 validation 글의 "
+           "모든 token으로 잽니다), ICL 정확도는 모든 task의 "
            "1–8-shot prompt에서 argmax 정확도입니다. Dai et al.은 350M 모델에서 perplexity 15.14 → 15.02, ICL 정확도 "
-           "51.9 → 54.7을 보고합니다(그들이 쓴 η 값은 여기서 확인하지 못했습니다). 이 모델은 parameter 약 3만 개를 몇백 "
+           "51.9 → 54.7을 보고합니다(η가 든 식은 논문 요약에서 가져왔고, 그들이 쓴 η 값은 여기서 확인하지 못했습니다). 이 모델은 parameter 약 3만 개를 몇백 "
            "step 학습한 것입니다. seed 수 칸이 차이가 일관된지 알려 줍니다. seed 간 흩어짐보다 작은 차이는 차이가 아닙니다. "
-           "여기서 차이가 클 수 있는 이유: 이 항은 위치 t에 바로 앞 token들의 value를(먼저 η v_{t−1}) 건네주는, 이미 만들어진 "
-           "previous-token head입니다. 2-layer 모델은 보통 context에서 베끼기 전에 이것부터 배워야 합니다(induction_heads 참고). "
-           "또 일반 모델은 이 step 수에서 아직 수렴과 거리가 멉니다. 350M 모델의 작은 향상과는 다른 상황입니다.")});
+           "여기서 차이가 클 수 있는 이유는 가설이고, 시험할 부분이 둘입니다. 이 항은 위치 t에 바로 앞 token들의 value를(먼저 "
+           "η v_{t−1}) 건네주는, 이미 만들어진 previous-token head입니다. 2-layer 모델은 보통 context에서 베끼기 전에 이것부터 "
+           "배워야 합니다(induction_heads 참고) — prev_token_plain과 prev_token_momentum이 각 모델의 가장 강한 previous-token "
+           "head를 잽니다. 또 일반 모델은 이 step 수에서 아직 수렴과 거리가 멉니다 — steps를 늘려 차이가 줄어드는지 보세요. "
+           "어느 쪽이든 350M 모델의 작은 향상과는 다른 상황입니다.")});
     return r;
 }
 

@@ -129,6 +129,12 @@ std::string config_diff(const gpt::Config& want, const gpt::Config& got) {
     field("mlp_ratio", want.mlp_ratio, got.mlp_ratio);
     field("attention_only", want.attention_only, got.attention_only);
     if (d.empty())
+        for (int l = 0; l < want.layers; ++l)
+            if (want.kind(l) != got.kind(l))
+                d += std::string(d.empty() ? "" : ", ") + "layer " + std::to_string(l) + " " +
+                     gpt::attention_kind_name(got.kind(l)) + " attention (the model has " +
+                     gpt::attention_kind_name(want.kind(l)) + ")";
+    if (d.empty())
         for (int l = 0; l < want.layers; ++l) {
             const AttentionMask a = want.mask(l), b = got.mask(l);
             if (a.kind != b.kind || (a.kind == AttentionMask::banded && a.window != b.window) ||
@@ -163,9 +169,11 @@ std::vector<uint8_t> save(const gpt::Model& model) { return save(model, Encoding
 Expected<std::vector<uint8_t>> save(const gpt::Model& model, Encoding encoding) {
     const gpt::Config& c = model.config;
     const bool f16 = encoding == Encoding::f16;
+    bool kinds = false;  // a linear or delta layer: version 3 records each layer's kind
+    for (int l = 0; l < c.layers; ++l) kinds = kinds || c.kind(l) != gpt::AttentionKind::softmax;
     Writer w;
     w.bytes(kMagic, 8);
-    w.u32(f16 ? 2 : 1);
+    w.u32(kinds ? 3 : f16 ? 2 : 1);
     w.u32(0);  // header size, patched below
     for (int v : {c.vocab, c.context, c.width, c.layers, c.heads, c.mlp_ratio, (int)c.attention_only})
         w.u32((uint32_t)v);
@@ -174,6 +182,7 @@ Expected<std::vector<uint8_t>> save(const gpt::Model& model, Encoding encoding) 
         w.u32((uint32_t)m.kind);
         w.u32((uint32_t)m.window);
         w.u32((uint32_t)m.stride);
+        if (kinds) w.u32((uint32_t)c.kind(l));
     }
     w.u32((uint32_t)model.layout.tensors.size());
     for (const gpt::TensorInfo& t : model.layout.tensors) {
@@ -184,7 +193,7 @@ Expected<std::vector<uint8_t>> save(const gpt::Model& model, Encoding encoding) 
         w.u64(t.offset);
         w.u64(t.size);
     }
-    if (f16) w.u32((uint32_t)Encoding::f16);
+    if (f16 || kinds) w.u32((uint32_t)encoding);
     const uint32_t header_size = (uint32_t)w.out.size();
     for (int i = 0; i < 4; ++i) w.out[12 + i] = (uint8_t)(header_size >> (8 * i));
     w.out.reserve(w.out.size() + (f16 ? 2 : 4) * model.params.size() + 8);
@@ -214,9 +223,9 @@ Expected<gpt::Model> load(const uint8_t* data, size_t size, Encoding* stored_as)
         return make_error("checkpoint: bad magic (not an ICL GPT checkpoint)");
     const uint32_t version = r.u32("the version");
     if (!r.error.empty()) return make_error(r.error);
-    if (version != 1 && version != 2)
+    if (version < 1 || version > 3)
         return make_error("checkpoint: version " + std::to_string(version) +
-                          " is not supported (this build reads versions 1 and 2)");
+                          " is not supported (this build reads versions 1, 2 and 3)");
     const uint32_t header_size = r.u32("the header size");
 
     gpt::Config c;
@@ -246,6 +255,14 @@ Expected<gpt::Model> load(const uint8_t* data, size_t size, Encoding* stored_as)
                               std::to_string(kind) + " is unknown");
         m.kind = (AttentionMask::Kind)kind;
         c.attention.push_back(m);
+        if (version == 3) {
+            const uint32_t attn = r.u32("an attention kind");
+            if (!r.error.empty()) return make_error(r.error);
+            if (attn > 2)
+                return make_error("checkpoint: layer " + std::to_string(l) + " attention kind " +
+                                  std::to_string(attn) + " is unknown (0 softmax, 1 linear, 2 delta)");
+            c.kinds.push_back((gpt::AttentionKind)attn);
+        }
     }
     if (Status s = gpt::validate(c); !s) return make_error("checkpoint: " + s.error().message);
 
@@ -293,6 +310,13 @@ Expected<gpt::Model> load(const uint8_t* data, size_t size, Encoding* stored_as)
             return make_error("checkpoint: version 2 weight encoding " + std::to_string(e) +
                               " is unknown (1 = f16; f32 weights are version 1)");
         encoding = Encoding::f16;
+    } else if (version == 3) {
+        const uint32_t e = r.u32("the weight encoding");
+        if (!r.error.empty()) return make_error(r.error);
+        if (e > (uint32_t)Encoding::f16)
+            return make_error("checkpoint: version 3 weight encoding " + std::to_string(e) +
+                              " is unknown (0 = f32, 1 = f16)");
+        encoding = (Encoding)e;
     }
     if (header_size != r.pos())
         return make_error("checkpoint: the header says it is " + std::to_string(header_size) +

@@ -9,12 +9,24 @@ namespace icl::gpt {
 
 KvCache make_cache(const Config& c) {
     KvCache cache;
-    const size_t n = (size_t)c.layers * c.context * c.width;  // L*H*T*hs
-    cache.k.assign(n, 0.0f);
-    cache.v.assign(n, 0.0f);
+    const int hs = c.width / c.heads;
+    size_t kv = 0, fw = 0;
+    for (int l = 0; l < c.layers; ++l) {
+        if (c.kind(l) == AttentionKind::softmax) {
+            cache.slot.push_back(kv);
+            kv += (size_t)c.context * c.width;  // H*T*hs
+        } else {
+            cache.slot.push_back(fw);
+            fw += (size_t)c.heads * fast_weight_rows(c.kind(l), hs) * hs;
+        }
+    }
+    cache.k.assign(kv, 0.0f);
+    cache.v.assign(kv, 0.0f);
+    cache.fw.assign(fw, 0.0f);
     const size_t F = (size_t)c.mlp_ratio * c.width;
-    // x, h, qkv (3C), atty, F, F, scores (T)
-    cache.work.assign(6 * (size_t)c.width + 2 * F + (size_t)c.context, 0.0f);
+    // x, h, qkv (3C), atty, F, F, scores (T), fast-weight scratch (4 hs + 2), β (H)
+    cache.work.assign(6 * (size_t)c.width + 2 * F + (size_t)c.context + 4 * (size_t)hs + 2 +
+                          (size_t)c.heads, 0.0f);
     return cache;
 }
 
@@ -42,6 +54,8 @@ Status step(const Model& model, KvCache& cache, int token, float* logits, const 
     float* fc = atty + C;
     float* fc_gelu = fc + F;
     float* scores = fc_gelu + F;
+    float* fw_scratch = scores + Tm;
+    float* beta = fw_scratch + 4 * hs + 2;
     float mean, rstd;
     auto add_residual = [&](int layer) {
         if (!hooks) return;
@@ -60,15 +74,28 @@ Status step(const Model& model, KvCache& cache, int token, float* logits, const 
         const AttentionMask mask = c.mask(l);
         layernorm_forward(h, &mean, &rstd, x, model.at(p.ln1_w), model.at(p.ln1_b), 1, C);
         linear_forward(qkv, h, model.at(p.wq), model.at(p.bq), 1, C, 3 * C);
+        const AttentionKind kind = c.kind(l);
+        if (kind == AttentionKind::delta) {
+            linear_forward(beta, h, model.at(p.wb), model.at(p.bb), 1, C, H);
+            for (int hd = 0; hd < H; ++hd) beta[hd] = 1.0f / (1.0f + std::exp(-beta[hd]));
+        }
         for (int hd = 0; hd < H; ++hd) {
-            float* K = cache.k.data() + (((size_t)l * H + hd) * Tm) * hs;  // (T,hs)
-            float* V = cache.v.data() + (((size_t)l * H + hd) * Tm) * hs;
-            std::memcpy(K + (size_t)t * hs, qkv + C + hd * hs, sizeof(float) * hs);
-            std::memcpy(V + (size_t)t * hs, qkv + 2 * C + hd * hs, sizeof(float) * hs);
             float* o = atty + hd * hs;
             bool ablate = false;
             if (hooks)
                 for (const HeadAblation& a : hooks->ablations) ablate = ablate || (a.layer == l && a.head == hd);
+            if (kind != AttentionKind::softmax) {  // the fast-weight form: one state per head
+                const int rows = fast_weight_rows(kind, hs);
+                float* W = cache.fw.data() + cache.slot[(size_t)l] + (size_t)hd * rows * hs;
+                fast_weight_token(kind, W, o, qkv + hd * hs, qkv + C + hd * hs, qkv + 2 * C + hd * hs,
+                                  kind == AttentionKind::delta ? beta[hd] : 1.0f, fw_scratch, hs);
+                if (ablate) std::fill_n(o, hs, 0.0f);
+                continue;
+            }
+            float* K = cache.k.data() + cache.slot[(size_t)l] + ((size_t)hd * Tm) * hs;  // (T,hs)
+            float* V = cache.v.data() + cache.slot[(size_t)l] + ((size_t)hd * Tm) * hs;
+            std::memcpy(K + (size_t)t * hs, qkv + C + hd * hs, sizeof(float) * hs);
+            std::memcpy(V + (size_t)t * hs, qkv + 2 * C + hd * hs, sizeof(float) * hs);
             if (ablate) {
                 std::fill_n(o, hs, 0.0f);
                 continue;

@@ -20,6 +20,14 @@ int ffn_width(const Config& c) { return c.mlp_ratio * c.width; }
 
 // ---- config ------------------------------------------------------------------------
 
+const char* attention_kind_name(AttentionKind kind) {
+    switch (kind) {
+        case AttentionKind::linear: return "linear";
+        case AttentionKind::delta: return "delta";
+        default: return "softmax";
+    }
+}
+
 Status validate(const Config& c) {
     auto range = [](const char* name, int v, int lo, int hi) -> Status {
         if (v < lo || v > hi)
@@ -54,6 +62,22 @@ Status validate(const Config& c) {
     }
     if (!(c.momentum >= 0.0f && c.momentum < 1.0f))
         return make_error("gpt config: momentum = " + std::to_string(c.momentum) + " is outside [0, 1)");
+    if (!c.kinds.empty() && c.kinds.size() != (size_t)c.layers)
+        return make_error("gpt config: " + str((int)c.kinds.size()) + " attention kinds given for " +
+                          str(c.layers) + " layers");
+    for (size_t l = 0; l < c.kinds.size(); ++l) {
+        const AttentionKind k = c.kinds[l];
+        if (k != AttentionKind::softmax && k != AttentionKind::linear && k != AttentionKind::delta)
+            return make_error("gpt config: layer " + str((int)l) + " has an unknown attention kind " +
+                              str((int)k) + " (0 softmax, 1 linear, 2 delta)");
+        if (k == AttentionKind::softmax) continue;
+        if (c.mask((int)l).kind != AttentionMask::causal)
+            return make_error("gpt config: layer " + str((int)l) + " is " + attention_kind_name(k) +
+                              " attention, which takes the causal mask only (no banded or strided pattern)");
+        if (c.momentum != 0.0f)
+            return make_error("gpt config: momentum attention applies to softmax layers only; layer " +
+                              str((int)l) + " is " + attention_kind_name(k));
+    }
     const size_t n = parameter_count(c);
     if (n > Bounds::max_params)
         return make_error("gpt config: " + std::to_string(n) + " parameters exceed the bound of " +
@@ -100,6 +124,10 @@ Layout make_layout(const Config& c) {
         s.bv = add(p + "attn.bv", {C}, false);
         s.wo = add(p + "attn.wo", {C, C}, true);
         s.bo = add(p + "attn.bo", {C}, false);
+        if (c.kind(l) == AttentionKind::delta) {
+            s.wb = add(p + "attn.wb", {c.heads, C}, true);
+            s.bb = add(p + "attn.bb", {c.heads}, false);
+        }
         if (!c.attention_only) {
             s.ln2_w = add(p + "ln2.w", {C}, false);
             s.ln2_b = add(p + "ln2.b", {C}, false);
@@ -120,7 +148,11 @@ size_t parameter_count(const Config& c) {
     const size_t F = (size_t)c.mlp_ratio * C;
     size_t block = 2 * C + 4 * C * C + 4 * C;
     if (!c.attention_only) block += 2 * C + 2 * F * C + F + C;
-    return V * C + T * C + (size_t)c.layers * block + 2 * C;
+    size_t delta = 0;  // β projections, (H,C) + (H) per delta layer
+    if (c.kinds.size() == (size_t)c.layers)
+        for (AttentionKind k : c.kinds)
+            if (k == AttentionKind::delta) delta += (size_t)c.heads * (C + 1);
+    return V * C + T * C + (size_t)c.layers * block + 2 * C + delta;
 }
 
 const TensorInfo* Model::find(const std::string& name) const {
@@ -197,7 +229,11 @@ size_t activation_count(const Config& c, int B, int T) {
     size_t block = BT * (3 * C + 2) + (size_t)B * c.heads * T * T + 2 * BT * C;  // ln1, qkv, att, atty, res_attn
     if (!c.attention_only) block += BT * (C + 2) + 2 * BT * F;                 // ln2, fc, fc_gelu
     block += BT * C;                                                            // res_out
-    return BT * C + (size_t)c.layers * block + BT * (C + 2) + 2 * BT * c.vocab + BT;
+    size_t delta = 0;  // β (B,H,T) and u (B,T,C) per delta layer
+    if (c.kinds.size() == (size_t)c.layers)
+        for (AttentionKind k : c.kinds)
+            if (k == AttentionKind::delta) delta += BT * (c.heads + C);
+    return BT * C + (size_t)c.layers * block + BT * (C + 2) + 2 * BT * c.vocab + BT + delta;
 }
 
 const float* Activations::attention(int layer, int b, int h, int heads) const {
@@ -222,7 +258,12 @@ void allocate(Activations& a, const Config& c, int B, int T) {
     a.T = T;
     a.embed = take(BT * C);
     a.blocks.assign((size_t)c.layers, BlockActs{});
-    for (BlockActs& k : a.blocks) {
+    for (size_t l = 0; l < a.blocks.size(); ++l) {
+        BlockActs& k = a.blocks[l];
+        if (c.kind((int)l) == AttentionKind::delta) {
+            k.beta = take(BT * c.heads);
+            k.u = take(BT * C);
+        }
         k.ln1 = take(BT * C);
         k.ln1_mean = take(BT);
         k.ln1_rstd = take(BT);
@@ -248,8 +289,9 @@ void allocate(Activations& a, const Config& c, int B, int T) {
     a.probs = take(BT * c.vocab);
     a.losses = take(BT);
     a.buf.resize(n);  // keeps its capacity across calls of the same size
-    // forward scratch: qkv (B,T,3C), then attention_forward's T*T + T*hs
-    a.scratch.resize(BT * 3 * C + (size_t)T * T + (size_t)T * head_size(c));
+    // forward scratch: qkv (B,T,3C), then one head's T*T + 2*T*hs (attention_forward
+    // takes T*T + T*hs, delta_head_forward T*T + 2*T*hs), then β's logits (B,T,H)
+    a.scratch.resize(BT * 3 * C + (size_t)T * T + 2 * (size_t)T * head_size(c) + BT * c.heads);
 }
 
 // (B,T,3C) -> three (B,H,T,hs): the q, k, v of every head made contiguous
@@ -510,6 +552,265 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dO, const 
         }
 }
 
+// ---- linear and delta-rule heads ------------------------------------------------------
+
+namespace {
+
+// x (T,hs) -> f (T,hs) = φ(x), then each row divided by its sum when `normalise`;
+// sums (T) gets the row sums (may be null)
+void features(float* f, float* sums, const float* x, int T, int hs, bool normalise) {
+    feature_map_forward(f, x, (size_t)T * hs);
+    if (!normalise) return;
+    for (int t = 0; t < T; ++t) {
+        float* r = f + (size_t)t * hs;
+        float s = 0.0f;
+        for (int c = 0; c < hs; ++c) s += r[c];
+        const float inv = 1.0f / s;  // s > 0: φ > 0
+        for (int c = 0; c < hs; ++c) r[c] *= inv;
+        if (sums) sums[t] = s;
+    }
+}
+
+// From d(f/s) to dx for f = φ(x), s = Σf per row: d f = (dn − (dn·n)) / s, then φ'.
+// dx (T,hs) WRITTEN; n the normalised features (T,hs); dn is overwritten.
+void features_backward(float* dx, float* dn, const float* x, const float* n, const float* sums,
+                       int T, int hs) {
+    for (int t = 0; t < T; ++t) {
+        float* d = dn + (size_t)t * hs;
+        const float* r = n + (size_t)t * hs;
+        float dot = 0.0f;
+        for (int c = 0; c < hs; ++c) dot += d[c] * r[c];
+        const float inv = 1.0f / sums[t];
+        for (int c = 0; c < hs; ++c) d[c] = (d[c] - dot) * inv;
+    }
+    std::fill_n(dx, (size_t)T * hs, 0.0f);
+    feature_map_backward(dx, x, dn, (size_t)T * hs);
+}
+
+void zero_upper(float* M, int T) {  // M (T,T): j > t set to 0
+    for (int t = 0; t + 1 < T; ++t) std::fill_n(M + (size_t)t * T + t + 1, T - t - 1, 0.0f);
+}
+
+}  // namespace
+
+void linear_head_forward(float* P, float* O, const float* q, const float* k, const float* v,
+                         float* scratch, int T, int hs) {
+    float* fq = scratch;
+    float* fk = fq + (size_t)T * hs;
+    features(fq, nullptr, q, T, hs, false);
+    features(fk, nullptr, k, T, hs, false);
+    matmul_nt(P, fq, fk, T, hs, T, false);  // A (T,T) = φ(q) φ(k)ᵀ
+    zero_upper(P, T);
+    for (int t = 0; t < T; ++t) {
+        float* p = P + (size_t)t * T;
+        float n = 0.0f;
+        for (int j = 0; j <= t; ++j) n += p[j];
+        const float inv = 1.0f / n;  // n > 0: every φ(q)·φ(k) > 0
+        for (int j = 0; j <= t; ++j) p[j] *= inv;
+    }
+    matmul_nn(O, P, v, T, T, hs, false);  // O = P v
+}
+
+// P = A / n (row sums n_t): dA_tj = (dP_tj − Σ_i P_ti dP_ti) / n_t for j ≤ t;
+// d φ(q) = dA φ(k), d φ(k) = dAᵀ φ(q); n_t = φ(q_t) · Σ_{j≤t} φ(k_j).
+void linear_head_backward(float* dq, float* dk, float* dv, const float* dO, const float* q,
+                          const float* k, const float* v, const float* P, float* scratch, int T,
+                          int hs) {
+    float* dA = scratch;
+    float* fq = dA + (size_t)T * T;
+    float* fk = fq + (size_t)T * hs;
+    float* dfq = fk + (size_t)T * hs;
+    float* dfk = dfq + (size_t)T * hs;
+    features(fq, nullptr, q, T, hs, false);
+    features(fk, nullptr, k, T, hs, false);
+    matmul_nt(dA, dO, v, T, hs, T, false);  // dP = dO vᵀ
+    matmul_tn(dv, P, dO, T, T, hs, false);  // dv = Pᵀ dO
+    std::fill_n(dfk, hs, 0.0f);             // the running Σ_{j≤t} φ(k_j), in dfk's first row
+    for (int t = 0; t < T; ++t) {
+        const float* p = P + (size_t)t * T;
+        float* d = dA + (size_t)t * T;
+        float n = 0.0f, rowsum = 0.0f;
+        for (int c = 0; c < hs; ++c) {
+            dfk[c] += fk[(size_t)t * hs + c];
+            n += fq[(size_t)t * hs + c] * dfk[c];
+        }
+        for (int j = 0; j <= t; ++j) rowsum += p[j] * d[j];
+        const float inv = 1.0f / n;
+        for (int j = 0; j <= t; ++j) d[j] = (d[j] - rowsum) * inv;
+        std::fill(d + t + 1, d + T, 0.0f);
+    }
+    matmul_nn(dfq, dA, fk, T, T, hs, false);  // d φ(q) = dA φ(k)
+    matmul_tn(dfk, dA, fq, T, T, hs, false);  // d φ(k) = dAᵀ φ(q)
+    std::fill_n(dq, (size_t)T * hs, 0.0f);
+    std::fill_n(dk, (size_t)T * hs, 0.0f);
+    feature_map_backward(dq, q, dfq, (size_t)T * hs);
+    feature_map_backward(dk, k, dfk, (size_t)T * hs);
+}
+
+namespace {
+// u_j = β_j (v_j − Σ_{i<j} G_ji u_i); r (hs) gets v_j − Σ_{i<j} G_ji u_i
+void delta_residual(float* r, const float* G, const float* U, const float* v, int j, int T, int hs) {
+    std::copy_n(v + (size_t)j * hs, hs, r);
+    const float* g = G + (size_t)j * T;
+    for (int i = 0; i < j; ++i) {
+        const float* ui = U + (size_t)i * hs;
+        for (int c = 0; c < hs; ++c) r[c] -= g[i] * ui[c];
+    }
+}
+}  // namespace
+
+void delta_head_forward(float* A, float* U, float* O, const float* q, const float* k,
+                        const float* v, const float* beta, float* scratch, int T, int hs) {
+    float* G = scratch;
+    float* qn = G + (size_t)T * T;
+    float* kn = qn + (size_t)T * hs;
+    features(qn, nullptr, q, T, hs, true);
+    features(kn, nullptr, k, T, hs, true);
+    matmul_nt(A, qn, kn, T, hs, T, false);   // A_tj = q̂_t · k̂_j
+    zero_upper(A, T);
+    matmul_nt(G, kn, kn, T, hs, T, false);   // G_ji = k̂_j · k̂_i
+    for (int j = 0; j < T; ++j) {
+        float* uj = U + (size_t)j * hs;
+        delta_residual(uj, G, U, v, j, T, hs);
+        for (int c = 0; c < hs; ++c) uj[c] *= beta[j];
+    }
+    matmul_nn(O, A, U, T, T, hs, false);     // O = A U
+}
+
+// Backward through O = A U, then the triangular solve in reverse (u_j depends on the u_i
+// before it), then the sum normalisation and φ.
+void delta_head_backward(float* dq, float* dk, float* dv, float* dbeta, const float* dO,
+                         const float* q, const float* k, const float* v, const float* beta,
+                         const float* A, const float* U, float* scratch, int T, int hs) {
+    float* dA = scratch;
+    float* G = dA + (size_t)T * T;
+    float* qn = G + (size_t)T * T;
+    float* kn = qn + (size_t)T * hs;
+    float* dqn = kn + (size_t)T * hs;
+    float* dkn = dqn + (size_t)T * hs;
+    float* dU = dkn + (size_t)T * hs;
+    float* qsums = dU + (size_t)T * hs;  // (T)
+    float* ksums = qsums + T;            // (T)
+    float* r = ksums + T;                // (hs)
+    features(qn, qsums, q, T, hs, true);
+    features(kn, ksums, k, T, hs, true);
+    matmul_nt(G, kn, kn, T, hs, T, false);
+    matmul_nt(dA, dO, U, T, hs, T, false);   // dA = dO Uᵀ, j ≤ t
+    zero_upper(dA, T);
+    matmul_tn(dU, A, dO, T, T, hs, false);   // dU = Aᵀ dO
+    matmul_nn(dqn, dA, kn, T, T, hs, false); // d q̂ = dA k̂
+    matmul_tn(dkn, dA, qn, T, T, hs, false); // d k̂ = dAᵀ q̂
+    for (int j = T - 1; j >= 0; --j) {
+        delta_residual(r, G, U, v, j, T, hs);
+        float* duj = dU + (size_t)j * hs;
+        float db = 0.0f;
+        for (int c = 0; c < hs; ++c) {
+            db += duj[c] * r[c];
+            duj[c] *= beta[j];  // now dr_j
+            dv[(size_t)j * hs + c] = duj[c];
+        }
+        dbeta[j] = db;
+        const float* g = G + (size_t)j * T;
+        const float* knj = kn + (size_t)j * hs;
+        float* dknj = dkn + (size_t)j * hs;
+        for (int i = 0; i < j; ++i) {
+            const float* ui = U + (size_t)i * hs;
+            float* dui = dU + (size_t)i * hs;
+            float dg = 0.0f;  // dG_ji = −dr_j · u_i
+            for (int c = 0; c < hs; ++c) {
+                dg -= duj[c] * ui[c];
+                dui[c] -= g[i] * duj[c];
+            }
+            const float* kni = kn + (size_t)i * hs;
+            float* dkni = dkn + (size_t)i * hs;
+            for (int c = 0; c < hs; ++c) {
+                dknj[c] += dg * kni[c];
+                dkni[c] += dg * knj[c];
+            }
+        }
+    }
+    features_backward(dk, dkn, k, kn, ksums, T, hs);
+    features_backward(dq, dqn, q, qn, qsums, T, hs);
+}
+
+int fast_weight_rows(AttentionKind kind, int hs) { return kind == AttentionKind::linear ? hs + 1 : hs; }
+
+void fast_weight_token(AttentionKind kind, float* W, float* y, const float* q, const float* k,
+                       const float* v, float beta, float* scratch, int hs) {
+    const bool delta = kind == AttentionKind::delta;
+    float* fq = scratch;
+    float* fk = fq + hs;
+    float* vext = fk + hs;     // (hs+1)
+    float* read = vext + hs + 1;  // (hs+1)
+    features(fq, nullptr, q, 1, hs, delta);
+    features(fk, nullptr, k, 1, hs, delta);
+    if (delta) {
+        fast_weight_step(W, y, fq, fk, v, beta, true, hs, hs);
+        return;
+    }
+    // linear: the state's last row is z; v extended by 1 writes it
+    std::copy_n(v, hs, vext);
+    vext[hs] = 1.0f;
+    fast_weight_step(W, read, fq, fk, vext, 1.0f, false, hs + 1, hs);
+    const float inv = 1.0f / read[hs];  // z·φ(q) > 0
+    for (int c = 0; c < hs; ++c) y[c] = read[c] * inv;
+}
+
+void fast_weight_head(AttentionKind kind, float* O, float* states, const float* q, const float* k,
+                      const float* v, const float* beta, int T, int hs) {
+    const int rows = fast_weight_rows(kind, hs);
+    std::vector<float> W((size_t)rows * hs, 0.0f), scratch(4 * (size_t)hs + 2);
+    for (int t = 0; t < T; ++t) {
+        const size_t o = (size_t)t * hs;
+        fast_weight_token(kind, W.data(), O + o, q + o, k + o, v + o,
+                          kind == AttentionKind::delta ? beta[t] : 1.0f, scratch.data(), hs);
+        if (states) std::copy(W.begin(), W.end(), states + (size_t)t * rows * hs);
+    }
+}
+
+namespace {
+
+// All heads of a linear or delta layer (parallel form): att (B,H,T,T), atty (B,T,C),
+// u (B,H,T,hs) and beta (B,H,T) for delta; scratch: T*T + 2*T*hs.
+void fast_attention_forward(AttentionKind kind, float* att, float* atty, float* u, const float* q,
+                            const float* k, const float* v, const float* beta, float* scratch, int B,
+                            int T, int C, int H) {
+    const int hs = C / H;
+    std::vector<float> O((size_t)T * hs);
+    for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h) {
+            const size_t bh = (size_t)b * H + h, o = bh * T * hs;
+            float* P = att + bh * T * T;
+            if (kind == AttentionKind::linear)
+                linear_head_forward(P, O.data(), q + o, k + o, v + o, scratch, T, hs);
+            else
+                delta_head_forward(P, u + o, O.data(), q + o, k + o, v + o, beta + bh * T, scratch, T, hs);
+            for (int t = 0; t < T; ++t)
+                std::memcpy(atty + ((size_t)b * T + t) * C + h * hs, O.data() + (size_t)t * hs,
+                            sizeof(float) * hs);
+        }
+}
+
+// dq, dk, dv (B,H,T,hs) and dbeta (B,H,T, delta only) WRITTEN; scratch as delta_head_backward.
+void fast_attention_backward(AttentionKind kind, float* dq, float* dk, float* dv, float* dbeta,
+                             const float* dO, const float* q, const float* k, const float* v,
+                             const float* beta, const float* att, const float* u, float* scratch,
+                             int B, int T, int C, int H) {
+    const int hs = C / H;
+    for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h) {
+            const size_t bh = (size_t)b * H + h, o = bh * T * hs;
+            const float* P = att + bh * T * T;
+            if (kind == AttentionKind::linear)
+                linear_head_backward(dq + o, dk + o, dv + o, dO + o, q + o, k + o, v + o, P, scratch, T, hs);
+            else
+                delta_head_backward(dq + o, dk + o, dv + o, dbeta + bh * T, dO + o, q + o, k + o, v + o,
+                                    beta + bh * T, P, u + o, scratch, T, hs);
+        }
+}
+
+}  // namespace
+
 // ---- linear ---------------------------------------------------------------------------
 
 void linear_forward(float* out, const float* inp, const float* W, const float* bias, int N, int IC,
@@ -578,8 +879,25 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
                           model.at(p.ln1_w), model.at(p.ln1_b), BT, C);
         linear_forward(qkv, acts.ptr(a.ln1), model.at(p.wq), model.at(p.bq), BT, C, 3 * C);
         split_heads(acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v), qkv, B, T, C, H);
-        attention_forward(acts.ptr(a.att), acts.ptr(a.atty), acts.ptr(a.q), acts.ptr(a.k),
-                          acts.ptr(a.v), head_scratch, B, T, C, H, c.mask(l), c.momentum);
+        const AttentionKind kind = c.kind(l);
+        if (kind == AttentionKind::softmax) {
+            attention_forward(acts.ptr(a.att), acts.ptr(a.atty), acts.ptr(a.q), acts.ptr(a.k),
+                              acts.ptr(a.v), head_scratch, B, T, C, H, c.mask(l), c.momentum);
+        } else {
+            if (kind == AttentionKind::delta) {  // β (B,H,T) = σ(ln1 · wbᵀ + bb)
+                float* logits = head_scratch + (size_t)T * T + 2 * (size_t)T * (C / H);
+                linear_forward(logits, acts.ptr(a.ln1), model.at(p.wb), model.at(p.bb), BT, C, H);
+                float* beta = acts.ptr(a.beta);
+                for (int b = 0; b < B; ++b)
+                    for (int t = 0; t < T; ++t)
+                        for (int h = 0; h < H; ++h)
+                            beta[((size_t)b * H + h) * T + t] =
+                                1.0f / (1.0f + std::exp(-logits[((size_t)b * T + t) * H + h]));
+            }
+            fast_attention_forward(kind, acts.ptr(a.att), acts.ptr(a.atty), acts.ptr(a.u),
+                                   acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v), acts.ptr(a.beta),
+                                   head_scratch, B, T, C, H);
+        }
         for (const HeadAblation& h : acts.ablations)
             if (h.layer == l) zero_head(acts.ptr(a.atty), B, T, C, C / H, h.head);
         for (const HeadPatch& h : acts.head_patches)
@@ -643,7 +961,9 @@ Status backward(const Model& model, Activations& acts, float* grads) {
     // backward scratch, (re)sized for this batch shape and kept in acts
     const size_t FT = c.attention_only ? 0 : (size_t)BT * F;
     const size_t dlogits_n = (size_t)BT * V;
-    acts.grad_scratch.resize(dlogits_n + 2 * FT + 9 * BTC + 2 * (size_t)T * T);
+    const size_t hs = (size_t)(C / H), BTH = (size_t)BT * H;
+    acts.grad_scratch.resize(dlogits_n + 2 * FT + 9 * BTC + 2 * (size_t)T * T + 5 * (size_t)T * hs +
+                             2 * (size_t)T + hs + 2 * BTH);
     float* dlogits = acts.grad_scratch.data();
     float* dhidden = dlogits + dlogits_n;  // (B,T,F)
     float* dfc = dhidden + FT;             // (B,T,F)
@@ -654,7 +974,9 @@ Status backward(const Model& model, Activations& acts, float* grads) {
     float* dk = dq + BTC;
     float* dv = dk + BTC;
     float* dqkv = dv + BTC;                // (B,T,3C)
-    float* dP = dqkv + 3 * BTC;            // attention_backward's 2 x (T,T)
+    float* dP = dqkv + 3 * BTC;            // one head's backward scratch (2T² + 5T·hs + 2T + hs)
+    float* dbeta = dP + 2 * (size_t)T * T + 5 * (size_t)T * hs + 2 * (size_t)T + hs;  // (B,H,T)
+    float* dbl = dbeta + BTH;              // (B,T,H) d(β's logits)
     std::fill_n(dlogits, dlogits_n, 0.0f);
     std::fill_n(dres, BTC, 0.0f);
 
@@ -693,10 +1015,26 @@ Status backward(const Model& model, Activations& acts, float* grads) {
         for (const HeadPatch& h : acts.head_patches)
             if (h.layer == l) patch_head(dln, h, B, T, C, C / H, true);
         rows_to_heads(dO, dln, B, T, C, H);
-        attention_backward(dq, dk, dv, dO, acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v),
-                           acts.ptr(a.att), dP, B, T, C, H, c.mask(l), c.momentum);
+        const AttentionKind kind = c.kind(l);
+        if (kind == AttentionKind::softmax)
+            attention_backward(dq, dk, dv, dO, acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v),
+                               acts.ptr(a.att), dP, B, T, C, H, c.mask(l), c.momentum);
+        else
+            fast_attention_backward(kind, dq, dk, dv, dbeta, dO, acts.ptr(a.q), acts.ptr(a.k),
+                                    acts.ptr(a.v), acts.ptr(a.beta), acts.ptr(a.att), acts.ptr(a.u), dP,
+                                    B, T, C, H);
         merge_heads(dqkv, dq, dk, dv, B, T, C, H);
         linear_backward(dln, g(p.wq), g(p.bq), dqkv, acts.ptr(a.ln1), model.at(p.wq), BT, C, 3 * C, false);
+        if (kind == AttentionKind::delta) {  // β = σ(logit): dlogit = dβ β (1 − β)
+            const float* beta = acts.ptr(a.beta);
+            for (int b = 0; b < B; ++b)
+                for (int t = 0; t < T; ++t)
+                    for (int h = 0; h < H; ++h) {
+                        const size_t i = ((size_t)b * H + h) * T + t;
+                        dbl[((size_t)b * T + t) * H + h] = dbeta[i] * beta[i] * (1.0f - beta[i]);
+                    }
+            linear_backward(dln, g(p.wb), g(p.bb), dbl, acts.ptr(a.ln1), model.at(p.wb), BT, C, H, true);
+        }
         layernorm_backward(dres, g(p.ln1_w), g(p.ln1_b), dln, x_in, acts.ptr(a.ln1_mean),
                            acts.ptr(a.ln1_rstd), model.at(p.ln1_w), BT, C);
     }

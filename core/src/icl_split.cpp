@@ -66,7 +66,7 @@ HeadSplit split_head(const gpt::Activations& acts, const gpt::Config& c, int lay
     s.rel_err = on > 0 ? std::sqrt(diff) / on : 0.0;
     s.cosine = metrics::cosine(s.linear, s.softmax);
     s.rel_err_scaled = std::sqrt(std::max(0.0, 1.0 - s.cosine * s.cosine));
-    s.demo_share = ln > 0 ? norm(s.icl) / ln : 0.0;
+    s.demo_norm_ratio = ln > 0 ? norm(s.icl) / ln : 0.0;
     const float* p = acts.attention(layer, b, head, H) + (size_t)t * T;
     for (int i = demo_from; i < demo_to; ++i) s.softmax_on_demos += p[i];
     return s;

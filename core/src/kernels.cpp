@@ -35,6 +35,7 @@ const detail::KernelTable kScalar = {
     ref::layernorm_forward, ref::layernorm_backward, ref::gelu_forward,
     ref::gelu_backward,     ref::crossentropy_forward, ref::crossentropy_backward,
     ref::adamw_update,      ref::sgd_momentum_update,
+    ref::feature_map_forward, ref::feature_map_backward, ref::fast_weight_step,
 };
 
 Isa detect() {
@@ -139,6 +140,15 @@ void adamw_update(float* p, const float* g, float* m, float* v, size_t n, float 
 void sgd_momentum_update(float* p, const float* g, float* buf, size_t n, float lr, float momentum,
                          float weight_decay) {
     table().sgd_momentum_update(p, g, buf, n, lr, momentum, weight_decay);
+}
+
+void feature_map_forward(float* y, const float* x, size_t n) { table().feature_map_forward(y, x, n); }
+void feature_map_backward(float* dx, const float* x, const float* dy, size_t n) {
+    table().feature_map_backward(dx, x, dy, n);
+}
+void fast_weight_step(float* W, float* y, const float* q, const float* k, const float* v,
+                      float beta, bool delta, int rows, int dk) {
+    table().fast_weight_step(W, y, q, k, v, beta, delta, rows, dk);
 }
 
 }  // namespace icl

@@ -183,4 +183,32 @@ void sgd_momentum_update(float* p, const float* g, float* buf, size_t n, float l
     }
 }
 
+// y (n) = elu(x) + 1
+void feature_map_forward(float* y, const float* x, size_t n) {
+    for (size_t i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] + 1.0f : std::exp(x[i]);
+}
+
+// dx (n) += dy * (x > 0 ? 1 : exp(x))
+void feature_map_backward(float* dx, const float* x, const float* dy, size_t n) {
+    for (size_t i = 0; i < n; ++i) dx[i] += dy[i] * (x[i] > 0.0f ? 1.0f : std::exp(x[i]));
+}
+
+// W (rows,dk) += u ⊗ k with u = beta (v − W k) [delta] or beta v; y (rows) = W q
+void fast_weight_step(float* W, float* y, const float* q, const float* k, const float* v,
+                      float beta, bool delta, int rows, int dk) {
+    for (int r = 0; r < rows; ++r) {
+        float* w = W + (size_t)r * dk;
+        float wk = 0.0f;
+        if (delta)
+            for (int c = 0; c < dk; ++c) wk += w[c] * k[c];
+        const float u = beta * (v[r] - wk);
+        float wq = 0.0f;
+        for (int c = 0; c < dk; ++c) {
+            w[c] += u * k[c];
+            wq += w[c] * q[c];
+        }
+        y[r] = wq;
+    }
+}
+
 }  // namespace icl::ref

@@ -527,13 +527,70 @@ struct Kernels {
         }
     }
 
+    // ---- linear attention: feature map and fast-weight step ---------------------------
+    // y (n) = elu(x) + 1
+    static void feature_map_forward(float* y, const float* x, size_t n) {
+        size_t i = 0;
+        for (; i + W <= n; i += W) {
+            const B xv = B::load_unaligned(x + i);
+            xsimd::select(xv > B(0.0f), xv + B(1.0f), xsimd::exp(xsimd::min(xv, B(0.0f))))
+                .store_unaligned(y + i);
+        }
+        for (; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] + 1.0f : std::exp(x[i]);
+    }
+
+    // dx (n) += dy * (x > 0 ? 1 : exp(x))
+    static void feature_map_backward(float* dx, const float* x, const float* dy, size_t n) {
+        size_t i = 0;
+        for (; i + W <= n; i += W) {
+            const B xv = B::load_unaligned(x + i);
+            const B d = xsimd::select(xv > B(0.0f), B(1.0f), xsimd::exp(xsimd::min(xv, B(0.0f))));
+            (B::load_unaligned(dx + i) + B::load_unaligned(dy + i) * d).store_unaligned(dx + i);
+        }
+        for (; i < n; ++i) dx[i] += dy[i] * (x[i] > 0.0f ? 1.0f : std::exp(x[i]));
+    }
+
+    // W (rows,dk) += u ⊗ k, u = beta (v − W k) [delta] or beta v; y (rows) = W q.
+    // One pass per row: its dot with k, the write, its dot with q.
+    static void fast_weight_step(float* Wm, float* y, const float* q, const float* k,
+                                 const float* v, float beta, bool delta, int rows, int dk) {
+        for (int r = 0; r < rows; ++r) {
+            float* w = Wm + (size_t)r * dk;
+            float wk = 0.0f;
+            if (delta) {
+                B acc(0.0f);
+                int c = 0;
+                for (; c + W <= dk; c += W)
+                    acc = fma(B::load_unaligned(w + c), B::load_unaligned(k + c), acc);
+                wk = xsimd::hadd(acc);
+                for (; c < dk; ++c) wk += w[c] * k[c];
+            }
+            const float u = beta * (v[r] - wk);
+            const B uv(u);
+            B acc(0.0f);
+            int c = 0;
+            for (; c + W <= dk; c += W) {
+                const B wv = fma(uv, B::load_unaligned(k + c), B::load_unaligned(w + c));
+                wv.store_unaligned(w + c);
+                acc = fma(wv, B::load_unaligned(q + c), acc);
+            }
+            float wq = xsimd::hadd(acc);
+            for (; c < dk; ++c) {
+                w[c] += u * k[c];
+                wq += w[c] * q[c];
+            }
+            y[r] = wq;
+        }
+    }
+
     // The entry points, in KernelTable's order.
     static constexpr detail::KernelTable table() {
         return {matmul_nn,         matmul_nt,          matmul_tn,
                 attention_softmax, attention_softmax_backward,
                 layernorm_forward, layernorm_backward, gelu_forward,
                 gelu_backward,     crossentropy_forward, crossentropy_backward,
-                adamw_update,      sgd_momentum_update};
+                adamw_update,      sgd_momentum_update,
+                feature_map_forward, feature_map_backward, fast_weight_step};
     }
 };
 

@@ -19,6 +19,9 @@ struct KernelTable {
     decltype(&ref::crossentropy_backward) crossentropy_backward;
     decltype(&ref::adamw_update) adamw_update;
     decltype(&ref::sgd_momentum_update) sgd_momentum_update;
+    decltype(&ref::feature_map_forward) feature_map_forward;
+    decltype(&ref::feature_map_backward) feature_map_backward;
+    decltype(&ref::fast_weight_step) fast_weight_step;
 };
 
 // Defined in kernels_<isa>.cpp; wasm builds only the SSE4.1 set.

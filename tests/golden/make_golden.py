@@ -26,6 +26,11 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CAUSAL, BANDED, STRIDED = 0, 1, 2
+SOFTMAX, LINEAR, DELTA = 0, 1, 2  # attention kinds (gpt.h AttentionKind)
+
+
+def kind_of(cfg, l):
+    return cfg.get("kinds", [SOFTMAX] * cfg["layers"])[l]
 
 
 def tensor_names(cfg):
@@ -40,6 +45,9 @@ def tensor_names(cfg):
                 (p + "attn.wv", (C, C), True), (p + "attn.bq", (C,), False),
                 (p + "attn.bk", (C,), False), (p + "attn.bv", (C,), False),
                 (p + "attn.wo", (C, C), True), (p + "attn.bo", (C,), False)]
+        if kind_of(cfg, l) == DELTA:
+            H = cfg["heads"]
+            out += [(p + "attn.wb", (H, C), True), (p + "attn.bb", (H,), False)]
         if not cfg["attention_only"]:
             out += [(p + "ln2.w", (C,), False), (p + "ln2.b", (C,), False),
                     (p + "mlp.w1", (Fw, C), True), (p + "mlp.b1", (Fw,), False),
@@ -75,6 +83,36 @@ def allowed(kind, window, stride, T):
     return ok
 
 
+def phi(x):
+    """Katharopoulos et al. 2020's feature map, elu(x) + 1."""
+    return F.elu(x) + 1.0
+
+
+def linear_attention(q, k, v):
+    """Causal linear attention in its attention form: weights φ(q_t)·φ(k_j), j <= t,
+    divided by their sum. q, k, v (B,H,T,hs)."""
+    T = q.shape[-2]
+    A = (phi(q) @ phi(k).transpose(-2, -1)).masked_fill(~allowed(CAUSAL, 0, 0, T), 0.0)
+    return (A / A.sum(-1, keepdim=True)) @ v
+
+
+def delta_rule(q, k, v, beta):
+    """Schlag et al. 2021's delta rule, written as its recurrence (the fast-weight form;
+    the C++ trains with the attention form): k̂, q̂ = φ(.) / sum, W_t = W_{t-1} +
+    β_t (v_t − W_{t-1} k̂_t) ⊗ k̂_t, y_t = W_t q̂_t. beta (B,H,T)."""
+    B, H, T, hs = q.shape
+    qn = phi(q) / phi(q).sum(-1, keepdim=True)
+    kn = phi(k) / phi(k).sum(-1, keepdim=True)
+    W = torch.zeros(B, H, hs, hs, dtype=q.dtype)
+    ys = []
+    for t in range(T):
+        kt, vt = kn[:, :, t], v[:, :, t]
+        vbar = (W @ kt.unsqueeze(-1)).squeeze(-1)
+        W = W + (beta[:, :, t].unsqueeze(-1) * (vt - vbar)).unsqueeze(-1) * kt.unsqueeze(-2)
+        ys.append((W @ qn[:, :, t].unsqueeze(-1)).squeeze(-1))
+    return torch.stack(ys, dim=2)
+
+
 def forward(cfg, P, tokens):
     B, T = tokens.shape
     C, H = cfg["width"], cfg["heads"]
@@ -87,9 +125,15 @@ def forward(cfg, P, tokens):
         k = F.linear(h, P[p + "attn.wk"], P[p + "attn.bk"]).view(B, T, H, hs).transpose(1, 2)
         v = F.linear(h, P[p + "attn.wv"], P[p + "attn.bv"]).view(B, T, H, hs).transpose(1, 2)
         kind, window, stride = cfg["attention"][l]
-        scores = (q @ k.transpose(-2, -1)) / math.sqrt(hs)
-        scores = scores.masked_fill(~allowed(kind, window, stride, T), float("-inf"))
-        y = (F.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(B, T, C)
+        if kind_of(cfg, l) == LINEAR:
+            y = linear_attention(q, k, v).transpose(1, 2).reshape(B, T, C)
+        elif kind_of(cfg, l) == DELTA:
+            beta = torch.sigmoid(F.linear(h, P[p + "attn.wb"], P[p + "attn.bb"])).transpose(1, 2)
+            y = delta_rule(q, k, v, beta).transpose(1, 2).reshape(B, T, C)
+        else:
+            scores = (q @ k.transpose(-2, -1)) / math.sqrt(hs)
+            scores = scores.masked_fill(~allowed(kind, window, stride, T), float("-inf"))
+            y = (F.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(B, T, C)
         x = x + F.linear(y, P[p + "attn.wo"], P[p + "attn.bo"])
         if not cfg["attention_only"]:
             h = F.layer_norm(x, (C,), P[p + "ln2.w"], P[p + "ln2.b"], eps=1e-5)
@@ -109,6 +153,8 @@ def config_ints(cfg):
            cfg["mlp_ratio"], int(cfg["attention_only"])]
     for a in cfg["attention"]:
         out += list(a)
+    if "kinds" in cfg:  # read by test_gpt_golden.cpp when present
+        out += list(cfg["kinds"])
     return out
 
 
@@ -216,6 +262,11 @@ def main():
                      attention_only=True, attention=[(CAUSAL, 0, 0), (BANDED, 4, 0)])
     make_fixture("attn_only", attn_only, B=2, T=10, seed=3,
                  adamw=(1e-2, 0.9, 0.999, 1e-8, 0.01, 1.0), unscored=[])
+    fast = dict(vocab=17, context=10, width=16, layers=3, heads=2, mlp_ratio=2,
+                attention_only=False, attention=[(CAUSAL, 0, 0)] * 3,
+                kinds=[LINEAR, DELTA, SOFTMAX])
+    make_fixture("fast", fast, B=2, T=10, seed=4, adamw=(1e-2, 0.9, 0.99, 1e-8, 0.1, 1.0),
+                 unscored=[(1, 2)])
 
 
 if __name__ == "__main__":

@@ -92,3 +92,29 @@ TEST_CASE("attention_dual demo: identities to 1e-5, softmax gap reported, bad in
     testing::expect_refused("attention_dual", {{"input_scale", 0}}, {"input_scale", "[0.05, 3]"});
     testing::check_scalar_names_stable("attention_dual", nlohmann::json::object());
 }
+
+TEST_CASE("attention_dual demo: the gap over many draws, and the small-scale expansion of softmax attention") {
+    // An independent review (its own code, 1,000 draws of the demo's distributions at
+    // scale 1) found cos(linear, softmax) median ≈ 0.76, quartiles ≈ 0.36 and 0.92.
+    const Result r = testing::run_demo("attention_dual", {{"draws", 1000}});
+    CHECK(scalar(r, "cos_median") == doctest::Approx(0.76).epsilon(0.06));
+    CHECK(scalar(r, "cos_q1") == doctest::Approx(0.36).epsilon(0.2));
+    CHECK(scalar(r, "cos_q3") == doctest::Approx(0.92).epsilon(0.04));
+    CHECK(scalar(r, "scaled_err_q1") <= scalar(r, "scaled_err_median"));
+    CHECK(scalar(r, "scaled_err_median") <= scalar(r, "scaled_err_q3"));
+    CHECK(scalar(r, "scaled_err_q3") <= 1.0);
+    CHECK(scalar(r, "seed_cos_rank") >= 0.0);
+    CHECK(scalar(r, "seed_cos_rank") < 1.0);
+    // Small scores: softmax(z) = (1 + z − z̄)/T + O(z²), with z ∝ scale², so the
+    // normalised, centred linear form's relative error falls as scale⁴ (16× per halving),
+    // and the unnormalised linear output (∝ scale³) vanishes next to softmax's (∝ scale):
+    // its relative error tends to 1.
+    const Result small = testing::run_demo("attention_dual", {{"draws", 400}, {"input_scale", 0.1}});
+    const Result smaller = testing::run_demo("attention_dual", {{"draws", 400}, {"input_scale", 0.05}});
+    CHECK(scalar(small, "centred_err_median") < 2e-3);
+    const double ratio = scalar(small, "centred_err_median") / scalar(smaller, "centred_err_median");
+    CHECK(ratio > 12);
+    CHECK(ratio < 20);
+    CHECK(std::fabs(scalar(smaller, "rel_err_median") - 1) < 0.01);
+    testing::expect_refused("attention_dual", {{"draws", 0}}, {"draws", "[1, 2000]"});
+}

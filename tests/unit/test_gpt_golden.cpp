@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "golden_fixture.h"
 #include "gpt_test_util.h"
@@ -30,6 +31,8 @@ gpt::Config config_from(const std::vector<int>& v) {
         m.stride = v[9 + 3 * l];
         c.attention.push_back(m);
     }
+    if (v.size() == 7 + 4 * (size_t)c.layers)  // attention kinds (gpt_fast.bin)
+        for (int l = 0; l < c.layers; ++l) c.kinds.push_back((gpt::AttentionKind)v[7 + 3 * (size_t)c.layers + l]);
     return c;
 }
 
@@ -74,7 +77,9 @@ void check_against_torch(const std::string& file) {
         for (float x : g.t["grad/" + ti.name].f) grad_scale = std::max(grad_scale, (double)std::fabs(x));
     for (const gpt::TensorInfo& ti : g.model.layout.tensors) {
         const std::vector<float>& want = g.t["grad/" + ti.name].f;
-        if (ti.name.size() > 7 && ti.name.substr(ti.name.size() - 7) == "attn.bk") {
+        const int layer = ti.name[0] == 'h' ? std::atoi(ti.name.c_str() + 1) : -1;
+        if (ti.name.size() > 7 && ti.name.substr(ti.name.size() - 7) == "attn.bk" &&
+            g.model.config.kind(layer) == gpt::AttentionKind::softmax) {
             // The key bias adds q·bk to every score of a row, and softmax ignores a
             // per-row shift: its true gradient is 0, so both sides hold only rounding.
             double ours = 0.0, theirs = 0.0;
@@ -128,6 +133,10 @@ TEST_CASE("gpt golden: dense/banded/strided layers, unscored targets, vs PyTorch
 
 TEST_CASE("gpt golden: attention-only model vs PyTorch") {
     check_against_torch("gpt_attn_only.bin");
+}
+
+TEST_CASE("gpt golden: linear-attention, delta-rule and softmax layers vs PyTorch (the delta rule as its recurrence)") {
+    check_against_torch("gpt_fast.bin");
 }
 
 TEST_CASE("checkpoint: a file written by the independent Python writer loads, gives PyTorch's logits, and re-saves byte for byte") {

@@ -109,3 +109,16 @@ TEST_CASE("gpt backward: finite differences, banded layers with momentum, an abl
     hooks.head_patches = {{1, 1, 4, std::vector<float>(4, 0.7f)}};
     check_directional_derivatives(cfg, 2, 7, 17, &hooks);
 }
+
+// softmax, linear (Katharopoulos et al. 2020) and delta-rule (Schlag et al. 2021) layers in
+// one model; the delta layer's β projection (attn.wb, attn.bb) is checked like any tensor
+TEST_CASE("gpt backward: finite differences, linear and delta-rule layers, an ablated head") {
+    gpt::Config cfg;
+    cfg.vocab = 9; cfg.context = 7; cfg.width = 8; cfg.layers = 3; cfg.heads = 2; cfg.mlp_ratio = 2;
+    cfg.kinds = {gpt::AttentionKind::delta, gpt::AttentionKind::softmax, gpt::AttentionKind::linear};
+    check_directional_derivatives(cfg, 2, 7, 18);
+    gpt::Hooks hooks;
+    hooks.ablations = {{2, 1}};
+    cfg.kinds = {gpt::AttentionKind::linear, gpt::AttentionKind::delta, gpt::AttentionKind::delta};
+    check_directional_derivatives(cfg, 1, 7, 19, &hooks);
+}

@@ -26,6 +26,23 @@ TEST_CASE("icl_regression_curve: with noise least squares is no longer exact; ri
     CHECK(scalar(r, "ridge_at_d") < scalar(r, "lstsq_at_d"));
 }
 
+TEST_CASE("icl_regression_curve: with noise, least squares' mean at k = d is not a number to read; its median is") {
+    // Gaussian design, noise σ: E[(ŷ − y)²] = σ² (1 + d / (k − d − 1)) for k ≥ d + 2 (the
+    // inverse-Wishart mean); at k = d and d + 1 it is infinite, so the mean over tasks is
+    // set by the worst task drawn and jumps with the seed while the median stays put.
+    const double sigma = 0.5;
+    const int d = 5;
+    const nlohmann::json p = {{"d", d}, {"n_tasks", 800}, {"train_steps", 0}, {"noise", sigma}};
+    const Result a = testing::run_demo("icl_regression_curve", p);
+    const Result b = testing::run_demo("icl_regression_curve", p, Lang::en, 2);
+    const auto& lines = std::get<LinesPanel>(a.panels[1]);
+    CHECK(lines.series[0].y[2 * d] == doctest::Approx(sigma * sigma * (1 + double(d) / (d - 1)) / d).epsilon(0.25));
+    const double med_a = scalar(a, "lstsq_at_d_median"), med_b = scalar(b, "lstsq_at_d_median");
+    CHECK(med_a == doctest::Approx(med_b).epsilon(0.3));
+    CHECK(scalar(a, "lstsq_at_d") > 5 * med_a);
+    CHECK(scalar(b, "lstsq_at_d") > 5 * med_b);
+}
+
 TEST_CASE("icl_regression_curve: streams training steps, then one k per unit") {
     auto session = start_demo("icl_regression_curve", {{"d", 2}, {"n_tasks", 100}, {"train_steps", 10}}, Lang::en, 3);
     REQUIRE(session.ok());

@@ -519,6 +519,69 @@ TEST_CASE("lessons lint --run-demos: the demo's real value must fall in an optio
     CHECK(missed.problems[0].message == "predict check 'c4': demo lesson_probe gives n times lr = 1.5 (seed 1), which is in no option's range");
 }
 
+TEST_CASE("lesson: a quoted figure shows its value and records where it comes from") {
+    const std::string body = "Text with $x^{{2}}$ and {{ 1.5 @lesson_probe:n times lr ±0.1}} here,\n"
+                             "and {{2e-3 @lesson_probe:n times lr +- 10%}}.\n\n```demo lesson_probe\n```\n";
+    auto parsed = icl::parse_lesson_collect(with_body(body), "lessons/en/01-x.md");
+    REQUIRE_MESSAGE(parsed.problems.empty(), parsed.problems[0].message);
+    const auto& html = std::get<icl::HtmlBlock>(parsed.lesson.blocks[0]);
+    CHECK(html.markdown == "Text with $x^{{2}}$ and 1.5 here,\nand 2e-3.\n");
+    REQUIRE(parsed.lesson.figures.size() == 2);
+    const icl::Figure& a = parsed.lesson.figures[0];
+    CHECK(a.line == 7);
+    CHECK(a.text == "1.5");
+    CHECK(a.instance == "lesson_probe");
+    CHECK(a.scalar == "n times lr");
+    CHECK(a.tol == doctest::Approx(0.1));
+    CHECK_FALSE(a.relative);
+    CHECK(parsed.lesson.figures[1].line == 8);
+    CHECK(parsed.lesson.figures[1].relative);
+    CHECK(parsed.lesson.figures[1].tol == doctest::Approx(10));
+
+    CHECK(first_error(with_body("A {{0.5 @p:s}}.\n")).find(":7: figure '{{0.5 @p:s}}': no tolerance") != std::string::npos);
+    CHECK(first_error(with_body("A {{0.5x @p:s ±1}}.\n")).find("'0.5x' is not a number") != std::string::npos);
+    CHECK(first_error(with_body("A {{0.5 @p s ±1}}.\n")).find("no ':' between") != std::string::npos);
+    CHECK(first_error(with_body("```check id=q type=truefalse answer=true\nQ\n---\nIt is {{1 @p:s ±-1}}.\n```\n"))
+              .find(":10: figure '{{1 @p:s ±-1}}': tolerance '-1' is not") != std::string::npos);
+}
+
+TEST_CASE("lessons lint: a quoted figure must name an instance of its page and match its demo within the tolerance") {
+    TempTree t;
+    // lesson_probe reports n * lr = 3 * 0.5 = 1.5.
+    const auto with_figure = [](const std::string& lang, const std::string& figure) {
+        std::string l = tree_lesson(lang, "a", "0.5", lang == "en" ? "cold" : "차가운");
+        l.replace(l.find("Text.\n"), 6, "Text " + figure + ".\n");
+        return l;
+    };
+    icl::LintOptions run;
+    run.run_demos = true;
+    t.write("en/01-first.md", with_figure("en", "{{1.48 @lesson_probe:n times lr ±0.05}}"));
+    t.write("ko/01-first.md", with_figure("ko", "{{1.48 @lesson_probe:n times lr ±0.05}}"));
+    const icl::LessonSet clean = icl::load_lesson_set(t.root.string(), run);
+    CHECK_MESSAGE(clean.problems.empty(), problems_text(clean));
+
+    // The text drifted from the demo: 1.6 is 0.1 away, the lesson allows 0.05 (and 5%).
+    for (const std::string& figure : {"{{1.6 @lesson_probe:n times lr ±0.05}}", "{{1.6 @lesson_probe:n times lr ±5%}}"}) {
+        t.write("en/01-first.md", with_figure("en", figure));
+        t.write("ko/01-first.md", with_figure("ko", figure));
+        CHECK(icl::load_lesson_set(t.root.string()).problems.empty());  // nothing runs without --run-demos
+        const icl::LessonSet drifted = icl::load_lesson_set(t.root.string(), run);
+        REQUIRE_MESSAGE(drifted.errors() == 2, problems_text(drifted));
+        CHECK(drifted.problems[0].line == 7);
+        CHECK(drifted.problems[0].message.rfind("figure 1.6 (lesson_probe:n times lr): the demo gives 1.5 (seed 1), more than ±", 0) == 0);
+    }
+
+    // No such instance on the page, a scalar the demo does not have, and en/ko quoting different figures.
+    t.write("en/01-first.md", with_figure("en", "{{1.5 @elsewhere:n times lr ±0.05}} {{1 @lesson_probe:nope ±1}}"));
+    t.write("ko/01-first.md", with_figure("ko", "{{1.5 @elsewhere:n times lr ±0.05}} {{2 @lesson_probe:nope ±1}}"));
+    const icl::LessonSet wrong = icl::load_lesson_set(t.root.string(), run);
+    const std::string text = problems_text(wrong);
+    CHECK(text.find("en/01-first.md:7: figure 1.5 quotes demo instance 'elsewhere', which is not on this page") != std::string::npos);
+    CHECK(text.find("en/01-first.md:7: figure 1 (lesson_probe:nope): ") != std::string::npos);
+    CHECK(text.find("ko/01-first.md:1: quoted figures differ from " + (t.root / "en" / "01-first.md").string() +
+                    ": only there 1 @lesson_probe:nope; only here 2 @lesson_probe:nope") != std::string::npos);
+}
+
 // Deterministic mutations of a good lesson (lines dropped, doubled, cut, bytes changed):
 // the parser must always come back with a lesson or problems, and the JSON of what it
 // parsed must serialise. Run under ASan by scripts/test.

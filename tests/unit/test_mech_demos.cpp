@@ -67,7 +67,7 @@ TEST_CASE("icl_decomposition: the split is exact to float precision in every hea
     CHECK(cos < 0.9);  // the relaxation is far from the real heads here: the lesson's point
     CHECK(scaled > 0.0);
     CHECK(scaled <= 1.0);
-    CHECK(testing::scalar(r, "demo_share") > 0.0);
+    CHECK(testing::scalar(r, "demo_norm_ratio") > 0.0);
     testing::check_scalar_names_stable("icl_decomposition", {{"prompts", 2}});
     testing::expect_refused("icl_decomposition", {{"shots", 0}}, {"shots"});
 }

@@ -10,10 +10,16 @@
 
 namespace icl::gpt {
 
+// Softmax layers cache every position's keys and values; linear and delta layers keep
+// one fast-weight state per head instead (gpt.h AttentionKind), whose size does not
+// grow with the sequence.
 struct KvCache {
     int length = 0;            // positions cached so far
-    std::vector<float> k, v;   // (L,H,T,hs) each, T = the model's context
+    std::vector<float> k, v;   // (Ls,H,T,hs) each for the Ls softmax layers, T = the context
+    std::vector<float> fw;     // (H, rows, hs) per linear or delta layer, rows = fast_weight_rows
+    std::vector<size_t> slot;  // per layer: its offset into k and v, or into fw
     std::vector<float> work;   // one position's activations
+    size_t state_bytes() const { return sizeof(float) * (k.size() + v.size() + fw.size()); }
 };
 KvCache make_cache(const Config& config);
 

@@ -27,6 +27,25 @@
 
 namespace icl::gpt {
 
+// What a layer's heads compute from q, k, v (B,H,T,hs). Each non-softmax kind has two
+// forms that agree to float precision: a parallel attention form over the whole
+// sequence (forward/backward, training) and a recurrent fast-weight form with one
+// (hs+1, hs) or (hs, hs) state per head (generate's step, fast_weight_head).
+//   softmax: softmax(q kᵀ / √hs) v, masked (today's GPT-2 attention).
+//   linear:  Katharopoulos et al. 2020, φ = elu + 1, causal, with the usual normaliser:
+//            y_t = Σ_{j≤t} (φ(q_t)·φ(k_j)) v_j / Σ_{j≤t} φ(q_t)·φ(k_j)
+//            = S_t φ(q_t) / (z_t·φ(q_t)),  S_t = S_{t−1} + v_t ⊗ φ(k_t), z_t = z_{t−1} + φ(k_t).
+//   delta:   Schlag, Irie, Schmidhuber 2021: with k̂ = φ(k)/Σφ(k), q̂ = φ(q)/Σφ(q) (their sum
+//            normalisation) and β_t = σ(w_β,h · x_t + b_β,h) per head (x_t the LN1 output),
+//            W_t = W_{t−1} + β_t (v_t − W_{t−1} k̂_t) ⊗ k̂_t  (one gradient step of size β_t on
+//            ½‖W k̂_t − v_t‖²), y_t = W_t q̂_t, no denominator. Its attention form: with
+//            u_j the value written at step j, W_t = Σ_{j≤t} u_j ⊗ k̂_j, so
+//            y_t = Σ_{j≤t} (q̂_t·k̂_j) u_j,  u_j = β_j (v_j − Σ_{i<j} (k̂_i·k̂_j) u_i):
+//            a triangular solve along the sequence (its O(T²) loops are the training form).
+// Linear and delta layers take the causal mask only, and no momentum.
+enum class AttentionKind { softmax = 0, linear = 1, delta = 2 };
+const char* attention_kind_name(AttentionKind kind);  // "softmax" | "linear" | "delta"
+
 struct Config {
     int vocab = 64;        // V
     int context = 64;      // T_max: longest sequence
@@ -41,9 +60,13 @@ struct Config {
     // backward implement it (generate's KV-cache step refuses it), and checkpoint v1
     // does not store it: it is for models trained live.
     float momentum = 0.0f;
+    std::vector<AttentionKind> kinds;  // one per layer; empty = every layer softmax
 
     AttentionMask mask(int layer) const {
         return attention.empty() ? AttentionMask{} : attention[(size_t)layer];
+    }
+    AttentionKind kind(int layer) const {
+        return kinds.empty() ? AttentionKind::softmax : kinds[(size_t)layer];
     }
 };
 
@@ -52,7 +75,7 @@ struct Config {
 // activations well inside the wasm module's 1 GB.
 struct Bounds {
     static constexpr int max_vocab = 4096;
-    static constexpr int max_context = 1024;
+    static constexpr int max_context = 2048;  // bench/run fastweights generates to 2048
     static constexpr int max_width = 1024;
     static constexpr int max_layers = 24;
     static constexpr int max_heads = 32;
@@ -78,9 +101,11 @@ struct TensorInfo {
 };
 
 // Offsets of one block's tensors. wq, wk, wv are consecutive (C,C) slices, so
-// wqkv (3C,C) is one matrix; likewise bq, bk, bv form bqkv (3C).
+// wqkv (3C,C) is one matrix; likewise bq, bk, bv form bqkv (3C). A delta-rule layer
+// adds wb (H,C) and bb (H) after bo: the per-head step size β = σ(wb · x + bb).
 struct BlockSlots {
     size_t ln1_w, ln1_b, wq, wk, wv, bq, bk, bv, wo, bo;
+    size_t wb = 0, bb = 0;                // delta-rule layers only
     size_t ln2_w, ln2_b, w1, b1, w2, b2;  // unused in the attention-only variant
 };
 
@@ -147,6 +172,8 @@ struct BlockActs {  // offsets into Activations::buf
     size_t ln1, ln1_mean, ln1_rstd;  // (B,T,C), (B,T), (B,T)
     size_t q, k, v;                  // (B,H,T,hs) each
     size_t att;                      // (B,H,T,T) attention probabilities, 0 where masked
+                                     // (linear: the normalised weights; delta: q̂_t·k̂_j, j ≤ t)
+    size_t beta = 0, u = 0;          // delta layers: β (B,H,T) and u (B,H,T,hs) (see AttentionKind)
     size_t atty;                     // (B,T,C) heads' outputs, head h in columns h*hs..
     size_t res_attn;                 // (B,T,C) residual after the attention sublayer
     size_t ln2, ln2_mean, ln2_rstd;  // (B,T,C), (B,T), (B,T)
@@ -221,5 +248,40 @@ void attention_forward(float* att, float* atty, const float* q, const float* k, 
 void attention_backward(float* dq, float* dk, float* dv, const float* dO, const float* q,
                         const float* k, const float* v, const float* att, float* scratch, int B,
                         int T, int C, int H, AttentionMask mask, float momentum);
+
+// ---- linear and delta-rule heads: the parallel form (training) -------------------------
+
+// One linear-attention head (see AttentionKind): P (T,T) the normalised weights (0 above
+// the diagonal), O (T,hs); q, k, v (T,hs). scratch: 2*T*hs floats.
+void linear_head_forward(float* P, float* O, const float* q, const float* k, const float* v,
+                         float* scratch, int T, int hs);
+// dq, dk, dv (T,hs) WRITTEN from dO (T,hs). scratch: T*T + 4*T*hs floats.
+void linear_head_backward(float* dq, float* dk, float* dv, const float* dO, const float* q,
+                          const float* k, const float* v, const float* P, float* scratch, int T,
+                          int hs);
+// One delta-rule head in attention form: A (T,T) = q̂_t·k̂_j for j ≤ t, U (T,hs) the
+// written values u_j, O (T,hs) = A U; q, k, v (T,hs), beta (T) in (0, 1).
+// scratch: T*T + 2*T*hs floats.
+void delta_head_forward(float* A, float* U, float* O, const float* q, const float* k,
+                        const float* v, const float* beta, float* scratch, int T, int hs);
+// dq, dk, dv (T,hs) and dbeta (T) WRITTEN from dO (T,hs).
+// scratch: 2*T*T + 5*T*hs + 2*T + hs floats.
+void delta_head_backward(float* dq, float* dk, float* dv, float* dbeta, const float* dO,
+                         const float* q, const float* k, const float* v, const float* beta,
+                         const float* A, const float* U, float* scratch, int T, int hs);
+
+// ---- the recurrent fast-weight form (generation) --------------------------------------
+
+// Rows of one head's fast-weight state: linear keeps S (hs,hs) and z (hs) as one
+// (hs+1, hs) matrix (v extended by a 1 writes z); delta keeps W (hs,hs).
+int fast_weight_rows(AttentionKind kind, int hs);
+// One head of a linear or delta layer, token by token with fast_weight_step from a zero
+// state: O (T,hs); if states is not null, the state after every token, (T, rows, hs).
+// beta (T) is read for delta only.
+void fast_weight_head(AttentionKind kind, float* O, float* states, const float* q, const float* k,
+                      const float* v, const float* beta, int T, int hs);
+// One token of fast_weight_head: updates W (rows, hs) and writes y (hs). scratch: 4*hs+2.
+void fast_weight_token(AttentionKind kind, float* W, float* y, const float* q, const float* k,
+                       const float* v, float beta, float* scratch, int hs);
 
 }  // namespace icl::gpt

@@ -20,7 +20,7 @@ struct HeadSplit {
     double rel_err = 0;          // ||F(q) − o|| / ||o||
     double rel_err_scaled = 0;   // min over α of ||α F(q) − o|| / ||o||  (= sqrt(1 − cos²))
     double cosine = 0;           // cos(F(q), o)
-    double demo_share = 0;       // ||ΔW_ICL q|| / ||F(q)||
+    double demo_norm_ratio = 0;  // ||ΔW_ICL q|| / ||F(q)||: a norm ratio, not a share (the parts can cancel, so it can exceed 1)
     double softmax_on_demos = 0; // softmax attention mass on X'
 };
 

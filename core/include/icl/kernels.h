@@ -74,6 +74,18 @@ void crossentropy_forward(float* losses, float* probs, const float* logits, cons
 void crossentropy_backward(float* dlogits, const float* probs, const int* targets,
                            const float* dlosses, int N, int V);
 
+// ---- linear attention and fast weights (Katharopoulos et al. 2020; Schlag et al. 2021) ----
+// y (n) = φ(x) = elu(x) + 1 = x + 1 for x > 0, exp(x) otherwise: a positive feature map
+void feature_map_forward(float* y, const float* x, size_t n);
+// dx (n) += dy * φ'(x), φ'(x) = 1 for x > 0, exp(x) otherwise
+void feature_map_backward(float* dx, const float* x, const float* dy, size_t n);
+// One step of a fast-weight memory W (rows, dk), row-major, k and q (dk), v (rows):
+//   u = beta (v − W k) if delta (the delta rule: one gradient step of size beta on
+//       ½‖W k − v‖²), u = beta v otherwise (the sum rule of linear attention);
+//   W += u ⊗ k;  y (rows) = W q   (read after the write).
+void fast_weight_step(float* W, float* y, const float* q, const float* k, const float* v,
+                      float beta, bool delta, int rows, int dk);
+
 // ---- optimizer updates (elementwise over n parameters) ---------------------------
 // AdamW (Loshchilov & Hutter): decoupled decay  p -= lr * (m̂ / (sqrt(v̂) + eps) + wd * p);
 // t is the 1-based step count used for bias correction.
@@ -103,6 +115,10 @@ void adamw_update(float* p, const float* g, float* m, float* v, size_t n, float 
                   float beta2, float eps, float weight_decay, int t);
 void sgd_momentum_update(float* p, const float* g, float* buf, size_t n, float lr, float momentum,
                          float weight_decay);
+void feature_map_forward(float* y, const float* x, size_t n);
+void feature_map_backward(float* dx, const float* x, const float* dy, size_t n);
+void fast_weight_step(float* W, float* y, const float* q, const float* k, const float* v,
+                      float beta, bool delta, int rows, int dk);
 }  // namespace ref
 
 }  // namespace icl

@@ -29,6 +29,16 @@
 //   a: feedback shown when a was chosen    (each option carries a range: a) [0, 1e-4] ...)
 //   ```
 //
+// Figures quoted from a demo
+//   `{{0.76 @attention_dual:cosine_median ±0.05}}` anywhere in text, a check's prompt or
+//   its feedback shows "0.76" and records that the figure is the scalar cosine_median of
+//   the demo instance attention_dual on this page (its parameters, seed 1), within ±0.05
+//   (absolute; `±10%` is relative to the shown value; `+-` may stand for ±). The instance
+//   must be on the page; `icl lessons check --run-demos` runs it and fails when the demo's
+//   value is further from the shown one than the tolerance, so a number in the prose
+//   cannot drift from the demo that produced it. The en and ko versions must quote the
+//   same figures. A `{{` not followed by a number and an `@` (TeX's `x^{{2}}`) is text.
+//
 // Which fences are directives
 //   A fenced code block (``` or ~~~) that starts at column 0 and whose info string's
 //   first word is `demo` or `check` is a directive. Every other fence is ordinary code
@@ -117,12 +127,24 @@ struct CheckBlock {
 
 using LessonBlock = std::variant<HtmlBlock, DemoBlock, CheckBlock>;
 
+// A figure the text quotes from a demo instance: {{text @instance:scalar ±tol[%]}}.
+struct Figure {
+    int line = 0;             // where it stands in the source
+    std::string text;         // what the page shows, e.g. "0.76"
+    double value = 0;         // text as a number
+    std::string instance;     // demo instance name on the page
+    std::string scalar;       // the demo's scalar it quotes
+    double tol = 0;           // allowed |demo − value|; when relative, in percent of |value|
+    bool relative = false;    // tol was written with %
+};
+
 struct Lesson {
     std::string id, title, summary;
     int order = 0;
     std::string lang;         // "en" / "ko" from the path (lessons/<lang>/...), else ""
     std::string source;       // "lessons/<lang>/<file>" when the path has that shape, else the path
     std::vector<LessonBlock> blocks;
+    std::vector<Figure> figures;  // quoted figures, in source order (markdown holds only their text)
 };
 
 struct LessonParse {

@@ -16,6 +16,10 @@
 //     (seed 1, as `icl run`), and its scalar must exist and fall in one option's range;
 //     a value near an edge of its range (within 5% of the edge and of the range's
 //     width; an edge at 0 excepted) is a warning: another seed may flip the answer.
+//   - every quoted figure ({{0.76 @instance:scalar ±0.05}}, lesson.h) names a demo
+//     instance on its page; en and ko quote the same figures; with run_demos the
+//     instance is run (seed 1) and a figure further from the demo's value than its
+//     tolerance is an error.
 // Each file is parsed on its own: a broken lesson does not hide problems in the others.
 #pragma once
 #include <map>

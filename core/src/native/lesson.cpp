@@ -248,6 +248,70 @@ std::string first_word(const std::string& info) {
     return info.substr(0, end);
 }
 
+// ---- figures quoted from a demo -------------------------------------------------------
+// `{{0.76 @instance:scalar ±0.05}}` (or `±5%`, or `+-` for ±) in a lesson's text stands
+// for the figure 0.76, which the lesson says comes from the named scalar of a demo
+// instance on the page; the text keeps only "0.76". A `{{` whose next non-space
+// character is a digit, a sign or a point and whose content holds an `@` is a figure;
+// any other `{{` (TeX's `x^{{2}}`) is left alone. Returns the markdown with every
+// figure replaced by its shown value; problems go to `errors` as (line, message).
+std::string expand_figures(const std::string& md, int first_line, std::vector<Figure>& figures,
+                           std::vector<std::pair<int, std::string>>& errors) {
+    std::string out;
+    size_t pos = 0;
+    while (true) {
+        const size_t open = md.find("{{", pos);
+        if (open == std::string::npos) break;
+        const size_t close = md.find("}}", open + 2);
+        size_t first = open + 2;
+        while (first < md.size() && md[first] == ' ') ++first;
+        const bool numeric_start = first < md.size() && (std::isdigit(static_cast<unsigned char>(md[first])) ||
+                                                         md[first] == '-' || md[first] == '+' || md[first] == '.');
+        const std::string inner = close == std::string::npos ? "" : md.substr(open + 2, close - open - 2);
+        if (!numeric_start || close == std::string::npos || inner.find('@') == std::string::npos ||
+            inner.find('\n') != std::string::npos) {
+            out += md.substr(pos, open + 2 - pos);
+            pos = open + 2;
+            continue;
+        }
+        const int line = first_line + static_cast<int>(std::count(md.begin(), md.begin() + static_cast<long>(open), '\n'));
+        const auto bad = [&](const std::string& why) {
+            errors.push_back({line, "figure '{{" + inner + "}}': " + why +
+                                        " (expected {{<value> @<demo instance>:<scalar> ±<tolerance>[%]}})"});
+        };
+        Figure f;
+        f.line = line;
+        const size_t at = inner.find('@');
+        f.text = trim(inner.substr(0, at));
+        std::string rest = inner.substr(at + 1);
+        size_t pm = rest.find("\xC2\xB1");  // ±
+        size_t pm_len = 2;
+        if (pm == std::string::npos) { pm = rest.find("+-"); pm_len = 2; }
+        const size_t colon = rest.find(':');
+        const auto value = parse_number(f.text);
+        std::string tol = pm == std::string::npos ? "" : trim(rest.substr(pm + pm_len));
+        f.relative = !tol.empty() && tol.back() == '%';
+        if (f.relative) tol = trim(tol.substr(0, tol.size() - 1));
+        const auto tolerance = parse_number(tol);
+        if (!value) bad("'" + f.text + "' is not a number");
+        else if (colon == std::string::npos || (pm != std::string::npos && colon > pm)) bad("no ':' between the instance and the scalar");
+        else if (pm == std::string::npos) bad("no tolerance");
+        else if (!tolerance || *tolerance < 0) bad("tolerance '" + tol + "' is not a non-negative number");
+        else {
+            f.value = *value;
+            f.tol = *tolerance;
+            f.instance = trim(rest.substr(0, colon));
+            f.scalar = trim(rest.substr(colon + 1, pm - colon - 1));
+            if (!is_name(f.instance, true)) bad("instance name '" + f.instance + "' must use only letters, digits, '-' and '_'");
+            else if (f.scalar.empty()) bad("no scalar name");
+            else figures.push_back(f);
+        }
+        out += md.substr(pos, open - pos) + f.text;
+        pos = close + 2;
+    }
+    return out + md.substr(pos);
+}
+
 class Parser {
 public:
     Parser(const std::string& text, const std::string& file) : file_(file) {
@@ -302,6 +366,14 @@ private:
         return html;
     }
     int line_no(size_t index) const { return static_cast<int>(index) + 1; }
+    // The markdown with its quoted figures ({{0.76 @demo:scalar ±0.05}}) replaced by their
+    // values and recorded in lesson_.figures.
+    std::string figures_in(const std::string& markdown, int line) {
+        std::vector<std::pair<int, std::string>> errors;
+        std::string out = expand_figures(markdown, line, lesson_.figures, errors);
+        for (const auto& [at, message] : errors) fail(at, message);
+        return out;
+    }
 
     void derive_lang_and_source() {
         std::string path = file_;
@@ -424,7 +496,7 @@ private:
         if (begin == end) return;
         HtmlBlock block;
         block.line = line_no(begin);
-        block.markdown = join_lines(lines_, begin, end);
+        block.markdown = figures_in(join_lines(lines_, begin, end), block.line);
         block.html = checked(render_markdown(block.markdown), block.line);
         lesson_.blocks.push_back(std::move(block));
     }
@@ -576,7 +648,7 @@ private:
             fail(at, "check block has no prompt before its options and '---'");
             return false;
         }
-        check.prompt_markdown = join_lines(lines_, pb, pe);
+        check.prompt_markdown = figures_in(join_lines(lines_, pb, pe), line_no(pb));
         check.prompt_html = checked(render_markdown(check.prompt_markdown), line_no(pb));
         // Feedback, then per-option feedback lines `a: ...`.
         size_t feedback_end = close;
@@ -606,7 +678,7 @@ private:
                 fail(line_no(i), "option '" + key + "' has two feedback lines");
                 return false;
             }
-            option->feedback_markdown = trim(line.substr(colon + 1));
+            option->feedback_markdown = figures_in(trim(line.substr(colon + 1)), line_no(i));
             option->feedback_html = checked(render_markdown(option->feedback_markdown), line_no(i));
         }
         size_t fb = sep + 1, fe = feedback_end;
@@ -615,7 +687,7 @@ private:
             fail(line_no(sep), "check block has no feedback after '---' (explain the answer there)");
             return false;
         }
-        check.feedback_markdown = join_lines(lines_, fb, fe);
+        check.feedback_markdown = figures_in(join_lines(lines_, fb, fe), line_no(fb));
         check.feedback_html = checked(render_markdown(check.feedback_markdown), line_no(fb));
         return true;
     }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -72,6 +73,12 @@ void lint_one(const Source& s, const LintOptions& options, std::vector<Diagnosti
         auto valid = validate_params(def->params, d->params);
         if (!valid) out.push_back({s.path, d->line, "demo " + d->demo + ": " + valid.error().message, false});
     }
+    for (const Figure& f : s.lesson.figures) {
+        const auto demos = demos_of(s.lesson);
+        if (std::none_of(demos.begin(), demos.end(), [&](const DemoBlock* d) { return d->name == f.instance; }))
+            out.push_back({s.path, f.line, "figure " + f.text + " quotes demo instance '" + f.instance +
+                                               "', which is not on this page", false});
+    }
     const auto checks = checks_of(s.lesson);
     const bool has_demo = !demos_of(s.lesson).empty();
     const bool has_predict = std::any_of(checks.begin(), checks.end(),
@@ -102,6 +109,26 @@ void lint_pair(const Source& en, const Source& ko, std::vector<Diagnostic>& out)
             break;
         }
     }
+    // The same figures quoted (value, instance, scalar), in any order: a translation
+    // may put them in another place in a sentence, not show another number.
+    const auto figure_list = [](const Lesson& l) {
+        std::vector<std::string> v;
+        for (const Figure& f : l.figures) v.push_back(f.text + " @" + f.instance + ":" + f.scalar);
+        std::sort(v.begin(), v.end());
+        return v;
+    };
+    const auto en_figures = figure_list(en.lesson), ko_figures = figure_list(ko.lesson);
+    if (en_figures != ko_figures) {
+        std::vector<std::string> only_en, only_ko;
+        std::set_difference(en_figures.begin(), en_figures.end(), ko_figures.begin(), ko_figures.end(), std::back_inserter(only_en));
+        std::set_difference(ko_figures.begin(), ko_figures.end(), en_figures.begin(), en_figures.end(), std::back_inserter(only_ko));
+        const auto join = [](const std::vector<std::string>& v) {
+            std::string out;
+            for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+            return out.empty() ? std::string("none") : out;
+        };
+        mismatch(1, "quoted figures differ from " + en.path + ": only there " + join(only_en) + "; only here " + join(only_ko));
+    }
     const auto en_checks = checks_of(en.lesson), ko_checks = checks_of(ko.lesson);
     for (size_t i = 0; i < std::max(en_checks.size(), ko_checks.size()); ++i) {
         if (i >= ko_checks.size()) { mismatch(1, "check '" + en_checks[i]->id + "' of " + where(en, en_checks[i]->line) + " is missing here"); break; }
@@ -121,25 +148,61 @@ void lint_pair(const Source& en, const Source& ko, std::vector<Diagnostic>& out)
     }
 }
 
-// Runs the demo instances predict checks name (once per demo + params, cached across
-// pages and languages) and checks that the named scalar lands in exactly one range.
-void lint_predictions(const Source& s, std::map<std::string, json>& results, std::vector<Diagnostic>& out) {
+// The Result JSON of a demo instance of the page at seed 1, as `icl run` gives it; run
+// once per demo + params, cached across pages and languages. nullptr when the instance
+// is not on the page or its parameters are bad (reported by the parser / lint_one).
+const json* run_instance(const Source& s, const std::string& instance, std::map<std::string, json>& results) {
     const uint64_t seed = 1;
+    const DemoBlock* demo = nullptr;
+    for (const DemoBlock* d : demos_of(s.lesson))
+        if (d->name == instance) demo = d;
+    if (!demo || !find_demo(demo->demo)) return nullptr;
+    const std::string key = demo->demo + " " + demo->params.dump();
+    if (!results.count(key)) {
+        auto session = start_demo(demo->demo, demo->params, Lang::en, seed);
+        if (!session) return nullptr;
+        while (!session.value()->done()) session.value()->step(64);
+        results[key] = to_json(session.value()->result());
+    }
+    return &results[key];
+}
+
+// Every quoted figure against its demo's real value: further than the stated
+// tolerance is an error (the text drifted from the demo, or the demo changed).
+void lint_figures(const Source& s, std::map<std::string, json>& results, std::vector<Diagnostic>& out) {
+    for (const Figure& f : s.lesson.figures) {
+        const json* result = run_instance(s, f.instance, results);
+        if (!result) continue;
+        const std::string prefix = "figure " + f.text + " (" + f.instance + ":" + f.scalar + "): ";
+        if (!result->at("error").get<std::string>().empty()) {
+            out.push_back({s.path, f.line, prefix + "the demo failed: " + result->at("error").get<std::string>(), false});
+            continue;
+        }
+        auto value = find_result_scalar(*result, f.scalar);
+        if (!value) {
+            out.push_back({s.path, f.line, prefix + value.error().message, false});
+            continue;
+        }
+        const double allowed = f.relative ? f.tol / 100 * std::fabs(f.value) : f.tol;
+        if (!(std::fabs(value.value() - f.value) <= allowed)) {
+            char shown[96];
+            std::snprintf(shown, sizeof shown, "the demo gives %.4g (seed 1), more than \xC2\xB1%g%s away", value.value(), f.tol,
+                          f.relative ? "%" : "");
+            const std::string msg = shown;
+            out.push_back({s.path, f.line, prefix + msg + ": update the text (or the demo)", false});
+        }
+    }
+}
+
+// Runs the demo instances predict checks name and checks that the named scalar lands
+// in exactly one range.
+void lint_predictions(const Source& s, std::map<std::string, json>& results, std::vector<Diagnostic>& out) {
     for (const CheckBlock* c : checks_of(s.lesson)) {
         if (c->type != CheckType::Predict) continue;
         const std::string instance = c->grading.at("demo"), scalar = c->grading.at("scalar");
-        const DemoBlock* demo = nullptr;
-        for (const DemoBlock* d : demos_of(s.lesson))
-            if (d->name == instance) demo = d;
-        if (!demo || !find_demo(demo->demo)) continue;  // reported by the parser / lint_one
-        const std::string key = demo->demo + " " + demo->params.dump();
-        if (!results.count(key)) {
-            auto session = start_demo(demo->demo, demo->params, Lang::en, seed);
-            if (!session) continue;  // bad parameters: reported by lint_one
-            while (!session.value()->done()) session.value()->step(64);
-            results[key] = to_json(session.value()->result());
-        }
-        const json& result = results[key];
+        const json* run = run_instance(s, instance, results);
+        if (!run) continue;
+        const json& result = *run;
         const std::string prefix = "predict check '" + c->id + "': ";
         if (!result.at("error").get<std::string>().empty()) {
             out.push_back({s.path, c->line, prefix + "demo " + instance + " failed: " + result.at("error").get<std::string>(), false});
@@ -246,7 +309,10 @@ LessonSet load_lesson_set(const std::string& dir, const LintOptions& options) {
         std::map<std::string, json> results;
         for (const auto& [lang, list] : sources)
             for (const auto& s : list)
-                if (s.parsed) lint_predictions(s, results, set.problems);
+                if (s.parsed) {
+                    lint_predictions(s, results, set.problems);
+                    lint_figures(s, results, set.problems);
+                }
     }
     for (auto& [lang, list] : sources) {
         for (auto& s : list)
