@@ -1,13 +1,21 @@
 // A static file server for the built site, bound to 127.0.0.1 only.
 //   node web/serve.mjs <site dir> [port]
-// Serves .wasm as application/wasm (for streaming compilation); refuses paths that
-// leave the site folder.
+// Serves .wasm as application/wasm (for streaming compilation). Hardened against hostile
+// requests (docs/bad-input.md): a malformed request gets a 4xx and the server keeps
+// serving; paths that leave the site folder are refused (the check ends at a path
+// separator, so a sibling folder whose name starts with the site's is outside); only GET
+// and HEAD (405 otherwise); one byte range (206 / 416); `nosniff` on every answer and a
+// Content-Security-Policy on /lab/; a folder without its trailing slash is redirected;
+// files are streamed, never buffered, and at most MAX_OPEN_FILES are read at once (the
+// rest wait in a bounded queue, past which the answer is 503).
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
-const root = path.resolve(process.argv[2] || 'build/site');
-const port = Number(process.argv[3] || 8000);
+export const MAX_OPEN_FILES = 16;
+export const MAX_WAITING = 512;
+
 const types = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
@@ -16,33 +24,169 @@ const types = {
   '.ttf': 'font/ttf', '.txt': 'text/plain; charset=utf-8', '.bin': 'application/octet-stream',
 };
 
-const server = http.createServer((req, res) => {
-  let rel;
-  try {
-    rel = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
-  } catch {
-    res.writeHead(400).end('bad request');
-    return;
+// The desktop app in the browser (/lab/): its own scripts and the wasm module only;
+// 'wasm-unsafe-eval' lets the page compile WebAssembly, and nothing else is evaluated.
+// native/app/lab.html carries the same policy in a <meta> for other servers.
+export const LAB_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
+  "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+// One range of "bytes=a-b", "bytes=a-" or "bytes=-n" within a file of `size` bytes:
+// {start, end} (inclusive), null to send the whole file (no header, several ranges, a
+// form we do not read), or 'unsatisfiable'.
+export function parseRange(header, size) {
+  if (typeof header !== 'string') return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  let start, end;
+  if (m[1] === '') {
+    const n = Number(m[2]);
+    if (n === 0) return 'unsatisfiable';
+    start = Math.max(0, size - n);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+    if (m[2] !== '' && Number(m[2]) < start) return null;  // invalid: ignore the header
   }
-  let file = path.join(root, rel);
-  if (!file.startsWith(root)) {
-    res.writeHead(403).end('forbidden');
-    return;
-  }
-  if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
-  fs.readFile(file, (err, data) => {
-    if (err) {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('not found');
+  if (!Number.isSafeInteger(start) || start >= size || end < start) return 'unsatisfiable';
+  return { start, end };
+}
+
+export function createServer(siteDir) {
+  const root = path.resolve(siteDir);
+  let realRoot = root;
+  try { realRoot = fs.realpathSync(root); } catch { /* served as 404s */ }
+  let open = 0;
+  const waiting = [];
+  const release = () => {
+    open--;
+    const next = waiting.shift();
+    if (next) next();
+  };
+  // Runs `job(done)` when fewer than MAX_OPEN_FILES reads are under way; false when the
+  // queue is full.
+  const acquire = (job) => {
+    if (open < MAX_OPEN_FILES) {
+      open++;
+      job();
+      return true;
+    }
+    if (waiting.length >= MAX_WAITING) return false;
+    waiting.push(() => { open++; job(); });
+    return true;
+  };
+
+  const plain = (res, status, text, extra = {}) => {
+    if (res.headersSent) { res.destroy(); return; }
+    res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'no-cache', ...extra });
+    res.end(text + '\n');
+  };
+
+  const handle = (req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      plain(res, 405, 'method not allowed', { Allow: 'GET, HEAD' });
       return;
     }
-    res.writeHead(200, {
-      'Content-Type': types[path.extname(file)] || 'application/octet-stream',
-      'Cache-Control': 'no-cache',
+    let url, rel;
+    try {
+      url = new URL(req.url, 'http://127.0.0.1');
+      rel = decodeURIComponent(url.pathname);
+    } catch {
+      plain(res, 400, 'bad request');
+      return;
+    }
+    if (rel.includes('\0') || rel.includes('\\')) {
+      plain(res, 400, 'bad request: the path holds a NUL or a backslash');
+      return;
+    }
+    let file = path.join(root, rel);
+    if (file !== root && !file.startsWith(root + path.sep)) {
+      plain(res, 403, 'forbidden');
+      return;
+    }
+    fs.stat(file, (err, st) => {
+      if (!err && st.isDirectory()) {
+        if (!url.pathname.endsWith('/')) {
+          // /lab -> /lab/, so the page's relative links resolve inside the folder. The
+          // location is a path on this host (leading slashes collapsed: never //host).
+          const location = url.pathname.replace(/^\/+/, '/') + '/' + url.search;
+          plain(res, 301, 'moved to ' + location, { Location: location });
+          return;
+        }
+        file = path.join(file, 'index.html');
+      }
+      fs.realpath(file, (err1, real) => {
+      // A link inside the site that leads out of it is outside too.
+      if (!err1 && real !== realRoot && !real.startsWith(realRoot + path.sep)) {
+        plain(res, 403, 'forbidden');
+        return;
+      }
+      fs.stat(file, (err2, st2) => {
+        if (err1 || err2 || !st2.isFile()) {  // a FIFO, a device or a folder is never opened
+          plain(res, 404, 'not found');
+          return;
+        }
+        const range = parseRange(req.headers.range, st2.size);
+        if (range === 'unsatisfiable') {
+          plain(res, 416, 'range not satisfiable', { 'Content-Range': `bytes */${st2.size}` });
+          return;
+        }
+        const headers = {
+          'Content-Type': types[path.extname(file)] || 'application/octet-stream',
+          'Cache-Control': 'no-cache',
+          'X-Content-Type-Options': 'nosniff',
+          'Accept-Ranges': 'bytes',
+        };
+        const inLab = rel === '/lab' || rel.startsWith('/lab/');
+        if (inLab) headers['Content-Security-Policy'] = LAB_CSP;
+        const start = range ? range.start : 0;
+        const end = range ? range.end : st2.size - 1;
+        headers['Content-Length'] = String(Math.max(0, end - start + 1));
+        if (range) headers['Content-Range'] = `bytes ${start}-${end}/${st2.size}`;
+        if (req.method === 'HEAD' || st2.size === 0) {
+          res.writeHead(range ? 206 : 200, headers);
+          res.end();
+          return;
+        }
+        let closed = false;
+        res.on('close', () => { closed = true; });
+        const queued = acquire(() => {
+          let released = false;
+          const done = () => { if (!released) { released = true; release(); } };
+          if (closed || res.destroyed) { done(); return; }  // the client left while it waited
+          const stream = fs.createReadStream(file, { start, end });
+          stream.on('open', () => {
+            if (!res.headersSent) res.writeHead(range ? 206 : 200, headers);
+          });
+          stream.on('error', () => { done(); plain(res, 404, 'not found'); });
+          stream.on('close', done);
+          res.on('close', () => { stream.destroy(); done(); });
+          stream.pipe(res);
+        });
+        if (!queued) plain(res, 503, 'busy: too many reads at once, try again', { 'Retry-After': '1' });
+      });
+      });
     });
-    res.end(data);
-  });
-});
+  };
 
-server.listen(port, '127.0.0.1', () => {
-  console.log(`ICL Lab is served at http://127.0.0.1:${server.address().port}/  (Ctrl-C stops)`);
-});
+  const server = http.createServer((req, res) => {
+    try {
+      handle(req, res);
+    } catch (e) {  // nothing a request holds may stop the server
+      try { plain(res, 400, 'bad request'); } catch { res.destroy(); }
+    }
+  });
+  server.on('clientError', (err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  return server;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] || '').href) {
+  const server = createServer(process.argv[2] || 'build/site');
+  server.listen(Number(process.argv[3] || 8000), '127.0.0.1', () => {
+    console.log(`ICL Lab is served at http://127.0.0.1:${server.address().port}/  (Ctrl-C stops)`);
+  });
+}

@@ -3,10 +3,12 @@
 // answer: the posterior over concepts given the prompt (forward algorithm) and the
 // Bayes-optimal next symbol, as the number of demonstrations k grows; and a concept
 // outside the mixture for contrast.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "icl/demo.h"
+#include "icl/demo_memory.h"
 #include "icl/hmm.h"
 #include "icl/recipe.h"
 
@@ -151,6 +153,18 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new BayesSession(ctx, std::move(r.value()), std::move(m.value())));
 }
 
+// The peak is the forward of one (prompts, T) batch at k_max, plus the model: the batch
+// grows with k, so a size past the budget must be refused at start, not at k_max.
+size_t peak_bytes(const Params& p) {
+    auto r = recipe::load_shipped("hmm");
+    if (!r) return 0;  // start reports it
+    const recipe::HmmSpec& h = r.value().hmm;
+    const int k_max = std::min(p.i("k_max"), h.segments - 1);
+    const int T = 1 + k_max * (h.segment_length + 1) + std::min(p.i("query_symbols"), h.segment_length - 1);
+    const size_t floats = gpt::activation_count(r.value().model, p.i("prompts"), T) + gpt::parameter_count(r.value().model);
+    return floats * sizeof(float) + (8u << 20);  // + prompts, posteriors and results
+}
+
 const DemoDef kBayesPosterior = {
     "bayes_posterior",
     "In-context learning as Bayesian inference over concepts",
@@ -162,12 +176,14 @@ const DemoDef kBayesPosterior = {
     "Xie et al. 2022",
     false,
     {
-        // Largest problem, every size at its max: peak 42 MiB (prompts 512) for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
+        // Largest problem: prompts 256 at k_max 7 peaks near 200 MiB at the last k (peak_bytes;
+        // the budget is kDemoMemoryBudget, 256 MiB; 512 prompts took 373 MB and failed at k = 7).
         {"k_max", ParamType::Int, 1, 16, 7, 1, {}, "largest number of demonstrations (capped by the model's context)", "demonstration 최대 수 (모델 context로 제한)"},
-        {"prompts", ParamType::Int, 8, 512, 64, 1, {}, "prompts per concept and k", "concept와 k마다 prompt 수"},
-        {"concept", ParamType::Int, 0, 31, 0, 1, {}, "the concept of the heatmap's prompt", "heatmap prompt의 concept"},
-        {"query_symbols", ParamType::Int, 1, 31, 1, 1, {},
+        {"prompts", ParamType::Int, 8, 256, 64, 1, {}, "prompts per concept and k", "concept와 k마다 prompt 수"},
+        // concept and query_symbols: the shipped recipe's 5 concepts and 6-symbol segments
+        // (start refuses more for a retrained model with fewer).
+        {"concept", ParamType::Int, 0, 4, 0, 1, {}, "the concept of the heatmap's prompt", "heatmap prompt의 concept"},
+        {"query_symbols", ParamType::Int, 1, 5, 1, 1, {},
          "symbols of the query segment given before the one asked (few: the demonstrations must name the concept)",
          "묻는 기호 앞에 주는 query segment의 기호 수 (적을수록 demonstration이 concept를 알려 줘야 함)"},
     },
@@ -175,6 +191,7 @@ const DemoDef kBayesPosterior = {
     {"checkpoints/hmm.json", "checkpoints/hmm.icl"},
 };
 ICL_REGISTER_DEMO(kBayesPosterior);
+ICL_REGISTER_PEAK_BYTES("bayes_posterior", peak_bytes);
 
 }  // namespace
 }  // namespace icl

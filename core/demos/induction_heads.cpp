@@ -10,6 +10,7 @@
 #include <string>
 
 #include "icl/demo.h"
+#include "icl/demo_memory.h"
 #include "icl/demo_panels.h"
 #include "icl/gpt_train.h"
 #include "icl/induction.h"
@@ -295,6 +296,27 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new InductionSession(ctx, d, c));
 }
 
+// Per model trained (the chosen depth, and the 1-layer control): its parameters, gradients
+// and AdamW moments, a training batch's activations twice (forward and their gradients)
+// and the evaluation batch's (32 sequences). The sizes stay the same at every step, so
+// the bound holds for the whole run (tests/unit/test_bounds.cpp measures it).
+size_t peak_bytes(const Params& p) {
+    gpt::Config c;
+    c.vocab = p.i("vocab");
+    c.context = p.i("length");
+    c.width = p.i("width");
+    c.heads = p.i("heads");
+    c.attention_only = true;
+    size_t floats = 0;
+    for (int layers : {p.i("layers"), p.b("control") && p.i("layers") > 1 ? 1 : 0}) {
+        if (layers == 0) continue;
+        c.layers = layers;
+        floats += 4 * gpt::parameter_count(c) + 2 * gpt::activation_count(c, p.i("batch"), c.context) +
+                  gpt::activation_count(c, 32, c.context);
+    }
+    return floats * sizeof(float) + (4u << 20);
+}
+
 const DemoDef kInductionHeads = {
     "induction_heads",
     "Induction heads: looking for the phase change while training",
@@ -306,8 +328,8 @@ const DemoDef kInductionHeads = {
     "Olsson et al. 2022",
     false,
     {
-        // Largest problem, every size at its max: peak 285 MiB (two models, batch 64 x 96 tokens, width 128) for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
+        // Every size at its max (two models, batch 64 x 96 tokens, width 128) took 285 MiB for
+        // start + one step: over kDemoMemoryBudget (256 MiB), so peak_bytes refuses it at start.
         {"layers", ParamType::Int, 1, 3, 2, 1, {}, "attention layers (1 = the control alone)", "attention layer 수 (1 = 대조 모델만)"},
         {"heads", ParamType::Int, 1, 8, 2, 1, {}, "heads per layer (must divide width)", "layer당 head 수 (width를 나눠야 함)"},
         {"width", ParamType::Int, 16, 128, 32, 16, {}, "residual width C", "residual 폭 C"},
@@ -326,6 +348,7 @@ const DemoDef kInductionHeads = {
     {},
 };
 ICL_REGISTER_DEMO(kInductionHeads);
+ICL_REGISTER_PEAK_BYTES("induction_heads", peak_bytes);
 
 }  // namespace
 }  // namespace icl

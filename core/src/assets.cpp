@@ -1,8 +1,10 @@
 #include "icl/assets.h"
 
-#include <cstdio>
+#include <sys/stat.h>
 #include <map>
 #include <memory>
+
+#include "icl/file_read.h"
 
 namespace icl {
 
@@ -29,6 +31,11 @@ bool safe_name(const std::string& name) {
     }
     return true;
 }
+
+bool is_missing(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) != 0;
+}
 }  // namespace
 
 void set_asset_dir(const std::string& dir) { store().dir = dir; }
@@ -44,15 +51,14 @@ Expected<const std::vector<uint8_t>*> get_asset(const std::string& name) {
     if (it != s.files.end()) return static_cast<const std::vector<uint8_t>*>(it->second.get());
     if (s.dir.empty()) return make_error("asset '" + name + "' was not loaded");
     const std::string path = s.dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) return make_error("cannot open '" + path + "' (missing? run the recipe with icl train to make it)");
-    auto bytes = std::make_unique<std::vector<uint8_t>>();
-    uint8_t buf[65536];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes->insert(bytes->end(), buf, buf + n);
-    const bool failed = std::ferror(f) != 0;
-    std::fclose(f);
-    if (failed) return make_error("error reading '" + path + "'");
+    // Recipes are small JSON; anything else an asset holds is a checkpoint.
+    const bool json = name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
+    auto read = read_regular_file_bytes(path, json ? file_limits::kRecipe : file_limits::kCheckpoint);
+    if (!read) {
+        if (is_missing(path)) return make_error("cannot open '" + path + "' (missing? run the recipe with icl train to make it)");
+        return make_error(read.error().message);
+    }
+    auto bytes = std::make_unique<std::vector<uint8_t>>(std::move(read.value()));
     const std::vector<uint8_t>* out = bytes.get();
     s.files[name] = std::move(bytes);
     return out;

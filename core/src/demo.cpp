@@ -1,8 +1,10 @@
 #include "icl/demo.h"
+#include "icl/demo_memory.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 namespace icl {
@@ -302,6 +304,20 @@ void register_demo(const DemoDef* def) {
 
 const std::vector<const DemoDef*>& all_demos() { return registry(); }
 
+namespace {
+std::map<std::string, PeakBytesFn>& peak_registry() {
+    static std::map<std::string, PeakBytesFn> m;
+    return m;
+}
+}  // namespace
+
+void register_peak_bytes(const std::string& demo_id, PeakBytesFn fn) { peak_registry()[demo_id] = fn; }
+
+PeakBytesFn find_peak_bytes(const std::string& demo_id) {
+    const auto it = peak_registry().find(demo_id);
+    return it == peak_registry().end() ? nullptr : it->second;
+}
+
 const DemoDef* find_demo(const std::string& id) {
     for (const DemoDef* d : registry())
         if (d->id == id) return d;
@@ -318,6 +334,19 @@ Expected<std::unique_ptr<Session>> start_demo(const std::string& id, const json&
     }
     auto validated = validate_params(def->params, params);
     if (!validated) return make_error(id + ": " + validated.error().message);
+    if (const PeakBytesFn peak_bytes = find_peak_bytes(id)) {
+        const size_t need = peak_bytes(validated.value());
+        if (need > kDemoMemoryBudget) {
+            // The sizes set above their defaults are what to lower.
+            std::string raised;
+            for (const ParamSpec& s : def->params)
+                if ((s.type == ParamType::Int || s.type == ParamType::Float) && validated.value().d(s.name) > s.default_value)
+                    raised += (raised.empty() ? "" : ", ") + s.name + " = " + validated.value().to_json()[s.name].dump();
+            return make_error(id + ": these parameters need about " + std::to_string(need >> 20) + " MiB, over the " +
+                              std::to_string(kDemoMemoryBudget >> 20) + " MiB a demo may use" +
+                              (raised.empty() ? "" : " (lower one of " + raised + ")"));
+        }
+    }
     return def->start(DemoContext{std::move(validated.value()), lang, seed});
 }
 

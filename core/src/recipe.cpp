@@ -5,6 +5,7 @@
 
 #include "icl/assets.h"
 #include "icl/checkpoint.h"
+#include "icl/recipe_file.h"
 
 namespace icl::recipe {
 
@@ -138,6 +139,22 @@ json to_json(const Recipe& r) {
     for (const auto& [k, v] : r.figures) f[k] = std::round(v * 1e4) / 1e4;
     j["figures"] = f;
     if (r.train_seconds > 0) j["train_seconds"] = std::round(r.train_seconds * 10) / 10;
+    return j;
+}
+
+namespace {
+void merge_into(json& into, const json& from) {
+    for (auto it = from.begin(); it != from.end(); ++it) {
+        json& slot = into[it.key()];
+        if (slot.is_object() && it.value().is_object() && it.key() != "figures") merge_into(slot, it.value());
+        else slot = it.value();
+    }
+}
+}  // namespace
+
+json to_json_over(const Recipe& r, const json& original) {
+    json j = original.is_object() ? original : json::object();
+    merge_into(j, to_json(r));
     return j;
 }
 

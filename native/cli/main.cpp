@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "icl/assets.h"
+#include "icl/file_read.h"
+#include "icl/recipe_file.h"
 #include "icl/checkpoint.h"
 #include "icl/data_dir.h"
 #include "icl/demo.h"
@@ -111,7 +113,10 @@ int cmd_run(int argc, char** argv) {
             const char* text = argv[++i];
             errno = 0;
             const unsigned long long v = std::strtoull(text, &end, 10);
-            if (!*text || *end || text[0] == '-' || errno == ERANGE)
+            // Digits only: strtoull skips leading white space and reads " -3" as 2^64 - 3.
+            bool digits = *text != '\0';
+            for (const char* c = text; *c; ++c) digits = digits && *c >= '0' && *c <= '9';
+            if (!digits || *end || errno == ERANGE)
                 return usage_error(std::string("--seed needs a non-negative integer below 2^64, got '") + text + "'");
             seed = v;
         } else {
@@ -224,10 +229,9 @@ int cmd_train(int argc, char** argv) {
         else if (a == "--restore") restore = true;
         else return usage_error("train: unknown or incomplete option '" + a + "'");
     }
-    std::ifstream f(path);
-    if (!f) return usage_error("cannot open recipe '" + path + "'");
-    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    auto parsed = icl::recipe::parse(text, path);
+    auto text = icl::read_regular_file(path, icl::file_limits::kRecipe);
+    if (!text) return usage_error("cannot open recipe '" + path + "': " + text.error().message);
+    auto parsed = icl::recipe::parse(text.value(), path);
     if (!parsed) return usage_error(parsed.error().message);
     icl::recipe::Recipe recipe = parsed.value();
     const size_t slash = path.find_last_of('/');
@@ -265,7 +269,8 @@ int cmd_train(int argc, char** argv) {
     recipe.figures = figures.value();
     for (const auto& [k, v] : recipe.figures) std::printf("%-28s %.4f\n", k.c_str(), v);
     std::ofstream rf(path, std::ios::trunc);
-    rf << icl::recipe::to_json(recipe).dump(2) << "\n";
+    const nlohmann::json original = nlohmann::json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
+    rf << icl::recipe::to_json_over(recipe, original).dump(2) << "\n";
     if (!rf) { std::fprintf(stderr, "icl: cannot write '%s'\n", path.c_str()); return 1; }
     std::printf("wrote %s and the figures into %s\n", out.c_str(), path.c_str());
     return 0;

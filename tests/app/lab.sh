@@ -44,8 +44,9 @@ check_page() {  # check_page <name> <query> <console line regex>...
   for want in "$@"; do grep -qE "$want" "$work/$name.log" || missing="$missing '$want'"; done
   if [ -n "$missing" ]; then bad "$name: console lacks$missing; it has: $(head -c 600 "$work/$name.log")"; return; fi
   # (a missing file shows as "Failed to load resource")
-  if grep -qiE "Uncaught|ICL Lab stopped|Aborted|Failed to load" "$work/$name.log"; then
-    bad "$name: errors on the console: $(grep -iE "Uncaught|stopped|Aborted|Failed to load" "$work/$name.log" | head -3)"; return
+  # ("Refused to" is a Content-Security-Policy violation: the policy must let the app run)
+  if grep -qiE "Uncaught|ICL Lab stopped|Aborted|Failed to load|Refused to" "$work/$name.log"; then
+    bad "$name: errors on the console: $(grep -iE "Uncaught|stopped|Aborted|Failed to load|Refused to" "$work/$name.log" | head -3)"; return
   fi
   if [ ! -s "$work/$name.png" ]; then bad "$name: no screenshot"; return; fi
   local colours sum
@@ -63,6 +64,15 @@ check_page training "demo=lsa_training&lang=en&run-demos" "^demo lsa_training: d
 
 # Progress survives a reload, in the lesson pages' format (a second page, Playwright).
 if node tests/app/lab-progress.mjs "$site" >"$work/progress.log" 2>&1; then ok; else bad "progress over a reload: $(cat "$work/progress.log")"; fi
+# A bad query (?lang=fr) shows the app's message on the page, not a blank page with the
+# message only on the console; /lab (no slash) is redirected to /lab/.
+dom=$(timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+  --disable-background-networking --disable-component-update --disable-sync \
+  --user-data-dir="$work/profile-fr" --use-gl=swiftshader --enable-unsafe-swiftshader \
+  --virtual-time-budget=8000 --dump-dom "http://127.0.0.1:$port/lab/?lang=fr" 2>/dev/null)
+if grep -q "icl-lab: --lang must be en or ko, not 'fr'" <<<"$dom"; then ok; else bad "lang=fr: the page does not show the app's message: $(grep -o '<div id="status"[^<]*' <<<"$dom")"; fi
+location=$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "http://127.0.0.1:$port/lab?lesson=dual-form")
+if [ "$location" = "301 http://127.0.0.1:$port/lab/?lesson=dual-form" ]; then ok; else bad "/lab: $location (expected a redirect to /lab/)"; fi
 
 echo "lab: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

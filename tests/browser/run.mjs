@@ -344,6 +344,16 @@ if (firstWithDemo) {
       expectNoErrors(context, 'console');
     });
 
+    await test('URL parameters named constructor, __proto__ or toString give a notice, not a TypeError', async () => {
+      await page.goto(`${url}?constructor.x=1&__proto__.y=2&toString.z=3&hasOwnProperty.w=4`);
+      await demosSettled(page);
+      const notices = await page.locator('.notice').allInnerTexts();
+      expect(notices.some((n) => n.includes('constructor.x') && n.includes('__proto__.y') && n.includes('toString.z')),
+        `no notice names the unknown parameters: ${JSON.stringify(notices)}`);
+      expect(await page.locator(`section.demo[data-instance="${demo.name}"]`).getAttribute('data-state') === 'done', 'the demo did not run');
+      expectNoErrors(context, 'console');
+    });
+
     await test('exports: CSV, JSON and PNG of a demo', async () => {
       await page.goto(url);
       await demosSettled(page);

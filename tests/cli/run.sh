@@ -22,6 +22,8 @@ expect unknown-command 2 "unknown command 'frobnicate'" -- frobnicate
 expect unknown-demo 2 "unknown demo 'no_such_demo'" -- run no_such_demo
 expect bad-lang 2 "unknown language 'fr'" -- demos --lang fr
 expect bad-seed 2 "--seed needs a non-negative integer" -- run x --seed -3
+expect seed-space-minus 2 "--seed needs a non-negative integer below 2\^64, got ' -3'" -- run dual_form --seed " -3"
+expect seed-plus 2 "--seed needs a non-negative integer below 2\^64, got '\+3'" -- run dual_form --seed "+3"
 
 # Each demo of the "ICL as gradient descent" lessons runs to a JSON result and refuses
 # an out-of-range or malformed parameter with exit 2, naming it and its range.
@@ -76,9 +78,12 @@ expect lessons-build-needs-out 2 'lessons build needs --out' -- lessons build --
 out=$(mktemp -d)
 expect lessons-build-broken 1 'the lint failed; nothing written' -- lessons build --dir tests/lessons/broken --out "$out/broken"
 [ ! -e "$out/broken" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL lessons-build-broken wrote $out/broken"; }
-mkdir -p "$out/site/en" && echo '{}' > "$out/site/en/renamed-away.json"  # left by an earlier build
+mkdir -p "$out/site/en" && echo '{}' > "$out/site/en/renamed-away.json"  # left by an earlier build ...
+echo '{"files": ["en/renamed-away.json"]}' > "$out/site/.icl-lessons-build.json"  # ... which recorded it
+echo '{"mine": 1}' > "$out/site/en/my-notes.json"                               # a learner's own file
 expect lessons-build-good 0 'wrote index.json and 2 lesson files' -- lessons build --dir tests/lessons/good --out "$out/site"
 [ ! -e "$out/site/en/renamed-away.json" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL lessons-build-good left a stale lesson file"; }
+[ -e "$out/site/en/my-notes.json" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL lessons-build-good removed a file it did not write"; }
 if grep -q '"id": "basics"' "$out/site/index.json" 2>/dev/null && grep -q '"lang": "ko"' "$out/site/ko/basics.json" 2>/dev/null; then
   pass=$((pass + 1))
 else

@@ -13,7 +13,8 @@ seconds=${FUZZ_SECONDS:-30}
 bin=
 if [ "${1:-}" = --bin ]; then bin=$2; shift 2; fi
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_lesson fuzz_grade fuzz_checkpoint fuzz_params fuzz_worker_json fuzz_progress)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_lesson fuzz_grade fuzz_checkpoint fuzz_params fuzz_worker_json fuzz_progress fuzz_lesson_tree fuzz_serve)
+# fuzz_serve is a node script (web/serve.mjs is JavaScript), the others libFuzzer targets.
 
 if [ -z "$bin" ]; then
   bin=build/fuzz/bin
@@ -32,11 +33,18 @@ export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 passed=0; failed=0
 for t in "${targets[@]}"; do
+  if [ "$t" = fuzz_serve ]; then
+    # Requests are slower than in-process inputs; 10 s finds what 30 s would here.
+    if FUZZ_SERVE_SECONDS=$(( seconds < 10 ? seconds : 10 )) node tests/fuzz/fuzz_serve.mjs; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    continue
+  fi
+  # A tree per input is slow (files, links, FIFOs): 10 s of it is enough here.
+  t_seconds=$seconds
+  [ "$t" = fuzz_lesson_tree ] && t_seconds=$(( seconds < 10 ? seconds : 10 ))
   work=build/fuzz/corpus/$t   # what the fuzzer adds; the committed seeds stay as they are
   mkdir -p "$work"
   log=build/fuzz/$t.log
   # The progress reader is small: 10 s unless FUZZ_SECONDS says otherwise.
-  t_seconds=$seconds
   [ "$t" = fuzz_progress ] && [ -z "${FUZZ_SECONDS:-}" ] && t_seconds=10
   # shellcheck disable=SC2046
   if "$bin/$t" -max_total_time="$t_seconds" -timeout=20 -rss_limit_mb=2048 -max_len=32768 \

@@ -7,8 +7,10 @@
 
 #include "icl/assets.h"
 #include "icl/checkpoint.h"
+#include "icl/gpt.h"
 #include "icl/demo.h"
 #include "icl/recipe.h"
+#include "icl/recipe_file.h"
 #include "icl/tasks.h"
 
 using namespace icl;
@@ -187,4 +189,47 @@ TEST_CASE("recipe: bad fields are errors naming the file and the field") {
     auto ok = recipe::parse(R"({"name": "t", "data": "hmm", "hmm": {"segments": 4, "segment_length": 5}})", "r.json");
     REQUIRE(ok.ok());
     CHECK(ok.value().model.context == 1 + 4 * 6);
+}
+
+TEST_CASE("recipe: rewriting a recipe keeps the fields this program does not know") {
+    const std::string text = R"({"name": "t", "note": "teacher's comment", "train": {"steps": 7, "schedule": "later-version"},
+                                 "figures": {"old.k0": 0.5}, "eval": {"seed": 3}})";
+    auto r = recipe::parse(text, "r.json");
+    REQUIRE(r.ok());
+    r.value().figures = {{"antonym.k0", 0.25}};
+    const nlohmann::json out = recipe::to_json_over(r.value(), nlohmann::json::parse(text));
+    CHECK(out.at("note") == "teacher's comment");
+    CHECK(out.at("train").at("schedule") == "later-version");
+    CHECK(out.at("train").at("steps") == 7);
+    CHECK(out.at("eval").at("seed") == 3);
+    CHECK(out.at("figures") == nlohmann::json{{"antonym.k0", 0.25}});  // replaced whole, not merged
+    // What is written parses to the same recipe.
+    auto again = recipe::parse(out.dump(), "r.json");
+    REQUIRE(again.ok());
+    CHECK(recipe::to_json(again.value()) == recipe::to_json(r.value()));
+}
+
+TEST_CASE("checkpoints: demo parameters are checked against the loaded model (a retrained model with 2 heads)") {
+    use_shipped_lessons();
+    auto recipe_bytes = get_asset("checkpoints/tasks.json");
+    auto model_bytes = get_asset("checkpoints/tasks.icl");
+    REQUIRE(recipe_bytes.ok());
+    REQUIRE(model_bytes.ok());
+    const std::vector<uint8_t> keep_recipe = *recipe_bytes.value(), keep_model = *model_bytes.value();
+    nlohmann::json j = nlohmann::json::parse(keep_recipe.begin(), keep_recipe.end());
+    j["model"]["heads"] = 2;
+    auto r = recipe::parse(j.dump(), "tasks.json");
+    REQUIRE(r.ok());
+    auto m = gpt::make_model(r.value().model, 1);
+    REQUIRE(m.ok());
+    const std::string text = j.dump();
+    put_asset("checkpoints/tasks.json", std::vector<uint8_t>(text.begin(), text.end()));
+    put_asset("checkpoints/tasks.icl", checkpoint::save(m.value()));
+    auto refused = start_demo("function_vectors", {{"top_heads", 9}, {"prompts", 4}}, Lang::en, 1);
+    auto fits = start_demo("function_vectors", {{"top_heads", 8}, {"prompts", 4}}, Lang::en, 1);
+    put_asset("checkpoints/tasks.json", keep_recipe);
+    put_asset("checkpoints/tasks.icl", keep_model);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message.find("'top_heads' = 9 is past the model's 8 heads (4 layers x 2 heads)") != std::string::npos);
+    CHECK(fits.ok());
 }

@@ -111,7 +111,7 @@ export class CheckBlock {
     this.submitButton.disabled = true;
     this.section.dataset.grading = 'true';
     let result = null;
-    if (c.type === 'predict' && c.grading && this.demoBlocks[c.grading.demo]) {
+    if (c.type === 'predict' && c.grading && Object.hasOwn(this.demoBlocks, c.grading.demo)) {
       this.verdict.replaceChildren(el('p', { class: 'check-note' }, w.gradingRun));
       result = await this.demoBlocks[c.grading.demo].lessonResult();
     }

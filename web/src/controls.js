@@ -14,7 +14,7 @@ const LOG_STEPS = 200;
 const decimals = (step) => (step > 0 && step < 1 ? Math.min(6, Math.ceil(-Math.log10(step) - 1e-9)) : 0);
 
 export function buildControls(form, specs, values, idPrefix, onChange) {
-  const setters = {};
+  const setters = Object.create(null);
   for (const spec of specs) {
     const id = `${idPrefix}-${spec.name}`;
     const helpId = `${id}-help`;

@@ -16,7 +16,7 @@ const client = new CoreClient(new URL('worker.js', import.meta.url), window.iclE
 window.iclEngine = window.iclEngine || { taken: true };
 client.onFatal = (message, restarting) => notice(`${words.engineFailed}: ${message} — ${restarting ? words.restarting : words.noRestart}`, 'error');
 
-const demoBlocks = {};
+const demoBlocks = Object.create(null);  // by instance name; no prototype to collide with
 for (const block of data.demos) {
   const section = document.querySelector(`section.demo[data-instance="${CSS.escape(block.name)}"]`);
   demoBlocks[block.name] = new DemoBlock({ block, section, client, lang: data.lang, words,

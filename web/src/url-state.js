@@ -3,13 +3,16 @@
 // Only values that differ from the lesson's setup are written. Reading gives raw
 // "name=value" strings per demo instance; the core types and validates them.
 
+// `byInstance` has no prototype: a URL naming `constructor.x`, `__proto__.x` or
+// `toString.x` finds no demo there and is reported as unknown, never a TypeError.
 export function readUrlParams(search, instanceNames) {
-  const byInstance = Object.fromEntries(instanceNames.map((n) => [n, []]));
+  const byInstance = Object.create(null);
+  for (const n of instanceNames) byInstance[n] = [];
   const unknown = [];
   for (const [key, value] of new URLSearchParams(search)) {
     const dot = key.lastIndexOf('.');
     const instance = dot > 0 ? key.slice(0, dot) : '';
-    if (instance in byInstance) byInstance[instance].push(`${key.slice(dot + 1)}=${value}`);
+    if (Object.hasOwn(byInstance, instance)) byInstance[instance].push(`${key.slice(dot + 1)}=${value}`);
     else unknown.push(key);
   }
   return { byInstance, unknown };

@@ -1,8 +1,8 @@
 // File wrappers around the byte-level checkpoint API.
 #include <fstream>
-#include <iterator>
 
 #include "icl/checkpoint.h"
+#include "icl/file_read.h"
 
 namespace icl::checkpoint {
 
@@ -18,9 +18,9 @@ Status save_file(const gpt::Model& model, const std::string& path, Encoding enco
 }
 
 Expected<gpt::Model> load_file(const std::string& path, Encoding* stored) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) return make_error("checkpoint: cannot open '" + path + "'");
-    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    auto read = read_regular_file_bytes(path, file_limits::kCheckpoint);
+    if (!read) return make_error("checkpoint: " + read.error().message);
+    const std::vector<uint8_t>& bytes = read.value();
     Expected<gpt::Model> m = load(bytes.data(), bytes.size(), stored);
     if (!m) return make_error(path + ": " + m.error().message);
     return m;

@@ -22,7 +22,8 @@ namespace icl {
 using nlohmann::json;
 
 std::string to_string(const Diagnostic& d) {
-    return d.file + ":" + std::to_string(d.line) + ": " + (d.warning ? "warning: " : "") + d.message;
+    // Line 0: about the file as a whole (it cannot be read): "file: message".
+    return d.file + (d.line > 0 ? ":" + std::to_string(d.line) : "") + ": " + (d.warning ? "warning: " : "") + d.message;
 }
 
 const char* check_type_name(CheckType t) {
@@ -47,6 +48,10 @@ std::string render_markdown(const std::string& markdown) {
 
 namespace {
 
+// The most check blocks a lesson may hold (the shipped lessons have 5 to 10); past it the
+// parser reports one error and leaves the rest out. Parsing is linear in the lesson's size.
+constexpr int kMaxChecks = 200;
+
 // ---- small text helpers -------------------------------------------------------------
 
 std::string trim(const std::string& s) {
@@ -65,6 +70,16 @@ bool is_name(const std::string& s, bool allow_dash) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
                (allow_dash && c == '-');
     });
+}
+
+// Names every JavaScript object answers to through its prototype (and any name starting
+// with "__"): as a demo instance or check id, a page's lookup by name would find the
+// prototype's member instead of the block, so the lint refuses them.
+bool is_reserved_name(const std::string& s) {
+    static const char* const kReserved[] = {"constructor", "toString", "toLocaleString", "valueOf", "hasOwnProperty",
+                                            "isPrototypeOf", "propertyIsEnumerable", "prototype"};
+    if (starts_with(s, "__")) return true;
+    return std::any_of(std::begin(kReserved), std::end(kReserved), [&](const char* r) { return s == r; });
 }
 
 std::string lower(std::string s) {
@@ -518,6 +533,10 @@ private:
         }
         if (demo.demo.empty()) { fail(at, "demo block has no demo id (expected ```demo <id>)"); ok = false; }
         if (demo.name.empty()) demo.name = demo.demo;
+        if (!demo.name.empty() && is_reserved_name(demo.name)) {
+            fail(at, "demo instance name '" + demo.name + "' is reserved (a name every JavaScript object has, or one starting with __); choose another with name=<instance>");
+            ok = false;
+        }
         for (size_t i = open + 1; i < close; ++i) {
             const std::string line = trim(lines_[i]);
             if (line.empty() || line[0] == '#') continue;
@@ -534,14 +553,14 @@ private:
                 demo.params[key] = yaml_scalar(value);
             }
         }
-        for (const auto& block : lesson_.blocks) {
-            const auto* other = std::get_if<DemoBlock>(&block);
-            if (other && !demo.name.empty() && other->name == demo.name) {
-                fail(at, "a second demo instance named '" + demo.name + "' on this page (add name=<other> to one of them)");
-                ok = false;
-            }
+        if (!demo.name.empty() && demo_names_.count(demo.name)) {
+            fail(at, "a second demo instance named '" + demo.name + "' on this page (add name=<other> to one of them)");
+            ok = false;
         }
-        if (ok) lesson_.blocks.push_back(std::move(demo));
+        if (ok) {
+            demo_names_.insert(demo.name);
+            lesson_.blocks.push_back(std::move(demo));
+        }
     }
 
     // ---- check blocks ----
@@ -561,6 +580,8 @@ private:
         if (!keys.count("id")) return fail(at, "check block has no id= (expected id=<unique id in the lesson>)");
         check.id = keys["id"];
         if (!is_name(check.id, true)) return fail(at, "check id '" + check.id + "' must use only letters, digits, '-' and '_'");
+        if (is_reserved_name(check.id))
+            return fail(at, "check id '" + check.id + "' is reserved (a name every JavaScript object has, or one starting with __)");
         if (!keys.count("type")) return fail(at, "check block has no type= (expected type=choice|multi|truefalse|numeric|text|predict)");
         static const std::map<std::string, CheckType> types = {
             {"choice", CheckType::Choice}, {"multi", CheckType::Multi}, {"truefalse", CheckType::TrueFalse},
@@ -577,14 +598,18 @@ private:
         for (const auto& [key, value] : keys)
             if (!allowed.count(key))
                 return fail(at, "check key '" + key + "=' does not apply to a " + keys["type"] + " check");
-        for (const auto& block : lesson_.blocks) {
-            const auto* other = std::get_if<CheckBlock>(&block);
-            if (other && other->id == check.id)
-                return fail(at, "check id '" + check.id + "' is used twice in this lesson (first at line " +
-                                    std::to_string(other->line) + ")");
+        if (const auto first = check_lines_.find(check.id); first != check_lines_.end())
+            return fail(at, "check id '" + check.id + "' is used twice in this lesson (first at line " +
+                                std::to_string(first->second) + ")");
+        if (static_cast<int>(check_lines_.size()) >= kMaxChecks) {
+            if (static_cast<int>(check_lines_.size()) == kMaxChecks)
+                fail(at, "the lesson has more than " + std::to_string(kMaxChecks) + " checks (the most a lesson may hold); this one and any after it are left out");
+            check_lines_.emplace(check.id, at);  // counted, so the message above comes once
+            return;
         }
         if (!parse_check_body(check, open, close)) return;
         if (!parse_grading(check, keys)) return;
+        check_lines_.emplace(check.id, at);
         lesson_.blocks.push_back(std::move(check));
     }
 
@@ -847,11 +872,7 @@ private:
             const auto* c = std::get_if<CheckBlock>(&block);
             if (!c || c->type != CheckType::Predict) continue;
             const std::string wanted = c->grading["demo"];
-            const bool found = std::any_of(lesson_.blocks.begin(), lesson_.blocks.end(), [&](const LessonBlock& b) {
-                const auto* d = std::get_if<DemoBlock>(&b);
-                return d && d->name == wanted;
-            });
-            if (!found)
+            if (!demo_names_.count(wanted))
                 fail(c->line, "predict check names demo instance '" + wanted + "', which is not on this page (instances: " +
                                   (names.empty() ? "none" : names) + ")");
         }
@@ -859,6 +880,8 @@ private:
 
     std::string file_;
     std::vector<std::string> lines_;
+    std::set<std::string> demo_names_;             // the page's demo instances
+    std::map<std::string, int> check_lines_;       // check id -> its line (duplicates, the bound)
     bool utf8_ok_ = true;
     Lesson lesson_;
     std::vector<Diagnostic> problems_;

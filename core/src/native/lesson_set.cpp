@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "icl/demo.h"
+#include "icl/file_read.h"
 #include "icl/quiz.h"
 
 namespace icl {
@@ -26,6 +27,8 @@ int LessonSet::warnings() const { return static_cast<int>(problems.size()) - err
 namespace {
 
 const char* const kLangs[] = {"en", "ko"};
+// Lists the files `icl lessons build` wrote into its folder (write_lesson_json).
+const char* const kBuildManifest = ".icl-lessons-build.json";
 
 struct Source {
     std::string path;   // as shown in messages: <dir>/<lang>/<file>
@@ -238,13 +241,6 @@ void lint_predictions(const Source& s, std::map<std::string, json>& results, std
     }
 }
 
-std::string read_file(const fs::path& p, bool& ok) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream buf;
-    buf << in.rdbuf();
-    ok = static_cast<bool>(in) || in.eof();
-    return buf.str();
-}
 
 }  // namespace
 
@@ -258,21 +254,40 @@ LessonSet load_lesson_set(const std::string& dir, const LintOptions& options) {
             set.problems.push_back({lang_dir.string(), 0, "no such directory (lessons live in " + dir + "/en and " + dir + "/ko)", false});
             continue;
         }
+        // A link that loops or dangles, a folder or a FIFO named *.md: a problem naming the
+        // file, and the other files are read (never an exception out of the iterator).
         std::vector<fs::path> files;
-        for (const auto& entry : fs::directory_iterator(lang_dir, ec))
-            if (entry.is_regular_file() && entry.path().extension() == ".md") files.push_back(entry.path());
+        fs::directory_iterator it(lang_dir, ec), end;
+        for (; !ec && it != end; it.increment(ec)) {
+            const fs::path& p = it->path();
+            if (p.extension() != ".md") continue;
+            const std::string shown = (fs::path(dir) / lang / p.filename()).string();
+            std::error_code sec;
+            const fs::file_status st = fs::status(p, sec);
+            if (sec) {
+                ++set.files;
+                const std::string why = sec.message();
+                const bool link = fs::is_symlink(fs::symlink_status(p, sec));
+                set.problems.push_back({shown, 0, "cannot read the file: " + why + (link ? " (a link that loops or leads nowhere?)" : ""), false});
+            } else if (!fs::is_regular_file(st)) {
+                ++set.files;
+                set.problems.push_back({shown, 0, "not a regular file (a lesson is a .md file); it was not read", false});
+            } else {
+                files.push_back(p);
+            }
+        }
+        if (ec) set.problems.push_back({lang_dir.string(), 0, "cannot list the directory: " + ec.message(), false});
         std::sort(files.begin(), files.end());
         for (const auto& file : files) {
             Source s;
             s.path = (fs::path(dir) / lang / file.filename()).string();
-            bool read_ok = false;
-            const std::string text = read_file(file, read_ok);
+            const auto text = read_regular_file(file.string(), file_limits::kLesson);
             ++set.files;
-            if (!read_ok) {
-                set.problems.push_back({s.path, 0, "cannot read the file", false});
+            if (!text) {
+                set.problems.push_back({s.path, 0, text.error().message, false});
                 continue;
             }
-            LessonParse parsed = parse_lesson_collect(text, s.path);
+            LessonParse parsed = parse_lesson_collect(text.value(), s.path);
             set.problems.insert(set.problems.end(), parsed.problems.begin(), parsed.problems.end());
             s.lesson = std::move(parsed.lesson);
             s.parsed = parsed.problems.empty();
@@ -359,21 +374,38 @@ Status write_lesson_json(const LessonSet& set, const std::string& out_dir) {
         fs::create_directories(fs::path(out_dir) / lang, ec);
         if (ec) return make_error("cannot create " + (fs::path(out_dir) / lang).string() + ": " + ec.message());
     }
+    // The files a previous build wrote, from its manifest: only those may be removed. A
+    // file someone else put in the folder is never touched.
+    const fs::path manifest_path = fs::path(out_dir) / kBuildManifest;
+    std::set<std::string> previous;
+    if (auto text = read_regular_file(manifest_path.string(), file_limits::kRecipe)) {
+        const json m = json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
+        if (m.is_object() && m.contains("files") && m["files"].is_array())
+            for (const json& f : m["files"])
+                if (f.is_string()) previous.insert(f.get<std::string>());
+    }
     if (auto ok = write(fs::path(out_dir) / "index.json", lesson_index_json(set)); !ok) return ok;
+    std::set<std::string> written = {"index.json"};
     for (const char* lang : kLangs) {
-        std::set<std::string> written;
         const auto it = set.lessons.find(lang);
         if (it != set.lessons.end())
             for (const Lesson& l : it->second) {
                 if (auto ok = write(fs::path(out_dir) / lang / (l.id + ".json"), to_json(l)); !ok) return ok;
-                written.insert(l.id + ".json");
+                written.insert(std::string(lang) + "/" + l.id + ".json");
             }
-        // a lesson renamed or removed since the last build leaves no stale page behind
-        std::vector<fs::path> stale;  // listed first: removing while iterating is unspecified
-        for (const auto& entry : fs::directory_iterator(fs::path(out_dir) / lang, ec))
-            if (entry.path().extension() == ".json" && !written.count(entry.path().filename().string()))
-                stale.push_back(entry.path());
-        for (const fs::path& path : stale) fs::remove(path, ec);
+    }
+    if (auto ok = write(manifest_path, json{{"written_by", "icl lessons build"}, {"files", written}}); !ok) return ok;
+    // A lesson renamed or removed since the last build leaves no stale page behind: the
+    // previous build's files that this one did not write again are removed (only names
+    // of the form <lang>/<id>.json, so a hand-edited manifest cannot reach outside).
+    for (const std::string& name : previous) {
+        if (written.count(name)) continue;
+        const size_t slash = name.find('/');
+        const std::string lang = name.substr(0, slash == std::string::npos ? 0 : slash);
+        const std::string base = slash == std::string::npos ? "" : name.substr(slash + 1);
+        const bool shaped = (lang == "en" || lang == "ko") && base.size() > 5 && base.find('/') == std::string::npos &&
+                            base.find("..") == std::string::npos && base.compare(base.size() - 5, 5, ".json") == 0;
+        if (shaped) fs::remove(fs::path(out_dir) / lang / base, ec);
     }
     return Ok{};
 }

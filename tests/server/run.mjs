@@ -1,0 +1,152 @@
+// The static server (web/serve.mjs) against hostile requests (docs/bad-input.md): each
+// case starts from what a tester broke. The server runs in a child process, as
+// `scripts/serve` runs it, so a crash or its memory is seen from outside.
+//   node tests/server/run.mjs
+// Ends with "server: N passed, M failed".
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..', '..');
+
+// A site folder "site" and, beside it, "site-secret" whose name starts with the site's.
+export function makeSite() {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'icl-serve-'));
+  const site = path.join(base, 'site');
+  fs.mkdirSync(path.join(site, 'lab'), { recursive: true });
+  fs.mkdirSync(path.join(base, 'site-secret'));
+  fs.writeFileSync(path.join(base, 'site-secret', 's.txt'), 'SECRET-OUTSIDE-THE-SITE');
+  fs.writeFileSync(path.join(base, 'outside.txt'), 'SECRET-OUTSIDE-THE-SITE');
+  fs.writeFileSync(path.join(site, 'index.html'), '<!doctype html><title>index</title>');
+  fs.writeFileSync(path.join(site, 'lab', 'index.html'), '<!doctype html><title>lab</title>');
+  fs.writeFileSync(path.join(site, 'digits.txt'), '0123456789');
+  fs.writeFileSync(path.join(site, 'big.data'), Buffer.alloc(8 << 20, 7));
+  fs.symlinkSync(path.join(base, 'outside.txt'), path.join(site, 'link-out.txt'));
+  execFileSync('mkfifo', [path.join(site, 'fifo.json')]);
+  return { base, site };
+}
+
+export function startServer(site) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(repo, 'web', 'serve.mjs'), site, '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) resolve({ child, port: Number(m[1]) });
+    });
+    child.on('exit', (code) => reject(new Error(`serve.mjs exited (${code})`)));
+  });
+}
+
+// One raw request; resolves to { status, headers, body } or { error }.
+export function raw(port, text, timeoutMs = 3000) {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks = [];
+    const timer = setTimeout(() => { socket.destroy(); resolve({ status: 0, headers: {}, body: '', error: 'timeout' }); }, timeoutMs);
+    socket.on('connect', () => socket.write(text));
+    socket.on('data', (d) => chunks.push(d));
+    socket.on('error', (e) => { clearTimeout(timer); resolve({ status: 0, headers: {}, body: '', error: e.code || String(e) }); });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const all = Buffer.concat(chunks).toString('latin1');
+      const m = /^HTTP\/1\.[01] (\d{3})/.exec(all);
+      const [head, ...rest] = all.split('\r\n\r\n');
+      const headers = {};
+      for (const line of head.split('\r\n').slice(1)) {
+        const i = line.indexOf(':');
+        if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
+      }
+      resolve({ status: m ? Number(m[1]) : 0, headers, body: rest.join('\r\n\r\n') });
+    });
+  });
+}
+
+const get = (port, target, extra = '', method = 'GET') =>
+  raw(port, `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${extra}\r\n`);
+
+function rssKb(pid) {
+  const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : 0;
+}
+
+async function main() {
+  const { base, site } = makeSite();
+  const { child, port } = await startServer(site);
+  let pass = 0, fail = 0;
+  const check = (name, ok, detail) => {
+    if (ok) pass++;
+    else { fail++; console.log(`FAIL ${name}: ${detail}`); }
+  };
+  const alive = async () => (await get(port, '/digits.txt')).status === 200;
+  try {
+    for (const target of ['/%00', '/a%00b.html', '/%', '/%E0%A4%A', '/..%5c..%5cetc%5cpasswd']) {
+      const r = await get(port, target);
+      check(`malformed ${target}`, r.status >= 400 && r.status < 500 && await alive(), `status ${r.status} ${r.error || ''}`);
+    }
+    for (const target of ['/..%2fsite-secret%2fs.txt', '/../site-secret/s.txt', '/%2e%2e/outside.txt', '/link-out.txt']) {
+      const r = await get(port, target);
+      check(`outside ${target}`, r.status >= 400 && !(r.body || '').includes('SECRET'), `status ${r.status}: ${r.body}`);
+    }
+    for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS', 'TRACE', 'PATCH']) {
+      const r = await get(port, '/index.html', '', method);
+      check(`method ${method}`, r.status === 405 && /GET/.test(r.headers.allow || ''), `status ${r.status}`);
+    }
+    const head = await get(port, '/digits.txt', '', 'HEAD');
+    check('HEAD', head.status === 200 && head.headers['content-length'] === '10' && head.body === '', JSON.stringify(head));
+    const plain = await get(port, '/index.html');
+    check('nosniff', plain.headers['x-content-type-options'] === 'nosniff', JSON.stringify(plain.headers));
+    const ranges = [['bytes=2-4', 206, '234', 'bytes 2-4/10'], ['bytes=7-', 206, '789', 'bytes 7-9/10'],
+      ['bytes=-2', 206, '89', 'bytes 8-9/10'], ['bytes=5-100', 206, '56789', 'bytes 5-9/10'],
+      ['bytes=10-', 416, null, 'bytes */10'], ['bytes=x', 200, '0123456789', undefined]];
+    for (const [range, status, body, cr] of ranges) {
+      const r = await get(port, '/digits.txt', `Range: ${range}\r\n`);
+      check(`range ${range}`, r.status === status && (body === null || r.body === body) && r.headers['content-range'] === cr,
+        `${r.status} '${r.body}' ${r.headers['content-range']}`);
+    }
+    const lab = await get(port, '/lab?lesson=x');
+    check('/lab redirects to /lab/', lab.status === 301 && lab.headers.location === '/lab/?lesson=x', JSON.stringify(lab.headers));
+    const twoSlashes = await get(port, '/.//lab');  // the path is //lab: the redirect must not name a host
+    check('//lab redirects on this host', twoSlashes.status === 301 && twoSlashes.headers.location === '/lab/', JSON.stringify(twoSlashes.headers));
+    const labPage = await get(port, '/lab/');
+    check('/lab/ has a CSP', labPage.status === 200 && /script-src 'self' 'wasm-unsafe-eval'/.test(labPage.headers['content-security-policy'] || ''),
+      JSON.stringify(labPage.headers));
+    const fifo = await get(port, '/fifo.json');
+    check('a FIFO is not opened', fifo.status === 404 && await alive(), `status ${fifo.status} ${fifo.error || ''}`);
+
+    // 100 clients open an 8 MiB file and read nothing: streamed, the server's memory
+    // stays flat (buffered, it held 100 copies: 800 MiB).
+    const before = rssKb(child.pid);
+    const requests = [];
+    for (let i = 0; i < 100; i++) {
+      requests.push(new Promise((resolve) => {
+        const req = http.get({ host: '127.0.0.1', port, path: '/big.data', agent: false }, (res) => {
+          res.pause();
+          resolve({ req, res });
+        });
+        req.on('error', () => resolve({ req }));
+        setTimeout(() => resolve({ req }), 400);
+      }));
+    }
+    const open = await Promise.all(requests);
+    await new Promise((r) => setTimeout(r, 300));
+    const grown = (rssKb(child.pid) - before) / 1024;
+    check('100 parallel reads of an 8 MiB file', grown < 120, `the server grew by ${grown.toFixed(0)} MiB`);
+    for (const o of open) o.req.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    check('alive after the parallel reads', await alive(), 'no answer');
+  } finally {
+    child.kill();
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+  console.log(`server: ${pass} passed, ${fail} failed`);
+  process.exitCode = fail ? 1 : 0;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
