@@ -20,6 +20,7 @@
 #include <imgui_impl_opengl3.h>
 
 #include <icl/assets.h>
+#include "icl/data_dir.h"
 
 #include "app_state.h"
 #include "app_ui.h"
@@ -41,7 +42,8 @@ const char* kUsage =
     "  --lesson <id>          open this lesson (default: the last one opened)\n"
     "  --demo <id>            open this demo on its own\n"
     "  --lang en|ko           the language of lessons and labels\n"
-    "  --lessons <dir>        the lesson sources (default: lessons/ of the source tree)\n"
+    "  --lessons <dir>        the lesson sources (default: $ICL_LESSONS_DIR, the installed\n"
+    "                         share/icl-lab/lessons, or lessons/ of the source tree)\n"
     "  --run-demos            start every demo on the page at once\n"
     "  --set <inst>.<name>=<v> set a demo's parameter as its control would (a text as typed)\n"
     "  --answer <check>=<v>   answer a check of the open lesson; v is JSON (\"b\", [\"a\",\"c\"],\n"
@@ -145,13 +147,11 @@ int parse_options(int argc, char** argv, Options& o) {
 
 std::string find_lessons_dir(const std::string& given) {
     if (!given.empty()) return given;
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec && fs::is_directory(exe.parent_path() / ".." / ".." / "lessons", ec))
-        return (exe.parent_path() / ".." / ".." / "lessons").string();  // build/bin/icl-lab in the source tree
-    if (fs::is_directory(std::string(ICL_SOURCE_DIR) + "/lessons", ec)) return std::string(ICL_SOURCE_DIR) + "/lessons";
-    return "lessons";
+#ifdef __EMSCRIPTEN__
+    return "lessons";  // packed into icl-lab.data at /lessons (native/app/CMakeLists.txt)
+#else
+    return icl::find_lessons_dir(ICL_SOURCE_DIR);  // icl/data_dir.h
+#endif
 }
 
 // Every string the app may draw with the fonts that hold only the glyphs in use.

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <chrono>
 #include <fstream>
 #include <iterator>
@@ -17,6 +18,7 @@
 #include "icl/file_read.h"
 #include "icl/recipe_file.h"
 #include "icl/checkpoint.h"
+#include "icl/data_dir.h"
 #include "icl/demo.h"
 #include "icl/lesson_set.h"
 #include "icl/recipe.h"
@@ -145,7 +147,9 @@ int cmd_lessons(int argc, char** argv) {
     if (argc < 3) return usage_error("lessons needs check or build");
     const std::string action = argv[2];
     if (action != "check" && action != "build") return usage_error("lessons: unknown action '" + action + "' (expected check or build)");
-    std::string dir = "lessons", out;
+    // Default: ./lessons when there is one (a checkout), else the shipped lessons.
+    std::error_code ec;
+    std::string dir = std::filesystem::is_directory("lessons", ec) ? "lessons" : icl::find_lessons_dir(ICL_SOURCE_DIR), out;
     icl::LintOptions options;
     for (int i = 3; i < argc; ++i) {
         const std::string a = argv[i];
@@ -275,10 +279,9 @@ int cmd_train(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    // Demos read their checkpoints from the lessons folder: this checkout's, unless
-    // ICL_LESSONS_DIR names another.
-    const char* lessons_dir = std::getenv("ICL_LESSONS_DIR");
-    icl::set_asset_dir(lessons_dir ? lessons_dir : ICL_SOURCE_DIR "/lessons");
+    // Demos read their checkpoints from the lessons folder: $ICL_LESSONS_DIR, the
+    // installed share/icl-lab/lessons, or this checkout's (icl/data_dir.h).
+    icl::set_asset_dir(icl::find_lessons_dir(ICL_SOURCE_DIR));
     if (argc < 2) {
         std::fputs(kUsage, stderr);
         return 2;

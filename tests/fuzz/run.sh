@@ -1,30 +1,24 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang-14 (ASan + UBSan) into build/fuzz/ and runs
-# each for FUZZ_SECONDS (default 30) on its seed corpus. Crash inputs are kept in
-# build/fuzz/artifacts/; a target fails if it crashed, leaked, timed out or hit a
-# sanitizer. Ends with "fuzz: N passed, M failed".
+# Builds the libFuzzer targets with clang-14 (ASan + UBSan; the `fuzz` preset of
+# CMakePresets.json, into build/fuzz/) and runs each for FUZZ_SECONDS (default 30) on
+# its seed corpus. Crash inputs are kept in build/fuzz/artifacts/; a target fails if it
+# crashed, leaked, timed out or hit a sanitizer. Ends with "fuzz: N passed, M failed".
 #   tests/fuzz/run.sh [target...]          (default: every target)
 #   FUZZ_SECONDS=300 tests/fuzz/run.sh fuzz_lesson
+#   tests/fuzz/run.sh --bin build/fuzz/bin fuzz_grade   (no build: ctest runs it so)
 # To replay one input: build/fuzz/bin/<target> <file>
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-root=$(pwd)
 seconds=${FUZZ_SECONDS:-30}
+bin=
+if [ "${1:-}" = --bin ]; then bin=$2; shift 2; fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_lesson fuzz_grade fuzz_checkpoint fuzz_params fuzz_worker_json fuzz_progress fuzz_lesson_tree fuzz_serve)
 # fuzz_serve is a node script (web/serve.mjs is JavaScript), the others libFuzzer targets.
-native_targets=()
-for t in "${targets[@]}"; do [ "$t" = fuzz_serve ] || native_targets+=("$t"); done
 
-# -O1 -g1 (line tables) with asserts on: what libFuzzer's docs suggest, and a quicker
-# build than -O2 -g.
-args=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" -DICL_FUZZ=ON "-DICL_BIN_DIR=$root/build/fuzz/bin")
-if [ ! -f build/fuzz/build.ninja ] || [ "$(cat build/fuzz/.icl-configure-args 2>/dev/null)" != "${args[*]}" ]; then
-  CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja "${args[@]}" >/dev/null || { echo "fuzz: configure failed"; exit 1; }
-  echo "${args[*]}" > build/fuzz/.icl-configure-args
-fi
-if [ ${#native_targets[@]} -gt 0 ]; then
-  cmake --build build/fuzz -j "$(nproc)" --target "${native_targets[@]}" || { echo "fuzz: build failed"; exit 1; }
+if [ -z "$bin" ]; then
+  bin=build/fuzz/bin
+  scripts/build fuzz || { echo "fuzz: build failed"; exit 1; }
 fi
 
 # Extra seed folders a target reads besides tests/fuzz/corpus/<target>/ (read only).
@@ -53,7 +47,7 @@ for t in "${targets[@]}"; do
   # The progress reader is small: 10 s unless FUZZ_SECONDS says otherwise.
   [ "$t" = fuzz_progress ] && [ -z "${FUZZ_SECONDS:-}" ] && t_seconds=10
   # shellcheck disable=SC2046
-  if build/fuzz/bin/"$t" -max_total_time="$t_seconds" -timeout=20 -rss_limit_mb=2048 -max_len=32768 \
+  if "$bin/$t" -max_total_time="$t_seconds" -timeout=20 -rss_limit_mb=2048 -max_len=32768 \
        -artifact_prefix="build/fuzz/artifacts/$t-" -print_final_stats=1 \
        "$work" "tests/fuzz/corpus/$t" $(extra_seeds "$t") >"$log" 2>&1; then
     passed=$((passed + 1))

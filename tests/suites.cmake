@@ -1,0 +1,59 @@
+# Every test suite as a ctest test, registered in the build tree that builds what it
+# tests (included from the top CMakeLists.txt). See README "Tests".
+set(ICL_NATIVE_SHARDS 2 CACHE STRING "ctest runs the native unit tests in this many shards, side by side")
+set(ICL_ASAN_SHARDS 4 CACHE STRING "ctest runs the ASan unit tests in this many shards, side by side")
+set(ICL_WASM_SHARDS 2 CACHE STRING "ctest runs the wasm unit tests in this many shards, side by side")
+set(ICL_NATIVE_BIN_DIR ${CMAKE_SOURCE_DIR}/build/bin CACHE PATH "the native icl the browser suites build their fixtures with")
+set(ICL_SITE_DIR ${CMAKE_SOURCE_DIR}/build/site CACHE PATH "the site the browser suites serve (scripts/build site)")
+set(ICL_SRC ${CMAKE_SOURCE_DIR})
+
+# icl_add_suite(<name> LABELS <label...> [SERIAL] COMMAND <command...>)
+function(icl_add_suite name)
+  cmake_parse_arguments(S "SERIAL" "" "LABELS;COMMAND;ENVIRONMENT" ${ARGN})
+  add_test(NAME ${name} COMMAND ${S_COMMAND} WORKING_DIRECTORY ${ICL_SRC})
+  set_tests_properties(${name} PROPERTIES LABELS "${S_LABELS}")
+  if(S_SERIAL)
+    set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
+  endif()
+  if(S_ENVIRONMENT)
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "${S_ENVIRONMENT}")
+  endif()
+endfunction()
+
+# A doctest binary in shards, so ctest -j runs them side by side.
+function(icl_add_sharded name shards)
+  cmake_parse_arguments(S "" "" "LABELS;COMMAND;ENVIRONMENT" ${ARGN})
+  foreach(k RANGE 1 ${shards})
+    icl_add_suite(${name}-${k} LABELS ${S_LABELS} ENVIRONMENT ${S_ENVIRONMENT}
+                  COMMAND ${ICL_SRC}/tests/unit/shard.sh ${k} ${shards} ${S_COMMAND})
+  endforeach()
+endfunction()
+
+if(ICL_WASM)
+  icl_add_sharded(unit-wasm ${ICL_WASM_SHARDS} LABELS unit wasm
+                  COMMAND node tests/run-wasm-tests.mjs $<TARGET_FILE_DIR:icl_tests>/icl_tests.js)
+  icl_add_suite(browser LABELS browser SERIAL COMMAND node tests/browser/run.mjs ${ICL_SITE_DIR})
+  icl_add_suite(browser-hostile LABELS browser
+                COMMAND node tests/browser/hostile.mjs ${ICL_NATIVE_BIN_DIR}/icl $<TARGET_FILE_DIR:icl_core_wasm>)
+  icl_add_suite(app-browser LABELS app browser COMMAND ${ICL_SRC}/tests/app/lab.sh ${ICL_SITE_DIR})
+elseif(ICL_SANITIZE)
+  icl_add_sharded(unit-asan ${ICL_ASAN_SHARDS} LABELS unit asan ENVIRONMENT ASAN_OPTIONS=detect_leaks=1
+                  COMMAND $<TARGET_FILE:icl_tests>)
+elseif(ICL_FUZZ)
+  foreach(target ${ICL_FUZZ_TARGETS})
+    icl_add_suite(${target} LABELS fuzz COMMAND ${ICL_SRC}/tests/fuzz/run.sh --bin $<TARGET_FILE_DIR:${target}> ${target})
+  endforeach()
+  # web/serve.mjs under random requests (a node script; run.sh knows it).
+  icl_add_suite(fuzz_serve LABELS fuzz COMMAND ${ICL_SRC}/tests/fuzz/run.sh --bin ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} fuzz_serve)
+else()
+  icl_add_sharded(unit-native ${ICL_NATIVE_SHARDS} LABELS unit quick COMMAND $<TARGET_FILE:icl_tests>)
+  icl_add_suite(cli LABELS cli quick COMMAND ${ICL_SRC}/tests/cli/run.sh $<TARGET_FILE:icl>)
+  icl_add_suite(server LABELS server COMMAND node tests/server/run.mjs)
+  icl_add_suite(lessons-lint LABELS lessons COMMAND $<TARGET_FILE:icl> lessons check --run-demos)
+  icl_add_suite(lessons-predict LABELS lessons COMMAND node tests/lessons/predict-ranges.mjs $<TARGET_FILE:icl>)
+  icl_add_suite(setup-packages LABELS setup quick COMMAND python3 ${ICL_SRC}/tests/setup/check-packages.py)
+  icl_add_suite(install LABELS install quick COMMAND ${ICL_SRC}/tests/install/run.sh ${CMAKE_BINARY_DIR})
+  if(ICL_BUILD_APP)
+    icl_add_suite(app LABELS app SERIAL COMMAND ${ICL_SRC}/tests/app/run.sh $<TARGET_FILE_DIR:icl-lab>)
+  endif()
+endif()
