@@ -50,6 +50,17 @@ if (langSwitch) {
   langSwitch.addEventListener('click', update);
 }
 
+const deferred = new Map();  // section -> DemoBlock waiting to come near the view
+const nearView = 'IntersectionObserver' in window ? new IntersectionObserver((entries) => {
+  for (const e of entries) {
+    if (!e.isIntersecting) continue;
+    nearView.unobserve(e.target);
+    const block = deferred.get(e.target);
+    deferred.delete(e.target);
+    if (block && block.section.dataset.state === 'idle') block.run();
+  }
+}, { rootMargin: '100% 0px' }) : null;
+
 async function start() {
   await client.ready;
   // The saved answers, read (and checked against this lesson's checks) by the core.
@@ -71,7 +82,15 @@ async function start() {
         block.applyUrl(parsed.params);
       }
     }
-    if (block.analytic) block.run();
+    if (block.analytic && nearView && (block.info.assets || []).length && !kvs.length) {
+      // An analytic demo that reads a file (a checkpoint) starts when its block comes
+      // within a screen of the view, so a page's first load carries only what its first
+      // screens draw; one the link sets up starts at once.
+      block.idle();
+      block.setStatus('');
+      deferred.set(block.section, block);
+      nearView.observe(block.section);
+    } else if (block.analytic) block.run();
     else block.idle();
   }
   document.body.dataset.ready = 'true';
