@@ -617,8 +617,6 @@ TEST_CASE("lesson: mutated sources never crash the parser") {
     CHECK(parsed_ok < 1500);
 }
 
-#endif  // ICL_WASM
-
 TEST_CASE("lesson: a predict check graded against the learner's own run (run=own); another run= is an error") {
     const std::string check = "```demo lesson_probe\n```\n\n```check id=p type=predict demo=lesson_probe scalar=\"n times lr\" run=%\n"
                               "Predict.\na) [0, 1] low\nb) [1, inf] high\n---\nFeedback.\n```\n";
@@ -637,3 +635,5 @@ TEST_CASE("lesson: a predict check graded against the learner's own run (run=own
     CHECK_FALSE(std::get<icl::CheckBlock>(lesson.value().blocks.back()).grading.contains("run"));
     CHECK(first_error(with_run("mine"), "f.md").find("run='mine' is neither lesson") != std::string::npos);
 }
+
+#endif  // ICL_WASM
