@@ -182,7 +182,9 @@ def main():
     for cmd in sorted(calls):
         if cmd in BUILTINS or not re.match(r'^[\w/.+-]+$', cmd) or cmd.startswith(('$', '.', 'build/', 'tests/', 'scripts/', 'web/')):
             continue
-        path = cmd if cmd.startswith('/') else shutil.which(cmd)
+        # Debian's own folders first: a developer's PATH may put wrappers (ccache's
+        # /usr/lib/ccache) in front, which would name the wrapper's package.
+        path = cmd if cmd.startswith('/') else (shutil.which(cmd, path='/usr/sbin:/usr/bin:/sbin:/bin') or shutil.which(cmd))
         if not path:
             continue  # a function of the script, or not a command at all
         pkg = owner(path, owners)
