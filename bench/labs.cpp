@@ -62,8 +62,22 @@ int main() {
              const double y = -3.0 + 6.0 * (k % 13) / 12.0;
              return json{{"points", {{-1.5, -0.8}, {-0.8, -0.1}, {0.0, y}, {0.6, 0.8}, {1.3, 1.9}}}};
          }},
-        // prompt_lab (labs-text): the lecture's prompt, its defaults.
-        {"prompt_lab", [](int) { return json::object(); }},
+        // A learner typing a prompt: the lecture's, then its query words one by one.
+        {"prompt_lab",
+         [](int k) {
+             const char* const prompts[] = {"hot → cold ; big → small ; fast →", "hot → cold ; big → small ; slow →",
+                                            "hot → cold ; big → small ; fast → slow ; small →",
+                                            "dog → Paris ; cat → Tokyo ; horse → Rome ; dog →"};
+             return json{{"prompt", prompts[k % 4]}};
+         }},
+        // A learner typing symbols: the sequence grows by one token per edit.
+        {"sequence_lab",
+         [](int k) {
+             const char* const syms[] = {"c", "c", "d", "c", "a", "e", ";"};
+             std::string seq = syms[0];
+             for (int j = 1; j <= k % 20; ++j) seq += std::string(" ") + syms[j % 7];
+             return json{{"sequence", seq}};
+         }},
     };
     icl::set_asset_dir(ICL_BENCH_LESSONS);  // the shipped checkpoints (wasm: NODERAWFS)
     for (const Lab& lab : labs) {

@@ -48,8 +48,21 @@ public:
             return;
         }
         hmm::Prompt prompt;
+        // The Bayes-optimal distribution of the next symbol before token j (after the
+        // tokens before it): each typed symbol's surprisal, -ln p(symbol | what came before),
+        // under the mixture and under the model, says how typical the sequence is.
+        std::vector<double> before = hmm::infer(mixture_, prompt).predictive;
         for (size_t j = 0; j < words_.size(); ++j) {
             const int w = words_[j];
+            if (w != kDelimiterWord && static_cast<int>(prompt.query.size()) < L) {
+                const float* lg = acts.logits_ptr() + j * V;  // position j predicts token j + 1 = words_[j]
+                const float m = *std::max_element(lg, lg + V);
+                double zq = 0;
+                for (int v = 0; v < V; ++v) zq += std::exp(double(lg[v]) - m);
+                surprisal_bayes_ += -std::log(std::max(before[w], 1e-300));
+                surprisal_model_ += -(double(lg[hmm::token_of(w)]) - m - std::log(zq));
+                ++surprisal_count_;
+            }
             if (w == kDelimiterWord) {
                 prompt.segments.push_back(prompt.query);
                 prompt.query.clear();
@@ -74,6 +87,7 @@ public:
                 if (!full && p > 0) kl += p * std::log(p / std::max(q, 1e-30));
             }
             kl_.push_back(full ? std::nan("") : kl);
+            before = inf.predictive;
             labels_.push_back(std::to_string(j + 1) + " " + (w == kDelimiterWord ? ";" : kNames[w]));
         }
         (void)C;
@@ -92,6 +106,8 @@ private:
     bool done_ = false;
     std::string error_;
     std::vector<double> posterior_, model_next_, bayes_next_, kl_;
+    double surprisal_bayes_ = 0, surprisal_model_ = 0;
+    int surprisal_count_ = 0;
     std::vector<std::string> labels_;
 };
 
@@ -122,6 +138,12 @@ Result SequenceLabSession::result() const {
                        tr(L, "the largest posterior probability of a concept, after the last token",
                           "마지막 token 뒤 가장 큰 concept posterior 확률")});
     s.items.push_back({"top_concept", double(top), "", tr(L, "that concept", "그 concept")});
+    const double sc = surprisal_count_ ? double(surprisal_count_) : std::nan("");
+    s.items.push_back({"surprisal_bayes", surprisal_bayes_ / sc, "nats",
+                       tr(L, "how unlikely your symbols are under the mixture: mean of -ln p(symbol | what came before)",
+                          "mixture에서 내 기호가 얼마나 드문가: -ln p(기호 | 앞의 것)의 평균")});
+    s.items.push_back({"surprisal_model", surprisal_model_ / sc, "nats",
+                       tr(L, "the same under the model", "모델에서 같은 값")});
     r.panels.push_back(s);
 
     LinesPanel kl{tr(L, "KL(Bayes ‖ model) at each position", "위치마다의 KL(Bayes ‖ 모델)"),
@@ -151,14 +173,17 @@ Result SequenceLabSession::result() const {
            "segments of 6 symbols separated by ';'. The exact posterior (forward algorithm over the 5 concepts' HMMs) "
            "sharpens as your symbols favour one concept; the model never saw the concepts, yet its next-symbol row "
            "follows the Bayes row — the KL is small where your sequence looks like its training data. After 6 symbols "
-           "only ';' can follow, so those rows have no Bayes distribution. A sequence no concept makes likely (try one "
-           "symbol repeated) is where to look for the model and Bayes parting (Xie et al. 2022).",
+           "only ';' can follow, so those rows have no Bayes distribution. The surprisal scalars say how unlikely your "
+           "symbols are under the mixture and under the model. Where the two part is an empirical question about this "
+           "tiny model: try one symbol repeated (a a a a a a ; a a a and d d d d d d ; d d d behave differently) "
+           "(Xie et al. 2022).",
            "각 행은 token 하나를 더 입력한 뒤의 상태입니다. 모델은 문서마다 concept 하나로 된 문서, 즉 ';'로 나뉜 "
            "기호 6개짜리 segment들로 학습했습니다. 정확한 posterior(concept 5개 HMM에 대한 forward algorithm)는 내 "
            "기호가 한 concept를 가리킬수록 뾰족해집니다. 모델은 concept를 본 적이 없는데도 다음 기호 행이 Bayes 행을 "
            "따라갑니다 — 내 수열이 학습 데이터와 닮은 곳에서 KL이 작습니다. 기호 6개 뒤에는 ';'만 올 수 있으므로 그 "
-           "행에는 Bayes 분포가 없습니다. 어떤 concept로도 그럴듯하지 않은 수열(한 기호의 반복 등)에서 모델과 Bayes가 "
-           "갈라지는지 보세요 (Xie et al. 2022).")});
+           "행에는 Bayes 분포가 없습니다. surprisal 값은 내 기호가 mixture와 모델에서 얼마나 드문지 보여 줍니다. 모델과 "
+           "Bayes가 어디서 갈라지는지는 이 작은 모델에 대한 실험의 문제입니다: 한 기호를 반복해 보세요 "
+           "(a a a a a a ; a a a와 d d d d d d ; d d d는 다르게 움직입니다) (Xie et al. 2022).")});
     return r;
 }
 

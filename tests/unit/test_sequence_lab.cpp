@@ -70,6 +70,27 @@ TEST_CASE("sequence_lab: the posterior and the Bayes row are the brute-force sum
         CHECK(model.values[static_cast<size_t>(2) * O + o] ==
               doctest::Approx(std::exp(logits[hmm::token_of(o)] - mx) / zz).epsilon(1e-4));
 
+    // Surprisal: the mean of -ln p(symbol | what came before) over the 9 symbols is, by
+    // the chain rule, -ln p(segment, query) / 9 under the mixture (z above); under the
+    // model, each symbol's probability from a forward pass of its prefix alone.
+    CHECK(testing::scalar(r, "surprisal_bayes") == doctest::Approx(-std::log(z) / 9).epsilon(1e-9));
+    const std::vector<int> words = {2, 2, 3, 2, 0, 4, -1, 2, 2, 3};  // -1 = ';'
+    double nll = 0;
+    std::vector<int> toks = {hmm::kBos};
+    for (int w : words) {
+        if (w >= 0) {
+            gpt::Activations a;
+            REQUIRE(gpt::forward(gm.value(), a, toks.data(), nullptr, 1, static_cast<int>(toks.size())).ok());
+            const float* lg = a.logits_ptr() + (toks.size() - 1) * V;
+            double m2 = lg[0], z2 = 0;
+            for (int v = 1; v < V; ++v) m2 = std::max(m2, double(lg[v]));
+            for (int v = 0; v < V; ++v) z2 += std::exp(lg[v] - m2);
+            nll += -(lg[hmm::token_of(w)] - m2 - std::log(z2));
+        }
+        toks.push_back(w >= 0 ? hmm::token_of(w) : hmm::kDelimiter);
+    }
+    CHECK(testing::scalar(r, "surprisal_model") == doctest::Approx(nll / 9).epsilon(1e-4));
+
     // A segment longer than the model's is refused by name; an unknown symbol is named.
     testing::expect_refused("sequence_lab", {{"sequence", "a b c d e f g"}}, {"segment 1", "more than 6"});
     testing::expect_refused("sequence_lab", {{"sequence", "a b k"}}, {"'k'", "word 3"});
