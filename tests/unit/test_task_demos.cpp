@@ -224,7 +224,9 @@ TEST_CASE("checkpoints: demo parameters are checked against the loaded model (a 
     REQUIRE(m.ok());
     const std::string text = j.dump();
     put_asset("checkpoints/tasks.json", std::vector<uint8_t>(text.begin(), text.end()));
-    put_asset("checkpoints/tasks.icl", checkpoint::save(m.value()));
+    auto stored = checkpoint::save(m.value(), r.value().storage);  // as the recipe says it is stored
+    REQUIRE(stored.ok());
+    put_asset("checkpoints/tasks.icl", stored.value());
     auto refused = start_demo("function_vectors", {{"top_heads", 9}, {"prompts", 4}}, Lang::en, 1);
     auto fits = start_demo("function_vectors", {{"top_heads", 8}, {"prompts", 4}}, Lang::en, 1);
     put_asset("checkpoints/tasks.json", keep_recipe);
