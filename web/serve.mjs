@@ -8,6 +8,11 @@
 // Content-Security-Policy on /lab/; a folder without its trailing slash is redirected;
 // files are streamed, never buffered, and at most MAX_OPEN_FILES are read at once (the
 // rest wait in a bounded queue, past which the answer is 503).
+// A file with a precompressed <file>.gz beside it (web/gzip-site.mjs writes them, no
+// older than the file) goes gzip-encoded to a browser that accepts gzip and asks for the
+// whole file (a range request gets the plain bytes). Every file carries an ETag (size
+// and time of what is sent) with "no-cache": the browser asks each time and gets a 304
+// for an unchanged file, so the next lesson takes the wasm core from its cache.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -137,14 +142,32 @@ export function createServer(siteDir) {
           'Cache-Control': 'no-cache',
           'X-Content-Type-Options': 'nosniff',
           'Accept-Ranges': 'bytes',
+          Vary: 'Accept-Encoding',
         };
         const inLab = rel === '/lab' || rel.startsWith('/lab/');
         if (inLab) headers['Content-Security-Policy'] = LAB_CSP;
+        let sent = st2;  // what goes out: the file, or its gzip copy
+        if (!range && /\bgzip\b/.test(req.headers['accept-encoding'] || '')) {
+          try {
+            const gz = fs.statSync(`${file}.gz`);
+            if (gz.isFile() && gz.mtimeMs >= st2.mtimeMs) {
+              file = `${file}.gz`;
+              sent = gz;
+              headers['Content-Encoding'] = 'gzip';
+            }
+          } catch { /* no compressed copy */ }
+        }
+        headers.ETag = `"${sent.size.toString(16)}-${Math.round(sent.mtimeMs).toString(16)}${sent === st2 ? '' : '-gz'}"`;
+        if (!range && req.headers['if-none-match'] === headers.ETag) {
+          res.writeHead(304, headers);
+          res.end();
+          return;
+        }
         const start = range ? range.start : 0;
-        const end = range ? range.end : st2.size - 1;
+        const end = range ? range.end : sent.size - 1;
         headers['Content-Length'] = String(Math.max(0, end - start + 1));
         if (range) headers['Content-Range'] = `bytes ${start}-${end}/${st2.size}`;
-        if (req.method === 'HEAD' || st2.size === 0) {
+        if (req.method === 'HEAD' || sent.size === 0) {
           res.writeHead(range ? 206 : 200, headers);
           res.end();
           return;

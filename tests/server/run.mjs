@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
+import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -27,6 +28,14 @@ export function makeSite() {
   fs.writeFileSync(path.join(site, 'digits.txt'), '0123456789');
   fs.writeFileSync(path.join(site, 'big.data'), Buffer.alloc(8 << 20, 7));
   fs.symlinkSync(path.join(base, 'outside.txt'), path.join(site, 'link-out.txt'));
+  // Precompressed copies as web/gzip-site.mjs writes them: a fresh one, and a stale one
+  // (older than its file, as after a rebuild that did not compress again).
+  fs.writeFileSync(path.join(site, 'page.js'), 'console.log("page");\n'.repeat(200));
+  execFileSync(process.execPath, [path.join(repo, 'web', 'gzip-site.mjs'), site]);
+  fs.writeFileSync(path.join(site, 'stale.js'), 'NEW CONTENT\n'.repeat(50));
+  fs.writeFileSync(path.join(site, 'stale.js.gz'), zlib.gzipSync('OLD CONTENT\n'.repeat(50)));
+  const past = new Date(Date.now() - 60000);
+  fs.utimesSync(path.join(site, 'stale.js.gz'), past, past);
   execFileSync('mkfifo', [path.join(site, 'fifo.json')]);
   return { base, site };
 }
@@ -117,6 +126,42 @@ async function main() {
     const labPage = await get(port, '/lab/');
     check('/lab/ has a CSP', labPage.status === 200 && /script-src 'self' 'wasm-unsafe-eval'/.test(labPage.headers['content-security-policy'] || ''),
       JSON.stringify(labPage.headers));
+    // gzip: the copy beside the file to a browser that accepts it, decoding to the file;
+    // the plain file to one that does not, to a range request, and when the copy is stale.
+    const pageJs = fs.readFileSync(path.join(site, 'page.js'));
+    const gzOk = fs.existsSync(path.join(site, 'page.js.gz')) && !fs.existsSync(path.join(site, 'digits.txt.gz'));
+    check('gzip-site writes a copy only where it saves bytes', gzOk, fs.readdirSync(site).join(' '));
+    const zipped = await new Promise((resolve) => {
+      http.get({ host: '127.0.0.1', port, path: '/page.js', headers: { 'Accept-Encoding': 'gzip, deflate' }, agent: false }, (res) => {
+        const parts = [];
+        res.on('data', (d) => parts.push(d));
+        res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(parts) }));
+      });
+    });
+    check('gzip when accepted', zipped.headers['content-encoding'] === 'gzip' && zipped.body.length < pageJs.length / 4 &&
+      zlib.gunzipSync(zipped.body).equals(pageJs) && zipped.headers['content-length'] === String(zipped.body.length) &&
+      /Accept-Encoding/.test(zipped.headers.vary || ''), JSON.stringify(zipped.headers));
+    const unzipped = await get(port, '/page.js');
+    check('plain when gzip is not accepted', !unzipped.headers['content-encoding'] && unzipped.body === pageJs.toString('latin1'),
+      JSON.stringify(unzipped.headers));
+    const rangeGz = await get(port, '/page.js', 'Accept-Encoding: gzip\r\nRange: bytes=0-6\r\n');
+    check('a range request gets plain bytes', rangeGz.status === 206 && !rangeGz.headers['content-encoding'] && rangeGz.body === 'console',
+      `${rangeGz.status} ${JSON.stringify(rangeGz.headers)} '${rangeGz.body}'`);
+    const stale = await get(port, '/stale.js', 'Accept-Encoding: gzip\r\n');
+    check('a stale gzip copy is not sent', !stale.headers['content-encoding'] && stale.body.startsWith('NEW CONTENT'),
+      JSON.stringify(stale.headers));
+    // ETag: the same file asked again with its validator is a 304 without a body; a changed
+    // file is sent again.
+    const first = await get(port, '/page.js', 'Accept-Encoding: gzip\r\n');
+    const again = await get(port, '/page.js', `Accept-Encoding: gzip\r\nIf-None-Match: ${first.headers.etag}\r\n`);
+    check('304 for an unchanged file', first.headers.etag && again.status === 304 && again.body === '', `${again.status} ${first.headers.etag}`);
+    const plainTag = (await get(port, '/page.js')).headers.etag;
+    check('the plain and the gzip answer have different validators', plainTag && plainTag !== first.headers.etag, `${plainTag} ${first.headers.etag}`);
+    const oldTag = (await get(port, '/stale.js')).headers.etag;
+    fs.writeFileSync(path.join(site, 'stale.js'), 'NEWER CONTENT\n'.repeat(60));
+    const changed = await get(port, '/stale.js', `If-None-Match: ${oldTag}\r\n`);
+    check('a changed file is sent again', changed.status === 200 && changed.body.startsWith('NEWER'), `${changed.status}`);
+
     const fifo = await get(port, '/fifo.json');
     check('a FIFO is not opened', fifo.status === 404 && await alive(), `status ${fifo.status} ${fifo.error || ''}`);
 

@@ -13,6 +13,9 @@
 //                 {type: 'failed', run, message}              (could not start / crashed)
 /* global IclCore, importScripts */
 'use strict';
+// The wasm core's bytes are asked for before its loader script, so the two travel at
+// once; the module compiles while it streams in (instantiateStreaming).
+const wasmResponse = fetch(new URL('icl_core.wasm', self.location.href));
 importScripts('icl_core.js');
 
 const SLICE_MS = 25;
@@ -169,7 +172,21 @@ onmessage = (e) => {
   else handle(e.data);
 };
 
-IclCore().then((module) => {
+// Emscripten's hook: instantiate from the response fetched above (streaming where the
+// server says application/wasm, else from its bytes); the loader's own fetch is skipped.
+function instantiateWasm(imports, receive) {
+  wasmResponse
+    .then((res) => {
+      if (!res.ok) throw new Error(`icl_core.wasm: HTTP ${res.status}`);
+      return WebAssembly.instantiateStreaming(res.clone(), imports)
+        .catch(() => res.arrayBuffer().then((bytes) => WebAssembly.instantiate(bytes, imports)));
+    })
+    .then((r) => receive(r.instance, r.module))
+    .catch((e) => postMessage({ type: 'fatal', message: `the wasm core did not load: ${e && e.message ? e.message : e}` }));
+  return {};  // asynchronous: the exports come through receive()
+}
+
+IclCore({ instantiateWasm }).then((module) => {
   core = module;
   const infos = parse(core.demos('en'));
   if (Array.isArray(infos)) assetsOf = Object.fromEntries(infos.map((d) => [d.id, d.assets || []]));
