@@ -27,6 +27,7 @@ struct Run {
     std::vector<double> eval_steps, eval_loss, icl_score, best_prefix;
     std::vector<std::vector<double>> prefix_by_head;  // [head][eval]
     induction::Eval last;
+    std::vector<float> probe_attention;  // (L,H,T,T): attention on the probe sequence at the last evaluation
     double phase_step = -1;  // first eval step where the best prefix-matching score passes kPhaseThreshold
 };
 
@@ -103,6 +104,20 @@ private:
             r->best_prefix.push_back(best);
             if (r->phase_step < 0 && best >= kPhaseThreshold) r->phase_step = done_steps_;
         }
+        // The main model's attention maps on the probe, for result() to copy from.
+        Run& m = *runs_[0];
+        const int L = m.model.config.layers, H = m.model.config.heads, T = data_.length;
+        gpt::Activations acts;
+        if (Status s = gpt::forward(m.model, acts, probe_.data(), nullptr, 1, T); !s) {
+            error_ = s.error().message;
+            return;
+        }
+        m.probe_attention.resize(static_cast<size_t>(L) * H * T * T);
+        for (int l = 0; l < L; ++l)
+            for (int h = 0; h < H; ++h) {
+                const float* a = acts.attention(l, 0, h, H);
+                std::copy(a, a + static_cast<size_t>(T) * T, m.probe_attention.begin() + (static_cast<size_t>(l) * H + h) * T * T);
+            }
     }
 
     // ICL score with each head of the main model zeroed, one at a time.
@@ -256,14 +271,14 @@ Result InductionSession::result() const {
         res.panels.push_back(bars);
     }
 
-    // attention maps of the first evaluation sequence, previous-token head and induction head
-    gpt::Activations acts;
+    // attention maps of the probe sequence at the last evaluation (evaluate_all computed
+    // them), previous-token head and induction head
     const int T = data_.length;
-    if (gpt::forward(m.model, acts, probe_.data(), nullptr, 1, T).ok()) {
+    if (m.probe_attention.size() == static_cast<size_t>(L) * H * T * T) {
         std::vector<std::string> labels;
         for (int t = 0; t < T; ++t) labels.push_back(std::to_string(probe_[(size_t)t]));
         for (int idx : {best_prev, best}) {
-            const float* a = acts.attention(idx / H, 0, idx % H, H);
+            const float* a = m.probe_attention.data() + static_cast<size_t>(idx) * T * T;  // idx = l * H + h
             HeatmapPanel hm{std::string(tr(lang, "Attention of ", "attention: ")) + head_name(idx / H, idx % H) +
                                 (idx == best ? tr(lang, " (best prefix matching)", " (prefix matching 최고)")
                                              : tr(lang, " (best previous-token)", " (previous-token 최고)")),

@@ -53,7 +53,10 @@ public:
             LsaModel before = trainer_.model();
             const double loss = trainer_.step();  // the loss of `before`
             error_ = watch_.check(n, loss, cfg_.lr, ctx_.lang);
-            if (!error_.empty()) return;          // result() shows good_, the curve stops at its last point
+            if (!error_.empty()) {                // result() shows good_, the curve stops at its last point
+                measure();
+                return;
+            }
             good_ = std::move(before);
             good_steps_ = n - 1;
             if (trainer_.steps() % every == 0 || trainer_.steps() == total_steps_) record_eval();
@@ -69,18 +72,8 @@ public:
         r.progress = double(trainer_.steps()) / total_steps_;
         r.error = error_;
         const Lang L = ctx_.lang;
-        // After a divergence: the last model whose loss passed the check.
-        const LsaModel& model = error_.empty() ? trainer_.model() : good_;
+        const LsaModel& model = shown();
         const int d = cfg_.task.d;
-
-        // Compare with GD on the held-out tasks: prediction gap and sensitivity ∂ŷ/∂x_q
-        // (both analytic: backprop through the LSA; for GD ∂ŷ/∂x_q is the learned weight w).
-        double sq = 0.0, cos_sum = 0.0;
-        for (const auto& t : eval_) {
-            const double gap = double(lsa_predict(model, t)) - gd_predict(t, gd_eta_, cfg_.layers);
-            sq += gap * gap;
-            cos_sum += cosine(lsa_query_sensitivity(model, t), gd_weights(t, gd_eta_, cfg_.layers));
-        }
         const double lsa_loss = curve_.y.back();
         ScalarsPanel s{tr(L, "Trained LSA vs gradient descent", "학습한 LSA와 경사 하강"), {}};
         s.items.push_back({"lsa_loss", lsa_loss, "", tr(L, "trained LSA: mean ½(ŷ − y)² on held-out tasks",
@@ -89,9 +82,9 @@ public:
                            tr(L, "K steps of GD (K = layers) with the best η, same tasks",
                               "최적 η로 GD를 K step (K = 층 수) 했을 때, 같은 task들")});
         s.items.push_back({"loss_ratio", lsa_loss / gd_loss_, "", tr(L, "lsa_loss / gd_loss", "lsa_loss / gd_loss")});
-        s.items.push_back({"pred_diff", std::sqrt(sq / eval_.size()), "",
+        s.items.push_back({"pred_diff", pred_diff_, "",
                            tr(L, "root-mean-square of ŷ_LSA − ŷ_GD", "ŷ_LSA − ŷ_GD의 제곱평균제곱근")});
-        s.items.push_back({"sens_cos", cos_sum / eval_.size(), "",
+        s.items.push_back({"sens_cos", sens_cos_, "",
                            tr(L, "mean cosine between ∂ŷ/∂x_test of the LSA and of GD",
                               "LSA와 GD의 ∂ŷ/∂x_test 사이 cosine의 평균")});
         s.items.push_back({"gd_eta", gd_eta_, "", tr(L, "the GD step size that fits best", "가장 잘 맞는 GD step 크기")});
@@ -147,6 +140,24 @@ public:
     }
 
 private:
+    // After a divergence: the last model whose loss passed the check.
+    const LsaModel& shown() const { return error_.empty() ? trainer_.model() : good_; }
+
+    // Compare the shown model with GD on the held-out tasks: prediction gap and
+    // sensitivity ∂ŷ/∂x_q (both analytic: backprop through the LSA; for GD ∂ŷ/∂x_q is
+    // the learned weight w). With each point of the loss curve (and for good_ after a
+    // divergence), so the scalars describe one model and result() only copies.
+    void measure() {
+        double sq = 0.0, cos_sum = 0.0;
+        for (const auto& t : eval_) {
+            const double gap = double(lsa_predict(shown(), t)) - gd_predict(t, gd_eta_, cfg_.layers);
+            sq += gap * gap;
+            cos_sum += cosine(lsa_query_sensitivity(shown(), t), gd_weights(t, gd_eta_, cfg_.layers));
+        }
+        pred_diff_ = std::sqrt(sq / eval_.size());
+        sens_cos_ = cos_sum / eval_.size();
+    }
+
     // The GD reference: K steps (K = layers) at the η with the lowest loss on the eval tasks.
     void fit_gd() {
         gd_loss_ = 1e300;
@@ -163,6 +174,7 @@ private:
     void record_eval() {
         curve_.x.push_back(trainer_.steps());
         curve_.y.push_back(lsa_mean_loss(trainer_.model(), eval_));
+        measure();
     }
 
     DemoContext ctx_;
@@ -173,6 +185,7 @@ private:
     Series curve_;
     double gd_loss_ = 0.0;
     float gd_eta_ = 0.0f;
+    double pred_diff_ = 0.0, sens_cos_ = 0.0;  // measure()'s, for the shown model
     DivergenceWatch watch_;
     LsaModel good_;          // the model before the last step whose loss passed the watch
     int good_steps_ = 0;     // its Adam steps

@@ -174,6 +174,8 @@ public:
     // one task, ...). Analytic demos finish in the first call.
     virtual void step(int budget) = 0;
     virtual bool done() const = 0;
+    // A snapshot of what step() computed: it copies, never runs the model (the desktop
+    // app calls it every frame while a demo trains; tests/unit/test_result_snapshot.cpp).
     virtual Result result() const = 0;
 };
 

@@ -1,0 +1,60 @@
+// result() is a snapshot (docs/DESIGN.md): the desktop app calls it every frame while a
+// demo trains, so it copies what step() computed and computes nothing itself. Held here
+// for the two training demos whose result() once ran the model: lsa_training (500
+// held-out forward and backward passes) and induction_heads (a forward pass for its
+// attention maps). The test times result() against one step() of the same session — a
+// ratio, so a slow or loaded machine (ASan, wasm) does not move it: a snapshot is tens
+// of times cheaper than a training step, a result() that evaluates the model is not.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "demo_testing.h"
+
+using namespace icl;
+
+namespace {
+
+double median_ms(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+template <class F>
+double time_ms(F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Median time of result() and of step(1) on a session past its start.
+void check_snapshot(const std::string& id, const nlohmann::json& params) {
+    auto session = start_demo(id, params, Lang::en, 1);
+    REQUIRE_MESSAGE(session.ok(), (session.ok() ? std::string() : session.error().message));
+    Session& s = *session.value();
+    s.step(2);
+    std::vector<double> step_ms, result_ms;
+    const Result before = s.result();
+    for (int k = 0; k < 9; ++k) {
+        result_ms.push_back(time_ms([&] { (void)s.result(); }));
+        step_ms.push_back(time_ms([&] { s.step(1); }));
+    }
+    const double r = median_ms(result_ms), st = median_ms(step_ms);
+    INFO(id << ": result() " << r << " ms, step(1) " << st << " ms");
+    CHECK(r < 0.25 * st);
+    // Two calls with no step between give the same Result.
+    const Result a = s.result(), b = s.result();
+    const bool same = to_json(a).dump() == to_json(b).dump();
+    CHECK(same);
+    CHECK(before.panels.size() == a.panels.size());
+}
+
+}  // namespace
+
+TEST_CASE("result() is a snapshot: lsa_training and induction_heads compute in step(), copy in result()") {
+    check_snapshot("lsa_training", {{"steps", 200}});
+    check_snapshot("induction_heads", {{"steps", 200}, {"batch", 2}, {"control", false}});
+}
