@@ -122,15 +122,37 @@ def closure(listed, pkgs, provides):
                     todo.append(filled[0])
     return seen
 
-def file_owners():
-    """path -> package, from dpkg's file lists (one pass; quicker than dpkg-query -S per file)."""
-    owners = {}
+def file_owners(wanted=()):
+    """path -> package, from dpkg's file lists (one pass; quicker than dpkg-query -S per
+    file): every file in a bin folder, and the `wanted` paths."""
+    owners, wanted = {}, set(wanted)
     for lst in glob.glob('/var/lib/dpkg/info/*.list'):
         pkg = os.path.basename(lst)[:-5].split(':')[0]
         for line in read(lst).split('\n'):
-            if '/bin/' in line:
+            if '/bin/' in line or line in wanted:
                 owners.setdefault(line, pkg)
     return owners
+
+# Files the build reads from Debian's folders by their path (fonts, toolchain files,
+# headers): found in the CMake files and the build's scripts, `set(NAME /path)`
+# variables expanded. A minimal root lacked DejaVuSans-Oblique.ttf (fonts-dejavu-extra)
+# while every command was there.
+BUILD_FILES = sorted(set(glob.glob('**/CMakeLists.txt', recursive=True) + glob.glob('*.cmake') + glob.glob('cmake/*.cmake')
+                         + ['CMakePresets.json'] + glob.glob('native/app/*.py') + glob.glob('scripts/*')))
+
+def build_paths():
+    """/usr/... path -> the file that names it."""
+    found = {}
+    for f in BUILD_FILES:
+        if f.startswith(('build/', 'web/node_modules/')) or not os.path.isfile(f):
+            continue
+        text = read(f)
+        variables = dict(re.findall(r'set\((\w+)\s+(/usr/[\w./+-]+)\)', text))
+        for name, value in variables.items():
+            text = text.replace('${' + name + '}', value)
+        for m in re.finditer(r'(/usr/(?:share|lib|include)/[\w./+-]*\w)', text):
+            found.setdefault(m.group(1), f)
+    return found
 
 def owner(path, owners):
     """The package that ships a file (trying the merged-/usr twin and the symlink's target)."""
@@ -177,7 +199,8 @@ def main():
     installed = closure(listed, pkgs, provides)
     # What debootstrap --variant=minbase installs: Essential and Priority required, and apt.
     base = {p for p, (ess, prio, _) in pkgs.items() if ess or prio == 'required'} | {'apt'}
-    owners = file_owners()
+    paths = build_paths()
+    owners = file_owners(paths)
     checked = missing = 0
     for cmd in sorted(calls):
         if cmd in BUILTINS or not re.match(r'^[\w/.+-]+$', cmd) or cmd.startswith(('$', '.', 'build/', 'tests/', 'scripts/', 'web/')):
@@ -198,6 +221,18 @@ def main():
         else:
             missing += 1
             print(f'FAIL {cmd} (called by {calls[cmd]}) comes from Debian package {pkg}, which scripts/setup does not install')
+    for path, where in sorted(paths.items()):
+        if not os.path.isfile(path):
+            continue  # a folder (or a prefix of a path): its files are what a package ships
+        pkg = owner(path, owners)
+        if pkg is None:
+            continue
+        checked += 1
+        if pkg in base or pkg in installed:
+            print(f'ok   {path}: {pkg}')
+        else:
+            missing += 1
+            print(f'FAIL {path} (read by {where}) comes from Debian package {pkg}, which scripts/setup does not install')
     for pkg, where in sorted(needed_pkgs.items()):
         checked += 1
         if pkg in base or pkg in installed:
@@ -205,7 +240,7 @@ def main():
         else:
             missing += 1
             print(f'FAIL package {pkg} (needed by {where}) is not installed by scripts/setup')
-    print(f'setup-packages: {checked} commands checked, {missing} not installed by scripts/setup')
+    print(f'setup-packages: {checked} commands and files checked, {missing} not installed by scripts/setup')
     return 1 if missing else 0
 
 if __name__ == '__main__':
