@@ -579,7 +579,14 @@ TEST_CASE("lessons lint: a quoted figure must name an instance of its page and m
     CHECK(text.find("en/01-first.md:7: figure 1.5 quotes demo instance 'elsewhere', which is not on this page") != std::string::npos);
     CHECK(text.find("en/01-first.md:7: figure 1 (lesson_probe:nope): ") != std::string::npos);
     CHECK(text.find("ko/01-first.md:1: quoted figures differ from " + (t.root / "en" / "01-first.md").string() +
-                    ": only there 1 @lesson_probe:nope; only here 2 @lesson_probe:nope") != std::string::npos);
+                    ": only there 1 ±1 @lesson_probe:nope; only here 2 ±1 @lesson_probe:nope") != std::string::npos);
+
+    // The same value held to another tolerance in the translation is a mismatch too.
+    t.write("en/01-first.md", with_figure("en", "{{1.5 @lesson_probe:n times lr ±0.05}}"));
+    t.write("ko/01-first.md", with_figure("ko", "{{1.5 @lesson_probe:n times lr ±5%}}"));
+    const std::string tol_text = problems_text(icl::load_lesson_set(t.root.string()));
+    CHECK(tol_text.find("only there 1.5 ±0.05 @lesson_probe:n times lr; only here 1.5 ±5% @lesson_probe:n times lr") !=
+          std::string::npos);
 }
 
 // Deterministic mutations of a good lesson (lines dropped, doubled, cut, bytes changed):

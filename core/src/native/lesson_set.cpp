@@ -112,11 +112,16 @@ void lint_pair(const Source& en, const Source& ko, std::vector<Diagnostic>& out)
             break;
         }
     }
-    // The same figures quoted (value, instance, scalar), in any order: a translation
-    // may put them in another place in a sentence, not show another number.
+    // The same figures quoted (value, tolerance, instance, scalar), in any order: a
+    // translation may put them in another place in a sentence, not show another number
+    // or hold it to another tolerance.
     const auto figure_list = [](const Lesson& l) {
         std::vector<std::string> v;
-        for (const Figure& f : l.figures) v.push_back(f.text + " @" + f.instance + ":" + f.scalar);
+        for (const Figure& f : l.figures) {
+            std::ostringstream tol;
+            tol << f.tol << (f.relative ? "%" : "");
+            v.push_back(f.text + " ±" + tol.str() + " @" + f.instance + ":" + f.scalar);
+        }
         std::sort(v.begin(), v.end());
         return v;
     };
