@@ -201,7 +201,19 @@ def main():
     base = {p for p, (ess, prio, _) in pkgs.items() if ess or prio == 'required'} | {'apt'}
     paths = build_paths()
     owners = file_owners(paths)
-    checked = missing = 0
+    counts = {'checked': 0, 'missing': 0}
+
+    def judge(pkg, what, fail):
+        """One line for `what` (a command, a file or a package) that comes from `pkg`."""
+        counts['checked'] += 1
+        if pkg in base:
+            print(f'ok   {what}: {pkg} (in a minimal Debian root)')
+        elif pkg in installed:
+            print(f'ok   {what}: {pkg} (scripts/setup)')
+        else:
+            counts['missing'] += 1
+            print(f'FAIL {fail}')
+
     for cmd in sorted(calls):
         if cmd in BUILTINS or not re.match(r'^[\w/.+-]+$', cmd) or cmd.startswith(('$', '.', 'build/', 'tests/', 'scripts/', 'web/')):
             continue
@@ -213,33 +225,16 @@ def main():
         pkg = owner(path, owners)
         if pkg is None:
             continue  # not from a Debian package (e.g. a link in this machine's /usr/local)
-        checked += 1
-        if pkg in base:
-            print(f'ok   {cmd}: {pkg} (in a minimal Debian root)')
-        elif pkg in installed:
-            print(f'ok   {cmd}: {pkg} (scripts/setup)')
-        else:
-            missing += 1
-            print(f'FAIL {cmd} (called by {calls[cmd]}) comes from Debian package {pkg}, which scripts/setup does not install')
+        judge(pkg, cmd, f'{cmd} (called by {calls[cmd]}) comes from Debian package {pkg}, which scripts/setup does not install')
     for path, where in sorted(paths.items()):
         if not os.path.isfile(path):
             continue  # a folder (or a prefix of a path): its files are what a package ships
         pkg = owner(path, owners)
-        if pkg is None:
-            continue
-        checked += 1
-        if pkg in base or pkg in installed:
-            print(f'ok   {path}: {pkg}')
-        else:
-            missing += 1
-            print(f'FAIL {path} (read by {where}) comes from Debian package {pkg}, which scripts/setup does not install')
+        if pkg is not None:
+            judge(pkg, path, f'{path} (read by {where}) comes from Debian package {pkg}, which scripts/setup does not install')
     for pkg, where in sorted(needed_pkgs.items()):
-        checked += 1
-        if pkg in base or pkg in installed:
-            print(f'ok   package {pkg} (needed by {where})')
-        else:
-            missing += 1
-            print(f'FAIL package {pkg} (needed by {where}) is not installed by scripts/setup')
+        judge(pkg, f'package {pkg} (needed by {where})', f'package {pkg} (needed by {where}) is not installed by scripts/setup')
+    checked, missing = counts['checked'], counts['missing']
     print(f'setup-packages: {checked} commands and files checked, {missing} not installed by scripts/setup')
     return 1 if missing else 0
 
