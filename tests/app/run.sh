@@ -20,14 +20,8 @@ bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 
 work=$(mktemp -d)
 export XDG_STATE_HOME=$work/state
-# A free display number: no lock file and no socket.
-display=99
-while [ -e /tmp/.X$display-lock ] || [ -e /tmp/.X11-unix/X$display ]; do display=$((display + 1)); done
-Xvfb :$display -screen 0 1280x800x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
-xvfb_pid=$!
-trap 'kill $xvfb_pid 2>/dev/null; wait $xvfb_pid 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 50); do [ -e /tmp/.X11-unix/X$display ] && break; sleep 0.1; done
-export DISPLAY=:$display
+. tests/app/xvfb.sh
+start_xvfb "$work"
 
 run_app() {  # run_app <name> <args...>: output in $work/<name>.out, status in $status
   local name=$1; shift

@@ -10,6 +10,7 @@
 set -u
 build=$(realpath "$1")
 cd "$(dirname "$0")/../.."
+repo=$(pwd)
 pass=0; fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
@@ -36,13 +37,9 @@ run "$icl" lessons check && grep -Eq "lessons: [1-9][0-9]* files, 0 errors" "$wo
 app=
 if [ -x "$prefix/bin/icl-lab" ] && command -v Xvfb >/dev/null; then
   app=$prefix/bin/icl-lab
-  display=99
-  while [ -e /tmp/.X$display-lock ] || [ -e /tmp/.X11-unix/X$display ]; do display=$((display + 1)); done
-  Xvfb :$display -screen 0 1280x800x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
-  xvfb_pid=$!
-  trap 'kill $xvfb_pid 2>/dev/null; wait $xvfb_pid 2>/dev/null; rm -rf "$work"' EXIT
-  for _ in $(seq 50); do [ -e /tmp/.X11-unix/X$display ] && break; sleep 0.1; done
-  export DISPLAY=:$display XDG_STATE_HOME=$work/state
+  . "$repo/tests/app/xvfb.sh"
+  start_xvfb "$work"
+  export XDG_STATE_HOME=$work/state
   run "$app" --lesson dual-form --lang en --frames 2 && ok || bad "icl-lab --frames 2 from the prefix: $(tail -3 "$work/out")"
 fi
 
