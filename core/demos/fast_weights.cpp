@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "icl/format.h"
 #include "icl/demo.h"
 #include "icl/gpt_train.h"
 #include "icl/recipe.h"
@@ -24,12 +25,6 @@ constexpr int kPairs = tasks::kMaxShots + 1;  // training documents as long as t
 constexpr int kArms = 3;
 constexpr gpt::AttentionKind kKinds[kArms] = {gpt::AttentionKind::softmax, gpt::AttentionKind::linear,
                                                gpt::AttentionKind::delta};
-
-std::string fmt(double v, const char* f = "%.3f") {
-    char b[32];
-    std::snprintf(b, sizeof b, f, v);
-    return b;
-}
 
 void mean_sd(const std::vector<double>& v, double& mean, double& sd) {
     mean = 0;
@@ -350,8 +345,8 @@ Result FastWeightsSession::result() const {
         std::vector<std::string> row{std::to_string(sd)};
         for (int i = 0; i < kArms; ++i) {
             const auto& c = curves_[i][sd];
-            row.push_back(fmt(c[0], "%.2f") + " → " + fmt(c[1], "%.2f") + " → " + fmt(c[4], "%.2f") + " → " +
-                          fmt(c[(size_t)tasks::kMaxShots], "%.2f"));
+            row.push_back(format_number(c[0], "%.2f") + " → " + format_number(c[1], "%.2f") + " → " + format_number(c[4], "%.2f") + " → " +
+                          format_number(c[(size_t)tasks::kMaxShots], "%.2f"));
         }
         t.rows.push_back(row);
     }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "icl/format.h"
 #include "icl/demo.h"
 #include "icl/param_count.h"
 
@@ -32,12 +33,6 @@ std::string human(double n) {
     else if (n >= 1e6) std::snprintf(buf, sizeof buf, "%.1fM", n / 1e6);
     else if (n >= 1e3) std::snprintf(buf, sizeof buf, "%.1fK", n / 1e3);
     else std::snprintf(buf, sizeof buf, "%.0f", n);
-    return buf;
-}
-
-std::string num(double v, const char* f = "%.0f") {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, f, v);
     return buf;
 }
 
@@ -87,10 +82,10 @@ public:
                         tr(lang, "named in the paper", "논문 표기")},
                        {}};
         for (const PublishedModel* m : {&kGpt2Xl, &kGpt3[7]})
-            cmp.rows.push_back({m->name, num(m->layers), num(m->width), num(m->context), human(count(*m)), human(m->nominal)});
-        cmp.rows.push_back({tr(lang, "ratio", "배율"), num(96.0 / 48, "%.0fx"), num(12288.0 / 1600, "%.2fx"),
-                            num(2048.0 / 1024, "%.0fx"), num(count(kGpt3[7]) / count(kGpt2Xl), "%.0fx"),
-                            num(175e9 / 1.5e9, "%.0fx")});
+            cmp.rows.push_back({m->name, format_number(m->layers, "%.0f"), format_number(m->width, "%.0f"), format_number(m->context, "%.0f"), human(count(*m)), human(m->nominal)});
+        cmp.rows.push_back({tr(lang, "ratio", "배율"), format_number(96.0 / 48, "%.0fx"), format_number(12288.0 / 1600, "%.2fx"),
+                            format_number(2048.0 / 1024, "%.0fx"), format_number(count(kGpt3[7]) / count(kGpt2Xl), "%.0fx"),
+                            format_number(175e9 / 1.5e9, "%.0fx")});
         r.panels.push_back(cmp);
 
         TablePanel sizes{tr(lang, "The eight GPT-3 sizes (Brown et al. 2020, Table 2.1)",
@@ -106,8 +101,8 @@ public:
         for (const PublishedModel& m : kGpt3) {
             const ParamCount mc = gpt_param_count(m.layers, m.width, m.vocab, m.context);
             const double t = static_cast<double>(mc.total());
-            sizes.rows.push_back({m.name, num(m.layers), num(m.width), human(m.nominal), human(t),
-                                  num(100.0 * (t - m.nominal) / m.nominal, "%+.1f%%")});
+            sizes.rows.push_back({m.name, format_number(m.layers, "%.0f"), format_number(m.width, "%.0f"), human(m.nominal), human(t),
+                                  format_number(100.0 * (t - m.nominal) / m.nominal, "%+.1f%%")});
             emb.x.push_back(t);
             emb.y.push_back((mc.token_embedding + mc.position_embedding) / t);
             blocks.x.push_back(t);

@@ -99,11 +99,6 @@ private:
     HeadSplit example_;
 };
 
-double mean(const std::vector<double>& v) {
-    double s = 0;
-    for (double x : v) s += x / (double)v.size();
-    return s;
-}
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
@@ -123,17 +118,17 @@ Result DecompositionSession::result() const {
     s.items.push_back({"identity_err", identity_err_, "",
                        tr(lang, "largest |W_ZSL q + ΔW_ICL q − Σ v_i (k_i·q)| / max|F(q)| over every head and prompt (float rounding)",
                           "모든 head와 prompt에서 |W_ZSL q + ΔW_ICL q − Σ v_i (k_i·q)| / max|F(q)|의 최댓값 (float 반올림)")});
-    s.items.push_back({"rel_err", mean(rel_), "", tr(lang, "mean ||F(q) − o|| / ||o||: linear form vs the real softmax output",
+    s.items.push_back({"rel_err", metrics::mean(rel_), "", tr(lang, "mean ||F(q) − o|| / ||o||: linear form vs the real softmax output",
                                                       "평균 ||F(q) − o|| / ||o||: linear 형태 대 실제 softmax 출력")});
     s.items.push_back({"rel_err_median", median(rel_), "", tr(lang, "median of that relative error over heads", "그 상대 오차의 head 중앙값")});
-    s.items.push_back({"rel_err_scaled", mean(scaled_), "",
+    s.items.push_back({"rel_err_scaled", metrics::mean(scaled_), "",
                        tr(lang, "mean relative error left after the best rescaling of F(q) (direction only)",
                           "F(q)의 크기를 가장 잘 맞춘 뒤에도 남는 평균 상대 오차 (방향만 비교)")});
-    s.items.push_back({"cosine", mean(cos_), "", tr(lang, "mean cos(F(q), o)", "평균 cos(F(q), o)")});
-    s.items.push_back({"demo_norm_ratio", mean(share_), "",
+    s.items.push_back({"cosine", metrics::mean(cos_), "", tr(lang, "mean cos(F(q), o)", "평균 cos(F(q), o)")});
+    s.items.push_back({"demo_norm_ratio", metrics::mean(share_), "",
                        tr(lang, "mean norm ratio ||ΔW_ICL q|| / ||F(q)|| (not a share: the two parts can cancel, so it can exceed 1)",
                           "평균 norm 비 ||ΔW_ICL q|| / ||F(q)|| (몫이 아님: 두 부분이 상쇄될 수 있어 1을 넘을 수 있음)")});
-    s.items.push_back({"softmax_on_demos", mean(on_demos_), "", tr(lang, "mean softmax attention mass on the demonstration tokens",
+    s.items.push_back({"softmax_on_demos", metrics::mean(on_demos_), "", tr(lang, "mean softmax attention mass on the demonstration tokens",
                                                                    "demonstration token에 가는 평균 softmax attention")});
     s.items.push_back({"accuracy", correct_, "", tr(lang, "the model's accuracy on these prompts", "이 prompt들에서 모델의 정확도")});
     r.panels.push_back(s);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "icl/format.h"
 #include "icl/demo.h"
 #include "icl/gpt_train.h"
 #include "icl/metrics.h"
@@ -15,12 +16,6 @@
 
 namespace icl {
 namespace {
-
-std::string fmt(double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.3f", v);
-    return b;
-}
 
 // What one forward pass shows at its last position.
 struct Look {
@@ -193,11 +188,6 @@ private:
     std::vector<double> simaou_, simaou_rnd_, simam_before_, simam_after_, kendall_;
 };
 
-double mean(const std::vector<double>& v) {  // NaN (JSON null) before there is anything to average
-    double s = 0;
-    for (double x : v) s += x;
-    return v.empty() ? NAN : s / v.size();
-}
 double accuracy(const std::vector<bool>& v) {
     double s = 0;
     for (bool x : v) s += x;
@@ -221,18 +211,18 @@ Result IclVsFtSession::result() const {
     s.items.push_back({"rec2ftp", rec.value, "", tr(lang, "Rec2FTP: of the queries FT fixes (ZSL wrong, FT right), the share ICL fixes too",
                                                    "Rec2FTP: FT가 고친 query(ZSL 틀림, FT 맞음) 중 ICL도 고친 비율")});
     s.items.push_back({"ft_fixed", (double)rec.ft_fixed, "", tr(lang, "queries FT fixes (Rec2FTP's denominator)", "FT가 고친 query 수 (Rec2FTP의 분모)")});
-    s.items.push_back({"simaou", mean(simaou_), "", tr(lang, "SimAOU: cos(h_ICL − h_ZSL, h_FT − h_ZSL), mean over layers and queries",
+    s.items.push_back({"simaou", metrics::mean(simaou_), "", tr(lang, "SimAOU: cos(h_ICL − h_ZSL, h_FT − h_ZSL), mean over layers and queries",
                                                        "SimAOU: cos(h_ICL − h_ZSL, h_FT − h_ZSL), layer와 query 평균")});
-    s.items.push_back({"simaou_random", mean(simaou_rnd_), "", tr(lang, "the same with a random update of W_K, W_V of FT's norm",
+    s.items.push_back({"simaou_random", metrics::mean(simaou_rnd_), "", tr(lang, "the same with a random update of W_K, W_V of FT's norm",
                                                                   "FT와 같은 크기의 무작위 W_K, W_V update로 잰 같은 값")});
-    s.items.push_back({"simam_zsl", mean(simam_before_), "", tr(lang, "SimAM before: cos(ICL, ZSL attention to the query's own tokens)",
+    s.items.push_back({"simam_zsl", metrics::mean(simam_before_), "", tr(lang, "SimAM before: cos(ICL, ZSL attention to the query's own tokens)",
                                                                 "SimAM 전: cos(ICL, ZSL의 query 자신의 token에 대한 attention)")});
-    s.items.push_back({"simam_ft", mean(simam_after_), "", tr(lang, "SimAM after: cos(ICL, FT attention to the query's own tokens)",
+    s.items.push_back({"simam_ft", metrics::mean(simam_after_), "", tr(lang, "SimAM after: cos(ICL, FT attention to the query's own tokens)",
                                                               "SimAM 후: cos(ICL, FT의 query 자신의 token에 대한 attention)")});
-    s.items.push_back({"simam_rise", mean(simam_after_) - mean(simam_before_), "",
+    s.items.push_back({"simam_rise", metrics::mean(simam_after_) - metrics::mean(simam_before_), "",
                        tr(lang, "simam_ft − simam_zsl: how far FT moves attention towards ICL's (Dai et al.: +0.10 / +0.08)",
                           "simam_ft − simam_zsl: FT가 attention을 ICL 쪽으로 옮긴 정도 (Dai et al.: +0.10 / +0.08)")});
-    s.items.push_back({"kendall_tau", mean(kendall_), "", tr(lang, "Kendall τ: ICL attention to each demonstration vs its leave-one-out influence on FT",
+    s.items.push_back({"kendall_tau", metrics::mean(kendall_), "", tr(lang, "Kendall τ: ICL attention to each demonstration vs its leave-one-out influence on FT",
                                                              "Kendall τ: 각 demonstration에 대한 ICL attention 대 FT에서 그것을 뺐을 때의 영향")});
     r.panels.push_back(s);
     r.panels.push_back(NotePanel{
@@ -256,12 +246,12 @@ Result IclVsFtSession::result() const {
            "사례에 기댑니다 (ft_fixed가 그 수).")});
     TablePanel t{tr(lang, "Beside Dai et al. 2023 (GPT 1.3B / 2.7B, means over six datasets)", "Dai et al. 2023 옆에 (GPT 1.3B / 2.7B, 데이터셋 여섯 개 평균)"),
                  {tr(lang, "metric", "지표"), tr(lang, "this model", "이 모델"), "GPT 1.3B", "GPT 2.7B"}, {}};
-    t.rows.push_back({"Rec2FTP", fmt(rec.value), "0.8556", "0.8939"});
-    t.rows.push_back({"SimAOU", fmt(mean(simaou_)), "0.186", "0.225"});
-    t.rows.push_back({tr(lang, "SimAOU, random update", "SimAOU, 무작위 update"), fmt(mean(simaou_rnd_)), "≈ 0", "≈ 0"});
-    t.rows.push_back({tr(lang, "SimAM ICL–ZSL → ICL–FT", "SimAM ICL–ZSL → ICL–FT"), fmt(mean(simam_before_)) + " → " + fmt(mean(simam_after_)),
+    t.rows.push_back({"Rec2FTP", format_number(rec.value, "%.3f"), "0.8556", "0.8939"});
+    t.rows.push_back({"SimAOU", format_number(metrics::mean(simaou_), "%.3f"), "0.186", "0.225"});
+    t.rows.push_back({tr(lang, "SimAOU, random update", "SimAOU, 무작위 update"), format_number(metrics::mean(simaou_rnd_), "%.3f"), "≈ 0", "≈ 0"});
+    t.rows.push_back({tr(lang, "SimAM ICL–ZSL → ICL–FT", "SimAM ICL–ZSL → ICL–FT"), format_number(metrics::mean(simam_before_), "%.3f") + " → " + format_number(metrics::mean(simam_after_), "%.3f"),
                       "0.338 → 0.442", "0.355 → 0.434"});
-    t.rows.push_back({"Kendall τ", fmt(mean(kendall_)), "0.193", "0.214"});
+    t.rows.push_back({"Kendall τ", format_number(metrics::mean(kendall_), "%.3f"), "0.193", "0.214"});
     r.panels.push_back(t);
     BarsPanel acc{tr(lang, "Accuracy", "정확도"), tr(lang, "accuracy", "정확도"), {"ZSL", "FT", "ICL"}, {accuracy(zsl_), accuracy(ft_), accuracy(icl_)}, {}};
     r.panels.push_back(acc);

@@ -12,6 +12,7 @@
 #include "icl/linear_tasks.h"
 #include "icl/lsa.h"
 #include "icl/rng.h"
+#include "icl/metrics.h"
 
 namespace icl {
 namespace {
@@ -23,16 +24,6 @@ constexpr int kCurvePoints = 60;
 float gd_predict(const RegressionTask& t, float eta, int steps) {
     const std::vector<float> w = gd_weights(t, eta, steps);
     return dot(w.data(), t.x_query.data(), t.x.cols);
-}
-
-double cosine(const std::vector<float>& a, const std::vector<float>& b) {
-    double ab = 0, aa = 0, bb = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        ab += double(a[i]) * b[i];
-        aa += double(a[i]) * a[i];
-        bb += double(b[i]) * b[i];
-    }
-    return aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : 0.0;
 }
 
 class LsaTrainingSession : public Session {
@@ -152,7 +143,7 @@ private:
         for (const auto& t : eval_) {
             const double gap = double(lsa_predict(shown(), t)) - gd_predict(t, gd_eta_, cfg_.layers);
             sq += gap * gap;
-            cos_sum += cosine(lsa_query_sensitivity(shown(), t), gd_weights(t, gd_eta_, cfg_.layers));
+            cos_sum += metrics::cosine(lsa_query_sensitivity(shown(), t), gd_weights(t, gd_eta_, cfg_.layers));
         }
         pred_diff_ = std::sqrt(sq / eval_.size());
         sens_cos_ = cos_sum / eval_.size();

@@ -10,22 +10,18 @@
 #include <optional>
 #include <string>
 
+#include "icl/format.h"
 #include "icl/demo.h"
 #include "icl/gpt_train.h"
 #include "icl/recipe.h"
 #include "icl/tasks.h"
+#include "icl/metrics.h"
 
 namespace icl {
 namespace {
 
 constexpr int kPairs = 9;    // pairs per training document; 8-shot curves fit its context
 constexpr int kShots = 8;
-
-std::string fmt(double v, const char* f = "%.3f") {
-    char b[32];
-    std::snprintf(b, sizeof b, f, v);
-    return b;
-}
 
 struct Arm {  // one model of a pair
     gpt::Model model;
@@ -151,12 +147,6 @@ private:
     std::string error_;
 };
 
-double mean(const std::vector<double>& v) {
-    double s = 0;
-    for (double x : v) s += x;
-    return v.empty() ? NAN : s / v.size();
-}
-
 Result MomentumSession::result() const {
     const Lang lang = ctx_.lang;
     Result r;
@@ -170,13 +160,13 @@ Result MomentumSession::result() const {
         better_icl += icl_[1][i] > icl_[0][i];
     }
     ScalarsPanel s{tr(lang, "Means over the seeds finished", "끝난 seed 평균"), {}};
-    s.items.push_back({"ppl_plain", mean(ppl_[0]), "", tr(lang, "validation perplexity over answer tokens only, plain attention", "답 token만으로 잰 validation perplexity, 일반 attention")});
-    s.items.push_back({"ppl_momentum", mean(ppl_[1]), "", tr(lang, "validation perplexity over answer tokens only, momentum attention", "답 token만으로 잰 validation perplexity, momentum attention")});
-    s.items.push_back({"icl_plain", mean(icl_[0]), "", tr(lang, "ICL accuracy (mean over 1..8 shots and tasks), plain", "ICL 정확도 (1..8-shot과 task 평균), 일반")});
-    s.items.push_back({"icl_momentum", mean(icl_[1]), "", tr(lang, "ICL accuracy, momentum", "ICL 정확도, momentum")});
-    s.items.push_back({"prev_token_plain", mean(prev_[0]), "",
+    s.items.push_back({"ppl_plain", metrics::mean(ppl_[0]), "", tr(lang, "validation perplexity over answer tokens only, plain attention", "답 token만으로 잰 validation perplexity, 일반 attention")});
+    s.items.push_back({"ppl_momentum", metrics::mean(ppl_[1]), "", tr(lang, "validation perplexity over answer tokens only, momentum attention", "답 token만으로 잰 validation perplexity, momentum attention")});
+    s.items.push_back({"icl_plain", metrics::mean(icl_[0]), "", tr(lang, "ICL accuracy (mean over 1..8 shots and tasks), plain", "ICL 정확도 (1..8-shot과 task 평균), 일반")});
+    s.items.push_back({"icl_momentum", metrics::mean(icl_[1]), "", tr(lang, "ICL accuracy, momentum", "ICL 정확도, momentum")});
+    s.items.push_back({"prev_token_plain", metrics::mean(prev_[0]), "",
                        tr(lang, "strongest previous-token head (mean attention t → t − 1), plain", "가장 강한 previous-token head (t → t − 1 평균 attention), 일반")});
-    s.items.push_back({"prev_token_momentum", mean(prev_[1]), "",
+    s.items.push_back({"prev_token_momentum", metrics::mean(prev_[1]), "",
                        tr(lang, "strongest previous-token head, momentum (its η v_{t−1} is not in this score)",
                           "가장 강한 previous-token head, momentum (η v_{t−1}은 이 점수에 들어가지 않음)")});
     s.items.push_back({"seeds_ppl_better", (double)better_ppl, "", tr(lang, "seeds where momentum has the lower perplexity", "momentum의 perplexity가 더 낮은 seed 수")});
@@ -194,8 +184,8 @@ Result MomentumSession::result() const {
                  {tr(lang, "run", "실행"), tr(lang, "perplexity plain → momentum", "perplexity 일반 → momentum"),
                   tr(lang, "ICL accuracy plain → momentum", "ICL 정확도 일반 → momentum"), tr(lang, "zero-shot plain → momentum", "zero-shot 일반 → momentum")}, {}};
     for (size_t i = 0; i < ppl_[0].size(); ++i)
-        t.rows.push_back({"seed " + std::to_string(i), fmt(ppl_[0][i], "%.2f") + " → " + fmt(ppl_[1][i], "%.2f"),
-                          fmt(icl_[0][i]) + " → " + fmt(icl_[1][i]), fmt(zero_[0][i]) + " → " + fmt(zero_[1][i])});
+        t.rows.push_back({"seed " + std::to_string(i), format_number(ppl_[0][i], "%.2f") + " → " + format_number(ppl_[1][i], "%.2f"),
+                          format_number(icl_[0][i], "%.3f") + " → " + format_number(icl_[1][i], "%.3f"), format_number(zero_[0][i], "%.3f") + " → " + format_number(zero_[1][i], "%.3f")});
     t.rows.push_back({"Dai et al. 2023, 350M", "15.14 → 15.02", "0.519 → 0.547", "—"});
     r.panels.push_back(t);
 

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "icl/format.h"
 #include "icl/demo.h"
 #include "icl/function_vector.h"
 #include "icl/generate.h"
@@ -65,15 +66,8 @@ double kl_divergence(const std::vector<float>& p, const std::vector<float>& q) {
     return std::max(0.0, kl);
 }
 
-std::string fixed(double v, int digits = 3) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.*f", digits, v);
-    return b;
-}
 std::string prob(double v) {  // a probability: small ones keep their digits (3.1e-05)
-    char b[32];
-    std::snprintf(b, sizeof b, v >= 0.001 ? "%.3f" : "%.2g", v);
-    return b;
+    return format_number(v, v >= 0.001 ? "%.3f" : "%.2g");
 }
 
 class PromptLabSession : public Session {
@@ -313,7 +307,7 @@ Result PromptLabSession::result() const {
     TablePanel split{tr(lang, "Dai et al.'s split at the last position, per head", "마지막 위치에서 Dai et al.의 분해, head별"),
                      {"head", "‖W_ZSL q‖", "‖ΔW_ICL q‖", tr(lang, "cos(F(q), o)", "cos(F(q), o)")}, {}};
     for (size_t i = 0; i < splits_.size(); ++i)
-        split.rows.push_back({heads[i], fixed(norm(splits_[i].zsl)), fixed(norm(splits_[i].icl)), fixed(splits_[i].cosine)});
+        split.rows.push_back({heads[i], format_number(norm(splits_[i].zsl), "%.3f"), format_number(norm(splits_[i].icl), "%.3f"), format_number(splits_[i].cosine, "%.3f")});
     r.panels.push_back(split);
 
     std::string cont;
@@ -347,7 +341,7 @@ Result PromptLabSession::result() const {
     }
     if (has_options())
         note += tr(lang, "The options moved the answer's probability from ", "옵션이 답의 확률을 바꿈: ") + prob(p_plain_[(size_t)answer_]) +
-                " → " + prob(p_[(size_t)answer_]) + " (KL " + fixed(kl_, 4) + tr(lang, " nats). ", " nats). ");
+                " → " + prob(p_[(size_t)answer_]) + " (KL " + format_number(kl_, "%.4f") + tr(lang, " nats). ", " nats). ");
     if ((int)continuation_.size() < asked_continue_)
         note += tr(lang, "The continuation stops at the model's context. ", "이어쓰기는 모델의 context 끝에서 멈춥니다. ");
     r.panels.push_back(NotePanel{tr(lang, "What is computed", "무엇을 계산했나"), note});

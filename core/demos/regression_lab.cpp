@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "icl/format.h"
 #include "icl/demo.h"
 #include "icl/demo_panels.h"
 #include "icl/linalg.h"
@@ -230,7 +231,7 @@ Result RegressionLabSession::result() const {
             if (!(std::fabs(y) <= clip)) y = std::nan("");
         return v;
     };
-    const std::string eta = short_number(p.d("eta")), k = std::to_string(p.i("k_steps"));
+    const std::string eta = format_number(p.d("eta")), k = std::to_string(p.i("k_steps"));
     LinesPanel lines;
     lines.title = tr(L, "Predictions across x from your points", "내 점들로부터의 x에 따른 예측");
     lines.x_label = "x";
@@ -249,7 +250,7 @@ Result RegressionLabSession::result() const {
                                 grid_, shown(trained), {}, false});
     if (ls_ok_) lines.series.push_back({tr(L, "least squares", "최소제곱"), grid_, shown(ls_), {}, false});
     if (ridge_ok_)
-        lines.series.push_back({tr(L, "ridge, λ = ", "ridge, λ = ") + short_number(p.d("lambda")), grid_,
+        lines.series.push_back({tr(L, "ridge, λ = ", "ridge, λ = ") + format_number(p.d("lambda")), grid_,
                                 shown(ridge_), {}, true});
     lines.series.push_back({tr(L, "query x", "query x"), {xq, xq}, {kYMin, kYMax}, {}, true});
 
@@ -287,7 +288,7 @@ Result RegressionLabSession::result() const {
     if (bias_) t.columns.push_back(tr(L, "bias", "bias"));
     auto row = [&](const std::string& name, const std::vector<double>& w) {
         std::vector<std::string> cells{name};
-        for (int c = 0; c < d; ++c) cells.push_back(c < int(w.size()) ? short_number(w[c]) : "—");
+        for (int c = 0; c < d; ++c) cells.push_back(c < int(w.size()) ? format_number(w[c]) : "—");
         t.rows.push_back(cells);
     };
     row(tr(L, "GD: (η/N) Σ y_i φ(x_i)", "GD: (η/N) Σ y_i φ(x_i)"), dw_gd_);

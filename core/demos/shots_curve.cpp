@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "icl/format.h"
 #include "icl/demo.h"
 #include "icl/finetune.h"
 #include "icl/recipe.h"
@@ -15,12 +16,6 @@ namespace {
 
 constexpr int kFtShots[] = {1, 2, 4, 8, 16};
 constexpr int kFtPoints = 5;
-
-std::string fmt(double v, const char* f = "%.2f") {
-    char b[32];
-    std::snprintf(b, sizeof b, f, v);
-    return b;
-}
 
 // mean and standard deviation (over seeds) of per-seed values
 void mean_std(const std::vector<double>& v, double& mean, double& sd) {
@@ -151,8 +146,8 @@ Result ShotsSession::result() const {
         k16 += means[16] / tasks_done;
         ft16 += f16 / tasks_done;
         margin = std::min(margin, means[16] - task.chance());
-        if (means[1] < means[0]) dips.push_back(task.id + " (" + fmt(means[0]) + " → " + fmt(means[1]) + ")");
-        table.rows.push_back({task.id, fmt(task.chance()), fmt(means[0]), fmt(means[1]), fmt(means[4]), fmt(means[16]), fmt(f16)});
+        if (means[1] < means[0]) dips.push_back(task.id + " (" + format_number(means[0], "%.2f") + " → " + format_number(means[1], "%.2f") + ")");
+        table.rows.push_back({task.id, format_number(task.chance(), "%.2f"), format_number(means[0], "%.2f"), format_number(means[1], "%.2f"), format_number(means[4], "%.2f"), format_number(means[16], "%.2f"), format_number(f16, "%.2f")});
     }
     LinesPanel versus{tr(lang, "Context vs weights (mean over tasks)", "context vs weight (task 평균)"),
                       tr(lang, "examples k", "예시 수 k"), tr(lang, "accuracy", "정확도"), false, false, {}};

@@ -9,16 +9,11 @@
 #include <sstream>
 
 #include "icl/utf8.h"
+#include "icl/format.h"
 
 namespace icl {
 
 using nlohmann::json;
-
-Expected<Lang> parse_lang(const std::string& s) {
-    if (s == "en") return Lang::en;
-    if (s == "ko") return Lang::ko;
-    return make_error("unknown language '" + s + "' (expected en or ko)");
-}
 
 // ---- parameters ----------------------------------------------------------------
 
@@ -35,12 +30,6 @@ const char* type_name(ParamType t) {
     }
 }
 
-std::string number_text(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.10g", v);
-    return buf;
-}
-
 std::string range_text(const ParamSpec& s) {
     switch (s.type) {
         case ParamType::Bool: return "true or false";
@@ -52,12 +41,12 @@ std::string range_text(const ParamSpec& s) {
             for (const auto& c : s.choices) out += " " + c;
             return out;
         }
-        case ParamType::Int: return "an integer in [" + number_text(s.min) + ", " + number_text(s.max) + "]";
+        case ParamType::Int: return "an integer in [" + all_digits(s.min) + ", " + all_digits(s.max) + "]";
         case ParamType::Points:
             return std::to_string(s.min_count) + " to " + std::to_string(s.max_count) + " points x,y with x in [" +
-                   number_text(s.min) + ", " + number_text(s.max) + "] and y in [" + number_text(s.y_min) + ", " +
-                   number_text(s.y_max) + "], written \"x,y; x,y\"";
-        default: return "a number in [" + number_text(s.min) + ", " + number_text(s.max) + "]";
+                   all_digits(s.min) + ", " + all_digits(s.max) + "] and y in [" + all_digits(s.y_min) + ", " +
+                   all_digits(s.y_max) + "], written \"x,y; x,y\"";
+        default: return "a number in [" + all_digits(s.min) + ", " + all_digits(s.max) + "]";
     }
 }
 
@@ -78,12 +67,12 @@ Expected<std::vector<Point2>> validate_points(const ParamSpec& s, const json& v)
         if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number())
             return bad_param(s, which + " is not a pair of numbers [x, y]");
         const double x = p[0].get<double>(), y = p[1].get<double>();
-        const std::string at = which + " (" + number_text(x) + ", " + number_text(y) + ")";
+        const std::string at = which + " (" + all_digits(x) + ", " + all_digits(y) + ")";
         if (!std::isfinite(x) || !std::isfinite(y)) return bad_param(s, at + " is not finite");
         if (x < s.min || x > s.max)
-            return bad_param(s, at + " has x outside [" + number_text(s.min) + ", " + number_text(s.max) + "]");
+            return bad_param(s, at + " has x outside [" + all_digits(s.min) + ", " + all_digits(s.max) + "]");
         if (y < s.y_min || y > s.y_max)
-            return bad_param(s, at + " has y outside [" + number_text(s.y_min) + ", " + number_text(s.y_max) + "]");
+            return bad_param(s, at + " has y outside [" + all_digits(s.y_min) + ", " + all_digits(s.y_max) + "]");
         out.push_back({x, y});
     }
     return out;
@@ -251,7 +240,7 @@ json Params::to_json() const {
 
 std::string points_text(const std::vector<Point2>& points) {
     std::string out;
-    for (const Point2& p : points) out += (out.empty() ? "" : "; ") + number_text(p[0]) + "," + number_text(p[1]);
+    for (const Point2& p : points) out += (out.empty() ? "" : "; ") + all_digits(p[0]) + "," + all_digits(p[1]);
     return out;
 }
 
@@ -329,8 +318,8 @@ Expected<Params> validate_params(const std::vector<ParamSpec>& specs, const json
                 const double x = v.get<double>();
                 if (!std::isfinite(x)) return bad_param(s, "is not finite");
                 if (s.type == ParamType::Int && x != std::floor(x))
-                    return bad_param(s, "= " + number_text(x) + " is not an integer");
-                if (x < s.min || x > s.max) return bad_param(s, "= " + number_text(x) + " is out of range");
+                    return bad_param(s, "= " + all_digits(x) + " is not an integer");
+                if (x < s.min || x > s.max) return bad_param(s, "= " + all_digits(x) + " is out of range");
                 out.numbers[s.name] = x;
             }
         }
@@ -422,23 +411,17 @@ struct PanelToJson {
     }
 };
 
-std::string fmt(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
-}
-
 struct PanelToText {
     std::ostringstream& out;
     void operator()(const ScalarsPanel& p) const {
         out << "[" << p.title << "]\n";
-        for (const auto& s : p.items) out << "  " << s.name << " = " << fmt(s.value) << (s.unit.empty() ? "" : " ") << s.unit << "\n";
+        for (const auto& s : p.items) out << "  " << s.name << " = " << format_number(s.value, "%.6g") << (s.unit.empty() ? "" : " ") << s.unit << "\n";
     }
     void operator()(const LinesPanel& p) const {
         out << "[" << p.title << "] " << p.y_label << " vs " << p.x_label << "\n";
         for (const auto& s : p.series) {
             out << "  " << s.name << ": " << s.x.size() << " points";
-            if (!s.y.empty()) out << ", first " << fmt(s.y.front()) << ", last " << fmt(s.y.back());
+            if (!s.y.empty()) out << ", first " << format_number(s.y.front(), "%.6g") << ", last " << format_number(s.y.back(), "%.6g");
             out << "\n";
         }
     }
@@ -447,7 +430,7 @@ struct PanelToText {
         const int show_rows = std::min(p.rows, 8), show_cols = std::min(p.cols, 10);
         for (int r = 0; r < show_rows; ++r) {
             out << "  ";
-            for (int c = 0; c < show_cols; ++c) out << fmt(p.values[static_cast<size_t>(r) * p.cols + c]) << " ";
+            for (int c = 0; c < show_cols; ++c) out << format_number(p.values[static_cast<size_t>(r) * p.cols + c], "%.6g") << " ";
             out << (p.cols > show_cols ? "...\n" : "\n");
         }
         if (p.rows > show_rows) out << "  ...\n";
@@ -455,8 +438,8 @@ struct PanelToText {
     void operator()(const BarsPanel& p) const {
         out << "[" << p.title << "]\n";
         for (size_t i = 0; i < p.labels.size(); ++i) {
-            out << "  " << p.labels[i] << ": " << fmt(p.values[i]);
-            if (i < p.errors.size()) out << " ± " << fmt(p.errors[i]);
+            out << "  " << p.labels[i] << ": " << format_number(p.values[i], "%.6g");
+            if (i < p.errors.size()) out << " ± " << format_number(p.errors[i], "%.6g");
             out << "\n";
         }
     }
@@ -519,6 +502,7 @@ json to_json(const DemoDef& def, Lang lang) {
             p["max"] = s.max;
             p["default"] = s.default_value;
             p["step"] = s.step;
+            p["log"] = s.log_scale();
         }
         params.push_back(p);
     }

@@ -27,10 +27,4 @@ std::vector<std::string> numbered_labels(const std::string& prefix, int n) {
     return out;
 }
 
-std::string short_number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
-}
-
 }  // namespace icl

@@ -1,4 +1,5 @@
 #include "icl/divergence.h"
+#include "icl/format.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,15 +8,11 @@
 namespace icl {
 
 namespace {
-std::string g(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-    return buf;
-}
+constexpr const char* kLoss = "%.3g";  // losses, ratios and learning rates in the messages
 }  // namespace
 
 std::string DivergenceWatch::lr_hint(double lr, Lang lang) {
-    return lang == Lang::ko ? " (lr " + g(lr) + "이 너무 큰가요?)" : " (lr " + g(lr) + " is too large?)";
+    return lang == Lang::ko ? " (lr " + format_number(lr, kLoss) + "이 너무 큰가요?)" : " (lr " + format_number(lr, kLoss) + " is too large?)";
 }
 
 std::string DivergenceWatch::check(int step, double loss, double lr, Lang lang) {
@@ -30,12 +27,12 @@ std::string DivergenceWatch::check(int step, double loss, double lr, Lang lang) 
     }
     if (loss > kExplodeFactor * std::max(first_loss_, kLossFloor)) {
         // (a first loss of exactly 0 has no ratio: say only what it was)
-        const std::string ratio = first_loss_ > 0 ? g(loss / first_loss_) : "";
+        const std::string ratio = first_loss_ > 0 ? format_number(loss / first_loss_, kLoss) : "";
         if (lang == Lang::ko)
-            return "학습이 step " + at + "에서 발산했습니다: loss = " + g(loss) + ", step 1의 " + g(first_loss_) +
+            return "학습이 step " + at + "에서 발산했습니다: loss = " + format_number(loss, kLoss) + ", step 1의 " + format_number(first_loss_, kLoss) +
                    (ratio.empty() ? "" : "보다 " + ratio + "배") + hint;
-        return "training diverged at step " + at + ": loss = " + g(loss) + ", " +
-               (ratio.empty() ? "" : ratio + " times ") + "step 1's " + g(first_loss_) + hint;
+        return "training diverged at step " + at + ": loss = " + format_number(loss, kLoss) + ", " +
+               (ratio.empty() ? "" : ratio + " times ") + "step 1's " + format_number(first_loss_, kLoss) + hint;
     }
     return "";
 }

@@ -6,6 +6,12 @@
 
 namespace icl::metrics {
 
+double mean(const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += x;
+    return v.empty() ? NAN : s / (double)v.size();
+}
+
 double cosine(const float* a, const float* b, size_t n) {
     double ab = 0, aa = 0, bb = 0;
     for (size_t i = 0; i < n; ++i) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "icl/utf8.h"
+#include "icl/format.h"
 
 namespace icl {
 
@@ -47,12 +48,6 @@ bool is_ignored_punctuation(long cp) {
 }
 
 // ---- reading the check -------------------------------------------------------------
-
-std::string number_text(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.10g", v);
-    return buf;
-}
 
 std::string quoted(const json& v) {
     return v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump();
@@ -164,7 +159,7 @@ Expected<Verdict> grade_numeric(const json& check, const json& grading, const js
     // 0.18 counts as within 0.02 of 0.2.
     const double slack = 1e-9 * std::max({std::fabs(right), std::fabs(tol), 1e-300});
     const bool correct = std::fabs(given - right) <= tol + slack;
-    return Verdict{correct, string_field(check, "feedback_html"), number_text(right) + " ± " + number_text(tol)};
+    return Verdict{correct, string_field(check, "feedback_html"), all_digits(right) + " ± " + all_digits(tol)};
 }
 
 Expected<Verdict> grade_text(const json& check, const json& grading, const json& answer) {
@@ -210,7 +205,7 @@ Expected<Verdict> grade_predict(const json& check, const json& grading, const js
         if (lo <= v && v < hi) right = key;
     }
     if (right.empty())
-        return bad_check(check, "the demo's " + scalar + " = " + number_text(v) + " lies in none of the options' ranges");
+        return bad_check(check, "the demo's " + scalar + " = " + all_digits(v) + " lies in none of the options' ranges");
     const auto key = answer.get<std::string>();
     return Verdict{key == right, string_field(check, "feedback_html") + option_feedback(options, {key}), right};
 }

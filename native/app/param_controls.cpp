@@ -200,8 +200,7 @@ bool draw_param_controls(const std::vector<icl::ParamSpec>& specs, nlohmann::jso
         }
         case icl::ParamType::Float: {
             float v = value.is_number() ? value.get<float>() : static_cast<float>(spec.default_value);
-            // Ranges over two decades or more, all positive, move in log steps.
-            const bool logarithmic = spec.min > 0 && spec.max / spec.min >= 100;
+            const bool logarithmic = spec.log_scale();  // the core's rule, as on the web
             if (ImGui::SliderFloat("##v", &v, static_cast<float>(spec.min), static_cast<float>(spec.max),
                                    logarithmic ? "%.4g" : "%.3f",
                                    logarithmic ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None)) {

@@ -77,3 +77,8 @@ TEST_CASE("metrics: ICL score is late loss minus early loss") {
     CHECK(metrics::icl_score(loss, 0, 3, 4, 6) == doctest::Approx(0.8 - 4.0));
     CHECK(metrics::indirect_effect(0.7, 0.2) == doctest::Approx(0.5));
 }
+
+TEST_CASE("metrics: mean is the plain average, NaN (JSON null) while there is nothing to average") {
+    CHECK(icl::metrics::mean({1.0, 2.0, 6.0}) == doctest::Approx(3.0));
+    CHECK(std::isnan(icl::metrics::mean({})));
+}

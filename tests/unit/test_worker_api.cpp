@@ -2,6 +2,7 @@
 // names the problem; good requests give the documented shapes.
 #include <doctest/doctest.h>
 
+#include <map>
 #include <string>
 
 #include "icl/assets.h"
@@ -72,4 +73,23 @@ TEST_CASE("worker api: grade answers, and malformed checks, answers and results 
     CHECK(error_of(api.grade(check, "b", "null")) == "the answer is not valid JSON");
     CHECK(error_of(api.grade(check, "\"b\"", "[1]")) == "the demo result must be a JSON object or null");
     CHECK(!error_of(api.grade(check, "\"<img onerror=x>\"", "null")).empty());
+}
+
+TEST_CASE("worker api: a float slider moves in log steps exactly when it spans two decades, all positive") {
+    // The one rule both front ends read (ParamSpec::log_scale, the JSON's "log"); checked
+    // here against ranges read off the demos' own specs, not recomputed from the code.
+    icl::WorkerApi api;
+    const json demos = call(api.demos("en"));
+    REQUIRE(demos.is_array());
+    std::map<std::string, bool> seen;
+    for (const json& d : demos)
+        for (const json& p : d["params"])
+            if (p.contains("log")) seen[d["id"].get<std::string>() + "." + p["name"].get<std::string>()] = p["log"].get<bool>();
+    // lr over 1e-4..1e-2 (100x) and 1e-5..5e-2: log; momentum's eta 0.05..0.95 (19x) and an
+    // int range (1..64): linear.
+    CHECK(seen.at("momentum_attention.lr") == true);
+    CHECK(seen.at("shots_curve.ft_lr") == true);
+    CHECK(seen.at("momentum_attention.eta") == false);
+    CHECK(seen.at("attention_dual.input_scale") == false);  // 0.05..3: 60x
+    CHECK(seen.at("dual_form.n_train") == false);
 }

@@ -144,7 +144,7 @@ export function buildControls(form, specs, values, idPrefix, onChange, words = {
     } else {
       const isInt = spec.type === 'int';
       const step = spec.step > 0 ? spec.step : isInt ? 1 : (spec.max - spec.min) / 100;
-      const useLog = !isInt && spec.min > 0 && spec.max / spec.min >= 1000;
+      const useLog = spec.log === true;  // the core's rule (ParamSpec::log_scale)
       const slider = el('input', { type: 'range', id, name: spec.name, 'aria-describedby': described });
       if (useLog) {
         Object.assign(slider, { min: 0, max: LOG_STEPS, step: 1 });

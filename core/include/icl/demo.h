@@ -54,12 +54,9 @@
 #include <nlohmann/json.hpp>
 
 #include "icl/expected.h"
+#include "icl/lang.h"
 
 namespace icl {
-
-enum class Lang { en, ko };
-Expected<Lang> parse_lang(const std::string& s);                   // "en" | "ko"
-inline const char* tr(Lang lang, const char* en, const char* ko) { return lang == Lang::ko ? ko : en; }
 
 // ---- parameters ----------------------------------------------------------------
 
@@ -83,6 +80,10 @@ struct ParamSpec {
     double y_min = 0, y_max = 1;
     int min_count = 0, max_count = 0;
     std::vector<Point2> default_points;
+
+    // A Float over two decades or more, all positive (a learning rate), moves in log
+    // steps: both front ends' sliders read this (the JSON's "log").
+    bool log_scale() const { return type == ParamType::Float && min > 0 && max / min >= 100; }
 };
 
 // A Text parameter's tokens. Rules: valid UTF-8, at most max_length code points, no

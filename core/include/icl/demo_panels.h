@@ -14,7 +14,5 @@ HeatmapPanel heatmap_of(const Mat& m, std::string title, std::string x_label, st
                         std::vector<std::string> col_labels = {});
 // "prefix1", "prefix2", ... "prefixN" (1-based, as a learner counts examples).
 std::vector<std::string> numbered_labels(const std::string& prefix, int n);
-// A number as a short readable string ("%.4g").
-std::string short_number(double v);
 
 }  // namespace icl

@@ -8,7 +8,7 @@
 #pragma once
 #include <string>
 
-#include "icl/demo.h"
+#include "icl/lang.h"
 
 namespace icl {
 

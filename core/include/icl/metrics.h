@@ -21,6 +21,9 @@
 
 namespace icl::metrics {
 
+// The mean of v; NaN (written as JSON null) while there is nothing to average.
+double mean(const std::vector<double>& v);
+
 // cos(a, b) over n floats; 0 when either vector is zero.
 double cosine(const float* a, const float* b, size_t n);
 double cosine(const std::vector<float>& a, const std::vector<float>& b);
