@@ -36,15 +36,20 @@ if(ICL_WASM)
   icl_add_suite(browser-hostile LABELS browser
                 COMMAND node tests/browser/hostile.mjs ${ICL_NATIVE_BIN_DIR}/icl $<TARGET_FILE_DIR:icl_core_wasm>)
   icl_add_suite(app-browser LABELS app browser COMMAND ${ICL_SRC}/tests/app/lab.sh ${ICL_SITE_DIR})
-elseif(ICL_SANITIZE)
-  icl_add_sharded(unit-asan ${ICL_ASAN_SHARDS} LABELS unit asan ENVIRONMENT ASAN_OPTIONS=detect_leaks=1
-                  COMMAND $<TARGET_FILE:icl_tests>)
-elseif(ICL_FUZZ)
-  foreach(target ${ICL_FUZZ_TARGETS})
-    icl_add_suite(${target} LABELS fuzz COMMAND ${ICL_SRC}/tests/fuzz/run.sh --bin $<TARGET_FILE_DIR:${target}> ${target})
-  endforeach()
-  # web/serve.mjs under random requests (a node script; run.sh knows it).
-  icl_add_suite(fuzz_serve LABELS fuzz COMMAND ${ICL_SRC}/tests/fuzz/run.sh --bin ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} fuzz_serve)
+elseif(ICL_SANITIZE OR ICL_FUZZ)
+  # One sanitizer tree (the asan preset) holds both: ctest --preset asan / --preset fuzz
+  # pick them by label.
+  if(ICL_SANITIZE)
+    icl_add_sharded(unit-asan ${ICL_ASAN_SHARDS} LABELS unit asan ENVIRONMENT ASAN_OPTIONS=detect_leaks=1
+                    COMMAND $<TARGET_FILE:icl_tests>)
+  endif()
+  if(ICL_FUZZ)
+    foreach(target ${ICL_FUZZ_TARGETS})
+      icl_add_suite(${target} LABELS fuzz COMMAND ${ICL_SRC}/tests/fuzz/run.sh --bin $<TARGET_FILE_DIR:${target}> ${target})
+    endforeach()
+    # web/serve.mjs under random requests (a node script; run.sh knows it).
+    icl_add_suite(fuzz_serve LABELS fuzz COMMAND ${ICL_SRC}/tests/fuzz/run.sh --bin ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} fuzz_serve)
+  endif()
 else()
   icl_add_sharded(unit-native ${ICL_NATIVE_SHARDS} LABELS unit quick COMMAND $<TARGET_FILE:icl_tests>)
   icl_add_suite(cli LABELS cli quick COMMAND ${ICL_SRC}/tests/cli/run.sh $<TARGET_FILE:icl>)

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang-14 (ASan + UBSan; the `fuzz` preset of
-# CMakePresets.json, into build/fuzz/) and runs each for FUZZ_SECONDS (default 30) on
+# Builds the libFuzzer targets with clang-14 (ASan + UBSan; the `asan` preset of
+# CMakePresets.json, into build/asan/bin/, beside the ASan unit tests) and runs each for FUZZ_SECONDS (default 30) on
 # its seed corpus. Crash inputs are kept in build/fuzz/artifacts/; a target fails if it
 # crashed, leaked, timed out or hit a sanitizer. Ends with "fuzz: N passed, M failed".
 #   tests/fuzz/run.sh [target...]          (default: every target)
 #   FUZZ_SECONDS=300 tests/fuzz/run.sh fuzz_lesson
-#   tests/fuzz/run.sh --bin build/fuzz/bin fuzz_grade   (no build: ctest runs it so)
-# To replay one input: build/fuzz/bin/<target> <file>
+#   tests/fuzz/run.sh --bin build/asan/bin fuzz_grade   (no build: ctest runs it so)
+# To replay one input: build/asan/bin/<target> <file>
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${FUZZ_SECONDS:-30}
@@ -17,8 +17,8 @@ targets=("$@")
 # fuzz_serve is a node script (web/serve.mjs is JavaScript), the others libFuzzer targets.
 
 if [ -z "$bin" ]; then
-  bin=build/fuzz/bin
-  scripts/build fuzz || { echo "fuzz: build failed"; exit 1; }
+  bin=build/asan/bin
+  scripts/build asan || { echo "fuzz: build failed"; exit 1; }
 fi
 
 # Extra seed folders a target reads besides tests/fuzz/corpus/<target>/ (read only).
