@@ -5,8 +5,8 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include "icl/tex_text.h"
 #include "icl/utf8.h"
-#include "tex_text.h"
 
 namespace {
 
@@ -147,7 +147,7 @@ int leave_span(MD_SPANTYPE type, void*, void* user) {
     case MD_SPAN_DEL: b.style &= ~kStyleStrike; break;
     case MD_SPAN_LATEXMATH:
     case MD_SPAN_LATEXMATH_DISPLAY:
-        b.add_text(tex_to_unicode(b.math));
+        b.add_text(icl::tex_to_unicode(b.math));
         b.style &= ~(kStyleMath | kStyleDisplayMath);
         break;
     case MD_SPAN_A: b.style &= ~kStyleLink; b.link.clear(); break;

@@ -28,7 +28,7 @@ run_app() {  # run_app <name> <args...>: output in $work/<name>.out, status in $
   "$app" "$@" >"$work/$name.out" 2>"$work/$name.err"; status=$?
 }
 
-# ---- the parts that need no window: TeX text, the progress file --------------------
+# ---- the parts that need no window: the progress file --------------------------------
 "$bin/icl_app_tests" >"$work/unit.out" 2>&1 && ok || { bad "icl_app_tests:"; cat "$work/unit.out"; }
 
 # ---- every lesson, both languages: a screenshot, not blank, unlike all the others ----
