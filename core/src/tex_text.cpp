@@ -423,11 +423,13 @@ std::string to_text(const TexMatrix& matrix) {
     return out + matrix.close;
 }
 
-std::string tex_to_unicode(const std::string& tex) {
+std::string to_text(const std::vector<TexPiece>& pieces) {
     std::string out;
-    for (const TexPiece& piece : tex_layout(tex).pieces)
+    for (const TexPiece& piece : pieces)
         out += std::holds_alternative<std::string>(piece) ? std::get<std::string>(piece) : to_text(std::get<TexMatrix>(piece));
     return out;
 }
+
+std::string tex_to_unicode(const std::string& tex) { return to_text(tex_layout(tex).pieces); }
 
 }  // namespace icl

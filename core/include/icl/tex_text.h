@@ -48,5 +48,6 @@ TexLayout tex_layout(const std::string& tex);
 // separated by "; " ("(Iₓ 0; 0 0)"). Unknown constructs stay as written.
 std::string tex_to_unicode(const std::string& tex);
 std::string to_text(const TexMatrix& matrix);
+std::string to_text(const std::vector<TexPiece>& pieces);
 
 }  // namespace icl
