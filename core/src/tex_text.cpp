@@ -178,7 +178,17 @@ private:
         std::string text;
     };
 
-    void unknown(size_t at, const std::string& construct) { layout_.unknown.push_back({at, construct}); }
+    // A construct too long to name whole (an environment name running to the end) is cut,
+    // on a character's boundary.
+    void unknown(size_t at, std::string construct) {
+        constexpr size_t kLongest = 80;
+        if (construct.size() > kLongest) {
+            size_t cut = kLongest;
+            while (cut > 0 && (static_cast<unsigned char>(construct[cut]) & 0xC0) == 0x80) --cut;
+            construct = construct.substr(0, cut) + "…";
+        }
+        layout_.unknown.push_back({at, std::move(construct)});
+    }
 
     static void flush(Out& out) {
         if (out.pieces && !out.text.empty()) out.pieces->push_back(std::move(out.text));

@@ -47,6 +47,7 @@ TEST_CASE("authoring guide: its demo and check examples parse, and every check t
                             figures + examples;
     const icl::LessonParse parsed = icl::parse_lesson_collect(doc, "lessons/en/01-authoring.md");
     REQUIRE_MESSAGE(parsed.problems.empty(), icl::to_string(parsed.problems.front()), "\nin the examples:\n", doc);
+    REQUIRE_MESSAGE(parsed.math_problems.empty(), icl::to_string(parsed.math_problems.front()), "\nin the examples:\n", doc);
 
     int parsed_demos = 0, parsed_checks = 0;
     std::set<std::string> types, instances;
