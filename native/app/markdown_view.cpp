@@ -5,6 +5,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include "icl/lesson_markdown.h"
 #include "icl/utf8.h"
 #include "math_view.h"
 
@@ -334,15 +335,8 @@ void draw_runs(const std::vector<TextRun>& runs, const Fonts& fonts, ImFont* bas
 }  // namespace
 
 MarkdownDoc parse_markdown(const std::string& markdown) {
-    MD_PARSER parser{};
-    parser.flags = MD_FLAG_LATEXMATHSPANS | MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | MD_FLAG_NOHTML;
-    parser.enter_block = enter_block;
-    parser.leave_block = leave_block;
-    parser.enter_span = enter_span;
-    parser.leave_span = leave_span;
-    parser.text = text;
     Builder builder;
-    md_parse(markdown.c_str(), static_cast<MD_SIZE>(markdown.size()), &parser, &builder);
+    icl::parse_lesson_markdown(markdown, &builder, enter_block, leave_block, enter_span, leave_span, text);
     return std::move(builder.doc);
 }
 

@@ -13,8 +13,8 @@
 #include <set>
 
 #include <md4c-html.h>
-#include <md4c.h>
 
+#include "icl/lesson_markdown.h"
 #include "icl/utf8.h"
 #include "lesson_math.h"
 
@@ -40,10 +40,9 @@ const char* check_type_name(CheckType t) {
 
 std::string render_markdown(const std::string& markdown) {
     std::string html;
-    const unsigned flags = MD_FLAG_LATEXMATHSPANS | MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | MD_FLAG_NOHTML;
     md_html(markdown.data(), static_cast<MD_SIZE>(markdown.size()),
             [](const MD_CHAR* text, MD_SIZE size, void* out) { static_cast<std::string*>(out)->append(text, size); },
-            &html, flags, 0);
+            &html, kLessonMarkdownFlags, 0);
     return html;
 }
 

@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include <md4c.h>
-
+#include "icl/lesson_markdown.h"
 #include "icl/tex_text.h"
 
 namespace icl {
@@ -77,17 +76,10 @@ int no_block(MD_BLOCKTYPE, void*, void*) { return 0; }
 }  // namespace
 
 std::vector<std::pair<int, std::string>> math_problems(const std::string& markdown, int first_line) {
-    MD_PARSER parser{};
-    parser.flags = MD_FLAG_LATEXMATHSPANS | MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | MD_FLAG_NOHTML;
-    parser.enter_block = no_block;
-    parser.leave_block = no_block;
-    parser.enter_span = enter_span;
-    parser.leave_span = leave_span;
-    parser.text = text;
     Scan scan;
     scan.markdown = &markdown;
     scan.first_line = first_line;
-    md_parse(markdown.data(), static_cast<MD_SIZE>(markdown.size()), &parser, &scan);
+    parse_lesson_markdown(markdown, &scan, no_block, no_block, enter_span, leave_span, text);
     return std::move(scan.problems);
 }
 
