@@ -26,6 +26,7 @@
 #include "app_ui.h"
 #include "param_controls.h"
 #include "fonts.h"
+#include "math_view.h"
 #include "result_view.h"
 #include "ui_text.h"
 #ifdef __EMSCRIPTEN__
@@ -414,6 +415,7 @@ bool draw_frame(Lab& lab) {
     ImGui_ImplGlfw_NewFrame();
     if (lab.scripted) scripted_drag(lab);
     ImGui::NewFrame();
+    begin_drawn_matrices();
     draw_app(app, lab.fonts);
     ImGui::Render();
     int fb_width = 0, fb_height = 0;
@@ -471,6 +473,10 @@ void print_summary(const Lab& lab) {
                 break;
             }
     }
+    // The lesson's matrices as the last frame laid them out (the app suite checks they are grids).
+    for (const DrawnMatrix& m : drawn_matrices())
+        std::printf("math: %s %zux%zu [%s] %.0fx%.0f px, text line %.0f px\n", m.env.c_str(), m.rows, m.columns,
+                    m.cells.c_str(), m.size.x, m.size.y, m.text_line);
     print_frame_stats("frames", lab.frame_ms);
     print_frame_stats("frames while a demo ran", lab.frame_ms_running);
 }

@@ -5,8 +5,9 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include "icl/lesson_markdown.h"
 #include "icl/utf8.h"
-#include "tex_text.h"
+#include "math_view.h"
 
 namespace {
 
@@ -146,10 +147,13 @@ int leave_span(MD_SPANTYPE type, void*, void* user) {
     case MD_SPAN_CODE: b.style &= ~kStyleCode; break;
     case MD_SPAN_DEL: b.style &= ~kStyleStrike; break;
     case MD_SPAN_LATEXMATH:
-    case MD_SPAN_LATEXMATH_DISPLAY:
-        b.add_text(tex_to_unicode(b.math));
+    case MD_SPAN_LATEXMATH_DISPLAY: {
+        icl::TexLayout layout = icl::tex_layout(b.math);
+        b.add_text(icl::to_text(layout.pieces));
+        b.target->back().math = std::move(layout.pieces);
         b.style &= ~(kStyleMath | kStyleDisplayMath);
         break;
+    }
     case MD_SPAN_A: b.style &= ~kStyleLink; b.link.clear(); break;
     default: break;
     }
@@ -192,19 +196,42 @@ ImFont* font_for(unsigned style, const Fonts& fonts, ImFont* base) {
     return fonts.body;
 }
 
-// Lays runs out word by word, wrapping at `right` (screen x). Returns nothing; leaves the
-// cursor on a new line.
-void draw_runs(const std::vector<TextRun>& runs, const Fonts& fonts, ImFont* base, bool quoted) {
-    const float left = ImGui::GetCursorScreenPos().x;
-    // Wrap where the caller's text wrap position says (else at the content edge); each
-    // word is then drawn unwrapped.
-    const float wrap_pos = ImGui::GetCurrentWindow()->DC.TextWrapPos;
-    const float right = left + (wrap_pos >= 0 ? ImGui::CalcWrapWidthForPos(ImGui::GetCursorScreenPos(), wrap_pos)
-                                              : ImGui::GetContentRegionAvail().x);
-    ImGui::PushTextWrapPos(-1.0f);
-    bool line_start = true;
-    float pending_space = 0;
-    float line_end = left;  // screen x after the last item on the line
+// One thing on a line: a word of a run, or a matrix of a math span.
+struct Item {
+    const TextRun* run = nullptr;
+    ImFont* font = nullptr;
+    ImVec4 colour;
+    const char* begin = nullptr;           // the word
+    const char* end = nullptr;
+    const icl::TexMatrix* matrix = nullptr;  // or the matrix
+    MatrixBox box;
+    ImVec2 size;
+    float x = 0;                           // from the left of the text
+};
+
+struct Line {
+    std::vector<Item> items;
+    float height = 0;
+};
+
+// Breaks runs into lines at the width `width`: words and matrices measured in their
+// fonts, a line wrapped before an item that would cross the edge; display math on lines
+// of its own, indented.
+std::vector<Line> lay_out(const std::vector<TextRun>& runs, const Fonts& fonts, ImFont* base, bool quoted, float width) {
+    std::vector<Line> lines(1);
+    float indent = 0, pending_space = 0, line_end = 0;
+    const auto new_line = [&] {
+        if (!lines.back().items.empty()) lines.emplace_back();
+        pending_space = 0;
+    };
+    const auto place = [&](Item item) {
+        if (!lines.back().items.empty() && line_end + pending_space + item.size.x > width) new_line();
+        Line& line = lines.back();
+        item.x = line.items.empty() ? indent : line_end + pending_space;
+        line_end = item.x + item.size.x;
+        pending_space = 0;
+        line.items.push_back(item);
+    };
     for (const TextRun& run : runs) {
         ImFont* font = font_for(run.style, fonts, base);
         ImGui::PushFont(font);
@@ -214,61 +241,102 @@ void draw_runs(const std::vector<TextRun>& runs, const Fonts& fonts, ImFont* bas
         else if (run.style & kStyleCode) colour = kCodeColour;
         else if (run.style & kStyleLink) colour = kLinkColour;
         const bool display = run.style & kStyleDisplayMath;
-        if (display) { line_start = true; pending_space = 0; ImGui::Indent(2 * fonts.body_size); }
-        const std::string& t = run.text;
-        size_t i = 0;
-        while (i < t.size()) {
-            if (t[i] == '\n') { line_start = true; pending_space = 0; ++i; continue; }
-            if (t[i] == ' ') {
-                size_t j = t.find_first_not_of(' ', i);
+        if (display) { new_line(); indent = 2 * fonts.body_size; }
+        const auto add_words = [&](const std::string& t) {
+            size_t i = 0;
+            while (i < t.size()) {
+                if (t[i] == '\n') { new_line(); ++i; continue; }
+                if (t[i] == ' ') {
+                    if (!lines.back().items.empty()) pending_space = ImGui::CalcTextSize(" ").x;
+                    i = t.find_first_not_of(' ', i);
+                    if (i == std::string::npos) i = t.size();
+                    continue;
+                }
+                size_t j = t.find_first_of(" \n", i);
                 if (j == std::string::npos) j = t.size();
-                if (!line_start) pending_space = ImGui::CalcTextSize(" ").x;
+                Item item{&run, font, colour, t.c_str() + i, t.c_str() + j};
+                item.size = ImGui::CalcTextSize(item.begin, item.end);
+                place(item);
                 i = j;
+            }
+        };
+        if (run.math.empty()) add_words(run.text);
+        for (const icl::TexPiece& piece : run.math) {
+            if (const auto* text = std::get_if<std::string>(&piece)) {
+                add_words(*text);
                 continue;
             }
-            size_t j = t.find_first_of(" \n", i);
-            if (j == std::string::npos) j = t.size();
-            const char* begin = t.c_str() + i;
-            const char* end = t.c_str() + j;
-            const ImVec2 size = ImGui::CalcTextSize(begin, end);
-            if (!line_start && line_end + pending_space + size.x > right) line_start = true;
-            if (!line_start) ImGui::SameLine(0, pending_space);
-            const ImVec2 pos = ImGui::GetCursorScreenPos();
-            if (run.style & kStyleCode)
-                ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(pos.x - 2, pos.y), ImVec2(pos.x + size.x + 2, pos.y + size.y),
-                                                          IM_COL32(255, 255, 255, 24), 3.0f);
-            ImGui::PushStyleColor(ImGuiCol_Text, colour);
-            ImGui::TextUnformatted(begin, end);
-            ImGui::PopStyleColor();
-            if (run.style & kStyleStrike) {
-                const float y = pos.y + size.y * 0.55f;
-                ImGui::GetWindowDrawList()->AddLine(ImVec2(pos.x, y), ImVec2(pos.x + size.x, y), ImGui::GetColorU32(colour));
-            }
-            if ((run.style & kStyleLink) && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", run.link.c_str());
-            line_end = pos.x + size.x;
-            line_start = false;
-            pending_space = 0;
-            i = j;
+            Item item{&run, font, colour};
+            item.matrix = &std::get<icl::TexMatrix>(piece);
+            item.box = measure_matrix(*item.matrix);
+            item.size = item.box.size;
+            place(item);
         }
-        if (display) { ImGui::Unindent(2 * fonts.body_size); line_start = true; pending_space = 0; }
+        if (display) { new_line(); indent = 0; }
         ImGui::PopFont();
     }
-    if (line_start && runs.empty()) ImGui::NewLine();
+    if (lines.back().items.empty()) lines.pop_back();
+    for (Line& line : lines)
+        for (const Item& item : line.items) line.height = std::max(line.height, item.size.y);
+    return lines;
+}
+
+// Draws runs at the cursor, wrapping where the caller's text wrap position says (else at
+// the content edge). Every item of a line is centred on the line's middle, so text
+// beside a matrix sits at the matrix's middle. Leaves the cursor on a new line.
+void draw_runs(const std::vector<TextRun>& runs, const Fonts& fonts, ImFont* base, bool quoted) {
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float wrap_pos = ImGui::GetCurrentWindow()->DC.TextWrapPos;
+    const float width = wrap_pos >= 0 ? ImGui::CalcWrapWidthForPos(origin, wrap_pos) : ImGui::GetContentRegionAvail().x;
+    const std::vector<Line> lines = lay_out(runs, fonts, base, quoted, width);
+    if (lines.empty()) {
+        if (runs.empty()) ImGui::NewLine();
+        return;
+    }
+    ImGui::PushTextWrapPos(-1.0f);  // each word is drawn unwrapped
+    // Beside a framed widget (a check's radio button) text sits lower, on the widget's
+    // text baseline; the lines start there, and no word adds it again.
+    float& baseline = ImGui::GetCurrentWindow()->DC.CurrLineTextBaseOffset;
+    float top = origin.y + baseline;
+    baseline = 0;
+    for (size_t n = 0; n < lines.size(); ++n) {
+        const Line& line = lines[n];
+        for (const Item& item : line.items) {
+            const ImVec2 pos(origin.x + item.x, top + (line.height - item.size.y) / 2);
+            ImGui::PushFont(item.font);
+            if (item.matrix) {
+                draw_matrix(*item.matrix, item.box, pos, ImGui::GetColorU32(item.colour));
+                ImGui::PopFont();
+                continue;
+            }
+            const unsigned style = item.run->style;
+            if (style & kStyleCode)
+                ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(pos.x - 2, pos.y), ImVec2(pos.x + item.size.x + 2, pos.y + item.size.y),
+                                                          IM_COL32(255, 255, 255, 24), 3.0f);
+            ImGui::SetCursorScreenPos(pos);
+            ImGui::PushStyleColor(ImGuiCol_Text, item.colour);
+            ImGui::TextUnformatted(item.begin, item.end);
+            ImGui::PopStyleColor();
+            if (style & kStyleStrike) {
+                const float y = pos.y + item.size.y * 0.55f;
+                ImGui::GetWindowDrawList()->AddLine(ImVec2(pos.x, y), ImVec2(pos.x + item.size.x, y), ImGui::GetColorU32(item.colour));
+            }
+            if ((style & kStyleLink) && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", item.run->link.c_str());
+            ImGui::PopFont();
+        }
+        if (n + 1 < lines.size()) top += line.height + ImGui::GetStyle().ItemSpacing.y;
+    }
+    // The cursor goes below the last line, as after a line of text.
+    ImGui::SetCursorScreenPos(ImVec2(origin.x, top));
+    ImGui::Dummy(ImVec2(0, lines.back().height));
     ImGui::PopTextWrapPos();
 }
 
 }  // namespace
 
 MarkdownDoc parse_markdown(const std::string& markdown) {
-    MD_PARSER parser{};
-    parser.flags = MD_FLAG_LATEXMATHSPANS | MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | MD_FLAG_NOHTML;
-    parser.enter_block = enter_block;
-    parser.leave_block = leave_block;
-    parser.enter_span = enter_span;
-    parser.leave_span = leave_span;
-    parser.text = text;
     Builder builder;
-    md_parse(markdown.c_str(), static_cast<MD_SIZE>(markdown.size()), &parser, &builder);
+    icl::parse_lesson_markdown(markdown, &builder, enter_block, leave_block, enter_span, leave_span, text);
     return std::move(builder.doc);
 }
 

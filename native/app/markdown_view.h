@@ -1,12 +1,14 @@
 // Lesson text: markdown parsed once by md4c (with the lesson flags: math spans, tables,
 // no raw HTML) into a small display list, then drawn every frame with ImGui — headings
 // in a bigger font, wrapped paragraphs, emphasis, inline code, lists, tables, code
-// blocks, and math shown as readable Unicode (tex_text.h) in its own colour.
+// blocks, and math shown as readable Unicode (icl/tex_text.h) in its own colour, its
+// matrices laid out as grids in the line (math_view.h).
 #pragma once
 #include <string>
 #include <vector>
 
 #include "fonts.h"
+#include "icl/tex_text.h"
 
 enum TextStyle : unsigned {
     kStyleBold = 1, kStyleItalic = 2, kStyleCode = 4, kStyleMath = 8, kStyleDisplayMath = 16,
@@ -14,9 +16,10 @@ enum TextStyle : unsigned {
 };
 
 struct TextRun {
-    std::string text;    // math already converted to Unicode; "\n" is a hard line break
+    std::string text;    // math already converted to Unicode (on one line); "\n" is a hard line break
     unsigned style = 0;  // TextStyle bits
     std::string link;    // link target, shown on hover
+    std::vector<icl::TexPiece> math;  // a math span: its text and matrices, as drawn
 };
 
 struct MarkdownBlock {

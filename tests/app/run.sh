@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Smoke tests of the desktop app under a virtual X display (Xvfb, Mesa's software
 # renderer): every lesson opens in both languages and draws a screenshot that is not
-# blank and differs from every other one; scripted check answers are graded (the
-# expected answers come from the lesson sources and from `icl run`, not from the app);
-# a corrupt progress file is set aside; a stored answer that does not fit its check is
-# dropped; two instances answering at once keep every answer; a missed check comes back
-# for review; a training demo runs while frames keep coming;
-# a lesson full of raw HTML opens and its diverging demo stops with a message.
+# blank and differs from every other one; lesson 4's matrices are drawn as grids;
+# scripted check answers are graded (the expected answers come from the lesson sources
+# and from `icl run`, not from the app); a corrupt progress file is set aside; a stored
+# answer that does not fit its check is dropped; two instances answering at once keep
+# every answer; a missed check comes back for review; a training demo runs while frames
+# keep coming; a lesson full of raw HTML opens and its diverging demo stops with a message.
 #   tests/app/run.sh build/bin        (needs icl-lab, icl_app_tests and icl there)
 # Ends with "app: N passed, M failed".
 set -u
@@ -28,7 +28,7 @@ run_app() {  # run_app <name> <args...>: output in $work/<name>.out, status in $
   "$app" "$@" >"$work/$name.out" 2>"$work/$name.err"; status=$?
 }
 
-# ---- the parts that need no window: TeX text, the progress file --------------------
+# ---- the parts that need no window: the progress file --------------------------------
 "$bin/icl_app_tests" >"$work/unit.out" 2>&1 && ok || { bad "icl_app_tests:"; cat "$work/unit.out"; }
 
 # ---- every lesson, both languages: a screenshot, not blank, unlike all the others ----
@@ -48,6 +48,27 @@ for lang in en ko; do
     seen[$sum]=$lang/$id
     ok
   done
+done
+
+# ---- lesson 4's matrices are laid out as grids ------------------------------------------
+# The app prints every matrix its last frame drew: environment, rows x columns, cells and
+# box. Lesson 4 shows W_K = W_Q twice (the construction, a check's prompt) and W_V once;
+# the cells below are read off the source by hand, and a grid of two rows must be at
+# least two text lines tall (the raw TeX, or the matrix on one line, would not be).
+for lang in en ko; do
+  python3 - "$work/$lang-learned-update-rules.out" <<'EOF' && ok || bad "$lang/learned-update-rules: matrices not drawn as grids: $(grep '^math' "$work/$lang-learned-update-rules.out")"
+import re, sys
+want = [("pmatrix", "2x2", "Iₓ, 0; 0, 0"), ("pmatrix", "2x2", "0, 0; W₀, -I_y"), ("pmatrix", "2x2", "Iₓ, 0; 0, 0")]
+got = []
+for line in open(sys.argv[1], encoding="utf-8"):
+    if not line.startswith("math: "):
+        continue
+    m = re.fullmatch(r"math: (\S+) (\d+x\d+) \[(.*)\] (\d+)x(\d+) px, text line (\d+) px", line.strip())
+    assert m, line
+    assert int(m[5]) >= 2 * int(m[6]), "shorter than two lines: " + line
+    got.append((m[1], m[2], m[3]))
+assert got == want, got
+EOF
 done
 
 # ---- scripted answers, graded by core ------------------------------------------------

@@ -80,7 +80,8 @@ expect lessons-check-hostile 0 '^lessons: 2 files, 0 errors, 0 warnings$' -- les
 expect lessons-check-good 0 '^lessons: 2 files, 0 errors, 0 warnings$' -- lessons check --dir tests/lessons/good
 expect lessons-check-missing-answer 1 '^tests/lessons/broken/en/02-bad\.md:9: check block has no answer=' -- lessons check --dir tests/lessons/broken
 expect lessons-check-ko-en-mismatch 1 "^tests/lessons/broken/ko/01-basics\.md:9: check 'choice' grades" -- lessons check --dir tests/lessons/broken
-expect lessons-check-summary 1 '^lessons: 4 files, 3 errors, 0 warnings$' -- lessons check --dir tests/lessons/broken
+expect lessons-check-unknown-tex 1 '^tests/lessons/broken/en/02-bad\.md:7: math: the desktop app cannot show \\foo ' -- lessons check --dir tests/lessons/broken
+expect lessons-check-summary 1 '^lessons: 4 files, 4 errors, 0 warnings$' -- lessons check --dir tests/lessons/broken
 expect lessons-check-no-dir 1 'no such directory' -- lessons check --dir tests/lessons/none
 expect lessons-bad-action 2 "unknown action 'frob'" -- lessons frob
 expect lessons-build-needs-out 2 'lessons build needs --out' -- lessons build --dir tests/lessons/good

@@ -1,6 +1,7 @@
 // docs/authoring.md, the lesson authors' guide: every ```demo and ```check example in it
 // must parse as a lesson, name a registered demo with valid parameters, and together they
-// must show every check type (native only: the lesson parser uses md4c).
+// must show every check type; its table of what the desktop's TeX pass shows must be
+// what the pass shows (native only: the lesson parser uses md4c).
 #ifndef ICL_WASM
 #include <doctest/doctest.h>
 
@@ -11,6 +12,7 @@
 
 #include "icl/demo.h"
 #include "icl/lesson.h"
+#include "icl/tex_text.h"
 
 TEST_CASE("authoring guide: its demo and check examples parse, and every check type has one") {
     std::ifstream in(ICL_SOURCE_DIR "/docs/authoring.md");
@@ -47,6 +49,7 @@ TEST_CASE("authoring guide: its demo and check examples parse, and every check t
                             figures + examples;
     const icl::LessonParse parsed = icl::parse_lesson_collect(doc, "lessons/en/01-authoring.md");
     REQUIRE_MESSAGE(parsed.problems.empty(), icl::to_string(parsed.problems.front()), "\nin the examples:\n", doc);
+    REQUIRE_MESSAGE(parsed.math_problems.empty(), icl::to_string(parsed.math_problems.front()), "\nin the examples:\n", doc);
 
     int parsed_demos = 0, parsed_checks = 0;
     std::set<std::string> types, instances;
@@ -76,5 +79,41 @@ TEST_CASE("authoring guide: its demo and check examples parse, and every check t
     CHECK(std::any_of(quoted.begin(), quoted.end(), [](const icl::Figure& f) { return f.relative; }));
     for (const icl::Figure& f : quoted)
         CHECK_MESSAGE(instances.count(f.instance) == 1, "figure ", f.text, " quotes '", f.instance, "', no example instance");
+}
+
+// A row of the table is | `TeX` | what the app shows |: the text up to " — " (a remark
+// may follow) is the pass's one-line form of the TeX, which it must know all of; or
+// "refused by the lint", and then every `TeX` of the row must hold something it does not know.
+TEST_CASE("authoring guide: its table of what the desktop TeX pass shows is what the pass shows") {
+    std::ifstream in(ICL_SOURCE_DIR "/docs/authoring.md");
+    REQUIRE(in);
+    std::string line;
+    while (std::getline(in, line) && line != "| TeX | the app shows |") {}
+    REQUIRE_MESSAGE(in, "docs/authoring.md has no table headed '| TeX | the app shows |'");
+    std::getline(in, line);  // | --- | --- |
+    int shown = 0, refused = 0, grids = 0;
+    while (std::getline(in, line) && line.rfind("| `", 0) == 0) {
+        const size_t split = line.find("` | ");
+        REQUIRE_MESSAGE(split != std::string::npos, "a row without '` | ': ", line);
+        const std::string right = line.substr(split + 4, line.size() - split - 4 - 2);  // without the closing " |"
+        std::vector<std::string> tex;
+        for (size_t at = line.find('`'); at < split; at = line.find('`', line.find('`', at + 1) + 1))
+            tex.push_back(line.substr(at + 1, line.find('`', at + 1) - at - 1));
+        REQUIRE(!tex.empty());
+        if (right == "refused by the lint") {
+            ++refused;
+            for (const std::string& t : tex) CHECK_MESSAGE(!icl::tex_layout(t).unknown.empty(), "the pass shows `", t, "`");
+            continue;
+        }
+        REQUIRE_MESSAGE(tex.size() == 1, "a shown row holds one TeX example: ", line);
+        ++shown;
+        const icl::TexLayout layout = icl::tex_layout(tex[0]);
+        CHECK_MESSAGE(layout.unknown.empty(), "the pass does not know all of `", tex[0], "`");
+        for (const icl::TexPiece& piece : layout.pieces) grids += std::holds_alternative<icl::TexMatrix>(piece);
+        CHECK(icl::to_text(layout.pieces) == right.substr(0, right.find(" — ")));
+    }
+    CHECK(shown >= 10);
+    CHECK(refused >= 1);
+    CHECK(grids >= 2);
 }
 #endif  // ICL_WASM

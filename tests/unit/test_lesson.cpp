@@ -344,6 +344,13 @@ TEST_CASE("lesson: each malformed input is an error naming file:line and what wa
         {"javascript: link", with_body("ok\nsee [this](javascript:alert(1))\n"), "f.md:7: link or image target 'javascript:alert(1)' is not allowed"},
         {"JavaScript: link by entity", with_body("[x](&#74;avaScript:go)\n"), "f.md:7: link or image target 'JavaScript:go' is not allowed"},
         {"data: image", with_body("![x](data:text/html,hi)\n"), "f.md:7: link or image target 'data:text/html,hi' is not allowed"},
+        {"unknown TeX command", with_body("ok\nmath $a \\foo b$\n"), "f.md:8: math: the desktop app cannot show \\foo ("},
+        {"unknown TeX environment, on the third line of display math", with_body("$$\na =\n\\begin{align} b \\end{align}\n$$\n"),
+         "f.md:9: math: the desktop app cannot show \\begin{align} ("},
+        {"stray & in a check's feedback", with_body("```check id=q type=choice answer=a\nQ?\na) x\nb) y\n---\nF $a & b$\n```\n"),
+         "f.md:12: math: the desktop app cannot show & outside a matrix"},
+        {"matrix in a fraction in an option", with_body("```check id=q type=choice answer=a\nQ?\na) $\\frac{\\begin{pmatrix}1\\end{pmatrix}}{2}$\nb) y\n---\nF\n```\n"),
+         "f.md:9: math: the desktop app cannot show \\begin{pmatrix} inside \\frac"},
         {"javascript: link in feedback", with_body("```check id=a type=choice answer=a\nQ\na) x\nb) y\n---\nF [x](javascript:go)\n```\n"), "f.md:12: link or image target 'javascript:go' is not allowed"},
     };
     for (const auto& c : cases) {
@@ -414,6 +421,22 @@ TEST_CASE("lessons lint: a matching en/ko pair passes, translated text answers m
     CHECK(set.files == 2);
     REQUIRE(set.lessons.at("ko").size() == 1);
     CHECK(set.lessons.at("ko")[0].title == "First ko");
+}
+
+TEST_CASE("lessons lint: TeX the desktop app cannot show is an error at its line; the lesson still loads") {
+    TempTree t;
+    std::string en = tree_lesson("en");
+    const std::string text = "Text.\n";
+    // Line 7 holds a matrix, \mid and \ln, which the app shows; line 9 a command it does not know.
+    en.replace(en.find(text), text.size(), "Text with $\\begin{pmatrix} a \\\\ b \\end{pmatrix}$, $x \\mid y$.\n\n$$\\ln x + \\foo{y}$$\n");
+    t.write("en/01-first.md", en);
+    t.write("ko/01-first.md", tree_lesson("ko"));
+    const icl::LessonSet set = icl::load_lesson_set(t.root.string());
+    REQUIRE_MESSAGE(set.problems.size() == 1, problems_text(set));
+    CHECK(icl::to_string(set.problems[0]) == (t.root / "en" / "01-first.md").string() +
+                                                 ":9: math: the desktop app cannot show \\foo (docs/authoring.md lists the TeX its pass knows)");
+    CHECK(set.errors() == 1);
+    CHECK(set.lessons.at("en").size() == 1);  // the app still opens it
 }
 
 TEST_CASE("lessons lint: en/ko mismatches, unknown demos, bad parameters, names, counts") {

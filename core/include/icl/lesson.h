@@ -11,7 +11,8 @@
 //   summary: One sentence.
 //   ---
 //   CommonMark text with $inline$ and $$display$$ math and tables. Raw HTML is not
-//   passed through: `<script>` is shown as text. Each run of text between directives
+//   passed through: `<script>` is shown as text. Math may use only the TeX the desktop
+//   app's pass shows (icl/tex_text.h); anything else is a math problem at its line. Each run of text between directives
 //   is rendered on its own (a link reference definition does not reach past a demo or
 //   check block).
 //
@@ -157,12 +158,17 @@ struct Lesson {
 struct LessonParse {
     Lesson lesson;                      // as far as it could be parsed
     std::vector<Diagnostic> problems;   // empty: the lesson is good
+    // Math the desktop app cannot show (a TeX construct its pass, icl/tex_text.h, does not
+    // know): errors too, but the lesson is whole — the app still opens it, showing that
+    // TeX as written.
+    std::vector<Diagnostic> math_problems;
 };
 
 // Parses a lesson and reports every problem it finds (a bad block does not hide the
 // next one). `file_name` is used in the messages and to derive lang/source.
 LessonParse parse_lesson_collect(const std::string& text, const std::string& file_name);
-// The same, but fails with the first problem ("file:line: message").
+// The same, but fails with the first problem, or else the first math problem
+// ("file:line: message").
 Expected<Lesson> parse_lesson(const std::string& text, const std::string& file_name);
 
 // Markdown -> HTML with the lesson flags (math spans, tables, strikethrough, no raw HTML).

@@ -20,6 +20,10 @@
 //     instance on its page; en and ko quote the same figures; with run_demos the
 //     instance is run (seed 1) and a figure further from the demo's value than its
 //     tolerance is an error.
+//   - every $...$ and $$...$$ uses only TeX the desktop app shows (icl/tex_text.h, the
+//     front end that shows the least): an unknown command or environment, a matrix
+//     inside an argument, a stray & or an unbalanced brace is an error at its line,
+//     naming the construct; the lesson is still loaded (the app shows it as written).
 // Each file is parsed on its own: a broken lesson does not hide problems in the others.
 #pragma once
 #include <map>

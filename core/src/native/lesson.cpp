@@ -13,9 +13,10 @@
 #include <set>
 
 #include <md4c-html.h>
-#include <md4c.h>
 
+#include "icl/lesson_markdown.h"
 #include "icl/utf8.h"
+#include "lesson_math.h"
 
 namespace icl {
 
@@ -39,10 +40,9 @@ const char* check_type_name(CheckType t) {
 
 std::string render_markdown(const std::string& markdown) {
     std::string html;
-    const unsigned flags = MD_FLAG_LATEXMATHSPANS | MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | MD_FLAG_NOHTML;
     md_html(markdown.data(), static_cast<MD_SIZE>(markdown.size()),
             [](const MD_CHAR* text, MD_SIZE size, void* out) { static_cast<std::string*>(out)->append(text, size); },
-            &html, flags, 0);
+            &html, kLessonMarkdownFlags, 0);
     return html;
 }
 
@@ -362,22 +362,24 @@ public:
     }
 
     LessonParse run() {
-        if (!utf8_ok_) return {std::move(lesson_), std::move(problems_)};
+        if (!utf8_ok_) return {std::move(lesson_), std::move(problems_), {}};
         const size_t body = parse_front_matter();
         if (body != 0) parse_body(body);
         check_references();
-        return {std::move(lesson_), std::move(problems_)};
+        return {std::move(lesson_), std::move(problems_), std::move(math_problems_)};
     }
 
 private:
     // ---- bookkeeping ----
     void fail(int line, const std::string& message) { problems_.push_back({file_, line, message, false}); }
-    // Rendered HTML, with an error at `line` for a link or image target a lesson may not use.
-    std::string checked(std::string html, int line) {
+    // `html` rendered from `markdown` (at `line`), with an error for a link or image target
+    // a lesson may not use, and one for each TeX construct the desktop app cannot show.
+    std::string checked(std::string html, const std::string& markdown, int line) {
         const std::string target = unsafe_target(html);
         if (!target.empty())
             fail(line, "link or image target '" + target.substr(0, 60) +
                            "' is not allowed (only http:, https:, mailto:, relative paths and #anchors)");
+        for (const auto& [at, message] : math_problems(markdown, line)) math_problems_.push_back({file_, at, message, false});
         return html;
     }
     int line_no(size_t index) const { return static_cast<int>(index) + 1; }
@@ -512,7 +514,7 @@ private:
         HtmlBlock block;
         block.line = line_no(begin);
         block.markdown = figures_in(join_lines(lines_, begin, end), block.line);
-        block.html = checked(render_markdown(block.markdown), block.line);
+        block.html = checked(render_markdown(block.markdown), block.markdown, block.line);
         lesson_.blocks.push_back(std::move(block));
     }
 
@@ -655,7 +657,7 @@ private:
                     fail(line_no(i), "option '" + key + ")' has no text");
                     return false;
                 }
-                option.html = checked(inline_html(option.markdown), line_no(i));
+                option.html = checked(inline_html(option.markdown), option.markdown, line_no(i));
                 check.options.push_back(std::move(option));
             }
             if (check.options.size() < 2) {
@@ -674,7 +676,7 @@ private:
             return false;
         }
         check.prompt_markdown = figures_in(join_lines(lines_, pb, pe), line_no(pb));
-        check.prompt_html = checked(render_markdown(check.prompt_markdown), line_no(pb));
+        check.prompt_html = checked(render_markdown(check.prompt_markdown), check.prompt_markdown, line_no(pb));
         // Feedback, then per-option feedback lines `a: ...`.
         size_t feedback_end = close;
         for (size_t i = sep + 1; i < close; ++i) {
@@ -704,7 +706,7 @@ private:
                 return false;
             }
             option->feedback_markdown = figures_in(trim(line.substr(colon + 1)), line_no(i));
-            option->feedback_html = checked(render_markdown(option->feedback_markdown), line_no(i));
+            option->feedback_html = checked(render_markdown(option->feedback_markdown), option->feedback_markdown, line_no(i));
         }
         size_t fb = sep + 1, fe = feedback_end;
         trim_blank_lines(lines_, fb, fe);
@@ -713,7 +715,7 @@ private:
             return false;
         }
         check.feedback_markdown = figures_in(join_lines(lines_, fb, fe), line_no(fb));
-        check.feedback_html = checked(render_markdown(check.feedback_markdown), line_no(fb));
+        check.feedback_html = checked(render_markdown(check.feedback_markdown), check.feedback_markdown, line_no(fb));
         return true;
     }
 
@@ -890,7 +892,7 @@ private:
     std::map<std::string, int> check_lines_;       // check id -> its line (duplicates, the bound)
     bool utf8_ok_ = true;
     Lesson lesson_;
-    std::vector<Diagnostic> problems_;
+    std::vector<Diagnostic> problems_, math_problems_;
 };
 
 }  // namespace
@@ -902,6 +904,7 @@ LessonParse parse_lesson_collect(const std::string& text, const std::string& fil
 Expected<Lesson> parse_lesson(const std::string& text, const std::string& file_name) {
     LessonParse parsed = parse_lesson_collect(text, file_name);
     if (!parsed.problems.empty()) return make_error(to_string(parsed.problems.front()));
+    if (!parsed.math_problems.empty()) return make_error(to_string(parsed.math_problems.front()));
     return std::move(parsed.lesson);
 }
 

@@ -295,6 +295,7 @@ LessonSet load_lesson_set(const std::string& dir, const LintOptions& options) {
             }
             LessonParse parsed = parse_lesson_collect(text.value(), s.path);
             set.problems.insert(set.problems.end(), parsed.problems.begin(), parsed.problems.end());
+            set.problems.insert(set.problems.end(), parsed.math_problems.begin(), parsed.math_problems.end());
             s.lesson = std::move(parsed.lesson);
             s.parsed = parsed.problems.empty();
             if (!s.lesson.id.empty()) lint_file_name(s, file.filename().string(), set.problems);
