@@ -6,6 +6,7 @@ import { DemoBlock } from './demo-block.js';
 import { CheckBlock } from './check-block.js';
 import { loadProgressFor } from './progress.js';
 import { applyUrlParams, hrefOnUse } from './url-state.js';
+import { addShareBar } from './share.js';
 import { wordsFor } from './i18n.js';
 import { notice } from './notices.js';
 
@@ -17,6 +18,7 @@ const demoBlocks = Object.create(null);  // by instance name; no prototype to co
 for (const block of data.demos) {
   const section = document.querySelector(`section.demo[data-instance="${CSS.escape(block.name)}"]`);
   demoBlocks[block.name] = new DemoBlock({ block, section, client, lang: data.lang, words });
+  addShareBar(demoBlocks[block.name], data.id, words);
 }
 const checkBlocks = data.checks.map((check) => {
   const section = document.querySelector(`section.check[data-check="${CSS.escape(check.id)}"]`);
