@@ -192,7 +192,7 @@ for (const lang of langs) {
   for (const id of usedDemos) {
     if (!/^[a-z0-9_]+$/.test(id)) fail(`demo id '${id}' cannot name an embed page (want a-z, 0-9 and _)`);
     const lessons = lessonsByLang[lang].flatMap((l) => l.blocks.filter((b) => b.kind === 'demo' && b.demo === id)
-      .map((b) => ({ id: l.id, title: l.title, instance: b.name, params: b.params || {} })));
+      .map((b) => ({ id: l.id, instance: b.name, params: b.params || {} })));
     const assetBytes = (demoInfo[lang][id].assets || []).reduce((n, name) => n + fs.statSync(assetSource(id, name)).size, 0);
     fs.writeFileSync(path.join(out, lang, 'embed', `${id}.html`),
       embedPage({ lang, demo: id, info: demoInfo[lang][id], lessons, assetBytes, modules: embedModules }));

@@ -114,8 +114,8 @@ ${nav('bottom')}
 }
 
 // The embed page of one demo in one language (<lang>/embed/<demo>.html): the demo
-// alone, for an <iframe>; embed.js brings it to life. lessons: [{id, title, instance,
-// params}], a demo block of this language's lessons each, for the link back ("Open in ICL Lab");
+// alone, for an <iframe>; embed.js brings it to life. lessons: [{id, instance, params}],
+// one per demo block of this language's lessons, for the link back ("Open in ICL Lab");
 // assetBytes: what its files weigh (it waits for Run before fetching them).
 export function embedPage({ lang, demo, info, lessons, assetBytes, modules }) {
   const t = ui[lang];
