@@ -1,5 +1,6 @@
 // Builds the static site: the lessons the core parsed (`icl lessons build` JSON) become
-// one page per lesson and language plus an index; math is rendered by KaTeX here, at
+// one page per lesson and language plus an index, and an embed page per demo and
+// language (for an <iframe> in a teacher's page); math is rendered by KaTeX here, at
 // build time, so pages load no math code; the wasm core is copied beside them.
 //
 //   node web/build-site.mjs --out build/site --wasm build/wasm/bin --icl build/bin/icl
@@ -17,7 +18,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 const katex = require('katex');
 const { inlineStylesToClasses } = await import('./sitegen/inline-styles.mjs');
-const { lessonPage, indexPage, reviewPage } = await import('./sitegen/templates.mjs');
+const { lessonPage, indexPage, reviewPage, embedPage } = await import('./sitegen/templates.mjs');
 
 function parseArgs(argv) {
   const args = {};
@@ -131,6 +132,7 @@ function moduleGraph(entry, seen = new Set()) {
 const lessonModules = [...moduleGraph('lesson.js')];
 const indexModules = [...moduleGraph('index.js')];
 const reviewModules = [...moduleGraph('review.js')];
+const embedModules = [...moduleGraph('embed.js')];
 
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
@@ -183,6 +185,19 @@ for (const lang of langs) {
   if (list.some((l) => l.id === 'review')) fail(`${lang}: a lesson may not have the id 'review' (${lang}/review.html is the review page)`);
   fs.writeFileSync(path.join(out, lang, 'review.html'), reviewPage({ lang, lessons: list, modules: reviewModules }));
 }
+// One embed page per demo the lessons run, per language: <lang>/embed/<demo>.html.
+const usedDemos = new Set(langs.flatMap((l) => lessonsByLang[l].flatMap((x) => x.blocks.filter((b) => b.kind === 'demo').map((b) => b.demo))));
+for (const lang of langs) {
+  fs.mkdirSync(path.join(out, lang, 'embed'), { recursive: true });
+  for (const id of usedDemos) {
+    if (!/^[a-z0-9_]+$/.test(id)) fail(`demo id '${id}' cannot name an embed page (want a-z, 0-9 and _)`);
+    const lessons = lessonsByLang[lang].flatMap((l) => l.blocks.filter((b) => b.kind === 'demo' && b.demo === id)
+      .map((b) => ({ id: l.id, instance: b.name, params: b.params || {} })));
+    const assetBytes = (demoInfo[lang][id].assets || []).reduce((n, name) => n + fs.statSync(assetSource(id, name)).size, 0);
+    fs.writeFileSync(path.join(out, lang, 'embed', `${id}.html`),
+      embedPage({ lang, demo: id, info: demoInfo[lang][id], lessons, assetBytes, modules: embedModules }));
+  }
+}
 const indexData = Object.fromEntries(langs.map((lang) => [lang, lessonsByLang[lang].map((l) => ({
   id: l.id, title: l.title, order: l.order, summary: l.summary,
   checks: l.blocks.filter((b) => b.kind === 'check').map((b) => b.id),
@@ -209,7 +224,6 @@ fs.writeFileSync(katexCss, fs.readFileSync(katexCss, 'utf8')
   .replace(/,url\(fonts\/[^)]+\.ttf\) format\("truetype"\)/g, ''));
 fs.writeFileSync(path.join(out, 'assets', 'math-styles.css'),
   [...styleClasses].map(([style, cls]) => `.${cls}{${style.split(';').filter((d) => d.trim()).map((d) => `${d.trim()}!important`).join(';')}}`).join('\n') + '\n');
-const usedDemos = new Set(langs.flatMap((l) => lessonsByLang[l].flatMap((x) => x.blocks.filter((b) => b.kind === 'demo').map((b) => b.demo))));
 for (const id of usedDemos) {
   for (const name of demoInfo.en[id].assets || []) {
     copy(assetSource(id, name), path.join(out, 'lessons', name));
@@ -220,4 +234,4 @@ copy(wasmBin, path.join(out, 'assets', 'icl_core.wasm'));
 
 const count = langs.map((l) => `${lessonsByLang[l].length} ${l}`).join(', ');
 for (const w of mathWarnings) console.warn(`build-site: math: ${w}`);
-console.log(`site: ${count} lessons, ${Object.keys(demoInfo.en).length} demos in the core -> ${path.relative(process.cwd(), out) || '.'}`);
+console.log(`site: ${count} lessons, ${Object.keys(demoInfo.en).length} demos in the core, ${usedDemos.size} embed pages a language -> ${path.relative(process.cwd(), out) || '.'}`);

@@ -6,7 +6,8 @@
 // Run), moving a slider changes the drawing, checks are graded right and wrong with
 // feedback (Korean skips predict checks on training demos), progress survives a reload, URL parameters reproduce
 // a setup and garbage ones give a notice, nothing is requested from another host, and
-// a 375 px viewport does not scroll sideways. Screenshots go to build/test-artifacts/.
+// a 375 px viewport does not scroll sideways; every demo's embed page and the copy
+// buttons (embed.mjs). Screenshots go to build/test-artifacts/.
 // Prints the budgets as "budget first_load_bytes=... first_result_ms=... redraw_ms=..."
 // and ends with "browser: N passed, M failed".
 // BROWSER_LESSONS=gpt3-in-context,... restricts the per-lesson tests to those lesson ids
@@ -16,6 +17,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { root, serveSite, launchChromium } from './serve-and-launch.mjs';
+import { embedChecks } from './embed.mjs';
 
 const require = createRequire(import.meta.url);  // loads the site's wasm core in node
 
@@ -200,6 +202,18 @@ function moveSlider(page, name, sliderIndex) {
 
 const budgets = { firstLoadBytes: null, firstResultMs: null, redrawMs: [] };
 
+// Counts the bytes a page receives as they travel (gzip-encoded where web/serve.mjs has a
+// precompressed copy), fonts excluded; the returned function resolves to the total so far.
+function bytesSent(page) {
+  let bytes = 0;
+  const sizes = [];
+  page.on('requestfinished', (req) => {
+    if (req.resourceType() === 'font') return;
+    sizes.push(req.sizes().then((s) => { bytes += s.responseBodySize; }, () => {}));
+  });
+  return async () => { await Promise.all(sizes); return bytes; };
+}
+
 const onlyLessons = process.env.BROWSER_LESSONS ? process.env.BROWSER_LESSONS.split(',') : null;
 for (const lang of langs) {
   for (const entry of index[lang]) {
@@ -207,13 +221,7 @@ for (const lang of langs) {
     const where = `${lang}/${entry.id}`;
     const context = await newContext({ viewport: { width: 1100, height: 900 } });
     const page = await context.newPage();
-    // Bytes as they travel (gzip-encoded where web/serve.mjs has a precompressed copy).
-    let bytes = 0;
-    const sizes = [];
-    page.on('requestfinished', (req) => {
-      if (req.resourceType() === 'font') return;
-      sizes.push(req.sizes().then((s) => { bytes += s.responseBodySize; }, () => {}));
-    });
+    const bytes = bytesSent(page);
     let data;
     // Training runs to done in English only: the Korean page runs the same core on the
     // same parameters, so there it is enough that every analytic demo finishes and every
@@ -225,8 +233,7 @@ for (const lang of langs) {
       if (budgets.firstLoadBytes === null && await page.evaluate(() => Boolean(document.body.dataset.firstDrawMs))) {
         budgets.firstResultMs = Number(await page.evaluate(() => document.body.dataset.firstDrawMs));
         await page.waitForLoadState('networkidle');
-        await Promise.all(sizes);
-        budgets.firstLoadBytes = bytes;
+        budgets.firstLoadBytes = await bytes();
       }
       if (train) await runAllDemos(page);
       else await runAllDemos(page, { analyticOnly: true });  // those deferred until near the view
@@ -816,6 +823,9 @@ if (withPoints) {
     await context.close();
   });
 }
+
+await embedChecks({ test, expect, newContext, expectNoErrors, demosSettled, moveSlider, panelsHtml, bytesSent,
+  origin, index, langs, artifacts, budgetBytes: BUDGET.firstLoadBytes, timeoutMs: DEMO_TIMEOUT_MS });
 
 await test('no request left 127.0.0.1', async () => {
   expect(foreignRequests.length === 0, `requests to other hosts: ${[...new Set(foreignRequests)].join(', ')}`);

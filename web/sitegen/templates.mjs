@@ -2,6 +2,7 @@
 // rendering (raw HTML disabled) with math already rendered; demo and check blocks get
 // their frame here and come alive in assets/lesson.js. Pages carry their data in a
 // JSON block (type="application/json" is data, not script, so the CSP allows it).
+import { escapeHtml as esc } from '../src/html-escape.js';
 
 // Everything fetched comes from this origin; no inline script or style; the wasm module
 // may be compiled (worker); images may be blob:/data: (PNG export, heatmap images).
@@ -11,17 +12,18 @@ export const CSP = [
   "object-src 'none'", "base-uri 'none'", "form-action 'none'",
 ].join('; ');
 
-const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 // JSON inside <script type="application/json">: "<" escaped so no "</script>" can end it.
 const jsonData = (value) => JSON.stringify(value).replace(/</g, '\\u003c');
 
 const ui = {
   en: { home: 'All lessons', lang: '한국어', langName: 'English', prev: 'Previous', next: 'Next',
     check: 'Check', demo: 'Demo', skip: 'Skip to the lesson', noscript: 'The demos and checks need JavaScript; the text reads without it.',
-    lessonOf: (n) => `Lesson ${n}`, otherMissing: 'This lesson has no Korean version yet.', review: 'Review' },
+    lessonOf: (n) => `Lesson ${n}`, otherMissing: 'This lesson has no Korean version yet.', review: 'Review',
+    openInLab: 'Open in ICL Lab', embedNoscript: 'This demo needs JavaScript.' },
   ko: { home: '모든 강의', lang: 'English', langName: '한국어', prev: '이전', next: '다음',
     check: '확인 문제', demo: '데모', skip: '본문으로 건너뛰기', noscript: '데모와 확인 문제는 JavaScript가 필요합니다. 본문은 그대로 읽을 수 있습니다.',
-    lessonOf: (n) => `${n}강`, otherMissing: '이 강의는 아직 영어판이 없습니다.', review: '복습' },
+    lessonOf: (n) => `${n}강`, otherMissing: '이 강의는 아직 영어판이 없습니다.', review: '복습',
+    openInLab: 'ICL Lab에서 열기', embedNoscript: '이 데모는 JavaScript가 필요합니다.' },
 };
 
 // modules: every ES module the page imports, preloaded in parallel from the start
@@ -44,12 +46,14 @@ ${modules.map((m) => `<link rel="modulepreload" href="${up}assets/${m}">`).join(
 </head>`;
 }
 
-function demoFrame(block, info, lang) {
+// heading: h2 in a lesson, h1 on an embed page; aside: HTML beside the kicker.
+function demoFrame(block, info, lang, { heading = 'h2', aside = '' } = {}) {
   const title = info ? info.title : block.demo;
+  const kicker = `<p class="kicker">${esc(ui[lang].demo)}</p>`;
   return `<section class="demo" id="demo-${esc(block.name)}" data-instance="${esc(block.name)}" aria-labelledby="demo-${esc(block.name)}-title">
 <div class="demo-head">
-<p class="kicker">${esc(ui[lang].demo)}</p>
-<h2 class="demo-title" id="demo-${esc(block.name)}-title">${esc(title)}</h2>
+${aside ? `<div class="demo-kicker-row">${kicker}${aside}</div>` : kicker}
+<${heading} class="demo-title" id="demo-${esc(block.name)}-title">${esc(title)}</${heading}>
 ${info && info.summary ? `<p class="demo-summary">${esc(info.summary)}</p>` : ''}
 ${info && info.paper ? `<p class="demo-paper">${esc(info.paper)}</p>` : ''}
 </div>
@@ -104,6 +108,28 @@ ${nav('bottom')}
 </main>
 <script type="application/json" id="lesson-data">${jsonData(data)}</script>
 <script type="module" src="../assets/lesson.js"></script>
+</body>
+</html>
+`;
+}
+
+// The embed page of one demo in one language (<lang>/embed/<demo>.html): the demo
+// alone, for an <iframe>; embed.js brings it to life. lessons: [{id, instance, params}],
+// one per demo block of this language's lessons, for the link back ("Open in ICL Lab");
+// assetBytes: what its files weigh (it waits for Run before fetching them).
+export function embedPage({ lang, demo, info, lessons, assetBytes, modules }) {
+  const t = ui[lang];
+  const back = lessons.length ? `../${esc(lessons[0].id)}.html#demo-${esc(lessons[0].instance)}` : '../../index.html';
+  const aside = `<a class="embed-home" id="embed-home" href="${back}" target="_blank" rel="noopener">${esc(t.openInLab)} ↗</a>`;
+  return `${head({ lang, title: `${info.title} · ICL Lab`, depth: 2, modules, engine: true })}
+<body class="embed-page">
+<div id="notices" class="notices" aria-live="polite"></div>
+<main id="main" class="embed">
+${demoFrame({ name: demo, demo }, info, lang, { heading: 'h1', aside })}
+<noscript><p class="notice">${esc(t.embedNoscript)}</p></noscript>
+</main>
+<script type="application/json" id="embed-data">${jsonData({ lang, demo, info, lessons, assetBytes })}</script>
+<script type="module" src="../../assets/embed.js"></script>
 </body>
 </html>
 `;

@@ -1,6 +1,7 @@
 // The page's side of worker.js: calls as promises, demo runs as streams of Results.
 // If the worker dies (a trap in the wasm module) it is started again and the runs
 // that were going are told, so a demo shows an error instead of hanging.
+import { notice } from './notices.js';
 
 const MAX_RESTARTS = 3;
 
@@ -87,4 +88,14 @@ export class CoreClient {
       this.run(spec, (result) => { if (result.done) resolve(result); }, (message) => resolve({ error: message }));
     });
   }
+}
+
+// The client of a page with demos or checks: takes over the worker that engine-boot.js
+// (an async script in the head) has usually started already, and says on the page when
+// the engine fails. words: the page's i18n table.
+export function pageClient(words) {
+  const client = new CoreClient(new URL('worker.js', import.meta.url), window.iclEngine || null);
+  window.iclEngine = window.iclEngine || { taken: true };
+  client.onFatal = (message, restarting) => notice(`${words.engineFailed}: ${message} — ${restarting ? words.restarting : words.noRestart}`, 'error');
+  return client;
 }

@@ -1,29 +1,24 @@
 // A lesson page: starts the worker with the wasm core, brings the demo and check
 // blocks to life, applies parameters from the URL (validated by the core), and keeps
 // the reader's place across the language switch.
-import { CoreClient } from './core-client.js';
+import { pageClient } from './core-client.js';
 import { DemoBlock } from './demo-block.js';
 import { CheckBlock } from './check-block.js';
 import { loadProgressFor } from './progress.js';
-import { readUrlParams } from './url-state.js';
+import { applyUrlParams, hrefOnUse } from './url-state.js';
+import { addShareBar } from './share.js';
 import { wordsFor } from './i18n.js';
 import { notice } from './notices.js';
 
 const data = JSON.parse(document.getElementById('lesson-data').textContent);
 const words = wordsFor(data.lang);
-// engine-boot.js (an async script in the head) has usually started the worker already.
-const client = new CoreClient(new URL('worker.js', import.meta.url), window.iclEngine || null);
-window.iclEngine = window.iclEngine || { taken: true };
-client.onFatal = (message, restarting) => notice(`${words.engineFailed}: ${message} — ${restarting ? words.restarting : words.noRestart}`, 'error');
+const client = pageClient(words);
 
 const demoBlocks = Object.create(null);  // by instance name; no prototype to collide with
 for (const block of data.demos) {
   const section = document.querySelector(`section.demo[data-instance="${CSS.escape(block.name)}"]`);
-  demoBlocks[block.name] = new DemoBlock({ block, section, client, lang: data.lang, words,
-    onFirstDraw: () => {
-      // The first drawn result, for the page-speed budget the browser tests read.
-      if (!document.body.dataset.firstDrawMs) document.body.dataset.firstDrawMs = String(Math.round(performance.now()));
-    } });
+  demoBlocks[block.name] = new DemoBlock({ block, section, client, lang: data.lang, words });
+  addShareBar(demoBlocks[block.name], data.id, words);
 }
 const checkBlocks = data.checks.map((check) => {
   const section = document.querySelector(`section.check[data-check="${CSS.escape(check.id)}"]`);
@@ -36,18 +31,15 @@ const checkBlocks = data.checks.map((check) => {
 const langSwitch = document.getElementById('lang-switch');
 if (langSwitch) {
   const base = langSwitch.getAttribute('href');
-  const update = () => {
+  hrefOnUse(langSwitch, () => {
     const anchors = [...document.querySelectorAll('main h2[id], main h3[id], main h4[id], section.demo, section.check')];
     let place = '';
     for (const a of anchors) {
       if (a.getBoundingClientRect().top <= 90) place = a.id;
       else break;
     }
-    langSwitch.setAttribute('href', `${base}${window.location.search}${place ? `#${place}` : ''}`);
-  };
-  langSwitch.addEventListener('pointerdown', update);
-  langSwitch.addEventListener('focus', update);
-  langSwitch.addEventListener('click', update);
+    return `${base}${window.location.search}${place ? `#${place}` : ''}`;
+  });
 }
 
 const deferred = new Map();  // section -> DemoBlock waiting to come near the view
@@ -69,20 +61,9 @@ async function start() {
   if (loaded.notice === 'unavailable') notice(words.storageOff, 'warning');
   for (const message of loaded.dropped) notice(message, 'warning');
   for (const block of checkBlocks) block.restore(loaded.progress);
-  const { byInstance, unknown } = readUrlParams(window.location.search, Object.keys(demoBlocks));
-  if (unknown.length) notice(words.urlUnknown(unknown.join(', ')), 'warning');
+  const setUp = await applyUrlParams(window.location.search, demoBlocks, client, words);
   for (const [name, block] of Object.entries(demoBlocks)) {
-    const kvs = byInstance[name];
-    if (kvs.length) {
-      const parsed = await client.call('parse_params', block.block.demo, JSON.stringify(kvs));
-      if (parsed.error) {
-        notice(words.urlBad(name, parsed.error), 'warning');
-        block.section.dataset.urlError = 'true';
-      } else {
-        block.applyUrl(parsed.params);
-      }
-    }
-    if (block.analytic && nearView && (block.info.assets || []).length && !kvs.length) {
+    if (block.analytic && nearView && (block.info.assets || []).length && !setUp.has(name)) {
       // An analytic demo that reads a file (a checkpoint) starts when its block comes
       // within a screen of the view, so a page's first load carries only what its first
       // screens draw; one the link sets up starts at once.

@@ -2,7 +2,7 @@
 // answered right long enough ago), asked one at a time with the same CheckBlock, grader
 // and feedback as the lesson pages. A predict check is graded with its demo run in the
 // lesson's setup, as on the lesson page.
-import { CoreClient } from './core-client.js';
+import { pageClient } from './core-client.js';
 import { CheckBlock } from './check-block.js';
 import { loadProgress, now } from './progress.js';
 import { wordsFor } from './i18n.js';
@@ -10,9 +10,7 @@ import { notice } from './notices.js';
 
 const data = JSON.parse(document.getElementById('review-data').textContent);
 const words = wordsFor(data.lang);
-const client = new CoreClient(new URL('worker.js', import.meta.url), window.iclEngine || null);
-window.iclEngine = window.iclEngine || { taken: true };
-client.onFatal = (message, restarting) => notice(`${words.engineFailed}: ${message} — ${restarting ? words.restarting : words.noRestart}`, 'error');
+const client = pageClient(words);
 
 const byKey = new Map(data.checks.map((c) => [`${c.lesson}/${c.check.id}`, c]));
 const status = document.getElementById('review-status');

@@ -1,7 +1,10 @@
 // A demo's parameters in the page URL, so a shared link reproduces the setup:
 //   lesson.html?dual_form.lr=0.05&dual_form.n_train=8#demo-dual_form
-// Only values that differ from the lesson's setup are written. Reading gives raw
+//   embed/dual_form.html?dual_form.lr=0.05   (an embed page: the instance is the demo)
+// Only values that differ from the page's setup (the lesson's; an embed page's demo
+// defaults) are written. Reading gives raw
 // "name=value" strings per demo instance; the core types and validates them.
+import { notice } from './notices.js';
 
 // `byInstance` has no prototype: a URL naming `constructor.x`, `__proto__.x` or
 // `toString.x` finds no demo there and is reported as unknown, never a TypeError.
@@ -24,12 +27,48 @@ export function paramText(value) {
   return String(value);
 }
 
-// Rewrites the query for one instance: `changed` = {name: value} differing from the lesson.
-export function writeUrlParams(instance, changed) {
-  const url = new URL(window.location.href);
+// Sets one instance's parameters in `url` (a URL, changed in place and returned):
+// `changed` = {name: value} differing from the setup the page starts from.
+export function setUrlParams(url, instance, changed) {
   for (const key of [...url.searchParams.keys()]) {
     if (key.startsWith(`${instance}.`)) url.searchParams.delete(key);
   }
   for (const [name, value] of Object.entries(changed)) url.searchParams.set(`${instance}.${name}`, paramText(value));
-  window.history.replaceState(null, '', url);
+  return url;
+}
+
+// Rewrites this page's query for one instance (see setUrlParams).
+export function writeUrlParams(instance, changed) {
+  window.history.replaceState(null, '', setUrlParams(new URL(window.location.href), instance, changed));
+}
+
+// The link's parameters, typed and validated by the core, applied to each DemoBlock
+// (by instance name): a bad value or an unknown demo is a notice, as text. `search` is a
+// query string or URLSearchParams. Resolves to the instance names the link set up.
+export async function applyUrlParams(search, demoBlocks, client, words, options = {}) {
+  const { byInstance, unknown } = readUrlParams(search, Object.keys(demoBlocks));
+  if (unknown.length) notice(words.urlUnknown(unknown.join(', ')), 'warning');
+  const setUp = new Set();
+  for (const [name, block] of Object.entries(demoBlocks)) {
+    const kvs = byInstance[name];
+    if (!kvs.length) continue;
+    const parsed = await client.call('parse_params', block.block.demo, JSON.stringify(kvs));
+    if (parsed.error) {
+      notice(words.urlBad(name, parsed.error), 'warning');
+      block.section.dataset.urlError = 'true';
+    } else {
+      block.applyUrl(parsed.params, options);
+      setUp.add(name);
+    }
+  }
+  return setUp;
+}
+
+// Sets a link's href from make() whenever it is about to be followed (pressed, focused,
+// clicked), so it carries the page's state of that moment (parameters, place).
+// Returns the update, for a page to call when its state is first known.
+export function hrefOnUse(link, make) {
+  const update = () => link.setAttribute('href', make());
+  for (const type of ['pointerdown', 'focus', 'click']) link.addEventListener(type, update);
+  return update;
 }
