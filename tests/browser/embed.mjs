@@ -59,8 +59,10 @@ export async function embedChecks(h) {
   const embedData = (frame) => frame.evaluate(() => JSON.parse(document.getElementById('embed-data').textContent));
 
   const largest = { bytes: 0, where: '' };
+  // Every demo's embed page in English; in Korean every fourth (the same page code and
+  // core; only the strings differ), to keep the test command's budget (issue 22).
   for (const lang of langs) {
-    for (const demo of demosOf(lang)) {
+    for (const demo of demosOf(lang).filter((_, i) => lang === 'en' || i % 4 === 0)) {
       await test(`embed ${lang}/${demo}: loads within the budget, draws its first result, no CSP refusal, 375 px without sideways scrolling`, async () => {
         const context = await newContext({ viewport: { width: 375, height: 740 } });
         await context.addInitScript(recordCsp);
