@@ -9,6 +9,10 @@
 # Prints:
 #   config=<S|M|L> icl_ms=<x> torch_ms=<y> speedup=<torch_ms/icl_ms>
 #   wasm_config=<S|M> ms=<x> wasm_slowdown=<wasm/best native> wasm_slowdown_vs_sse=<wasm/native SSE4.1>
+# then where one native step spends its time, per phase (icl_bench_train --profile,
+# whose header says more; bench/run profile [S M L] prints only that).
+# Both build trees are configured with -DICL_PROFILE=ON: the timers are compiled in
+# but stay off except in the --profile run (icl/profile.h).
 # PyTorch runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (its best kernel);
 # icl reads neither.
 set -euo pipefail
@@ -20,15 +24,20 @@ build() {
     { cat "$1/bench-build.log" >&2; exit 1; }
 }
 
-[ -f build/bench/build.ninja ] || cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DICL_BUILD_BENCH=ON -DICL_BIN_DIR="$root/build/bench/bin" >/dev/null
+profiled() { grep -q '^ICL_PROFILE:BOOL=ON' "$1/CMakeCache.txt" 2>/dev/null; }
+profiled build/bench || cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DICL_BUILD_BENCH=ON -DICL_PROFILE=ON -DICL_BIN_DIR="$root/build/bench/bin" >/dev/null
 build build/bench
+if [ "${1:-}" = profile ]; then
+  shift
+  exec build/bench/bin/icl_bench_train --profile "$@"
+fi
 inc=build/wasm-include
 mkdir -p "$inc"
 for d in xtensor xtl xsimd nlohmann doctest; do ln -sfn "/usr/include/$d" "$inc/$d"; done
 export NODE_PATH=/usr/share/nodejs
-[ -f build/bench-wasm/build.ninja ] || emcmake cmake -S . -B build/bench-wasm -G Ninja \
-    -DCMAKE_BUILD_TYPE=Release -DICL_BUILD_BENCH=ON -DICL_WASM_INCLUDE="$root/$inc" \
+profiled build/bench-wasm || emcmake cmake -S . -B build/bench-wasm -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release -DICL_BUILD_BENCH=ON -DICL_PROFILE=ON -DICL_WASM_INCLUDE="$root/$inc" \
     -DICL_BIN_DIR="$root/build/bench-wasm/bin" >/dev/null 2>&1
 build build/bench-wasm
 
@@ -51,3 +60,4 @@ for c in S M; do
       -v s="$(field "${native_out[$c]}" "$c" sse4.1 wall_ms)" \
       'BEGIN { printf "wasm_config=%s ms=%.2f wasm_slowdown=%.2f wasm_slowdown_vs_sse=%.2f\n", c, w, w / b, w / s }'
 done
+build/bench/bin/icl_bench_train --profile S M L

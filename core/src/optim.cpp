@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "icl/kernels.h"
+#include "icl/profile.h"
 
 namespace icl {
 
@@ -48,6 +49,7 @@ Optimizer::Optimizer(OptimizerConfig config, std::vector<ParamSlot> slots, size_
       v_(config.kind == OptimizerConfig::adamw ? total : 0, 0.0f) {}
 
 Expected<float> Optimizer::step(float* params, float* grads) {
+    ICL_PROFILE_SCOPE("opt grad norm");
     const float norm = global_grad_norm(grads, slots_);
     if (!std::isfinite(norm))
         return make_error(std::string("optimizer: the gradient norm is ") +
@@ -61,6 +63,7 @@ Expected<float> Optimizer::step(float* params, float* grads) {
                     for (size_t i = 0; i < s.size; ++i) grads[s.offset + i] *= coef;
     }
     ++t_;
+    ICL_PROFILE_SCOPE("opt adamw");
     for (const ParamSlot& s : slots_) {
         if (!s.trainable) continue;
         const float wd = s.decay ? config_.weight_decay : 0.0f;
