@@ -50,6 +50,7 @@ void matmul_tn(float* C, const float* A, const float* B, int M, int K, int N, bo
 // it forbids are exactly 0. Row i is query position i.
 void attention_softmax(float* P, const float* S, int T, float scale, AttentionMask mask);
 // dS (T,T) += scale * P ∘ (dP − rowsum(dP ∘ P))      (masked entries get 0)
+// P is a masked softmax: 0 above the diagonal (j > i), which the fast paths skip.
 void attention_softmax_backward(float* dS, const float* dP, const float* P, int T, float scale);
 
 // ---- layernorm ------------------------------------------------------------------
