@@ -290,9 +290,23 @@ void allocate(Activations& a, const Config& c, int B, int T) {
     a.probs = take(BT * c.vocab);
     a.losses = take(BT);
     a.buf.resize(n);  // keeps its capacity across calls of the same size
-    // forward scratch: qkv (B,T,3C), then one head's T*T + 2*T*hs (attention_forward
-    // takes T*T + T*hs, delta_head_forward T*T + 2*T*hs), then β's logits (B,T,H)
-    a.scratch.resize(BT * 3 * C + (size_t)T * T + 2 * (size_t)T * head_size(c) + BT * c.heads);
+    // forward scratch: qkv (B,T,3C), then one head's T*T + 3*T*hs (attention_forward
+    // takes T*T + T*hs + hs, fast_attention_forward T*T + 3*T*hs), then β's logits (B,T,H)
+    a.scratch.resize(BT * 3 * C + (size_t)T * T + 3 * (size_t)T * head_size(c) + BT * c.heads);
+    a.kernel_targets.resize(BT);
+    a.loss_weights.resize(BT);
+}
+
+// dst (hs) = src (hs), one head's slice of a row. A memcpy of a constant size compiles
+// to a few vector moves; a call with a run-time size costs more than these copies.
+void copy_head(float* dst, const float* src, int hs) {
+    switch (hs) {
+        case 8: std::memcpy(dst, src, 8 * sizeof(float)); return;
+        case 16: std::memcpy(dst, src, 16 * sizeof(float)); return;
+        case 32: std::memcpy(dst, src, 32 * sizeof(float)); return;
+        case 64: std::memcpy(dst, src, 64 * sizeof(float)); return;
+        default: std::memcpy(dst, src, sizeof(float) * hs);
+    }
 }
 
 // (B,T,3C) -> three (B,H,T,hs): the q, k, v of every head made contiguous
@@ -303,9 +317,9 @@ void split_heads(float* q, float* k, float* v, const float* qkv, int B, int T, i
             const float* row = qkv + ((size_t)b * T + t) * 3 * C;
             for (int h = 0; h < H; ++h) {
                 const size_t dst = (((size_t)b * H + h) * T + t) * hs;
-                std::memcpy(q + dst, row + h * hs, sizeof(float) * hs);
-                std::memcpy(k + dst, row + C + h * hs, sizeof(float) * hs);
-                std::memcpy(v + dst, row + 2 * C + h * hs, sizeof(float) * hs);
+                copy_head(q + dst, row + h * hs, hs);
+                copy_head(k + dst, row + C + h * hs, hs);
+                copy_head(v + dst, row + 2 * C + h * hs, hs);
             }
         }
 }
@@ -319,9 +333,9 @@ void merge_heads(float* qkv, const float* q, const float* k, const float* v, int
             float* row = qkv + ((size_t)b * T + t) * 3 * C;
             for (int h = 0; h < H; ++h) {
                 const size_t src = (((size_t)b * H + h) * T + t) * hs;
-                std::memcpy(row + h * hs, q + src, sizeof(float) * hs);
-                std::memcpy(row + C + h * hs, k + src, sizeof(float) * hs);
-                std::memcpy(row + 2 * C + h * hs, v + src, sizeof(float) * hs);
+                copy_head(row + h * hs, q + src, hs);
+                copy_head(row + C + h * hs, k + src, hs);
+                copy_head(row + 2 * C + h * hs, v + src, hs);
             }
         }
 }
@@ -345,8 +359,7 @@ void rows_to_heads(float* heads, const float* rows, int B, int T, int C, int H) 
     for (int b = 0; b < B; ++b)
         for (int t = 0; t < T; ++t)
             for (int h = 0; h < H; ++h)
-                std::memcpy(heads + (((size_t)b * H + h) * T + t) * hs,
-                            rows + ((size_t)b * T + t) * C + h * hs, sizeof(float) * hs);
+                copy_head(heads + (((size_t)b * H + h) * T + t) * hs, rows + ((size_t)b * T + t) * C + h * hs, hs);
 }
 
 void apply_residual_adds(float* x /* (B,T,C) */, const Hooks* hooks, int layer, int B, int T, int C) {
@@ -387,23 +400,24 @@ void embedding_backward(float* dwte, float* dwpe, const float* dout, const int* 
         }
 }
 
-// O (T,hs) += m, m_t = Σ_{i<t} η^{t−i} v_i for v (T,hs)
-void add_momentum_forward(float* O, const float* v, int T, int hs, float eta) {
-    std::vector<float> m((size_t)hs, 0.0f);
+// O (T,hs) += m, m_t = Σ_{i<t} η^{t−i} v_i for v (T,hs); m scratch (hs)
+void add_momentum_forward(float* O, float* m, const float* v, int T, int hs, float eta) {
+    std::fill_n(m, hs, 0.0f);
     for (int t = 1; t < T; ++t)
         for (int c = 0; c < hs; ++c) {
-            m[(size_t)c] = eta * (m[(size_t)c] + v[(size_t)(t - 1) * hs + c]);
-            O[(size_t)t * hs + c] += m[(size_t)c];
+            m[c] = eta * (m[c] + v[(size_t)(t - 1) * hs + c]);
+            O[(size_t)t * hs + c] += m[c];
         }
 }
 
-// dv (T,hs) += r, r_i = Σ_{t>i} η^{t−i} dO_t, by r_{T−1} = 0, r_i = η (r_{i+1} + dO_{i+1})
-void add_momentum_backward(float* dv, const float* dO, int T, int hs, float eta) {
-    std::vector<float> r((size_t)hs, 0.0f);
+// dv (T,hs) += r, r_i = Σ_{t>i} η^{t−i} dO_t, by r_{T−1} = 0, r_i = η (r_{i+1} + dO_{i+1});
+// r scratch (hs)
+void add_momentum_backward(float* dv, float* r, const float* dO, int T, int hs, float eta) {
+    std::fill_n(r, hs, 0.0f);
     for (int i = T - 2; i >= 0; --i)
         for (int c = 0; c < hs; ++c) {
-            r[(size_t)c] = eta * (r[(size_t)c] + dO[(size_t)(i + 1) * hs + c]);
-            dv[(size_t)i * hs + c] += r[(size_t)c];
+            r[c] = eta * (r[c] + dO[(size_t)(i + 1) * hs + c]);
+            dv[(size_t)i * hs + c] += r[c];
         }
 }
 
@@ -495,7 +509,8 @@ bool skips_masked_work(AttentionMask mask, int T) {
 
 // ---- attention ------------------------------------------------------------------------
 
-// scratch: one (T,T) score matrix (unused by the banded path), then one (T,hs) head output.
+// scratch: one (T,T) score matrix (unused by the banded path), one (T,hs) head output,
+// then the momentum sum (hs).
 // With momentum η > 0, O_t += m_t = Σ_{i<t} η^{t−i} v_i, by m_0 = 0, m_t = η (m_{t−1} + v_{t−1}).
 void attention_forward(float* att, float* atty, const float* q, const float* k, const float* v,
                        float* scratch, int B, int T, int C, int H, AttentionMask mask, float momentum) {
@@ -528,16 +543,16 @@ void attention_forward(float* att, float* atty, const float* q, const float* k, 
             }
             if (momentum > 0.0f) {
                 ICL_PROFILE_SCOPE("fwd attn momentum");
-                add_momentum_forward(O, vh, T, hs, momentum);
+                add_momentum_forward(O, O + (size_t)T * hs, vh, T, hs, momentum);
             }
             ICL_PROFILE_SCOPE("fwd copy heads->rows");
             for (int t = 0; t < T; ++t)
-                std::memcpy(atty + ((size_t)b * T + t) * C + h * hs, O + (size_t)t * hs,
-                            sizeof(float) * hs);
+                copy_head(atty + ((size_t)b * T + t) * C + h * hs, O + (size_t)t * hs, hs);
         }
 }
 
-// scratch: dP and dS, (T,T) each (the banded path uses one band of dP).
+// scratch: dP and dS, (T,T) each (the banded path uses one band of dP), then the
+// momentum sum (hs).
 void attention_backward(float* dq, float* dk, float* dv, const float* dO, const float* q,
                         const float* k, const float* v, const float* att, float* scratch, int B,
                         int T, int C, int H, AttentionMask mask, float momentum) {
@@ -571,7 +586,7 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dO, const 
             }
             if (momentum > 0.0f) {
                 ICL_PROFILE_SCOPE("bwd attn momentum");
-                add_momentum_backward(dv + o, dO + o, T, hs, momentum);
+                add_momentum_backward(dv + o, dS + (size_t)T * T, dO + o, T, hs, momentum);
             }
         }
 }
@@ -795,23 +810,23 @@ void fast_weight_head(AttentionKind kind, float* O, float* states, const float* 
 namespace {
 
 // All heads of a linear or delta layer (parallel form): att (B,H,T,T), atty (B,T,C),
-// u (B,H,T,hs) and beta (B,H,T) for delta; scratch: T*T + 2*T*hs.
+// u (B,H,T,hs) and beta (B,H,T) for delta; scratch: T*T + 3*T*hs (the last T*hs holds
+// one head's output).
 void fast_attention_forward(AttentionKind kind, float* att, float* atty, float* u, const float* q,
                             const float* k, const float* v, const float* beta, float* scratch, int B,
                             int T, int C, int H) {
     const int hs = C / H;
-    std::vector<float> O((size_t)T * hs);
+    float* O = scratch + (size_t)T * T + 2 * (size_t)T * hs;
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
             const size_t bh = (size_t)b * H + h, o = bh * T * hs;
             float* P = att + bh * T * T;
             if (kind == AttentionKind::linear)
-                linear_head_forward(P, O.data(), q + o, k + o, v + o, scratch, T, hs);
+                linear_head_forward(P, O, q + o, k + o, v + o, scratch, T, hs);
             else
-                delta_head_forward(P, u + o, O.data(), q + o, k + o, v + o, beta + bh * T, scratch, T, hs);
+                delta_head_forward(P, u + o, O, q + o, k + o, v + o, beta + bh * T, scratch, T, hs);
             for (int t = 0; t < T; ++t)
-                std::memcpy(atty + ((size_t)b * T + t) * C + h * hs, O.data() + (size_t)t * hs,
-                            sizeof(float) * hs);
+                copy_head(atty + ((size_t)b * T + t) * C + h * hs, O + (size_t)t * hs, hs);
         }
 }
 
@@ -925,7 +940,7 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
         } else {
             ICL_PROFILE_SCOPE("fwd attn linear/delta");
             if (kind == AttentionKind::delta) {  // β (B,H,T) = σ(ln1 · wbᵀ + bb)
-                float* logits = head_scratch + (size_t)T * T + 2 * (size_t)T * (C / H);
+                float* logits = head_scratch + (size_t)T * T + 3 * (size_t)T * (C / H);
                 linear_forward(logits, acts.ptr(a.ln1), model.at(p.wb), model.at(p.bb), BT, C, H);
                 float* beta = acts.ptr(a.beta);
                 for (int b = 0; b < B; ++b)
@@ -995,10 +1010,9 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
     ICL_PROFILE_SCOPE("fwd cross-entropy");
     // Unscored positions (-1) get target 0 for the kernel and weight 0 in the mean.
     acts.targets.assign(targets, targets + (size_t)BT);
-    std::vector<int> kernel_targets((size_t)BT);
-    for (int i = 0; i < BT; ++i) kernel_targets[(size_t)i] = std::max(targets[i], 0);
+    for (int i = 0; i < BT; ++i) acts.kernel_targets[(size_t)i] = std::max(targets[i], 0);
     crossentropy_forward(acts.ptr(acts.losses), acts.ptr(acts.probs), acts.ptr(acts.logits),
-                         kernel_targets.data(), BT, V);
+                         acts.kernel_targets.data(), BT, V);
     double sum = 0.0;
     for (int i = 0; i < BT; ++i)
         if (targets[i] >= 0) {
@@ -1051,13 +1065,10 @@ Status backward(const Model& model, Activations& acts, float* grads) {
     {
         // mean cross-entropy over the scored positions
         ICL_PROFILE_SCOPE("bwd cross-entropy");
-        std::vector<float> dlosses((size_t)BT);
-        std::vector<int> kernel_targets((size_t)BT);
-        for (int i = 0; i < BT; ++i) {
-            dlosses[(size_t)i] = acts.targets[(size_t)i] >= 0 ? 1.0f / (float)acts.scored : 0.0f;
-            kernel_targets[(size_t)i] = std::max(acts.targets[(size_t)i], 0);
-        }
-        crossentropy_backward(dlogits, acts.ptr(acts.probs), kernel_targets.data(), dlosses.data(), BT, V);
+        float* dlosses = acts.loss_weights.data();
+        for (int i = 0; i < BT; ++i)
+            dlosses[i] = acts.targets[(size_t)i] >= 0 ? 1.0f / (float)acts.scored : 0.0f;
+        crossentropy_backward(dlogits, acts.ptr(acts.probs), acts.kernel_targets.data(), dlosses, BT, V);
     }
     {
         // tied LM head: logits = lnf · wteᵀ
