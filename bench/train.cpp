@@ -16,7 +16,13 @@
 //   profile config=S isa=avx512 B=16 T=64 C=64 L=2 H=4 F=256 V=64 step_us=8612 steps=31
 //   profile S     812.3 us   9.4 %  fwd matmul fc (BT,C) x (C,F)
 //   profile_kind config=S matmul=61.2 attention=9.8 elementwise=14.1 copies=3.0 optimizer=8.0 setup_other=3.9
+// With --phase-change it runs the induction_heads demo (default parameters, seed 1)
+// through the worker's JSON API as the page does — slices of about 25 ms, each
+// returning the Result as JSON — and prints the wall time until a result first shows
+// the phase change (phase_step >= 0), natively or in wasm:
+//   phase_change ms=8512 step=960 slices=341
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -31,6 +37,9 @@
 #include "icl/kernels.h"
 #include "icl/profile.h"
 #include "icl/rng.h"
+#include "icl/worker_api.h"
+
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -148,12 +157,52 @@ void print_profile(const BenchConfig& bc, int steps) {
     std::fflush(stdout);
 }
 
+// The wall time until the induction_heads demo first reports its phase change, stepped
+// as web/src/worker.js steps it (the budget aimed at 25 ms slices).
+int phase_change() {
+    using nlohmann::json;
+    icl::WorkerApi api;
+    const double t0 = wall_ms();
+    const json started = json::parse(api.start("induction_heads", "{}", "en", 1));
+    if (!started.contains("handle")) {
+        std::fprintf(stderr, "induction_heads: %s\n", started.dump().c_str());
+        return 1;
+    }
+    const int handle = started["handle"].get<int>();
+    double budget = 1;
+    for (int slice = 1;; ++slice) {
+        const double s0 = wall_ms();
+        const json result = json::parse(api.step(handle, (int)budget));
+        const double ms = wall_ms() - s0;
+        if (!result.contains("panels")) {
+            std::fprintf(stderr, "induction_heads: %s\n", result.dump().c_str());
+            return 1;
+        }
+        for (const json& panel : result["panels"])
+            if (panel.value("kind", "") == "scalars")
+                for (const json& item : panel["items"])
+                    if (item.value("name", "") == "phase_step" && item["value"].is_number() &&
+                        item["value"].get<double>() >= 0) {
+                        std::printf("phase_change ms=%.0f step=%.0f slices=%d\n", wall_ms() - t0,
+                                    item["value"].get<double>(), slice);
+                        return 0;
+                    }
+        if (result.value("done", false)) {
+            std::printf("phase_change ms=-1 step=-1 slices=%d\n", slice);  // never reached
+            return 0;
+        }
+        budget = std::max(1.0, std::min(65536.0, std::round(budget * (ms > 0.5 ? 25.0 / ms : 4.0))));
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     std::vector<std::string> wanted;
     bool profile = false;
     for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) == "--phase-change")
+            return phase_change();
         if (std::string(argv[i]) == "--profile")
             profile = true;
         else
