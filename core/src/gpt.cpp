@@ -532,14 +532,14 @@ void attention_forward(float* att, float* atty, const float* q, const float* k, 
             } else {
                 {
                     ICL_PROFILE_SCOPE("fwd attn matmul q x kT");
-                    matmul_nt(S, qh, kh, T, hs, T, false);  // S (T,T) = q kᵀ
+                    matmul_nt_lower(S, qh, kh, T, hs);  // S (T,T) = q kᵀ, j <= i (every mask)
                 }
                 {
                     ICL_PROFILE_SCOPE("fwd attn softmax");
                     attention_softmax(P, S, T, scale, mask);
                 }
                 ICL_PROFILE_SCOPE("fwd attn matmul P x v");
-                matmul_nn(O, P, vh, T, T, hs, false);   // O (T,hs) = P v
+                matmul_nn_lower(O, P, vh, T, hs);   // O (T,hs) = P v, P lower-triangular
             }
             if (momentum > 0.0f) {
                 ICL_PROFILE_SCOPE("fwd attn momentum");
@@ -572,8 +572,9 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dO, const 
             } else {
                 {
                     ICL_PROFILE_SCOPE("bwd attn matmul dO x vT, PT x dO");
-                    matmul_nt(dP, dO + o, v + o, T, hs, T, false);   // dP (T,T) = dO vᵀ
-                    matmul_tn(dv + o, P, dO + o, T, T, hs, false);   // dv (T,hs) = Pᵀ dO
+                    // P and dS are 0 above the diagonal (every mask): only the lower half is worked
+                    matmul_nt_lower(dP, dO + o, v + o, T, hs);   // dP (T,T) = dO vᵀ, j <= i
+                    matmul_tn_lower(dv + o, P, dO + o, T, hs);   // dv (T,hs) = Pᵀ dO
                 }
                 {
                     ICL_PROFILE_SCOPE("bwd attn softmax");
@@ -581,8 +582,8 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dO, const 
                     attention_softmax_backward(dS, dP, P, T, scale);
                 }
                 ICL_PROFILE_SCOPE("bwd attn matmul dS x k, dST x q");
-                matmul_nn(dq + o, dS, k + o, T, T, hs, false);   // dq = dS k
-                matmul_tn(dk + o, dS, q + o, T, T, hs, false);   // dk = dSᵀ q
+                matmul_nn_lower(dq + o, dS, k + o, T, hs);   // dq = dS k
+                matmul_tn_lower(dk + o, dS, q + o, T, hs);   // dk = dSᵀ q
             }
             if (momentum > 0.0f) {
                 ICL_PROFILE_SCOPE("bwd attn momentum");

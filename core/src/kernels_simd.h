@@ -167,10 +167,16 @@ struct Kernels {
         }
     }
 
+    // Which triangle a causal product skips (see matmul_*_lower): none; C's entries above
+    // the diagonal (written 0); A's entries above the diagonal (nn: k > i), or, A read
+    // transposed (tn), A's entries below it (k < i).
+    enum Tri { kFull, kLowerC, kLowerA, kUpperA };
+
     // C (M,N) (+)= op(A) (M,K) · op(B) (K,N), B packed, blocked for the caches.
     template <int NV>
     static void gemm_packed_nv(float* C, const float* A, size_t rsa, size_t csa, const float* Bm,
-                               size_t rsb, size_t csb, int M, int K, int N, bool accumulate) {
+                               size_t rsb, size_t csb, int M, int K, int N, bool accumulate,
+                               Tri tri = kFull) {
         constexpr int NR = kNR<NV>, NC = kNC<NV>;
         const int kc_max = std::min(K, KC);
         const int nc_max = std::min((N + NR - 1) / NR * NR, NC);
@@ -184,18 +190,34 @@ struct Kernels {
                 for (int ic = 0; ic < M; ic += MC) {
                     const int mc = std::min(MC, M - ic);
                     for (int jr = 0; jr < nc; jr += NR)
-                        for (int ir = 0; ir < mc; ir += MR)
-                            micro_kernel<NV>(kc, A + (ic + ir) * rsa + pc * csa, rsa, csa,
-                                             Bp + (size_t)jr * kc, C + (size_t)(ic + ir) * N + jc + jr,
-                                             N, std::min(MR, mc - ir), std::min(NR, nc - jr), acc);
+                        for (int ir = 0; ir < mc; ir += MR) {
+                            const int i0 = ic + ir, j0 = jc + jr;
+                            const int mr = std::min(MR, mc - ir), nr = std::min(NR, nc - jr);
+                            float* Ct = C + (size_t)i0 * N + j0;
+                            if (tri == kLowerC && j0 > i0 + mr - 1) {  // wholly above the diagonal
+                                for (int r = 0; r < mr; ++r) std::fill_n(Ct + (size_t)r * N, nr, 0.0f);
+                                continue;
+                            }
+                            int k0 = pc, k1 = pc + kc;  // the k this tile needs in this K block
+                            if (tri == kLowerA) k1 = std::min(k1, i0 + mr);
+                            if (tri == kUpperA) k0 = std::max(k0, i0);
+                            micro_kernel<NV>(std::max(0, k1 - k0), A + i0 * rsa + k0 * csa, rsa, csa,
+                                             Bp + (size_t)jr * kc + (size_t)(k0 - pc) * NR, Ct, N, mr,
+                                             nr, acc);
+                            if (tri == kLowerC && j0 + nr - 1 > i0)  // zero the part above it
+                                for (int r = 0; r < mr; ++r)
+                                    for (int j = std::max(0, i0 + r + 1 - j0); j < nr; ++j)
+                                        Ct[(size_t)r * N + j] = 0.0f;
+                        }
                 }
             }
         }
     }
     static void gemm_packed(float* C, const float* A, size_t rsa, size_t csa, const float* Bm,
-                            size_t rsb, size_t csb, int M, int K, int N, bool accumulate) {
-        if (N <= W) return gemm_packed_nv<1>(C, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate);
-        gemm_packed_nv<2>(C, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate);
+                            size_t rsb, size_t csb, int M, int K, int N, bool accumulate,
+                            Tri tri = kFull) {
+        if (N <= W) return gemm_packed_nv<1>(C, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate, tri);
+        gemm_packed_nv<2>(C, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate, tri);
     }
 
     // Small problems (few rows, few columns, or little work) skip packing.
@@ -299,6 +321,28 @@ struct Kernels {
         alignas(64) float idx[W];
         for (int l = 0; l < W; ++l) idx[l] = (float)l;
         return B::load_aligned(idx);
+    }
+
+    // ---- causal (lower-triangular) products of one attention head ---------------------
+    // Packed like the full products, each MR-row tile only over the k (or the column
+    // tiles) the triangle leaves; small ones row by row with the same bounds.
+    static void matmul_nt_lower(float* S, const float* A, const float* Bm, int T, int K) {
+        if (!small(T, K, T)) return gemm_packed(S, A, K, 1, Bm, 1, K, T, K, T, false, kLowerC);
+        for (int i = 0; i < T; ++i) {
+            gemm_dots(S + (size_t)i * T, A + (size_t)i * K, Bm, 1, K, i + 1, false);
+            std::fill(S + (size_t)i * T + i + 1, S + (size_t)(i + 1) * T, 0.0f);
+        }
+    }
+    static void matmul_nn_lower(float* C, const float* L, const float* Bm, int T, int N) {
+        if (!small(T, T, N)) return gemm_packed(C, L, T, 1, Bm, N, 1, T, T, N, false, kLowerA);
+        for (int i = 0; i < T; ++i)  // row i: k <= i
+            gemm_rows(C + (size_t)i * N, L + (size_t)i * T, T, 1, Bm, 1, i + 1, N, false);
+    }
+    static void matmul_tn_lower(float* C, const float* L, const float* Bm, int T, int N) {
+        if (!small(T, T, N)) return gemm_packed(C, L, 1, T, Bm, N, 1, T, T, N, false, kUpperA);
+        for (int i = 0; i < T; ++i)  // row i: k >= i, A(i,k) = L[k*T + i]
+            gemm_rows(C + (size_t)i * N, L + (size_t)i * T + i, 1, T, Bm + (size_t)i * N, 1, T - i, N,
+                      false);
     }
 
     // ---- row helpers --------------------------------------------------------------
@@ -663,6 +707,7 @@ struct Kernels {
     // The entry points, in KernelTable's order.
     static constexpr detail::KernelTable table() {
         return {matmul_nn,         matmul_nt,          matmul_tn,
+                matmul_nt_lower,   matmul_nn_lower,    matmul_tn_lower,
                 attention_softmax, attention_softmax_backward,
                 layernorm_forward, layernorm_backward, gelu_forward,
                 gelu_backward,     crossentropy_forward, crossentropy_backward,
