@@ -10,7 +10,6 @@ namespace {
 struct State {
     std::vector<std::string> names{"other"};  // id 0 collects time outside every scope
     std::vector<int64_t> ns{0};
-    bool on = false;
     int current = 0;  // the phase being charged
     int64_t since = 0;
 };
@@ -35,6 +34,19 @@ void switch_to(State& s, int to) {
 
 }  // namespace
 
+bool detail::on = false;
+
+int detail::enter(int id) {
+    State& s = state();
+    const int outer = s.current;
+    switch_to(s, id);
+    return outer;
+}
+
+void detail::leave(int outer) {
+    if (detail::on) switch_to(state(), outer);
+}
+
 int phase_id(const char* name) {
     State& s = state();
     for (size_t i = 0; i < s.names.size(); ++i)
@@ -46,15 +58,14 @@ int phase_id(const char* name) {
 
 void start() {
     State& s = state();
-    s.on = true;
+    detail::on = true;
     s.current = 0;
     s.since = now_ns();
 }
 
 void stop() {
-    State& s = state();
-    if (s.on) switch_to(s, 0);
-    s.on = false;
+    if (detail::on) switch_to(state(), 0);
+    detail::on = false;
 }
 
 std::vector<Phase> take() {
@@ -73,19 +84,6 @@ bool compiled_in() {
 #else
     return false;
 #endif
-}
-
-Scope::Scope(int id) {
-    State& s = state();
-    if (!s.on) return;
-    outer_ = s.current;
-    switch_to(s, id);
-}
-
-Scope::~Scope() {
-    if (outer_ < 0) return;
-    State& s = state();
-    if (s.on) switch_to(s, outer_);
 }
 
 }  // namespace icl::profile

@@ -27,10 +27,21 @@ void stop();                     // timers off
 std::vector<Phase> take();       // every registered phase (registration order), then zeroed
 bool compiled_in();              // true in ICL_PROFILE builds
 
+namespace detail {
+extern bool on;      // between start() and stop()
+int enter(int id);   // makes `id` the phase charged; returns the one it interrupted
+void leave(int outer);
+}  // namespace detail
+
+// Inline, so with the timers off a scope costs one load and a branch.
 class Scope {
 public:
-    explicit Scope(int id);
-    ~Scope();
+    explicit Scope(int id) {
+        if (detail::on) outer_ = detail::enter(id);
+    }
+    ~Scope() {
+        if (outer_ >= 0) detail::leave(outer_);
+    }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
 
