@@ -9,7 +9,20 @@
 // ratios compare wall_ms with wall_ms. Output lines are parsed by bench/run:
 //   train config=S isa=avx512 ms=1.23 wall_ms=1.25     (wasm: ms is wall_ms)
 //   icl_bench_train [S M L ...]   (default: S M L natively, S M in wasm)
+// With --profile (a build configured with -DICL_PROFILE=ON, as bench/run's are) it
+// prints instead, per config at the best ISA, where one step spends its time: every
+// phase of icl/profile.h with its µs (the fastest of the profiled steps) and its % of
+// the step, largest first, then the phases summed by kind (% of the step, the sum of the phases' medians):
+//   profile config=S isa=avx512 B=16 T=64 C=64 L=2 H=4 F=256 V=64 step_us=8612 steps=31
+//   profile S     812.3 us   9.4 %  fwd matmul fc (BT,C) x (C,F)
+//   profile_kind config=S matmul=61.2 attention=9.8 elementwise=14.1 copies=3.0 optimizer=8.0 setup_other=3.9
+// With --phase-change it runs the induction_heads demo (default parameters, seed 1)
+// through the worker's JSON API as the page does — slices of about 25 ms, each
+// returning the Result as JSON — and prints the wall time until a result first shows
+// the phase change (phase_step >= 0), natively or in wasm:
+//   phase_change ms=8512 step=960 slices=341
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -22,7 +35,11 @@
 #include "icl/gpt.h"
 #include "icl/gpt_train.h"
 #include "icl/kernels.h"
+#include "icl/profile.h"
 #include "icl/rng.h"
+#include "icl/worker_api.h"
+
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -54,7 +71,10 @@ struct StepTime {
     double cpu_median_ms, wall_min_ms;
 };
 
-StepTime time_step(const BenchConfig& bc, int samples) {
+// Times `samples` steps after a warm-up; with `profile`, each step between
+// profile::start() and stop(), its phases appended to *phases (one vector per step).
+StepTime time_step(const BenchConfig& bc, int samples,
+                   std::vector<std::vector<icl::profile::Phase>>* phases = nullptr) {
     icl::gpt::Config c;
     c.vocab = bc.V; c.context = bc.T; c.width = bc.C; c.layers = bc.L; c.heads = bc.H;
     icl::gpt::Model model = icl::gpt::make_model(c, 1).value();
@@ -71,9 +91,15 @@ StepTime time_step(const BenchConfig& bc, int samples) {
     };
     step();  // warm-up: allocations, caches
     std::vector<double> cpu, wall;
+    icl::profile::take();  // drop what the warm-up charged
     for (int s = 0; s < samples; ++s) {
         const double c0 = cpu_ms(), w0 = wall_ms();
+        if (phases) icl::profile::start();
         step();
+        if (phases) {
+            icl::profile::stop();
+            phases->push_back(icl::profile::take());
+        }
         cpu.push_back(cpu_ms() - c0);
         wall.push_back(wall_ms() - w0);
     }
@@ -81,11 +107,118 @@ StepTime time_step(const BenchConfig& bc, int samples) {
     return {cpu[cpu.size() / 2], *std::min_element(wall.begin(), wall.end())};
 }
 
+double median(std::vector<double> x) {
+    std::sort(x.begin(), x.end());
+    return x[x.size() / 2];
+}
+
+// The kind a phase's name belongs to, for the summary line.
+const char* kind_of(const std::string& name) {
+    auto has = [&](const char* s) { return name.find(s) != std::string::npos; };
+    if (has("matmul")) return "matmul";
+    if (has("attn")) return "attention";
+    if (has("copy")) return "copies";
+    if (has("opt ") || has("zero grads")) return "optimizer";
+    if (has("setup") || name == "other") return "setup_other";
+    return "elementwise";
+}
+
+// Per phase the fastest of the profiled steps (the wall clock is the only one cheap
+// enough to read around every kernel, and on this shared machine most samples of a
+// phase are stretched by other processes; the minimum is the undisturbed time). The
+// step is the sum of those minima, so the % add up to 100.
+void print_profile(const BenchConfig& bc, int steps) {
+    std::vector<std::vector<icl::profile::Phase>> per_step;
+    time_step(bc, steps, &per_step);
+    const size_t n = per_step.back().size();  // phases registered by the last step
+    struct Row { std::string name; double us; };
+    std::vector<Row> rows;
+    double step_us = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        std::vector<double> us;
+        for (const auto& st : per_step) us.push_back(i < st.size() ? st[i].us : 0.0);
+        const double m = *std::min_element(us.begin(), us.end());
+        step_us += m;
+        if (m > 0.0) rows.push_back({per_step.back()[i].name, m});
+    }
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.us > b.us; });
+    std::printf("profile config=%s isa=%s B=%d T=%d C=%d L=%d H=%d F=%d V=%d step_us=%.0f steps=%d\n", bc.name,
+                icl::isa_name(icl::current_isa()), bc.B, bc.T, bc.C, bc.L, bc.H, 4 * bc.C, bc.V, step_us, steps);
+    const char* kinds[] = {"matmul", "attention", "elementwise", "copies", "optimizer", "setup_other"};
+    double by_kind[6] = {};
+    for (const Row& r : rows) {
+        std::printf("profile %s %9.1f us %5.1f %%  %s\n", bc.name, r.us, 100.0 * r.us / step_us, r.name.c_str());
+        for (int k = 0; k < 6; ++k)
+            if (std::string(kinds[k]) == kind_of(r.name)) by_kind[k] += r.us;
+    }
+    std::printf("profile_kind config=%s", bc.name);
+    for (int k = 0; k < 6; ++k) std::printf(" %s=%.1f", kinds[k], 100.0 * by_kind[k] / step_us);
+    std::printf("\n");
+    std::fflush(stdout);
+}
+
+// The wall time until the induction_heads demo first reports its phase change, stepped
+// as web/src/worker.js steps it (the budget aimed at 25 ms slices).
+int phase_change() {
+    using nlohmann::json;
+    icl::WorkerApi api;
+    const double t0 = wall_ms();
+    const json started = json::parse(api.start("induction_heads", "{}", "en", 1));
+    if (!started.contains("handle")) {
+        std::fprintf(stderr, "induction_heads: %s\n", started.dump().c_str());
+        return 1;
+    }
+    const int handle = started["handle"].get<int>();
+    double budget = 1;
+    for (int slice = 1;; ++slice) {
+        const double s0 = wall_ms();
+        const json result = json::parse(api.step(handle, (int)budget));
+        const double ms = wall_ms() - s0;
+        if (!result.contains("panels")) {
+            std::fprintf(stderr, "induction_heads: %s\n", result.dump().c_str());
+            return 1;
+        }
+        for (const json& panel : result["panels"])
+            if (panel.value("kind", "") == "scalars")
+                for (const json& item : panel["items"])
+                    if (item.value("name", "") == "phase_step" && item["value"].is_number() &&
+                        item["value"].get<double>() >= 0) {
+                        std::printf("phase_change ms=%.0f step=%.0f slices=%d\n", wall_ms() - t0,
+                                    item["value"].get<double>(), slice);
+                        return 0;
+                    }
+        if (result.value("done", false)) {
+            std::printf("phase_change ms=-1 step=-1 slices=%d\n", slice);  // never reached
+            return 0;
+        }
+        budget = std::max(1.0, std::min(65536.0, std::round(budget * (ms > 0.5 ? 25.0 / ms : 4.0))));
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     std::vector<std::string> wanted;
-    for (int i = 1; i < argc; ++i) wanted.push_back(argv[i]);
+    bool profile = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) == "--phase-change")
+            return phase_change();
+        if (std::string(argv[i]) == "--profile")
+            profile = true;
+        else
+            wanted.push_back(argv[i]);
+    }
+    if (profile) {
+        if (!icl::profile::compiled_in()) {
+            std::fprintf(stderr, "icl_bench_train --profile: this build has no timers (configure with -DICL_PROFILE=ON)\n");
+            return 1;
+        }
+        if (wanted.empty()) wanted = {"S", "M", "L"};
+        for (const std::string& w : wanted)
+            for (const BenchConfig& bc : kConfigs)
+                if (w == bc.name) print_profile(bc, bc.name[0] == 'L' ? 9 : 31);
+        return 0;
+    }
 #if defined(ICL_WASM)
     if (wanted.empty()) wanted = {"S", "M"};
     const std::vector<icl::Isa> isas = {icl::best_isa()};

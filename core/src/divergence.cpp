@@ -16,6 +16,8 @@ std::string DivergenceWatch::lr_hint(double lr, Lang lang) {
 }
 
 std::string DivergenceWatch::check(int step, double loss, double lr, Lang lang) {
+    if (std::isfinite(loss) && first_loss_ >= 0 && !(loss > kExplodeFactor * std::max(first_loss_, kLossFloor)))
+        return "";  // the usual case, every training step: no message built (nothing allocated)
     const std::string at = std::to_string(step);
     const std::string hint = lr_hint(lr, lang);
     if (!std::isfinite(loss))

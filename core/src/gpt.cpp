@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "icl/profile.h"
 #include "icl/rng.h"
 
 namespace icl::gpt {
@@ -289,9 +290,23 @@ void allocate(Activations& a, const Config& c, int B, int T) {
     a.probs = take(BT * c.vocab);
     a.losses = take(BT);
     a.buf.resize(n);  // keeps its capacity across calls of the same size
-    // forward scratch: qkv (B,T,3C), then one head's T*T + 2*T*hs (attention_forward
-    // takes T*T + T*hs, delta_head_forward T*T + 2*T*hs), then β's logits (B,T,H)
-    a.scratch.resize(BT * 3 * C + (size_t)T * T + 2 * (size_t)T * head_size(c) + BT * c.heads);
+    // forward scratch: qkv (B,T,3C), then one head's T*T + 3*T*hs (attention_forward
+    // takes T*T + T*hs + hs, fast_attention_forward T*T + 3*T*hs), then β's logits (B,T,H)
+    a.scratch.resize(BT * 3 * C + (size_t)T * T + 3 * (size_t)T * head_size(c) + BT * c.heads);
+    a.kernel_targets.resize(BT);
+    a.loss_weights.resize(BT);
+}
+
+// dst (hs) = src (hs), one head's slice of a row. A memcpy of a constant size compiles
+// to a few vector moves; a call with a run-time size costs more than these copies.
+void copy_head(float* dst, const float* src, int hs) {
+    switch (hs) {
+        case 8: std::memcpy(dst, src, 8 * sizeof(float)); return;
+        case 16: std::memcpy(dst, src, 16 * sizeof(float)); return;
+        case 32: std::memcpy(dst, src, 32 * sizeof(float)); return;
+        case 64: std::memcpy(dst, src, 64 * sizeof(float)); return;
+        default: std::memcpy(dst, src, sizeof(float) * hs);
+    }
 }
 
 // (B,T,3C) -> three (B,H,T,hs): the q, k, v of every head made contiguous
@@ -302,9 +317,9 @@ void split_heads(float* q, float* k, float* v, const float* qkv, int B, int T, i
             const float* row = qkv + ((size_t)b * T + t) * 3 * C;
             for (int h = 0; h < H; ++h) {
                 const size_t dst = (((size_t)b * H + h) * T + t) * hs;
-                std::memcpy(q + dst, row + h * hs, sizeof(float) * hs);
-                std::memcpy(k + dst, row + C + h * hs, sizeof(float) * hs);
-                std::memcpy(v + dst, row + 2 * C + h * hs, sizeof(float) * hs);
+                copy_head(q + dst, row + h * hs, hs);
+                copy_head(k + dst, row + C + h * hs, hs);
+                copy_head(v + dst, row + 2 * C + h * hs, hs);
             }
         }
 }
@@ -318,9 +333,9 @@ void merge_heads(float* qkv, const float* q, const float* k, const float* v, int
             float* row = qkv + ((size_t)b * T + t) * 3 * C;
             for (int h = 0; h < H; ++h) {
                 const size_t src = (((size_t)b * H + h) * T + t) * hs;
-                std::memcpy(row + h * hs, q + src, sizeof(float) * hs);
-                std::memcpy(row + C + h * hs, k + src, sizeof(float) * hs);
-                std::memcpy(row + 2 * C + h * hs, v + src, sizeof(float) * hs);
+                copy_head(row + h * hs, q + src, hs);
+                copy_head(row + C + h * hs, k + src, hs);
+                copy_head(row + 2 * C + h * hs, v + src, hs);
             }
         }
 }
@@ -344,8 +359,7 @@ void rows_to_heads(float* heads, const float* rows, int B, int T, int C, int H) 
     for (int b = 0; b < B; ++b)
         for (int t = 0; t < T; ++t)
             for (int h = 0; h < H; ++h)
-                std::memcpy(heads + (((size_t)b * H + h) * T + t) * hs,
-                            rows + ((size_t)b * T + t) * C + h * hs, sizeof(float) * hs);
+                copy_head(heads + (((size_t)b * H + h) * T + t) * hs, rows + ((size_t)b * T + t) * C + h * hs, hs);
 }
 
 void apply_residual_adds(float* x /* (B,T,C) */, const Hooks* hooks, int layer, int B, int T, int C) {
@@ -386,23 +400,24 @@ void embedding_backward(float* dwte, float* dwpe, const float* dout, const int* 
         }
 }
 
-// O (T,hs) += m, m_t = Σ_{i<t} η^{t−i} v_i for v (T,hs)
-void add_momentum_forward(float* O, const float* v, int T, int hs, float eta) {
-    std::vector<float> m((size_t)hs, 0.0f);
+// O (T,hs) += m, m_t = Σ_{i<t} η^{t−i} v_i for v (T,hs); m scratch (hs)
+void add_momentum_forward(float* O, float* m, const float* v, int T, int hs, float eta) {
+    std::fill_n(m, hs, 0.0f);
     for (int t = 1; t < T; ++t)
         for (int c = 0; c < hs; ++c) {
-            m[(size_t)c] = eta * (m[(size_t)c] + v[(size_t)(t - 1) * hs + c]);
-            O[(size_t)t * hs + c] += m[(size_t)c];
+            m[c] = eta * (m[c] + v[(size_t)(t - 1) * hs + c]);
+            O[(size_t)t * hs + c] += m[c];
         }
 }
 
-// dv (T,hs) += r, r_i = Σ_{t>i} η^{t−i} dO_t, by r_{T−1} = 0, r_i = η (r_{i+1} + dO_{i+1})
-void add_momentum_backward(float* dv, const float* dO, int T, int hs, float eta) {
-    std::vector<float> r((size_t)hs, 0.0f);
+// dv (T,hs) += r, r_i = Σ_{t>i} η^{t−i} dO_t, by r_{T−1} = 0, r_i = η (r_{i+1} + dO_{i+1});
+// r scratch (hs)
+void add_momentum_backward(float* dv, float* r, const float* dO, int T, int hs, float eta) {
+    std::fill_n(r, hs, 0.0f);
     for (int i = T - 2; i >= 0; --i)
         for (int c = 0; c < hs; ++c) {
-            r[(size_t)c] = eta * (r[(size_t)c] + dO[(size_t)(i + 1) * hs + c]);
-            dv[(size_t)i * hs + c] += r[(size_t)c];
+            r[c] = eta * (r[c] + dO[(size_t)(i + 1) * hs + c]);
+            dv[(size_t)i * hs + c] += r[c];
         }
 }
 
@@ -494,7 +509,8 @@ bool skips_masked_work(AttentionMask mask, int T) {
 
 // ---- attention ------------------------------------------------------------------------
 
-// scratch: one (T,T) score matrix (unused by the banded path), then one (T,hs) head output.
+// scratch: one (T,T) score matrix (unused by the banded path), one (T,hs) head output,
+// then the momentum sum (hs).
 // With momentum η > 0, O_t += m_t = Σ_{i<t} η^{t−i} v_i, by m_0 = 0, m_t = η (m_{t−1} + v_{t−1}).
 void attention_forward(float* att, float* atty, const float* q, const float* k, const float* v,
                        float* scratch, int B, int T, int C, int H, AttentionMask mask, float momentum) {
@@ -511,20 +527,32 @@ void attention_forward(float* att, float* atty, const float* q, const float* k, 
             const float* vh = v + bh * T * hs;
             float* P = att + bh * T * T;
             if (band) {
+                ICL_PROFILE_SCOPE("fwd attn banded");
                 banded_head_forward(P, O, qh, kh, vh, T, hs, mask.window, scale);
             } else {
-                matmul_nt(S, qh, kh, T, hs, T, false);  // S (T,T) = q kᵀ
-                attention_softmax(P, S, T, scale, mask);
-                matmul_nn(O, P, vh, T, T, hs, false);   // O (T,hs) = P v
+                {
+                    ICL_PROFILE_SCOPE("fwd attn matmul q x kT");
+                    matmul_nt_lower(S, qh, kh, T, hs);  // S (T,T) = q kᵀ, j <= i (every mask)
+                }
+                {
+                    ICL_PROFILE_SCOPE("fwd attn softmax");
+                    attention_softmax(P, S, T, scale, mask);
+                }
+                ICL_PROFILE_SCOPE("fwd attn matmul P x v");
+                matmul_nn_lower(O, P, vh, T, hs);   // O (T,hs) = P v, P lower-triangular
             }
-            if (momentum > 0.0f) add_momentum_forward(O, vh, T, hs, momentum);
+            if (momentum > 0.0f) {
+                ICL_PROFILE_SCOPE("fwd attn momentum");
+                add_momentum_forward(O, O + (size_t)T * hs, vh, T, hs, momentum);
+            }
+            ICL_PROFILE_SCOPE("fwd copy heads->rows");
             for (int t = 0; t < T; ++t)
-                std::memcpy(atty + ((size_t)b * T + t) * C + h * hs, O + (size_t)t * hs,
-                            sizeof(float) * hs);
+                copy_head(atty + ((size_t)b * T + t) * C + h * hs, O + (size_t)t * hs, hs);
         }
 }
 
-// scratch: dP and dS, (T,T) each (the banded path uses one band of dP).
+// scratch: dP and dS, (T,T) each (the banded path uses one band of dP), then the
+// momentum sum (hs).
 void attention_backward(float* dq, float* dk, float* dv, const float* dO, const float* q,
                         const float* k, const float* v, const float* att, float* scratch, int B,
                         int T, int C, int H, AttentionMask mask, float momentum) {
@@ -538,17 +566,29 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dO, const 
             const size_t o = ((size_t)b * H + h) * T * hs;
             const float* P = att + ((size_t)b * H + h) * T * T;
             if (band) {
+                ICL_PROFILE_SCOPE("bwd attn banded");
                 banded_head_backward(dq + o, dk + o, dv + o, dP, dO + o, q + o, k + o, v + o, P, T,
                                      hs, mask.window, scale);
             } else {
-                matmul_nt(dP, dO + o, v + o, T, hs, T, false);   // dP (T,T) = dO vᵀ
-                matmul_tn(dv + o, P, dO + o, T, T, hs, false);   // dv (T,hs) = Pᵀ dO
-                std::fill_n(dS, (size_t)T * T, 0.0f);
-                attention_softmax_backward(dS, dP, P, T, scale);
-                matmul_nn(dq + o, dS, k + o, T, T, hs, false);   // dq = dS k
-                matmul_tn(dk + o, dS, q + o, T, T, hs, false);   // dk = dSᵀ q
+                {
+                    ICL_PROFILE_SCOPE("bwd attn matmul dO x vT, PT x dO");
+                    // P and dS are 0 above the diagonal (every mask): only the lower half is worked
+                    matmul_nt_lower(dP, dO + o, v + o, T, hs);   // dP (T,T) = dO vᵀ, j <= i
+                    matmul_tn_lower(dv + o, P, dO + o, T, hs);   // dv (T,hs) = Pᵀ dO
+                }
+                {
+                    ICL_PROFILE_SCOPE("bwd attn softmax");
+                    std::fill_n(dS, (size_t)T * T, 0.0f);
+                    attention_softmax_backward(dS, dP, P, T, scale);
+                }
+                ICL_PROFILE_SCOPE("bwd attn matmul dS x k, dST x q");
+                matmul_nn_lower(dq + o, dS, k + o, T, hs);   // dq = dS k
+                matmul_tn_lower(dk + o, dS, q + o, T, hs);   // dk = dSᵀ q
             }
-            if (momentum > 0.0f) add_momentum_backward(dv + o, dO + o, T, hs, momentum);
+            if (momentum > 0.0f) {
+                ICL_PROFILE_SCOPE("bwd attn momentum");
+                add_momentum_backward(dv + o, dS + (size_t)T * T, dO + o, T, hs, momentum);
+            }
         }
 }
 
@@ -771,23 +811,23 @@ void fast_weight_head(AttentionKind kind, float* O, float* states, const float* 
 namespace {
 
 // All heads of a linear or delta layer (parallel form): att (B,H,T,T), atty (B,T,C),
-// u (B,H,T,hs) and beta (B,H,T) for delta; scratch: T*T + 2*T*hs.
+// u (B,H,T,hs) and beta (B,H,T) for delta; scratch: T*T + 3*T*hs (the last T*hs holds
+// one head's output).
 void fast_attention_forward(AttentionKind kind, float* att, float* atty, float* u, const float* q,
                             const float* k, const float* v, const float* beta, float* scratch, int B,
                             int T, int C, int H) {
     const int hs = C / H;
-    std::vector<float> O((size_t)T * hs);
+    float* O = scratch + (size_t)T * T + 2 * (size_t)T * hs;
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
             const size_t bh = (size_t)b * H + h, o = bh * T * hs;
             float* P = att + bh * T * T;
             if (kind == AttentionKind::linear)
-                linear_head_forward(P, O.data(), q + o, k + o, v + o, scratch, T, hs);
+                linear_head_forward(P, O, q + o, k + o, v + o, scratch, T, hs);
             else
-                delta_head_forward(P, u + o, O.data(), q + o, k + o, v + o, beta + bh * T, scratch, T, hs);
+                delta_head_forward(P, u + o, O, q + o, k + o, v + o, beta + bh * T, scratch, T, hs);
             for (int t = 0; t < T; ++t)
-                std::memcpy(atty + ((size_t)b * T + t) * C + h * hs, O.data() + (size_t)t * hs,
-                            sizeof(float) * hs);
+                copy_head(atty + ((size_t)b * T + t) * C + h * hs, O + (size_t)t * hs, hs);
         }
 }
 
@@ -817,6 +857,7 @@ void linear_forward(float* out, const float* inp, const float* W, const float* b
                     int OC) {
     matmul_nt(out, inp, W, N, IC, OC, false);
     if (!bias) return;
+    ICL_PROFILE_SCOPE("fwd bias add");
     for (size_t n = 0; n < (size_t)N; ++n)
         for (int o = 0; o < OC; ++o) out[n * OC + o] += bias[o];
 }
@@ -826,6 +867,7 @@ void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, co
     matmul_nn(dinp, dout, W, N, OC, IC, accumulate_dinp);  // dinp (N,IC) (+)= dout (N,OC) · W (OC,IC)
     matmul_tn(dW, dout, inp, OC, N, IC, true);   // dW (OC,IC) += doutᵀ · inp
     if (!dbias) return;
+    ICL_PROFILE_SCOPE("bwd bias sum");
     for (size_t n = 0; n < (size_t)N; ++n)
         for (int o = 0; o < OC; ++o) dbias[o] += dout[n * OC + o];
 }
@@ -834,6 +876,7 @@ void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, co
 
 Status forward(const Model& model, Activations& acts, const int* tokens, const int* targets, int B,
                int T, const Hooks* hooks) {
+    ICL_PROFILE_SCOPE("fwd checks, setup");
     const Config& c = model.config;
     acts.loss = 0.0f;
     if (B < 1) return make_error("gpt forward: batch size " + str(B) + " must be >= 1");
@@ -867,25 +910,38 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
     const int BT = B * T;
     const Layout& lay = model.layout;
 
-    embedding_forward(acts.ptr(acts.embed), tokens, model.at(lay.wte), model.at(lay.wpe), B, T, C);
-    apply_residual_adds(acts.ptr(acts.embed), hooks, 0, B, T, C);
+    {
+        ICL_PROFILE_SCOPE("fwd embedding");
+        embedding_forward(acts.ptr(acts.embed), tokens, model.at(lay.wte), model.at(lay.wpe), B, T, C);
+        apply_residual_adds(acts.ptr(acts.embed), hooks, 0, B, T, C);
+    }
     const float* x = acts.ptr(acts.embed);
     float* qkv = acts.scratch.data();
     float* head_scratch = qkv + (size_t)BT * 3 * C;
     for (int l = 0; l < c.layers; ++l) {
         const BlockSlots& p = lay.blocks[(size_t)l];
         BlockActs& a = acts.blocks[(size_t)l];
-        layernorm_forward(acts.ptr(a.ln1), acts.ptr(a.ln1_mean), acts.ptr(a.ln1_rstd), x,
-                          model.at(p.ln1_w), model.at(p.ln1_b), BT, C);
-        linear_forward(qkv, acts.ptr(a.ln1), model.at(p.wq), model.at(p.bq), BT, C, 3 * C);
-        split_heads(acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v), qkv, B, T, C, H);
+        {
+            ICL_PROFILE_SCOPE("fwd layernorm");
+            layernorm_forward(acts.ptr(a.ln1), acts.ptr(a.ln1_mean), acts.ptr(a.ln1_rstd), x,
+                              model.at(p.ln1_w), model.at(p.ln1_b), BT, C);
+        }
+        {
+            ICL_PROFILE_SCOPE("fwd matmul qkv (BT,C) x (C,3C)");
+            linear_forward(qkv, acts.ptr(a.ln1), model.at(p.wq), model.at(p.bq), BT, C, 3 * C);
+        }
+        {
+            ICL_PROFILE_SCOPE("fwd copy split heads");
+            split_heads(acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v), qkv, B, T, C, H);
+        }
         const AttentionKind kind = c.kind(l);
         if (kind == AttentionKind::softmax) {
             attention_forward(acts.ptr(a.att), acts.ptr(a.atty), acts.ptr(a.q), acts.ptr(a.k),
                               acts.ptr(a.v), head_scratch, B, T, C, H, c.mask(l), c.momentum);
         } else {
+            ICL_PROFILE_SCOPE("fwd attn linear/delta");
             if (kind == AttentionKind::delta) {  // β (B,H,T) = σ(ln1 · wbᵀ + bb)
-                float* logits = head_scratch + (size_t)T * T + 2 * (size_t)T * (C / H);
+                float* logits = head_scratch + (size_t)T * T + 3 * (size_t)T * (C / H);
                 linear_forward(logits, acts.ptr(a.ln1), model.at(p.wb), model.at(p.bb), BT, C, H);
                 float* beta = acts.ptr(a.beta);
                 for (int b = 0; b < B; ++b)
@@ -904,34 +960,60 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
             if (h.layer == l) patch_head(acts.ptr(a.atty), h, B, T, C, C / H, false);
         // res_attn = x + atty · Woᵀ + bo
         float* ra = acts.ptr(a.res_attn);
-        linear_forward(ra, acts.ptr(a.atty), model.at(p.wo), model.at(p.bo), BT, C, C);
-        for (size_t i = 0; i < (size_t)BT * C; ++i) ra[i] += x[i];
+        {
+            ICL_PROFILE_SCOPE("fwd matmul wo (BT,C) x (C,C)");
+            linear_forward(ra, acts.ptr(a.atty), model.at(p.wo), model.at(p.bo), BT, C, C);
+        }
+        {
+            ICL_PROFILE_SCOPE("fwd residual add");
+            for (size_t i = 0; i < (size_t)BT * C; ++i) ra[i] += x[i];
+        }
         float* out = acts.ptr(a.res_out);
         if (c.attention_only) {
+            ICL_PROFILE_SCOPE("fwd residual add");
             std::memcpy(out, ra, sizeof(float) * BT * C);
         } else {
-            layernorm_forward(acts.ptr(a.ln2), acts.ptr(a.ln2_mean), acts.ptr(a.ln2_rstd), ra,
-                              model.at(p.ln2_w), model.at(p.ln2_b), BT, C);
-            linear_forward(acts.ptr(a.fc), acts.ptr(a.ln2), model.at(p.w1), model.at(p.b1), BT, C, F);
-            gelu_forward(acts.ptr(a.fc_gelu), acts.ptr(a.fc), (size_t)BT * F);
-            linear_forward(out, acts.ptr(a.fc_gelu), model.at(p.w2), model.at(p.b2), BT, F, C);
+            {
+                ICL_PROFILE_SCOPE("fwd layernorm");
+                layernorm_forward(acts.ptr(a.ln2), acts.ptr(a.ln2_mean), acts.ptr(a.ln2_rstd), ra,
+                                  model.at(p.ln2_w), model.at(p.ln2_b), BT, C);
+            }
+            {
+                ICL_PROFILE_SCOPE("fwd matmul fc (BT,C) x (C,F)");
+                linear_forward(acts.ptr(a.fc), acts.ptr(a.ln2), model.at(p.w1), model.at(p.b1), BT, C, F);
+            }
+            {
+                ICL_PROFILE_SCOPE("fwd gelu");
+                gelu_forward(acts.ptr(a.fc_gelu), acts.ptr(a.fc), (size_t)BT * F);
+            }
+            {
+                ICL_PROFILE_SCOPE("fwd matmul fc2 (BT,F) x (F,C)");
+                linear_forward(out, acts.ptr(a.fc_gelu), model.at(p.w2), model.at(p.b2), BT, F, C);
+            }
+            ICL_PROFILE_SCOPE("fwd residual add");
             for (size_t i = 0; i < (size_t)BT * C; ++i) out[i] += ra[i];
         }
         apply_residual_adds(out, hooks, l + 1, B, T, C);
         x = out;
     }
-    layernorm_forward(acts.ptr(acts.lnf), acts.ptr(acts.lnf_mean), acts.ptr(acts.lnf_rstd), x,
-                      model.at(lay.lnf_w), model.at(lay.lnf_b), BT, C);
-    matmul_nt(acts.ptr(acts.logits), acts.ptr(acts.lnf), model.at(lay.wte), BT, C, V, false);
+    {
+        ICL_PROFILE_SCOPE("fwd layernorm");
+        layernorm_forward(acts.ptr(acts.lnf), acts.ptr(acts.lnf_mean), acts.ptr(acts.lnf_rstd), x,
+                          model.at(lay.lnf_w), model.at(lay.lnf_b), BT, C);
+    }
+    {
+        ICL_PROFILE_SCOPE("fwd matmul lm head (BT,C) x (C,V)");
+        matmul_nt(acts.ptr(acts.logits), acts.ptr(acts.lnf), model.at(lay.wte), BT, C, V, false);
+    }
 
     acts.scored = 0;
     if (!targets) return Ok{};
+    ICL_PROFILE_SCOPE("fwd cross-entropy");
     // Unscored positions (-1) get target 0 for the kernel and weight 0 in the mean.
     acts.targets.assign(targets, targets + (size_t)BT);
-    std::vector<int> kernel_targets((size_t)BT);
-    for (int i = 0; i < BT; ++i) kernel_targets[(size_t)i] = std::max(targets[i], 0);
+    for (int i = 0; i < BT; ++i) acts.kernel_targets[(size_t)i] = std::max(targets[i], 0);
     crossentropy_forward(acts.ptr(acts.losses), acts.ptr(acts.probs), acts.ptr(acts.logits),
-                         kernel_targets.data(), BT, V);
+                         acts.kernel_targets.data(), BT, V);
     double sum = 0.0;
     for (int i = 0; i < BT; ++i)
         if (targets[i] >= 0) {
@@ -949,6 +1031,7 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
 // ---- backward ----------------------------------------------------------------------------
 
 Status backward(const Model& model, Activations& acts, float* grads) {
+    ICL_PROFILE_SCOPE("bwd setup, zero");
     const Config& c = model.config;
     if (!acts.has_targets || acts.B == 0)
         return make_error("gpt backward: the last forward had no targets");
@@ -980,19 +1063,25 @@ Status backward(const Model& model, Activations& acts, float* grads) {
     std::fill_n(dlogits, dlogits_n, 0.0f);
     std::fill_n(dres, BTC, 0.0f);
 
-    // mean cross-entropy over the scored positions
-    std::vector<float> dlosses((size_t)BT);
-    std::vector<int> kernel_targets((size_t)BT);
-    for (int i = 0; i < BT; ++i) {
-        dlosses[(size_t)i] = acts.targets[(size_t)i] >= 0 ? 1.0f / (float)acts.scored : 0.0f;
-        kernel_targets[(size_t)i] = std::max(acts.targets[(size_t)i], 0);
+    {
+        // mean cross-entropy over the scored positions
+        ICL_PROFILE_SCOPE("bwd cross-entropy");
+        float* dlosses = acts.loss_weights.data();
+        for (int i = 0; i < BT; ++i)
+            dlosses[i] = acts.targets[(size_t)i] >= 0 ? 1.0f / (float)acts.scored : 0.0f;
+        crossentropy_backward(dlogits, acts.ptr(acts.probs), acts.kernel_targets.data(), dlosses, BT, V);
     }
-    crossentropy_backward(dlogits, acts.ptr(acts.probs), kernel_targets.data(), dlosses.data(), BT, V);
-    // tied LM head: logits = lnf · wteᵀ
-    matmul_nn(dln, dlogits, model.at(lay.wte), BT, V, C, false);
-    matmul_tn(g(lay.wte), dlogits, acts.ptr(acts.lnf), V, BT, C, true);
-    layernorm_backward(dres, g(lay.lnf_w), g(lay.lnf_b), dln, acts.residual(c.layers),
-                       acts.ptr(acts.lnf_mean), acts.ptr(acts.lnf_rstd), model.at(lay.lnf_w), BT, C);
+    {
+        // tied LM head: logits = lnf · wteᵀ
+        ICL_PROFILE_SCOPE("bwd matmul lm head");
+        matmul_nn(dln, dlogits, model.at(lay.wte), BT, V, C, false);
+        matmul_tn(g(lay.wte), dlogits, acts.ptr(acts.lnf), V, BT, C, true);
+    }
+    {
+        ICL_PROFILE_SCOPE("bwd layernorm");
+        layernorm_backward(dres, g(lay.lnf_w), g(lay.lnf_b), dln, acts.residual(c.layers),
+                           acts.ptr(acts.lnf_mean), acts.ptr(acts.lnf_rstd), model.at(lay.lnf_w), BT, C);
+    }
 
     // blocks in reverse; dres carries d(loss)/d(residual) downwards
     for (int l = c.layers - 1; l >= 0; --l) {
@@ -1000,31 +1089,55 @@ Status backward(const Model& model, Activations& acts, float* grads) {
         const BlockActs& a = acts.blocks[(size_t)l];
         const float* x_in = acts.residual(l);
         if (!c.attention_only) {
-            linear_backward(dhidden, g(p.w2), g(p.b2), dres, acts.ptr(a.fc_gelu), model.at(p.w2), BT,
-                            F, C, false);
-            std::fill_n(dfc, FT, 0.0f);
-            gelu_backward(dfc, acts.ptr(a.fc), dhidden, FT);
-            linear_backward(dln, g(p.w1), g(p.b1), dfc, acts.ptr(a.ln2), model.at(p.w1), BT, C, F, false);
+            {
+                ICL_PROFILE_SCOPE("bwd matmul fc2");
+                linear_backward(dhidden, g(p.w2), g(p.b2), dres, acts.ptr(a.fc_gelu), model.at(p.w2), BT,
+                                F, C, false);
+            }
+            {
+                ICL_PROFILE_SCOPE("bwd gelu");
+                std::fill_n(dfc, FT, 0.0f);
+                gelu_backward(dfc, acts.ptr(a.fc), dhidden, FT);
+            }
+            {
+                ICL_PROFILE_SCOPE("bwd matmul fc");
+                linear_backward(dln, g(p.w1), g(p.b1), dfc, acts.ptr(a.ln2), model.at(p.w1), BT, C, F, false);
+            }
+            ICL_PROFILE_SCOPE("bwd layernorm");
             layernorm_backward(dres, g(p.ln2_w), g(p.ln2_b), dln, acts.ptr(a.res_attn),
                                acts.ptr(a.ln2_mean), acts.ptr(a.ln2_rstd), model.at(p.ln2_w), BT, C);
         }
-        // attention sublayer: d(atty) (B,T,C) reuses dln
-        linear_backward(dln, g(p.wo), g(p.bo), dres, acts.ptr(a.atty), model.at(p.wo), BT, C, C, false);
+        {
+            // attention sublayer: d(atty) (B,T,C) reuses dln
+            ICL_PROFILE_SCOPE("bwd matmul wo");
+            linear_backward(dln, g(p.wo), g(p.bo), dres, acts.ptr(a.atty), model.at(p.wo), BT, C, C, false);
+        }
         for (const HeadAblation& h : acts.ablations)
             if (h.layer == l) zero_head(dln, B, T, C, C / H, h.head);
         for (const HeadPatch& h : acts.head_patches)
             if (h.layer == l) patch_head(dln, h, B, T, C, C / H, true);
-        rows_to_heads(dO, dln, B, T, C, H);
+        {
+            ICL_PROFILE_SCOPE("bwd copy rows->heads");
+            rows_to_heads(dO, dln, B, T, C, H);
+        }
         const AttentionKind kind = c.kind(l);
-        if (kind == AttentionKind::softmax)
+        if (kind == AttentionKind::softmax) {
             attention_backward(dq, dk, dv, dO, acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v),
                                acts.ptr(a.att), dP, B, T, C, H, c.mask(l), c.momentum);
-        else
+        } else {
+            ICL_PROFILE_SCOPE("bwd attn linear/delta");
             fast_attention_backward(kind, dq, dk, dv, dbeta, dO, acts.ptr(a.q), acts.ptr(a.k),
                                     acts.ptr(a.v), acts.ptr(a.beta), acts.ptr(a.att), acts.ptr(a.u), dP,
                                     B, T, C, H);
-        merge_heads(dqkv, dq, dk, dv, B, T, C, H);
-        linear_backward(dln, g(p.wq), g(p.bq), dqkv, acts.ptr(a.ln1), model.at(p.wq), BT, C, 3 * C, false);
+        }
+        {
+            ICL_PROFILE_SCOPE("bwd copy merge heads");
+            merge_heads(dqkv, dq, dk, dv, B, T, C, H);
+        }
+        {
+            ICL_PROFILE_SCOPE("bwd matmul qkv");
+            linear_backward(dln, g(p.wq), g(p.bq), dqkv, acts.ptr(a.ln1), model.at(p.wq), BT, C, 3 * C, false);
+        }
         if (kind == AttentionKind::delta) {  // β = σ(logit): dlogit = dβ β (1 − β)
             const float* beta = acts.ptr(a.beta);
             for (int b = 0; b < B; ++b)
@@ -1035,9 +1148,11 @@ Status backward(const Model& model, Activations& acts, float* grads) {
                     }
             linear_backward(dln, g(p.wb), g(p.bb), dbl, acts.ptr(a.ln1), model.at(p.wb), BT, C, H, true);
         }
+        ICL_PROFILE_SCOPE("bwd layernorm");
         layernorm_backward(dres, g(p.ln1_w), g(p.ln1_b), dln, x_in, acts.ptr(a.ln1_mean),
                            acts.ptr(a.ln1_rstd), model.at(p.ln1_w), BT, C);
     }
+    ICL_PROFILE_SCOPE("bwd embedding");
     embedding_backward(g(lay.wte), g(lay.wpe), dres, acts.tokens.data(), B, T, C);
     return Ok{};
 }

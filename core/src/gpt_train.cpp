@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "icl/profile.h"
+
 namespace icl::gpt {
 
 std::vector<ParamSlot> param_slots(const Model& model) {
@@ -32,7 +34,10 @@ Expected<float> Trainer::step(const int* tokens, const int* targets, int B, int 
     }
     // An exploding loss stops here, before this step's update.
     if (std::string why = watch_.check(n, acts_.loss, lr); !why.empty()) return make_error(why);
-    std::fill(grads_.begin(), grads_.end(), 0.0f);
+    {
+        ICL_PROFILE_SCOPE("zero grads");
+        std::fill(grads_.begin(), grads_.end(), 0.0f);
+    }
     if (Status b = backward(*model_, acts_, grads_.data()); !b) return b.error();
     Expected<float> norm = optimizer_.step(model_->params.data(), grads_.data());
     if (!norm)

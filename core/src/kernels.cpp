@@ -31,6 +31,7 @@ namespace {
 
 const detail::KernelTable kScalar = {
     ref::matmul_nn,         ref::matmul_nt,          ref::matmul_tn,
+    ref::matmul_nt_lower,   ref::matmul_nn_lower,    ref::matmul_tn_lower,
     ref::attention_softmax, ref::attention_softmax_backward,
     ref::layernorm_forward, ref::layernorm_backward, ref::gelu_forward,
     ref::gelu_backward,     ref::crossentropy_forward, ref::crossentropy_backward,
@@ -106,6 +107,15 @@ void matmul_nt(float* C, const float* A, const float* B, int M, int K, int N, bo
 }
 void matmul_tn(float* C, const float* A, const float* B, int M, int K, int N, bool accumulate) {
     table().matmul_tn(C, A, B, M, K, N, accumulate);
+}
+void matmul_nt_lower(float* S, const float* A, const float* B, int T, int K) {
+    table().matmul_nt_lower(S, A, B, T, K);
+}
+void matmul_nn_lower(float* C, const float* L, const float* B, int T, int N) {
+    table().matmul_nn_lower(C, L, B, T, N);
+}
+void matmul_tn_lower(float* C, const float* L, const float* B, int T, int N) {
+    table().matmul_tn_lower(C, L, B, T, N);
 }
 void attention_softmax(float* P, const float* S, int T, float scale, AttentionMask mask) {
     table().attention_softmax(P, S, T, scale, mask);

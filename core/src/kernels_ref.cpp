@@ -36,6 +36,37 @@ void matmul_tn(float* C, const float* A, const float* B, int M, int K, int N, bo
         }
 }
 
+// S (T,T) = A (T,K) · B(T,K)ᵀ for j <= i, 0 above
+void matmul_nt_lower(float* S, const float* A, const float* B, int T, int K) {
+    for (int i = 0; i < T; ++i)
+        for (int j = 0; j < T; ++j) {
+            float s = 0.0f;
+            if (j <= i)
+                for (int k = 0; k < K; ++k) s += A[i * K + k] * B[j * K + k];
+            S[i * T + j] = s;
+        }
+}
+
+// C (T,N) = L (T,T) · B (T,N), L read on and below the diagonal
+void matmul_nn_lower(float* C, const float* L, const float* B, int T, int N) {
+    for (int i = 0; i < T; ++i)
+        for (int j = 0; j < N; ++j) {
+            float s = 0.0f;
+            for (int k = 0; k <= i; ++k) s += L[i * T + k] * B[k * N + j];
+            C[i * N + j] = s;
+        }
+}
+
+// C (T,N) = L(T,T)ᵀ · B (T,N), L read on and below the diagonal
+void matmul_tn_lower(float* C, const float* L, const float* B, int T, int N) {
+    for (int i = 0; i < T; ++i)
+        for (int j = 0; j < N; ++j) {
+            float s = 0.0f;
+            for (int k = i; k < T; ++k) s += L[k * T + i] * B[k * N + j];
+            C[i * N + j] = s;
+        }
+}
+
 // P (T,T) = masked row softmax of scale * S (T,T)
 void attention_softmax(float* P, const float* S, int T, float scale, AttentionMask mask) {
     for (int i = 0; i < T; ++i) {

@@ -70,64 +70,69 @@ struct Kernels {
     // A is read in place (row-major for nn/nt, column-major for tn): the kernel
     // walks MR row pointers, so A needs no packing, which matters for small n.
     static constexpr int MR = GemmShape<Arch>::MR;
-    static constexpr int NR = 2 * W;
     static constexpr int KC = 256;
     static constexpr int MC = 128 / MR * MR;
-    static constexpr int NC = 2048 / NR * NR;
+    // NR = NV vectors: 2 (the usual tile), or 1 when all of C's columns fit in one
+    // vector (an attention head's hs = 16 with AVX-512), where a 2-vector tile would
+    // compute zeros in half its lanes.
+    template <int NV>
+    static constexpr int kNR = NV * W;
+    template <int NV>
+    static constexpr int kNC = 2048 / kNR<NV> * kNR<NV>;
 
     // C tile (mr,nr) (+)= A (mr,kc) · Bp (kc,NR), A(r,k) = A[r*rsa + k*csa], Bp packed
     // k-major. Rows past mr repeat row mr−1 (valid memory, result dropped). C is
     // written directly for a full tile, otherwise through a local tile.
+    template <int NV>
     static void micro_kernel(int kc, const float* A, size_t rsa, size_t csa, const float* Bp,
                              float* C, int ldc, int mr, int nr, bool accumulate) {
+        constexpr int nrf = kNR<NV>;
         const float* a[MR];
         ICL_UNROLL for (int r = 0; r < MR; ++r) a[r] = A + std::min(r, mr - 1) * rsa;
-        B c0[MR], c1[MR];
-        ICL_UNROLL for (int r = 0; r < MR; ++r) c0[r] = c1[r] = B(0.0f);
+        B c[MR][NV];
+        ICL_UNROLL for (int r = 0; r < MR; ++r) ICL_UNROLL for (int v = 0; v < NV; ++v) c[r][v] = B(0.0f);
         size_t kk = 0;
         for (int k = 0; k < kc; ++k, kk += csa) {
-            const B b0 = B::load_aligned(Bp), b1 = B::load_aligned(Bp + W);
+            B b[NV];
+            ICL_UNROLL for (int v = 0; v < NV; ++v) b[v] = B::load_aligned(Bp + v * W);
             ICL_UNROLL for (int r = 0; r < MR; ++r) {
                 const B av(a[r][kk]);
-                c0[r] = fma(av, b0, c0[r]);
-                c1[r] = fma(av, b1, c1[r]);
+                ICL_UNROLL for (int v = 0; v < NV; ++v) c[r][v] = fma(av, b[v], c[r][v]);
             }
-            Bp += NR;
+            Bp += nrf;
         }
-        if (mr == MR && nr == NR) {
+        if (mr == MR && nr == nrf) {
             ICL_UNROLL for (int r = 0; r < MR; ++r) {
-                float* c = C + (size_t)r * ldc;
-                if (accumulate) {
-                    c0[r] += B::load_unaligned(c);
-                    c1[r] += B::load_unaligned(c + W);
+                float* cr = C + (size_t)r * ldc;
+                ICL_UNROLL for (int v = 0; v < NV; ++v) {
+                    if (accumulate) c[r][v] += B::load_unaligned(cr + v * W);
+                    c[r][v].store_unaligned(cr + v * W);
                 }
-                c0[r].store_unaligned(c);
-                c1[r].store_unaligned(c + W);
             }
             return;
         }
-        alignas(64) float tile[MR * NR];
-        ICL_UNROLL for (int r = 0; r < MR; ++r) {
-            c0[r].store_aligned(tile + r * NR);
-            c1[r].store_aligned(tile + r * NR + W);
-        }
+        alignas(64) float tile[MR * nrf];
+        ICL_UNROLL for (int r = 0; r < MR; ++r)
+            ICL_UNROLL for (int v = 0; v < NV; ++v) c[r][v].store_aligned(tile + r * nrf + v * W);
         for (int r = 0; r < mr; ++r)
             for (int j = 0; j < nr; ++j)
-                C[(size_t)r * ldc + j] = accumulate ? C[(size_t)r * ldc + j] + tile[r * NR + j]
-                                                    : tile[r * NR + j];
+                C[(size_t)r * ldc + j] = accumulate ? C[(size_t)r * ldc + j] + tile[r * nrf + j]
+                                                    : tile[r * nrf + j];
     }
 
     // Bp (kc, nc rounded up to NR): rows p0.. of op(B), columns j0.., as NR-column
     // micro-panels, each k-major (Bp[panel][k][c]); columns past nc are zero.
+    template <int NV>
     static void pack_b(float* Bp, const float* Bm, size_t rsb, size_t csb, int p0, int kc, int j0,
                        int nc) {
+        constexpr int NR = kNR<NV>;
         for (int jr = 0; jr < nc; jr += NR, Bp += (size_t)NR * kc) {
             const int nr = std::min(NR, nc - jr);
             if (csb == 1 && nr == NR) {  // rows of B contiguous (nn, tn): vector copies
                 for (int k = 0; k < kc; ++k) {
                     const float* b = Bm + (p0 + k) * rsb + (j0 + jr);
-                    B::load_unaligned(b).store_aligned(Bp + k * NR);
-                    B::load_unaligned(b + W).store_aligned(Bp + k * NR + W);
+                    ICL_UNROLL for (int v = 0; v < NV; ++v)
+                        B::load_unaligned(b + v * W).store_aligned(Bp + k * NR + v * W);
                 }
             } else if (csb == 1) {
                 for (int k = 0; k < kc; ++k) {
@@ -162,9 +167,17 @@ struct Kernels {
         }
     }
 
+    // Which triangle a causal product skips (see matmul_*_lower): none; C's entries above
+    // the diagonal (written 0); A's entries above the diagonal (nn: k > i), or, A read
+    // transposed (tn), A's entries below it (k < i).
+    enum Tri { kFull, kLowerC, kLowerA, kUpperA };
+
     // C (M,N) (+)= op(A) (M,K) · op(B) (K,N), B packed, blocked for the caches.
-    static void gemm_packed(float* C, const float* A, size_t rsa, size_t csa, const float* Bm,
-                            size_t rsb, size_t csb, int M, int K, int N, bool accumulate) {
+    template <int NV>
+    static void gemm_packed_nv(float* C, const float* A, size_t rsa, size_t csa, const float* Bm,
+                               size_t rsb, size_t csb, int M, int K, int N, bool accumulate,
+                               Tri tri = kFull) {
+        constexpr int NR = kNR<NV>, NC = kNC<NV>;
         const int kc_max = std::min(K, KC);
         const int nc_max = std::min((N + NR - 1) / NR * NR, NC);
         float* Bp = detail::scratch((size_t)kc_max * nc_max);
@@ -173,17 +186,38 @@ struct Kernels {
             for (int pc = 0; pc < K; pc += KC) {
                 const int kc = std::min(KC, K - pc);
                 const bool acc = accumulate || pc > 0;  // later K blocks add to C
-                pack_b(Bp, Bm, rsb, csb, pc, kc, jc, nc);
+                pack_b<NV>(Bp, Bm, rsb, csb, pc, kc, jc, nc);
                 for (int ic = 0; ic < M; ic += MC) {
                     const int mc = std::min(MC, M - ic);
                     for (int jr = 0; jr < nc; jr += NR)
-                        for (int ir = 0; ir < mc; ir += MR)
-                            micro_kernel(kc, A + (ic + ir) * rsa + pc * csa, rsa, csa,
-                                         Bp + (size_t)jr * kc, C + (size_t)(ic + ir) * N + jc + jr,
-                                         N, std::min(MR, mc - ir), std::min(NR, nc - jr), acc);
+                        for (int ir = 0; ir < mc; ir += MR) {
+                            const int i0 = ic + ir, j0 = jc + jr;
+                            const int mr = std::min(MR, mc - ir), nr = std::min(NR, nc - jr);
+                            float* Ct = C + (size_t)i0 * N + j0;
+                            if (tri == kLowerC && j0 > i0 + mr - 1) {  // wholly above the diagonal
+                                for (int r = 0; r < mr; ++r) std::fill_n(Ct + (size_t)r * N, nr, 0.0f);
+                                continue;
+                            }
+                            int k0 = pc, k1 = pc + kc;  // the k this tile needs in this K block
+                            if (tri == kLowerA) k1 = std::min(k1, i0 + mr);
+                            if (tri == kUpperA) k0 = std::max(k0, i0);
+                            micro_kernel<NV>(std::max(0, k1 - k0), A + i0 * rsa + k0 * csa, rsa, csa,
+                                             Bp + (size_t)jr * kc + (size_t)(k0 - pc) * NR, Ct, N, mr,
+                                             nr, acc);
+                            if (tri == kLowerC && j0 + nr - 1 > i0)  // zero the part above it
+                                for (int r = 0; r < mr; ++r)
+                                    for (int j = std::max(0, i0 + r + 1 - j0); j < nr; ++j)
+                                        Ct[(size_t)r * N + j] = 0.0f;
+                        }
                 }
             }
         }
+    }
+    static void gemm_packed(float* C, const float* A, size_t rsa, size_t csa, const float* Bm,
+                            size_t rsb, size_t csb, int M, int K, int N, bool accumulate,
+                            Tri tri = kFull) {
+        if (N <= W) return gemm_packed_nv<1>(C, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate, tri);
+        gemm_packed_nv<2>(C, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate, tri);
     }
 
     // Small problems (few rows, few columns, or little work) skip packing.
@@ -252,6 +286,65 @@ struct Kernels {
         gemm_packed(C, A, 1, M, Bm, N, 1, M, K, N, accumulate);
     }
 
+    // ---- exp -------------------------------------------------------------------------
+    // e^x for x <= 88 (softmax and cross-entropy pass x − max <= 0): Cephes' expf, a
+    // degree-5 polynomial after taking out n·ln 2, within 2 ulp of std::exp. Inputs
+    // below −87.3 give e^−87.3 ≈ 1.2e−38 (a normal float, never a slow denormal).
+    static B exp_approx(B x) {
+        using I = xsimd::batch<int32_t, Arch>;
+        x = xsimd::max(x, B(-87.33654f));
+        const B n = xsimd::nearbyint(x * B(1.44269504088896341f));
+        B r = fma(n, B(-0.693359375f), x);
+        r = fma(n, B(2.12194440e-4f), r);
+        B p = B(1.9875691500e-4f);
+        p = fma(p, r, B(1.3981999507e-3f));
+        p = fma(p, r, B(8.3334519073e-3f));
+        p = fma(p, r, B(4.1665795894e-2f));
+        p = fma(p, r, B(1.6666665459e-1f));
+        p = fma(p, r, B(5.0000001201e-1f));
+        const B y = fma(p * r, r, r + B(1.0f));
+        const I e = (xsimd::to_int(n) + I(127)) << 23;  // 2^n, n >= −126
+        return y * xsimd::bitwise_cast<B>(e);
+    }
+
+    // the largest lane (NaN-free input; std::max, not a call to std::fmax per lane)
+    static float lane_max(B v) {
+        alignas(64) float lanes[W];
+        v.store_aligned(lanes);
+        float m = lanes[0];
+        for (int l = 1; l < W; ++l) m = std::max(m, lanes[l]);
+        return m;
+    }
+
+    // (0, 1, ..., W−1)
+    static B lane_index() {
+        alignas(64) float idx[W];
+        for (int l = 0; l < W; ++l) idx[l] = (float)l;
+        return B::load_aligned(idx);
+    }
+
+    // ---- causal (lower-triangular) products of one attention head ---------------------
+    // Packed like the full products, each MR-row tile only over the k (or the column
+    // tiles) the triangle leaves; small ones row by row with the same bounds.
+    static void matmul_nt_lower(float* S, const float* A, const float* Bm, int T, int K) {
+        if (!small(T, K, T)) return gemm_packed(S, A, K, 1, Bm, 1, K, T, K, T, false, kLowerC);
+        for (int i = 0; i < T; ++i) {
+            gemm_dots(S + (size_t)i * T, A + (size_t)i * K, Bm, 1, K, i + 1, false);
+            std::fill(S + (size_t)i * T + i + 1, S + (size_t)(i + 1) * T, 0.0f);
+        }
+    }
+    static void matmul_nn_lower(float* C, const float* L, const float* Bm, int T, int N) {
+        if (!small(T, T, N)) return gemm_packed(C, L, T, 1, Bm, N, 1, T, T, N, false, kLowerA);
+        for (int i = 0; i < T; ++i)  // row i: k <= i
+            gemm_rows(C + (size_t)i * N, L + (size_t)i * T, T, 1, Bm, 1, i + 1, N, false);
+    }
+    static void matmul_tn_lower(float* C, const float* L, const float* Bm, int T, int N) {
+        if (!small(T, T, N)) return gemm_packed(C, L, 1, T, Bm, N, 1, T, T, N, false, kUpperA);
+        for (int i = 0; i < T; ++i)  // row i: k >= i, A(i,k) = L[k*T + i]
+            gemm_rows(C + (size_t)i * N, L + (size_t)i * T + i, 1, T, Bm + (size_t)i * N, 1, T - i, N,
+                      false);
+    }
+
     // ---- row helpers --------------------------------------------------------------
     // max over j of scale * x[j], x (n); −inf for n = 0
     static float row_max(const float* x, int n, float scale) {
@@ -260,11 +353,9 @@ struct Kernels {
         if (n >= W) {
             B mv = B(scale) * B::load_unaligned(x);
             for (j = W; j + W <= n; j += W) mv = xsimd::max(mv, B(scale) * B::load_unaligned(x + j));
-            alignas(64) float t[W];
-            mv.store_aligned(t);
-            for (int l = 0; l < W; ++l) m = std::fmax(m, t[l]);
+            m = lane_max(mv);
         }
-        for (; j < n; ++j) m = std::fmax(m, scale * x[j]);
+        for (; j < n; ++j) m = std::max(m, scale * x[j]);
         return m;
     }
     // y (n) = exp(scale * x (n) − shift); returns the sum of y
@@ -272,7 +363,7 @@ struct Kernels {
         B sv(0.0f);
         int j = 0;
         for (; j + W <= n; j += W) {
-            const B e = xsimd::exp(B(scale) * B::load_unaligned(x + j) - B(shift));
+            const B e = exp_approx(B(scale) * B::load_unaligned(x + j) - B(shift));
             e.store_unaligned(y + j);
             sv += e;
         }
@@ -291,8 +382,14 @@ struct Kernels {
     // P (T,T) = masked row softmax of scale * S (T,T). Row i allows a contiguous run
     // [lo, i] (all j for causal, the window for banded, the local run for strided)
     // plus, for strided, the columns i − m·stride below the run.
+    // The run is done in whole vectors from lo up to the first past i (lanes past i
+    // masked to 0, so no scalar tail) while they fit in the row; only the columns past
+    // the row's last whole vector are scalar. Every other entry is written 0 once.
     static void attention_softmax(float* P, const float* S, int T, float scale,
                                   AttentionMask mask) {
+        const B sc(scale), lane = lane_index();
+        // the lanes of the vector at column j that lie in the run (column < hi)
+        auto below = [&lane](int j, int hi) { return lane < B((float)(hi - j)); };
         for (int i = 0; i < T; ++i) {
             const float* s = S + (size_t)i * T;
             float* p = P + (size_t)i * T;
@@ -301,36 +398,53 @@ struct Kernels {
             if (mask.kind == AttentionMask::strided) lo = std::max(0, i - mask.stride + 1);
             // strided: the extra columns i - stride, i - 2 stride, ... (none otherwise)
             const int extra = mask.kind == AttentionMask::strided ? i - mask.stride : -1;
-            std::fill(p, p + T, 0.0f);
-            float mx = row_max(s + lo, i + 1 - lo, scale);
-            for (int j = extra; j >= 0; j -= mask.stride) mx = std::fmax(mx, scale * s[j]);
-            float sum = exp_row(p + lo, s + lo, i + 1 - lo, scale, mx);
+            const int hi = i + 1;                                  // the run is [lo, hi)
+            int vend = lo + (hi - lo + W - 1) / W * W;             // whole vectors from lo
+            if (vend > T) vend = lo + (T - lo) / W * W;            // ... that fit in the row
+            std::fill(p, p + lo, 0.0f);
+            B mv(-INFINITY);
+            for (int j = lo; j < vend; j += W)
+                mv = xsimd::max(mv, xsimd::select(below(j, hi), sc * B::load_unaligned(s + j), B(-INFINITY)));
+            float mx = lane_max(mv);
+            for (int j = vend; j < hi; ++j) mx = std::max(mx, scale * s[j]);
+            for (int j = extra; j >= 0; j -= mask.stride) mx = std::max(mx, scale * s[j]);
+            B sv(0.0f);
+            for (int j = lo; j < vend; j += W) {
+                const B e = xsimd::select(below(j, hi), exp_approx(sc * B::load_unaligned(s + j) - B(mx)), B(0.0f));
+                e.store_unaligned(p + j);
+                sv += e;
+            }
+            float sum = xsimd::hadd(sv);
+            for (int j = vend; j < hi; ++j) sum += (p[j] = std::exp(scale * s[j] - mx));
+            std::fill(p + std::max(vend, hi), p + T, 0.0f);
             for (int j = extra; j >= 0; j -= mask.stride)
                 sum += (p[j] = std::exp(scale * s[j] - mx));
             const float inv = 1.0f / sum;
-            scale_row(p + lo, i + 1 - lo, inv);
+            scale_row(p + lo, std::max(vend, hi) - lo, inv);
             for (int j = extra; j >= 0; j -= mask.stride) p[j] *= inv;
         }
     }
 
-    // dS (T,T) += scale * P ∘ (dP − rowsum(dP ∘ P))
+    // dS (T,T) += scale * P ∘ (dP − rowsum(dP ∘ P)). Every mask allows only j <= i,
+    // so row i stops at the first whole vector past i (P is 0 beyond: nothing to add).
     static void attention_softmax_backward(float* dS, const float* dP, const float* P, int T,
                                            float scale) {
         for (int i = 0; i < T; ++i) {
             const float* dp = dP + (size_t)i * T;
             const float* p = P + (size_t)i * T;
             float* ds = dS + (size_t)i * T;
+            const int n = std::min(T, (i + W) / W * W);
             B dv(0.0f);
             int j = 0;
-            for (; j + W <= T; j += W) dv += B::load_unaligned(dp + j) * B::load_unaligned(p + j);
+            for (; j + W <= n; j += W) dv += B::load_unaligned(dp + j) * B::load_unaligned(p + j);
             float dot = xsimd::hadd(dv);
-            for (; j < T; ++j) dot += dp[j] * p[j];
+            for (; j < n; ++j) dot += dp[j] * p[j];
             const B sc(scale), dotv(dot);
-            for (j = 0; j + W <= T; j += W)
+            for (j = 0; j + W <= n; j += W)
                 (B::load_unaligned(ds + j) +
                  sc * B::load_unaligned(p + j) * (B::load_unaligned(dp + j) - dotv))
                     .store_unaligned(ds + j);
-            for (; j < T; ++j) ds[j] += scale * p[j] * (dp[j] - dot);
+            for (; j < n; ++j) ds[j] += scale * p[j] * (dp[j] - dot);
         }
     }
 
@@ -423,13 +537,19 @@ struct Kernels {
     static constexpr float kS = 0.7978845608028654f;  // sqrt(2/pi)
     static constexpr float kC = 0.044715f;
 
+    // 0.5 (1 + tanh u) = σ(2u) = 1 / (1 + e^{−2u}): one exp_approx instead of a tanh.
+    // −2u is capped at 88 (e^88 is finite; σ is then 0 to float precision).
+    static B half_one_plus_tanh(B u) {
+        return B(1.0f) / (B(1.0f) + exp_approx(xsimd::min(B(-2.0f) * u, B(88.0f))));
+    }
+
     // y (n) = 0.5 x (1 + tanh(s (x + c x^3)))
     static void gelu_forward(float* y, const float* x, size_t n) {
         size_t i = 0;
         for (; i + W <= n; i += W) {
             const B xv = B::load_unaligned(x + i);
             const B u = B(kS) * (xv + B(kC) * xv * xv * xv);
-            (B(0.5f) * xv * (B(1.0f) + xsimd::tanh(u))).store_unaligned(y + i);
+            (xv * half_one_plus_tanh(u)).store_unaligned(y + i);
         }
         for (; i < n; ++i) {
             const float u = kS * (x[i] + kC * x[i] * x[i] * x[i]);
@@ -441,10 +561,11 @@ struct Kernels {
     static void gelu_backward(float* dx, const float* x, const float* dy, size_t n) {
         size_t i = 0;
         for (; i + W <= n; i += W) {
+            // with h = 0.5 (1 + t): 0.5 (1 − t²) = 2 h (1 − h)
             const B xv = B::load_unaligned(x + i);
-            const B t = xsimd::tanh(B(kS) * (xv + B(kC) * xv * xv * xv));
+            const B h = half_one_plus_tanh(B(kS) * (xv + B(kC) * xv * xv * xv));
             const B du = B(kS) * (B(1.0f) + B(3.0f * kC) * xv * xv);
-            const B g = B(0.5f) * (B(1.0f) + t) + B(0.5f) * xv * (B(1.0f) - t * t) * du;
+            const B g = h + B(2.0f) * xv * h * (B(1.0f) - h) * du;
             (B::load_unaligned(dx + i) + B::load_unaligned(dy + i) * g).store_unaligned(dx + i);
         }
         for (; i < n; ++i) {
@@ -586,6 +707,7 @@ struct Kernels {
     // The entry points, in KernelTable's order.
     static constexpr detail::KernelTable table() {
         return {matmul_nn,         matmul_nt,          matmul_tn,
+                matmul_nt_lower,   matmul_nn_lower,    matmul_tn_lower,
                 attention_softmax, attention_softmax_backward,
                 layernorm_forward, layernorm_backward, gelu_forward,
                 gelu_backward,     crossentropy_forward, crossentropy_backward,

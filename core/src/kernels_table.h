@@ -9,6 +9,9 @@ struct KernelTable {
     decltype(&ref::matmul_nn) matmul_nn;
     decltype(&ref::matmul_nt) matmul_nt;
     decltype(&ref::matmul_tn) matmul_tn;
+    decltype(&ref::matmul_nt_lower) matmul_nt_lower;
+    decltype(&ref::matmul_nn_lower) matmul_nn_lower;
+    decltype(&ref::matmul_tn_lower) matmul_tn_lower;
     decltype(&ref::attention_softmax) attention_softmax;
     decltype(&ref::attention_softmax_backward) attention_softmax_backward;
     decltype(&ref::layernorm_forward) layernorm_forward;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "icl/kernels.h"
+#include "icl/profile.h"
 
 namespace icl {
 
@@ -34,21 +35,49 @@ Status set_trainable(std::vector<ParamSlot>& slots, const std::vector<std::strin
     return Ok{};
 }
 
+namespace {
+
+// Σ g² over g (n), in double; four independent sums so the adds do not wait on each other
+double sum_squares(const float* g, size_t n) {
+    double s[4] = {0.0, 0.0, 0.0, 0.0};
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; ++l) s[l] += (double)g[i + l] * g[i + l];
+    for (; i < n; ++i) s[0] += (double)g[i] * g[i];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+// The trainable slots with adjacent ones of the same decay merged: the optimizer's
+// passes then run over a few long stretches of the buffer (all of it, in two kinds,
+// when everything trains) instead of one short call per tensor.
+std::vector<ParamSlot> merge_runs(const std::vector<ParamSlot>& slots) {
+    std::vector<ParamSlot> runs;
+    for (const ParamSlot& s : slots) {
+        if (!s.trainable || s.size == 0) continue;
+        if (!runs.empty() && runs.back().decay == s.decay && runs.back().offset + runs.back().size == s.offset)
+            runs.back().size += s.size;
+        else
+            runs.push_back(ParamSlot{"", s.offset, s.size, s.decay, true});
+    }
+    return runs;
+}
+
+}  // namespace
+
 float global_grad_norm(const float* grads, const std::vector<ParamSlot>& slots) {
     double sum = 0.0;
-    for (const ParamSlot& s : slots) {
-        if (!s.trainable) continue;
-        for (size_t i = 0; i < s.size; ++i) sum += (double)grads[s.offset + i] * grads[s.offset + i];
-    }
+    for (const ParamSlot& s : slots)
+        if (s.trainable) sum += sum_squares(grads + s.offset, s.size);
     return (float)std::sqrt(sum);
 }
 
 Optimizer::Optimizer(OptimizerConfig config, std::vector<ParamSlot> slots, size_t total)
-    : config_(config), slots_(std::move(slots)), m_(total, 0.0f),
+    : config_(config), slots_(std::move(slots)), runs_(merge_runs(slots_)), m_(total, 0.0f),
       v_(config.kind == OptimizerConfig::adamw ? total : 0, 0.0f) {}
 
 Expected<float> Optimizer::step(float* params, float* grads) {
-    const float norm = global_grad_norm(grads, slots_);
+    ICL_PROFILE_SCOPE("opt grad norm");
+    const float norm = global_grad_norm(grads, runs_);
     if (!std::isfinite(norm))
         return make_error(std::string("optimizer: the gradient norm is ") +
                           (std::isnan(norm) ? "NaN" : "infinite"));
@@ -56,13 +85,12 @@ Expected<float> Optimizer::step(float* params, float* grads) {
     if (config_.clip_norm > 0.0f) {
         const float coef = config_.clip_norm / (norm + 1e-6f);
         if (coef < 1.0f)
-            for (const ParamSlot& s : slots_)
-                if (s.trainable)
-                    for (size_t i = 0; i < s.size; ++i) grads[s.offset + i] *= coef;
+            for (const ParamSlot& s : runs_)
+                for (size_t i = 0; i < s.size; ++i) grads[s.offset + i] *= coef;
     }
     ++t_;
-    for (const ParamSlot& s : slots_) {
-        if (!s.trainable) continue;
+    ICL_PROFILE_SCOPE("opt adamw");
+    for (const ParamSlot& s : runs_) {
         const float wd = s.decay ? config_.weight_decay : 0.0f;
         float* p = params + s.offset;
         const float* g = grads + s.offset;

@@ -5,6 +5,8 @@
 // the masked full computation's probabilities, outputs and gradients, momentum on or off.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <vector>
 
@@ -101,7 +103,8 @@ void check_attention(int B, int T, int C, int H, AttentionMask mask, float eta, 
     // every output pre-filled with garbage: each must be written, not accumulated
     std::vector<float> att((size_t)B * H * T * T, 7.0f), atty((size_t)B * T * C, 7.0f);
     std::vector<float> dq(n, 7.0f), dk(n, 7.0f), dv(n, 7.0f);
-    std::vector<float> scratch(2 * (size_t)T * T + (size_t)T * hs, 7.0f);  // either's size
+    // the larger of forward's T² + T·hs + hs and backward's 2T² + hs
+    std::vector<float> scratch(std::max((size_t)T * T + (size_t)T * hs, 2 * (size_t)T * T) + hs, 7.0f);
     gpt::attention_forward(att.data(), atty.data(), q.data(), k.data(), v.data(), scratch.data(), B,
                            T, C, H, mask, eta);
     gpt::attention_backward(dq.data(), dk.data(), dv.data(), dO.data(), q.data(), k.data(), v.data(),

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "alloc_meter.h"
 #include "gpt_test_util.h"
 #include "icl/gpt.h"
 #include "icl/gpt_train.h"
@@ -141,4 +142,47 @@ TEST_CASE("training: a huge learning rate diverges and the error names the step"
     MESSAGE(error);
     CHECK(error.find("diverged at step " + std::to_string(failed_at)) != std::string::npos);
     for (float p : m.params) REQUIRE(std::isfinite(p));  // the failing step changed nothing
+}
+
+TEST_CASE("training: a step after the first allocates nothing (forward, backward, the optimizer)") {
+    // gpt.h promises forward and backward keep their buffers between calls; the step
+    // around them (targets, loss weights, momentum sums, clipping) must not allocate either.
+    struct Case {
+        const char* what;
+        gpt::Config config;
+        OptimizerConfig opt;
+    };
+    std::vector<Case> cases;
+    gpt::Config c = small_config();
+    c.momentum = 0.5f;  // momentum attention's running sums
+    c.attention = {AttentionMask{}, AttentionMask{AttentionMask::banded, 3, 0}};
+    OptimizerConfig opt;
+    opt.clip_norm = 1e-3f;  // clips every step
+    opt.weight_decay = 0.1f;
+    cases.push_back({"softmax, momentum, banded, clipped", c, opt});
+    gpt::Config f = small_config();
+    f.kinds = {gpt::AttentionKind::linear, gpt::AttentionKind::delta};
+    cases.push_back({"linear and delta heads", f, OptimizerConfig{}});
+    OptimizerConfig sgd;
+    sgd.kind = OptimizerConfig::sgd;
+    cases.push_back({"sgd, only W_K and W_V trainable", small_config(), sgd});
+    for (const Case& k : cases) {
+        INFO(std::string(k.what));
+        gpt::Model m = gpt::make_model(k.config, 5).value();
+        std::vector<std::string> trainable;
+        if (k.opt.kind == OptimizerConfig::sgd) trainable = {"h0.attn.wk", "h1.attn.wv"};
+        gpt::Trainer trainer = gpt::Trainer::make(m, k.opt, trainable).value();
+        Rng rng(9);
+        std::vector<int> tokens, targets;
+        copy_batch(rng, 3, 4, tokens, targets);  // T = 9, half the targets -1
+        REQUIRE(trainer.step(tokens.data(), targets.data(), 3, 9).ok());
+        copy_batch(rng, 3, 4, tokens, targets);
+        size_t peak = 0;
+        {
+            testing::PeakMeter meter;
+            REQUIRE(trainer.step(tokens.data(), targets.data(), 3, 9).ok());
+            peak = meter.peak_above_start();
+        }
+        CHECK(peak == 0);
+    }
 }

@@ -552,3 +552,54 @@ TEST_CASE("kernels: SGD with momentum follows PyTorch's SGD step for step, every
         }
     }
 }
+
+// ---- causal (lower-triangular) matmuls ------------------------------------------------
+
+TEST_CASE("kernels: causal matmuls match the reference and the full product, every isa") {
+    EachIsa isas;
+    icl::Rng rng(31);
+    for (int T : {1, 2, 3, 5, 13, 16, 17, 33, 64, 65, 130, 300})  // 300: more than one K block
+        for (int K : {1, 4, 16, 17, 32, 33}) {
+            const auto A = randv(rng, (size_t)T * K), B = randv(rng, (size_t)T * K);
+            auto L = randv(rng, (size_t)T * T);
+            for (int i = 0; i < T; ++i)
+                for (int j = i + 1; j < T; ++j) L[(size_t)i * T + j] = 0.0f;  // lower-triangular
+            const double atol = 2e-7 * (T + K + 4);
+            std::vector<float> full((size_t)T * T), want_s((size_t)T * T), want_nn((size_t)T * K),
+                want_tn((size_t)T * K);
+            icl::ref::matmul_nt(full.data(), A.data(), B.data(), T, K, T, false);
+            icl::ref::matmul_nt_lower(want_s.data(), A.data(), B.data(), T, K);
+            icl::ref::matmul_nn_lower(want_nn.data(), L.data(), B.data(), T, K);
+            icl::ref::matmul_tn_lower(want_tn.data(), L.data(), B.data(), T, K);
+            // the reference agrees with the full products (zero above the diagonal for nt)
+            std::vector<float> nn_full((size_t)T * K), tn_full((size_t)T * K);
+            icl::ref::matmul_nn(nn_full.data(), L.data(), B.data(), T, T, K, false);
+            icl::ref::matmul_tn(tn_full.data(), L.data(), B.data(), T, T, K, false);
+            size_t upper_nonzero = 0, lower_diff = 0;
+            for (int i = 0; i < T; ++i)
+                for (int j = 0; j < T; ++j) {
+                    const float s = want_s[(size_t)i * T + j];
+                    if (j > i) upper_nonzero += s != 0.0f;
+                    else lower_diff += std::fabs(s - full[(size_t)i * T + j]) > atol;
+                }
+            CHECK(upper_nonzero == 0);
+            CHECK(lower_diff == 0);
+            CHECK(worst(want_nn, nn_full, atol, 1e-5) <= 1.0);
+            CHECK(worst(want_tn, tn_full, atol, 1e-5) <= 1.0);
+            for (Isa isa : isas.list) {
+                icl::set_isa(isa);
+                INFO("T=" << T << " K=" << K << " isa=" << isa_str(isa));
+                std::vector<float> s((size_t)T * T, 7.0f), nn((size_t)T * K, 7.0f), tn((size_t)T * K, 7.0f);
+                icl::matmul_nt_lower(s.data(), A.data(), B.data(), T, K);
+                icl::matmul_nn_lower(nn.data(), L.data(), B.data(), T, K);
+                icl::matmul_tn_lower(tn.data(), L.data(), B.data(), T, K);
+                size_t above = 0;
+                for (int i = 0; i < T; ++i)
+                    for (int j = i + 1; j < T; ++j) above += s[(size_t)i * T + j] != 0.0f;
+                CHECK(above == 0);
+                CHECK(worst(s, want_s, atol, 1e-5) <= 1.0);
+                CHECK(worst(nn, want_nn, atol, 1e-5) <= 1.0);
+                CHECK(worst(tn, want_tn, atol, 1e-5) <= 1.0);
+            }
+        }
+}

@@ -196,9 +196,11 @@ struct Activations {
     std::vector<HeadPatch> head_patches;         // from the hooks, for backward
 
     // forward: qkv (B,T,3C), then attention_forward's scratch (below);
-    // backward: the gradients flowing through the layers. Kept between calls so a
-    // training loop does not allocate.
-    std::vector<float> scratch, grad_scratch;
+    // backward: the gradients flowing through the layers; with targets, each position's
+    // target for the cross-entropy kernel (-1 read as 0) and its weight in the mean loss
+    // (1/scored or 0). Kept between calls so a training loop does not allocate.
+    std::vector<float> scratch, grad_scratch, loss_weights;
+    std::vector<int> kernel_targets;
 
     const float* ptr(size_t offset) const { return buf.data() + offset; }
     float* ptr(size_t offset) { return buf.data() + offset; }
@@ -239,12 +241,12 @@ void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, co
 // probabilities (exactly 0 where `mask` forbids), atty (B,T,C) the heads' outputs, head h
 // in columns h*hs... With momentum η > 0 each head's output at t gains Σ_{i<t} η^{t−i} v_i.
 // A banded mask with window w < T computes only its band, O(T·w·hs) per head; the other
-// masks multiply (T,T) matrices and then mask. scratch: T*T + T*hs floats.
+// masks multiply (T,T) matrices and then mask. scratch: T*T + T*hs + hs floats.
 void attention_forward(float* att, float* atty, const float* q, const float* k, const float* v,
                        float* scratch, int B, int T, int C, int H, AttentionMask mask, float momentum);
 // dq, dk, dv (B,H,T,hs) from dO (B,H,T,hs), with q, k, v, att of the forward under the same
 // mask and momentum. WRITTEN, not accumulated: a head's q, k, v feed nothing else.
-// scratch: 2*T*T floats.
+// scratch: 2*T*T + hs floats.
 void attention_backward(float* dq, float* dk, float* dv, const float* dO, const float* q,
                         const float* k, const float* v, const float* att, float* scratch, int B,
                         int T, int C, int H, AttentionMask mask, float momentum);

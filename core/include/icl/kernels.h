@@ -45,11 +45,22 @@ void matmul_nt(float* C, const float* A, const float* B, int M, int K, int N, bo
 // C (M,N) = A(K,M)ᵀ · B (K,N)            [+= C if accumulate]
 void matmul_tn(float* C, const float* A, const float* B, int M, int K, int N, bool accumulate);
 
+// ---- causal matmuls: one attention head's (T,T) products, on and below the diagonal ----
+// (every attention mask allows only j <= i, so the other half is never needed)
+// S (T,T) = A (T,K) · B(T,K)ᵀ for j <= i, 0 above the diagonal          (q kᵀ, dO vᵀ)
+void matmul_nt_lower(float* S, const float* A, const float* B, int T, int K);
+// C (T,N) = L (T,T) · B (T,N) for L lower-triangular (0 above the diagonal, as a
+// softmax's P and its dS are): the work skips the zero half       (P v, dS k)
+void matmul_nn_lower(float* C, const float* L, const float* B, int T, int N);
+// C (T,N) = L(T,T)ᵀ · B (T,N), L lower-triangular as above          (Pᵀ dO, dSᵀ q)
+void matmul_tn_lower(float* C, const float* L, const float* B, int T, int N);
+
 // ---- softmax over attention scores ----------------------------------------------
 // P (T,T) = softmax_row(scale * S (T,T)) over the positions `mask` allows; entries
 // it forbids are exactly 0. Row i is query position i.
 void attention_softmax(float* P, const float* S, int T, float scale, AttentionMask mask);
 // dS (T,T) += scale * P ∘ (dP − rowsum(dP ∘ P))      (masked entries get 0)
+// P is a masked softmax: 0 above the diagonal (j > i), which the fast paths skip.
 void attention_softmax_backward(float* dS, const float* dP, const float* P, int T, float scale);
 
 // ---- layernorm ------------------------------------------------------------------
@@ -99,6 +110,9 @@ namespace ref {
 void matmul_nn(float* C, const float* A, const float* B, int M, int K, int N, bool accumulate);
 void matmul_nt(float* C, const float* A, const float* B, int M, int K, int N, bool accumulate);
 void matmul_tn(float* C, const float* A, const float* B, int M, int K, int N, bool accumulate);
+void matmul_nt_lower(float* S, const float* A, const float* B, int T, int K);
+void matmul_nn_lower(float* C, const float* L, const float* B, int T, int N);
+void matmul_tn_lower(float* C, const float* L, const float* B, int T, int N);
 void attention_softmax(float* P, const float* S, int T, float scale, AttentionMask mask);
 void attention_softmax_backward(float* dS, const float* dP, const float* P, int T, float scale);
 void layernorm_forward(float* y, float* mean, float* rstd, const float* x, const float* gamma,

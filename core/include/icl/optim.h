@@ -52,6 +52,7 @@ public:
 private:
     OptimizerConfig config_;
     std::vector<ParamSlot> slots_;
+    std::vector<ParamSlot> runs_;  // trainable slots, adjacent ones of the same decay merged
     std::vector<float> m_, v_;  // AdamW moments, or SGD's momentum buffer in m_
     int t_ = 0;
 };

@@ -1,0 +1,62 @@
+// Per-phase time of a training step, for `bench/run profile` (llm.c's style: a flat
+// list of named phases, each with its share of the step).
+//
+// ICL_PROFILE_SCOPE("fwd matmul qkv") marks a block of code as one phase. Only builds
+// configured with -DICL_PROFILE=ON (the benchmark trees of bench/run) compile the
+// timers in; everywhere else the macro expands to nothing and costs nothing. Even
+// compiled in, a scope does nothing until the benchmark calls profile::start().
+//
+// Time is exclusive: entering a nested scope pauses the one around it, so the phases
+// of one step sum to the step. Whatever runs inside start()..stop() outside every
+// scope is charged to the phase "other".
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace icl::profile {
+
+struct Phase {
+    std::string name;
+    double us = 0.0;  // exclusive microseconds since the last take()
+};
+
+int phase_id(const char* name);  // registers a name once; ids are stable
+void start();                    // timers on; the time from here on is charged
+void stop();                     // timers off
+std::vector<Phase> take();       // every registered phase (registration order), then zeroed
+bool compiled_in();              // true in ICL_PROFILE builds
+
+namespace detail {
+extern bool on;      // between start() and stop()
+int enter(int id);   // makes `id` the phase charged; returns the one it interrupted
+void leave(int outer);
+}  // namespace detail
+
+// Inline, so with the timers off a scope costs one load and a branch.
+class Scope {
+public:
+    explicit Scope(int id) {
+        if (detail::on) outer_ = detail::enter(id);
+    }
+    ~Scope() {
+        if (outer_ >= 0) detail::leave(outer_);
+    }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+private:
+    int outer_ = -1;  // the phase this scope interrupted (-1: timers were off)
+};
+
+}  // namespace icl::profile
+
+#if defined(ICL_PROFILE)
+#define ICL_PROFILE_CAT2(a, b) a##b
+#define ICL_PROFILE_CAT(a, b) ICL_PROFILE_CAT2(a, b)
+#define ICL_PROFILE_SCOPE(name)                                                               \
+    static const int ICL_PROFILE_CAT(icl_phase_, __LINE__) = ::icl::profile::phase_id(name); \
+    const ::icl::profile::Scope ICL_PROFILE_CAT(icl_scope_, __LINE__)(ICL_PROFILE_CAT(icl_phase_, __LINE__))
+#else
+#define ICL_PROFILE_SCOPE(name) static_assert(true, "")
+#endif
