@@ -8,7 +8,7 @@
 #   tests/unit/shard.sh 1 2 node tests/run-wasm-tests.mjs build/wasm/bin/icl_tests.js
 set -euo pipefail
 k=$1 n=$2; shift 2
-out=$("$@" --list-test-cases) || { echo "shard: '$* --list-test-cases' failed: $out"; exit 1; }
+out=$("$@" --list-test-cases --no-colors) || { echo "shard: '$* --list-test-cases --no-colors' failed: $out"; exit 1; }
 # The names sit between doctest's two rules of '=' signs.
 mapfile -t names < <(awk '/^=+$/ { rule++; next } rule == 1' <<<"$out")
 [ ${#names[@]} -gt 0 ] || { echo "shard: no test case names in the output of '$* --list-test-cases': $out"; exit 1; }
