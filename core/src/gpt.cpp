@@ -6,227 +6,13 @@
 #include <cstring>
 
 #include "icl/profile.h"
-#include "icl/rng.h"
 
 namespace icl::gpt {
-
-namespace {
-
-std::string str(int v) { return std::to_string(v); }
-
-int head_size(const Config& c) { return c.width / c.heads; }
-int ffn_width(const Config& c) { return c.mlp_ratio * c.width; }
-
-}  // namespace
-
-// ---- config ------------------------------------------------------------------------
-
-const char* attention_kind_name(AttentionKind kind) {
-    switch (kind) {
-        case AttentionKind::linear: return "linear";
-        case AttentionKind::delta: return "delta";
-        default: return "softmax";
-    }
-}
-
-Status validate(const Config& c) {
-    auto range = [](const char* name, int v, int lo, int hi) -> Status {
-        if (v < lo || v > hi)
-            return make_error(std::string("gpt config: ") + name + " = " + str(v) + " is outside [" +
-                              str(lo) + ", " + str(hi) + "]");
-        return Ok{};
-    };
-    for (Status s : {range("vocab", c.vocab, 2, Bounds::max_vocab),
-                     range("context", c.context, 1, Bounds::max_context),
-                     range("width", c.width, 1, Bounds::max_width),
-                     range("layers", c.layers, 1, Bounds::max_layers),
-                     range("heads", c.heads, 1, Bounds::max_heads),
-                     range("mlp_ratio", c.mlp_ratio, 1, Bounds::max_mlp_ratio)})
-        if (!s) return s;
-    if (c.width % c.heads != 0)
-        return make_error("gpt config: heads = " + str(c.heads) + " does not divide width = " +
-                          str(c.width));
-    if (!c.attention.empty() && c.attention.size() != (size_t)c.layers)
-        return make_error("gpt config: " + str((int)c.attention.size()) +
-                          " attention patterns given for " + str(c.layers) + " layers");
-    for (size_t l = 0; l < c.attention.size(); ++l) {
-        const AttentionMask& m = c.attention[l];
-        if (m.kind == AttentionMask::banded && m.window < 1)
-            return make_error("gpt config: layer " + str((int)l) + " banded window = " +
-                              str(m.window) + " must be >= 1");
-        if (m.kind == AttentionMask::strided && m.stride < 1)
-            return make_error("gpt config: layer " + str((int)l) + " stride = " + str(m.stride) +
-                              " must be >= 1");
-        if (m.kind != AttentionMask::causal && m.kind != AttentionMask::banded &&
-            m.kind != AttentionMask::strided)
-            return make_error("gpt config: layer " + str((int)l) + " has an unknown attention kind");
-    }
-    if (!(c.momentum >= 0.0f && c.momentum < 1.0f))
-        return make_error("gpt config: momentum = " + std::to_string(c.momentum) + " is outside [0, 1)");
-    if (!c.kinds.empty() && c.kinds.size() != (size_t)c.layers)
-        return make_error("gpt config: " + str((int)c.kinds.size()) + " attention kinds given for " +
-                          str(c.layers) + " layers");
-    for (size_t l = 0; l < c.kinds.size(); ++l) {
-        const AttentionKind k = c.kinds[l];
-        if (k != AttentionKind::softmax && k != AttentionKind::linear && k != AttentionKind::delta)
-            return make_error("gpt config: layer " + str((int)l) + " has an unknown attention kind " +
-                              str((int)k) + " (0 softmax, 1 linear, 2 delta)");
-        if (k == AttentionKind::softmax) continue;
-        if (c.mask((int)l).kind != AttentionMask::causal)
-            return make_error("gpt config: layer " + str((int)l) + " is " + attention_kind_name(k) +
-                              " attention, which takes the causal mask only (no banded or strided pattern)");
-        if (c.momentum != 0.0f)
-            return make_error("gpt config: momentum attention applies to softmax layers only; layer " +
-                              str((int)l) + " is " + attention_kind_name(k));
-    }
-    const size_t n = parameter_count(c);
-    if (n > Bounds::max_params)
-        return make_error("gpt config: " + std::to_string(n) + " parameters exceed the bound of " +
-                          std::to_string(Bounds::max_params));
-    return Ok{};
-}
-
-std::vector<AttentionMask> alternating_dense_banded(int layers, int window) {
-    std::vector<AttentionMask> masks((size_t)std::max(layers, 0));
-    for (size_t l = 1; l < masks.size(); l += 2) {
-        masks[l].kind = AttentionMask::banded;
-        masks[l].window = window;
-    }
-    return masks;
-}
-
-Layout make_layout(const Config& c) {
-    Layout lay;
-    const int V = c.vocab, T = c.context, C = c.width, F = ffn_width(c);
-    auto add = [&](const std::string& name, std::vector<int> shape, bool decay) {
-        TensorInfo t;
-        t.name = name;
-        t.size = 1;
-        for (int d : shape) t.size *= (size_t)d;
-        t.shape = std::move(shape);
-        t.offset = lay.total;
-        t.decay = decay;
-        lay.total += t.size;
-        lay.tensors.push_back(t);
-        return lay.tensors.back().offset;
-    };
-    lay.wte = add("wte", {V, C}, true);
-    lay.wpe = add("wpe", {T, C}, true);
-    for (int l = 0; l < c.layers; ++l) {
-        const std::string p = "h" + str(l) + ".";
-        BlockSlots s{};
-        s.ln1_w = add(p + "ln1.w", {C}, false);
-        s.ln1_b = add(p + "ln1.b", {C}, false);
-        s.wq = add(p + "attn.wq", {C, C}, true);
-        s.wk = add(p + "attn.wk", {C, C}, true);
-        s.wv = add(p + "attn.wv", {C, C}, true);
-        s.bq = add(p + "attn.bq", {C}, false);
-        s.bk = add(p + "attn.bk", {C}, false);
-        s.bv = add(p + "attn.bv", {C}, false);
-        s.wo = add(p + "attn.wo", {C, C}, true);
-        s.bo = add(p + "attn.bo", {C}, false);
-        if (c.kind(l) == AttentionKind::delta) {
-            s.wb = add(p + "attn.wb", {c.heads, C}, true);
-            s.bb = add(p + "attn.bb", {c.heads}, false);
-        }
-        if (!c.attention_only) {
-            s.ln2_w = add(p + "ln2.w", {C}, false);
-            s.ln2_b = add(p + "ln2.b", {C}, false);
-            s.w1 = add(p + "mlp.w1", {F, C}, true);
-            s.b1 = add(p + "mlp.b1", {F}, false);
-            s.w2 = add(p + "mlp.w2", {C, F}, true);
-            s.b2 = add(p + "mlp.b2", {C}, false);
-        }
-        lay.blocks.push_back(s);
-    }
-    lay.lnf_w = add("lnf.w", {C}, false);
-    lay.lnf_b = add("lnf.b", {C}, false);
-    return lay;
-}
-
-size_t parameter_count(const Config& c) {
-    const size_t V = (size_t)c.vocab, T = (size_t)c.context, C = (size_t)c.width;
-    const size_t F = (size_t)c.mlp_ratio * C;
-    size_t block = 2 * C + 4 * C * C + 4 * C;
-    if (!c.attention_only) block += 2 * C + 2 * F * C + F + C;
-    size_t delta = 0;  // β projections, (H,C) + (H) per delta layer
-    if (c.kinds.size() == (size_t)c.layers)
-        for (AttentionKind k : c.kinds)
-            if (k == AttentionKind::delta) delta += (size_t)c.heads * (C + 1);
-    return V * C + T * C + (size_t)c.layers * block + 2 * C + delta;
-}
-
-const TensorInfo* Model::find(const std::string& name) const {
-    for (const TensorInfo& t : layout.tensors)
-        if (t.name == name) return &t;
-    return nullptr;
-}
-
-Expected<Model> make_model(const Config& config, uint64_t seed) {
-    if (Status s = validate(config); !s) return s.error();
-    Model m;
-    m.config = config;
-    m.layout = make_layout(config);
-    m.params.assign(m.layout.total, 0.0f);
-    Rng rng(seed);
-    const float std_proj = 0.02f / std::sqrt(2.0f * (float)config.layers);
-    for (const TensorInfo& t : m.layout.tensors) {
-        float* p = m.at(t.offset);
-        // the only 1-D tensors named "*.w" are LayerNorm gains
-        const bool layernorm_gain = t.shape.size() == 1 && t.name.substr(t.name.size() - 2) == ".w";
-        if (layernorm_gain) {
-            std::fill(p, p + t.size, 1.0f);
-        } else if (t.shape.size() == 2) {
-            const bool residual_proj = t.name.find("attn.wo") != std::string::npos ||
-                                       t.name.find("mlp.w2") != std::string::npos;
-            const float sd = residual_proj ? std_proj : 0.02f;
-            for (size_t i = 0; i < t.size; ++i) p[i] = rng.normal(0.0f, sd);
-        }  // biases stay 0
-    }
-    return m;
-}
-
-// ---- hooks ---------------------------------------------------------------------------
-
-Status validate(const Hooks& hooks, const Config& c) {
-    for (const ResidualAdd& a : hooks.residual_adds) {
-        if (a.layer < 0 || a.layer > c.layers)
-            return make_error("hook: residual layer " + str(a.layer) + " is outside [0, " +
-                              str(c.layers) + "]");
-        if (a.position < 0 || a.position >= c.context)
-            return make_error("hook: residual position " + str(a.position) + " is outside [0, " +
-                              str(c.context - 1) + "]");
-        if (a.vector.size() != (size_t)c.width)
-            return make_error("hook: residual vector has " + str((int)a.vector.size()) +
-                              " entries, width is " + str(c.width));
-    }
-    for (const HeadAblation& h : hooks.ablations) {
-        if (h.layer < 0 || h.layer >= c.layers)
-            return make_error("hook: ablation layer " + str(h.layer) + " is outside [0, " +
-                              str(c.layers - 1) + "]");
-        if (h.head < 0 || h.head >= c.heads)
-            return make_error("hook: ablation head " + str(h.head) + " is outside [0, " +
-                              str(c.heads - 1) + "]");
-    }
-    for (const HeadPatch& h : hooks.head_patches) {
-        if (h.layer < 0 || h.layer >= c.layers)
-            return make_error("hook: patch layer " + str(h.layer) + " is outside [0, " + str(c.layers - 1) + "]");
-        if (h.head < 0 || h.head >= c.heads)
-            return make_error("hook: patch head " + str(h.head) + " is outside [0, " + str(c.heads - 1) + "]");
-        if (h.position < 0 || h.position >= c.context)
-            return make_error("hook: patch position " + str(h.position) + " is outside [0, " +
-                              str(c.context - 1) + "]");
-        if (h.output.size() != (size_t)(c.width / c.heads))
-            return make_error("hook: patch output has " + str((int)h.output.size()) + " entries, head size is " +
-                              str(c.width / c.heads));
-    }
-    return Ok{};
-}
 
 // ---- activations ---------------------------------------------------------------------
 
 size_t activation_count(const Config& c, int B, int T) {
-    const size_t BT = (size_t)B * T, C = (size_t)c.width, F = (size_t)ffn_width(c);
+    const size_t BT = (size_t)B * T, C = (size_t)c.width, F = (size_t)c.ffn_width();
     size_t block = BT * (3 * C + 2) + (size_t)B * c.heads * T * T + 2 * BT * C;  // ln1, qkv, att, atty, res_attn
     if (!c.attention_only) block += BT * (C + 2) + 2 * BT * F;                 // ln2, fc, fc_gelu
     block += BT * C;                                                            // res_out
@@ -248,7 +34,7 @@ const float* Activations::residual(int layer) const {
 namespace {
 
 void allocate(Activations& a, const Config& c, int B, int T) {
-    const size_t BT = (size_t)B * T, C = (size_t)c.width, F = (size_t)ffn_width(c);
+    const size_t BT = (size_t)B * T, C = (size_t)c.width, F = (size_t)c.ffn_width();
     size_t n = 0;
     auto take = [&n](size_t count) {
         const size_t off = n;
@@ -292,7 +78,7 @@ void allocate(Activations& a, const Config& c, int B, int T) {
     a.buf.resize(n);  // keeps its capacity across calls of the same size
     // forward scratch: qkv (B,T,3C), then one head's T*T + 3*T*hs (attention_forward
     // takes T*T + T*hs + hs, fast_attention_forward T*T + 3*T*hs), then β's logits (B,T,H)
-    a.scratch.resize(BT * 3 * C + (size_t)T * T + 3 * (size_t)T * head_size(c) + BT * c.heads);
+    a.scratch.resize(BT * 3 * C + (size_t)T * T + 3 * (size_t)T * c.head_size() + BT * c.heads);
     a.kernel_targets.resize(BT);
     a.loss_weights.resize(BT);
 }
@@ -879,24 +665,24 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
     ICL_PROFILE_SCOPE("fwd checks, setup");
     const Config& c = model.config;
     acts.loss = 0.0f;
-    if (B < 1) return make_error("gpt forward: batch size " + str(B) + " must be >= 1");
+    if (B < 1) return make_error("gpt forward: batch size " + std::to_string(B) + " must be >= 1");
     if (T < 1 || T > c.context)
-        return make_error("gpt forward: sequence length " + str(T) + " is outside [1, " +
-                          str(c.context) + "] (the model's context)");
+        return make_error("gpt forward: sequence length " + std::to_string(T) + " is outside [1, " +
+                          std::to_string(c.context) + "] (the model's context)");
     const size_t need = activation_count(c, B, T);
     if (need > Bounds::max_activations)
-        return make_error("gpt forward: a batch of " + str(B) + " x " + str(T) + " needs " +
+        return make_error("gpt forward: a batch of " + std::to_string(B) + " x " + std::to_string(T) + " needs " +
                           std::to_string(need) + " activation floats, over the bound of " +
                           std::to_string(Bounds::max_activations));
     for (int i = 0; i < B * T; ++i) {
         if (tokens[i] < 0 || tokens[i] >= c.vocab)
-            return make_error("gpt forward: token id " + str(tokens[i]) + " at batch row " +
-                              str(i / T) + ", position " + str(i % T) + " is outside [0, " +
-                              str(c.vocab - 1) + "]");
+            return make_error("gpt forward: token id " + std::to_string(tokens[i]) + " at batch row " +
+                              std::to_string(i / T) + ", position " + std::to_string(i % T) + " is outside [0, " +
+                              std::to_string(c.vocab - 1) + "]");
         if (targets && (targets[i] < -1 || targets[i] >= c.vocab))
-            return make_error("gpt forward: target id " + str(targets[i]) + " at batch row " +
-                              str(i / T) + ", position " + str(i % T) + " is outside [-1, " +
-                              str(c.vocab - 1) + "]");
+            return make_error("gpt forward: target id " + std::to_string(targets[i]) + " at batch row " +
+                              std::to_string(i / T) + ", position " + std::to_string(i % T) + " is outside [-1, " +
+                              std::to_string(c.vocab - 1) + "]");
     }
     if (hooks)
         if (Status s = validate(*hooks, c); !s) return s;
@@ -906,7 +692,7 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
     acts.has_targets = targets != nullptr;
     acts.ablations = hooks ? hooks->ablations : std::vector<HeadAblation>{};
     acts.head_patches = hooks ? hooks->head_patches : std::vector<HeadPatch>{};
-    const int C = c.width, H = c.heads, F = ffn_width(c), V = c.vocab;
+    const int C = c.width, H = c.heads, F = c.ffn_width(), V = c.vocab;
     const int BT = B * T;
     const Layout& lay = model.layout;
 
@@ -1035,7 +821,7 @@ Status backward(const Model& model, Activations& acts, float* grads) {
     const Config& c = model.config;
     if (!acts.has_targets || acts.B == 0)
         return make_error("gpt backward: the last forward had no targets");
-    const int B = acts.B, T = acts.T, C = c.width, H = c.heads, F = ffn_width(c), V = c.vocab;
+    const int B = acts.B, T = acts.T, C = c.width, H = c.heads, F = c.ffn_width(), V = c.vocab;
     const int BT = B * T;
     const size_t BTC = (size_t)BT * C;
     const Layout& lay = model.layout;

@@ -584,7 +584,7 @@ TEST_CASE("lessons lint: a quoted figure must name an instance of its page and m
     CHECK_MESSAGE(clean.problems.empty(), problems_text(clean));
 
     // The text drifted from the demo: 1.6 is 0.1 away, the lesson allows 0.05 (and 5%).
-    for (const std::string& figure : {"{{1.6 @lesson_probe:n times lr ±0.05}}", "{{1.6 @lesson_probe:n times lr ±5%}}"}) {
+    for (const char* figure : {"{{1.6 @lesson_probe:n times lr ±0.05}}", "{{1.6 @lesson_probe:n times lr ±5%}}"}) {
         t.write("en/01-first.md", with_figure("en", figure));
         t.write("ko/01-first.md", with_figure("ko", figure));
         CHECK(icl::load_lesson_set(t.root.string()).problems.empty());  // nothing runs without --run-demos

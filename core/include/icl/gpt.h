@@ -68,6 +68,8 @@ struct Config {
     AttentionKind kind(int layer) const {
         return kinds.empty() ? AttentionKind::softmax : kinds[(size_t)layer];
     }
+    int head_size() const { return width / heads; }     // hs
+    int ffn_width() const { return mlp_ratio * width; }  // F
 };
 
 // Declared bounds: a model or batch past these is refused before anything is
