@@ -192,12 +192,9 @@ public:
 
     bool done() const override { return done_; }
 
-    Result result() const override {
-        Result r;
-        r.demo = "attention_dual";
-        r.done = done_;
-        r.progress = done_ ? 1.0 : 0.0;
-        if (!done_) return r;
+    std::vector<Panel> panels() const override {
+        std::vector<Panel> panels;
+        if (!done_) return panels;
         const Lang L = ctx_.lang;
         const int T = fast_.rows, shown = std::min(ctx_.params.i("show_after"), n_demos_);
 
@@ -240,18 +237,18 @@ public:
         g.items.push_back({"seed_cos_rank", seed_cos_rank_, "",
                            tr(L, "share of the draws whose cosine is below this seed's softmax_cos",
                               "이 seed의 softmax_cos보다 cosine이 작은 draw의 비율")});
-        r.panels.push_back(s);
+        panels.push_back(s);
 
         const auto cols = numbered_labels("k", history_.front().cols);
         const auto rows = numbered_labels("v", history_.front().rows);
-        r.panels.push_back(heatmap_of(
+        panels.push_back(heatmap_of(
             history_[static_cast<size_t>(shown - 1)],
             std::string(tr(L, "Fast weights W after demonstration ", "demonstration ")) + std::to_string(shown) +
                 tr(L, "", "개를 읽은 뒤의 fast weight W"),
             tr(L, "key entry", "key 성분"), tr(L, "value entry", "value 성분"), true, rows, cols));
-        r.panels.push_back(heatmap_of(delta_icl_, tr(L, "ΔW_ICL = Σ over demonstrations of v_i ⊗ k_i", "ΔW_ICL = demonstration들의 v_i ⊗ k_i 합"),
+        panels.push_back(heatmap_of(delta_icl_, tr(L, "ΔW_ICL = Σ over demonstrations of v_i ⊗ k_i", "ΔW_ICL = demonstration들의 v_i ⊗ k_i 합"),
                                       tr(L, "key entry", "key 성분"), tr(L, "value entry", "value 성분"), true, rows, cols));
-        r.panels.push_back(heatmap_of(w_zsl_, tr(L, "W_ZSL = Σ of v_i ⊗ k_i over the query's own tokens", "W_ZSL = query 자신의 token들에 대한 합"),
+        panels.push_back(heatmap_of(w_zsl_, tr(L, "W_ZSL = Σ of v_i ⊗ k_i over the query's own tokens", "W_ZSL = query 자신의 token들에 대한 합"),
                                       tr(L, "key entry", "key 성분"), tr(L, "value entry", "value 성분"), true, rows, cols));
 
         LinesPanel growth;
@@ -266,7 +263,7 @@ public:
             norm.y.push_back(std::sqrt(sq));
         }
         growth.series = {norm};
-        r.panels.push_back(growth);
+        panels.push_back(growth);
 
         LinesPanel sweep;
         sweep.title = tr(L, "Linear vs softmax attention at the last position, by embedding scale (medians over the draws)",
@@ -280,7 +277,7 @@ public:
         cos.dashed = true;
         cen.name = tr(L, "relative error, normalised centred linear form", "상대 오차, 정규화·중심화한 linear 형태");
         sweep.series = {rel, cos, cen};
-        r.panels.push_back(sweep);
+        panels.push_back(sweep);
 
         NotePanel note{tr(L, "What to see", "무엇을 볼까"),
                        tr(L,
@@ -301,8 +298,8 @@ public:
                           "(1/T) Σ v_i (1 + z_i − z̄)입니다(z_i = k_i·q/√d). 정규화(1/T)되어 있고 평균 항 (1/T) Σ v_i가 있는 linear "
                           "형태입니다. 그냥 linear 형태에는 둘 다 없으므로, 작은 크기에서 그 상대 오차는 1로 다가갑니다(cosine이 양수면 "
                           "아래에서, 음수면 위에서). 반면 정규화하고 중심을 맞춘 형태는 약 1e-3까지 맞습니다.")};
-        r.panels.push_back(note);
-        return r;
+        panels.push_back(note);
+        return panels;
     }
 
 private:
@@ -321,33 +318,38 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new AttentionDualSession(ctx));
 }
 
-const DemoDef attention_dual_def{
-    "attention_dual",
-    "Linear attention as fast weights: demonstrations write a weight update",
-    "fast weight로 본 linear attention: demonstration이 가중치 update를 쓴다",
-    "Causal linear attention over demonstrations and a query, computed as attention and as a fast-weight matrix "
-    "W_t = W_{t−1} + v_t ⊗ k_t; split into W_ZSL + ΔW_ICL; and compared with softmax attention.",
-    "demonstration과 query에 대한 causal linear attention을 attention으로, 그리고 fast-weight 행렬 "
-    "W_t = W_{t−1} + v_t ⊗ k_t로 계산하고, W_ZSL + ΔW_ICL로 나눈 뒤, softmax attention과 비교합니다.",
-    "Dai et al. 2023; Irie, Csordás, Schmidhuber 2022",
-    true,
-    {
+const DemoDef attention_dual_def = [] {
+    DemoDef d;
+    d.id = "attention_dual";
+    d.title_en = "Linear attention as fast weights: demonstrations write a weight update";
+    d.title_ko = "fast weight로 본 linear attention: demonstration이 가중치 update를 쓴다";
+    d.summary_en = "Causal linear attention over demonstrations and a query, computed as attention and as a fast-weight matrix "
+            "W_t = W_{t−1} + v_t ⊗ k_t; split into W_ZSL + ΔW_ICL; and compared with softmax attention.";
+    d.summary_ko = "demonstration과 query에 대한 causal linear attention을 attention으로, 그리고 fast-weight 행렬 "
+            "W_t = W_{t−1} + v_t ⊗ k_t로 계산하고, W_ZSL + ΔW_ICL로 나눈 뒤, softmax attention과 비교합니다.";
+    d.paper = "Dai et al. 2023; Irie, Csordás, Schmidhuber 2022";
+    d.analytic = true;
+    d.params = {
         // Largest problem, every size at its max: peak 0.1 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"d_model", ParamType::Int, 2, 32, 8, 1, {}, "token embedding size", "token 임베딩 차원"},
-        {"d_head", ParamType::Int, 2, 16, 6, 1, {}, "query/key/value size", "query/key/value 차원"},
-        {"n_demos", ParamType::Int, 1, 24, 6, 1, {}, "demonstration tokens before the query", "query 앞의 demonstration token 수"},
-        {"n_query_tokens", ParamType::Int, 1, 8, 2, 1, {}, "the query's own tokens (the last one asks)",
-         "query 자신의 token 수 (마지막 token이 묻는다)"},
-        {"input_scale", ParamType::Float, 0.05, 3, 1, 0.05, {}, "multiplies the token embeddings (scores grow with its square)",
-         "token 임베딩에 곱하는 값 (score는 그 제곱으로 커짐)"},
-        {"show_after", ParamType::Int, 1, 24, 6, 1, {}, "draw W after this many demonstrations (at most n_demos)",
-         "demonstration 몇 개 뒤의 W를 그릴지 (n_demos까지)"},
-        {"draws", ParamType::Int, 1, 2000, 1000, 1, {}, "random draws of tokens and projections for the quartiles (the first is this seed's)",
-         "사분위를 낼 token과 projection의 무작위 draw 수 (첫 draw가 이 seed의 것)"},
-    },
-    start,
-};
+        ParamSpec::integer("d_model", 2, 32, 8, 1, "token embedding size", "token 임베딩 차원"),
+        ParamSpec::integer("d_head", 2, 16, 6, 1, "query/key/value size", "query/key/value 차원"),
+        ParamSpec::integer("n_demos", 1, 24, 6, 1, "demonstration tokens before the query",
+                           "query 앞의 demonstration token 수"),
+        ParamSpec::integer("n_query_tokens", 1, 8, 2, 1, "the query's own tokens (the last one asks)",
+                           "query 자신의 token 수 (마지막 token이 묻는다)"),
+        ParamSpec::real("input_scale", 0.05, 3, 1, 0.05,
+                        "multiplies the token embeddings (scores grow with its square)",
+                        "token 임베딩에 곱하는 값 (score는 그 제곱으로 커짐)"),
+        ParamSpec::integer("show_after", 1, 24, 6, 1, "draw W after this many demonstrations (at most n_demos)",
+                           "demonstration 몇 개 뒤의 W를 그릴지 (n_demos까지)"),
+        ParamSpec::integer("draws", 1, 2000, 1000, 1,
+                           "random draws of tokens and projections for the quartiles (the first is this seed's)",
+                           "사분위를 낼 token과 projection의 무작위 draw 수 (첫 draw가 이 seed의 것)"),
+    };
+    d.start = start;
+    return d;
+}();
 ICL_REGISTER_DEMO(attention_dual_def);
 
 }  // namespace

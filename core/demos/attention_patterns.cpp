@@ -90,14 +90,11 @@ public:
     }
     bool done() const override { return step_ >= steps_ || !error_.empty(); }
 
-    Result result() const override {
+    double progress() const override { return steps_ ? (double)step_ / steps_ : 1; }
+    std::vector<Panel> panels() const override {
         const Lang lang = ctx_.lang;
         const int T = ctx_.params.i("T");
-        Result r;
-        r.demo = "attention_patterns";
-        r.progress = steps_ ? (double)step_ / steps_ : 1;
-        r.done = done();
-        r.error = error_;
+        std::vector<Panel> panels;
         const long long nd = attended_pairs(T, dense_), nb = attended_pairs(T, banded_), ns = attended_pairs(T, strided_);
         ScalarsPanel head{tr(lang, "Attended pairs at this T", "이 T에서 attention하는 쌍 수"), {}};
         head.items.push_back({"pairs_dense", (double)nd, "", tr(lang, "dense (causal): T(T+1)/2", "dense (causal): T(T+1)/2")});
@@ -116,8 +113,8 @@ public:
             head.items.push_back({"ms_per_step_dense", 1e3 * runs_[0].seconds / step_, "ms", tr(lang, "time per training step, all dense", "학습 step당 시간, 모두 dense")});
             head.items.push_back({"ms_per_step_alternating", 1e3 * runs_[1].seconds / step_, "ms", tr(lang, "time per training step, alternating", "학습 step당 시간, 번갈아")});
         }
-        r.panels.push_back(head);
-        r.panels.push_back(NotePanel{
+        panels.push_back(head);
+        panels.push_back(NotePanel{
             tr(lang, "What to see", "무엇을 볼까"),
             tr(lang,
                "Dense causal attention compares every position with every earlier one: T(T+1)/2 pairs, growing as T². A "
@@ -148,7 +145,7 @@ public:
                            tr(lang, "key position j", "key 위치 j"), tr(lang, "query position i", "query 위치 i"), Td, Td, {}, {}, {}, false};
             for (int i = 0; i < Td; ++i)
                 for (int j = 0; j < Td; ++j) h.values.push_back(masks[m].allows(i, j) ? 1.0 : 0.0);
-            r.panels.push_back(h);
+            panels.push_back(h);
         }
         LinesPanel growth{tr(lang, "Attended pairs against T", "T에 따른 attention 쌍 수"), "T", tr(lang, "pairs", "쌍 수"), true, true, {}};
         for (int m = 0; m < 3; ++m) {
@@ -159,7 +156,7 @@ public:
             }
             growth.series.push_back(s);
         }
-        r.panels.push_back(growth);
+        panels.push_back(growth);
         if (step_ > 0) {
             LinesPanel loss{tr(lang, "Training loss, same data", "같은 데이터에서의 학습 loss"), tr(lang, "step", "step"), "nats", false, false, {}};
             for (int v = 0; v < 2; ++v) {
@@ -170,9 +167,9 @@ public:
                 }
                 loss.series.push_back(s);
             }
-            r.panels.push_back(loss);
+            panels.push_back(loss);
         }
-        return r;
+        return panels;
     }
 
 private:
@@ -181,7 +178,6 @@ private:
     AttentionMask dense_, banded_, strided_;
     Run runs_[2];
     int steps_ = 0, step_ = 0;
-    std::string error_;
 };
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
@@ -190,29 +186,33 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(std::move(s));
 }
 
-const DemoDef kAttentionPatterns = {
-    "attention_patterns",
-    "Dense, banded and strided attention: what GPT-3 alternates",
-    "dense, banded, strided attention: GPT-3가 번갈아 쓰는 것",
-    "The masks for a chosen T, the attended pairs against T (T² vs T·w), and a tiny GPT with alternating "
-    "dense/banded layers trained beside an all-dense one.",
-    "정한 T에서의 mask, T에 따른 attention 쌍 수 (T² vs T·w), 그리고 dense/banded를 번갈아 쓰는 작은 GPT와 "
-    "모두 dense인 GPT의 학습 비교.",
-    "Brown et al. 2020 (GPT-3); Child et al. 2019",
-    false,
-    {
+const DemoDef kAttentionPatterns = [] {
+    DemoDef d;
+    d.id = "attention_patterns";
+    d.title_en = "Dense, banded and strided attention: what GPT-3 alternates";
+    d.title_ko = "dense, banded, strided attention: GPT-3가 번갈아 쓰는 것";
+    d.summary_en = "The masks for a chosen T, the attended pairs against T (T² vs T·w), and a tiny GPT with alternating "
+            "dense/banded layers trained beside an all-dense one.";
+    d.summary_ko = "정한 T에서의 mask, T에 따른 attention 쌍 수 (T² vs T·w), 그리고 dense/banded를 번갈아 쓰는 작은 GPT와 "
+            "모두 dense인 GPT의 학습 비교.";
+    d.paper = "Brown et al. 2020 (GPT-3); Child et al. 2019";
+    d.params = {
         // Largest problem, every size at its max: peak 32 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"T", ParamType::Int, 4, 2048, 32, 1, {}, "sequence length for the masks and counts", "mask와 쌍 수를 볼 sequence 길이"},
-        {"window", ParamType::Int, 1, 64, 8, 1, {}, "banded window w (and strided's local part)", "banded 창 w"},
-        {"stride", ParamType::Int, 1, 64, 8, 1, {}, "strided: every stride-th earlier position", "strided: stride 간격의 앞 위치"},
-        {"train", ParamType::Bool, 0, 1, 1, 1, {}, "train the two tiny models", "작은 모델 두 개를 학습"},
-        {"layers", ParamType::Int, 2, 4, 2, 2, {}, "layers of each tiny model (even: dense, banded, ...)", "작은 모델의 layer 수 (짝수)"},
-        {"steps", ParamType::Int, 1, 2000, 60, 1, {}, "training steps of each model", "모델마다 학습 step 수"},
-    },
-    start,
-    {},
-};
+        ParamSpec::integer("T", 4, 2048, 32, 1, "sequence length for the masks and counts",
+                           "mask와 쌍 수를 볼 sequence 길이"),
+        ParamSpec::integer("window", 1, 64, 8, 1, "banded window w (and strided's local part)", "banded 창 w"),
+        ParamSpec::integer("stride", 1, 64, 8, 1, "strided: every stride-th earlier position",
+                           "strided: stride 간격의 앞 위치"),
+        ParamSpec::boolean("train", true, "train the two tiny models", "작은 모델 두 개를 학습"),
+        ParamSpec::integer("layers", 2, 4, 2, 2, "layers of each tiny model (even: dense, banded, ...)",
+                           "작은 모델의 layer 수 (짝수)"),
+        ParamSpec::integer("steps", 1, 2000, 60, 1, "training steps of each model", "모델마다 학습 step 수"),
+    };
+    d.start = start;
+    d.assets = {};
+    return d;
+}();
 ICL_REGISTER_DEMO(kAttentionPatterns);
 
 }  // namespace

@@ -55,13 +55,10 @@ public:
     }
     bool done() const override { return k_ > k_max_ || !error_.empty(); }
 
-    Result result() const override {
+    double progress() const override { return (double)k_ / (k_max_ + 1); }
+    std::vector<Panel> panels() const override {
         const Lang lang = ctx_.lang;
-        Result r;
-        r.demo = "bayes_posterior";
-        r.progress = (double)k_ / (k_max_ + 1);
-        r.done = done();
-        r.error = error_;
+        std::vector<Panel> panels;
         const int n = (int)seen_.size();
         ScalarsPanel head{tr(lang, "Tiny GPT vs the exact Bayesian answer", "작은 GPT vs 정확한 Bayes 답"), {}};
         if (n > 0) {
@@ -77,8 +74,8 @@ public:
             head.items.push_back({"unseen_acc_kmax", unseen_scores_.back().model_acc, "",
                                   tr(lang, "model accuracy on a concept outside the mixture, k = k_max", "mixture 밖 concept에서 모델 정확도, k = k_max")});
         }
-        r.panels.push_back(head);
-        r.panels.push_back(NotePanel{
+        panels.push_back(head);
+        panels.push_back(NotePanel{
             tr(lang, "What to see", "무엇을 볼까"),
             tr(lang,
                "Every document the model was trained on came from one of a few HMM concepts. A prompt's demonstrations "
@@ -115,15 +112,15 @@ public:
         }
         acc.series = {m, bo, un};
         kl.series = {k1, ent};
-        r.panels.push_back(acc);
-        r.panels.push_back(kl);
+        panels.push_back(acc);
+        panels.push_back(kl);
         HeatmapPanel post{tr(lang, "One prompt: p(concept | demonstrations)", "prompt 하나: p(concept | demonstration)"),
                           tr(lang, "concept", "concept"), tr(lang, "demonstrations k", "demonstration 수 k"), n,
                           (int)mixture_.concepts.size(), posterior_rows_, {}, {}, false};
         for (int k = 0; k < n; ++k) post.row_labels.push_back("k=" + std::to_string(k));
         for (size_t c = 0; c < mixture_.concepts.size(); ++c) post.col_labels.push_back("c" + std::to_string(c));
-        r.panels.push_back(post);
-        return r;
+        panels.push_back(post);
+        return panels;
     }
 
 private:
@@ -133,7 +130,6 @@ private:
     hmm::Mixture mixture_;
     hmm::Hmm unseen_;
     int k_ = 0, k_max_ = 0, query_ = 1;
-    std::string error_;
     std::vector<recipe::HmmScores> seen_, unseen_scores_;
     std::vector<double> posterior_rows_;
 };
@@ -165,31 +161,33 @@ size_t peak_bytes(const Params& p) {
     return floats * sizeof(float) + (8u << 20);  // + prompts, posteriors and results
 }
 
-const DemoDef kBayesPosterior = {
-    "bayes_posterior",
-    "In-context learning as Bayesian inference over concepts",
-    "개념에 대한 Bayes 추론으로서의 in-context learning",
-    "A tiny GPT trained on a mixture of HMM concepts, compared with the exact posterior over concepts and the "
-    "Bayes-optimal prediction as demonstrations accumulate.",
-    "HMM concept mixture로 학습한 작은 GPT를, demonstration이 쌓일 때의 정확한 concept posterior 및 Bayes 최적 "
-    "예측과 비교합니다.",
-    "Xie et al. 2022",
-    false,
-    {
+const DemoDef kBayesPosterior = [] {
+    DemoDef d;
+    d.id = "bayes_posterior";
+    d.title_en = "In-context learning as Bayesian inference over concepts";
+    d.title_ko = "개념에 대한 Bayes 추론으로서의 in-context learning";
+    d.summary_en = "A tiny GPT trained on a mixture of HMM concepts, compared with the exact posterior over concepts and the "
+            "Bayes-optimal prediction as demonstrations accumulate.";
+    d.summary_ko = "HMM concept mixture로 학습한 작은 GPT를, demonstration이 쌓일 때의 정확한 concept posterior 및 Bayes 최적 "
+            "예측과 비교합니다.";
+    d.paper = "Xie et al. 2022";
+    d.params = {
         // Largest problem: prompts 256 at k_max 7 peaks near 200 MiB at the last k (peak_bytes;
         // the budget is kDemoMemoryBudget, 256 MiB; 512 prompts took 373 MB and failed at k = 7).
-        {"k_max", ParamType::Int, 1, 16, 7, 1, {}, "largest number of demonstrations (capped by the model's context)", "demonstration 최대 수 (모델 context로 제한)"},
-        {"prompts", ParamType::Int, 8, 256, 64, 1, {}, "prompts per concept and k", "concept와 k마다 prompt 수"},
+        ParamSpec::integer("k_max", 1, 16, 7, 1, "largest number of demonstrations (capped by the model's context)",
+                           "demonstration 최대 수 (모델 context로 제한)"),
+        ParamSpec::integer("prompts", 8, 256, 64, 1, "prompts per concept and k", "concept와 k마다 prompt 수"),
         // concept and query_symbols: the shipped recipe's 5 concepts and 6-symbol segments
         // (start refuses more for a retrained model with fewer).
-        {"concept", ParamType::Int, 0, 4, 0, 1, {}, "the concept of the heatmap's prompt", "heatmap prompt의 concept"},
-        {"query_symbols", ParamType::Int, 1, 5, 1, 1, {},
-         "symbols of the query segment given before the one asked (few: the demonstrations must name the concept)",
-         "묻는 기호 앞에 주는 query segment의 기호 수 (적을수록 demonstration이 concept를 알려 줘야 함)"},
-    },
-    start,
-    {"checkpoints/hmm.json", "checkpoints/hmm.icl"},
-};
+        ParamSpec::integer("concept", 0, 4, 0, 1, "the concept of the heatmap's prompt", "heatmap prompt의 concept"),
+        ParamSpec::integer("query_symbols", 1, 5, 1, 1,
+                           "symbols of the query segment given before the one asked (few: the demonstrations must name the concept)",
+                           "묻는 기호 앞에 주는 query segment의 기호 수 (적을수록 demonstration이 concept를 알려 줘야 함)"),
+    };
+    d.start = start;
+    d.assets = {"checkpoints/hmm.json", "checkpoints/hmm.icl"};
+    return d;
+}();
 ICL_REGISTER_DEMO(kBayesPosterior);
 ICL_REGISTER_PEAK_BYTES("bayes_posterior", peak_bytes);
 

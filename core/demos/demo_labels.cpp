@@ -53,14 +53,11 @@ public:
     }
     bool done() const override { return seed_ >= seeds_ || !error_.empty(); }
 
-    Result result() const override {
+    double progress() const override { return (double)seed_ / seeds_; }
+    std::vector<Panel> panels() const override {
         const Lang lang = ctx_.lang;
         const tasks::Task& task = tasks::suite().tasks[(size_t)task_];
-        Result r;
-        r.demo = "demo_labels";
-        r.progress = (double)seed_ / seeds_;
-        r.done = done();
-        r.error = error_;
+        std::vector<Panel> panels;
         std::vector<double> mean(kN, 0), sd(kN, 0);
         for (int c = 0; c < kN; ++c) {
             const auto& v = acc_[(size_t)c];
@@ -74,7 +71,7 @@ public:
         head.items.push_back({"gold_minus_random", mean[0] - mean[1], "",
                               tr(lang, "accuracy lost by random labels", "무작위 label로 잃은 정확도")});
         head.items.push_back({"chance", task.chance(), "", tr(lang, "chance: 1 / size of the label space", "우연 수준: 1 / label 개수")});
-        r.panels.push_back(head);
+        panels.push_back(head);
         char buf[640];
         std::snprintf(buf, sizeof buf,
                       tr(lang,
@@ -85,7 +82,7 @@ public:
                          "무작위 label이 0–5점만 깎고, 다른 분포의 입력 (3–16점)과 label 공간 밖의 label (direct 모델에서 "
                          "5–16점)이 더 크게 깎는다고 보고했습니다. "),
                       100 * (mean[0] - mean[1]), mean[0], mean[1]);
-        r.panels.push_back(NotePanel{
+        panels.push_back(NotePanel{
             tr(lang, "What the tiny model shows", "작은 모델이 보여 주는 것"),
             std::string(buf) +
                 tr(lang,
@@ -101,15 +98,14 @@ public:
                    "학습 때 한 번도 본 적 없는 형식입니다.")});
         BarsPanel bars{tr(lang, "Accuracy (mean ± sd over seeds)", "정확도 (seed 평균 ± 표준편차)"), tr(lang, "accuracy", "정확도"), {}, mean, sd};
         for (int c = 0; c < kN; ++c) bars.labels.push_back(tr(lang, kConditions[c].en, kConditions[c].ko));
-        r.panels.push_back(bars);
-        return r;
+        panels.push_back(bars);
+        return panels;
     }
 
 private:
     DemoContext ctx_;
     gpt::Model model_;
     int task_ = 0, seeds_ = 1, seed_ = 0;
-    std::string error_;
     std::vector<std::vector<double>> acc_;
 };
 
@@ -119,28 +115,30 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new LabelsSession(ctx, std::move(m.value())));
 }
 
-const DemoDef kDemoLabels = {
-    "demo_labels",
-    "What in the demonstrations matters: labels, inputs, label space, format",
-    "demonstration에서 무엇이 중요한가: label, 입력, label 공간, 형식",
-    "Min et al.'s ablations on a tiny GPT: gold vs random labels, no demonstrations, inputs from another "
-    "distribution, labels outside the label space, and no format.",
-    "작은 GPT로 Min et al.의 실험을 합니다: 정답 label vs 무작위 label, demonstration 없음, 다른 분포의 입력, "
-    "label 공간 밖의 label, 형식 없음.",
-    "Min et al. 2022",
-    false,
-    {
+const DemoDef kDemoLabels = [] {
+    DemoDef d;
+    d.id = "demo_labels";
+    d.title_en = "What in the demonstrations matters: labels, inputs, label space, format";
+    d.title_ko = "demonstration에서 무엇이 중요한가: label, 입력, label 공간, 형식";
+    d.summary_en = "Min et al.'s ablations on a tiny GPT: gold vs random labels, no demonstrations, inputs from another "
+            "distribution, labels outside the label space, and no format.";
+    d.summary_ko = "작은 GPT로 Min et al.의 실험을 합니다: 정답 label vs 무작위 label, demonstration 없음, 다른 분포의 입력, "
+            "label 공간 밖의 label, 형식 없음.";
+    d.paper = "Min et al. 2022";
+    d.params = {
         // Largest problem, every size at its max: peak 26 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"task", ParamType::Choice, 0, 0, 0, 0, {"topic", "continent", "category"},
-         "a classification task (inputs from topics, labels from a fixed label space)", "분류 task (주제별 입력, 정해진 label 공간)"},
-        {"shots", ParamType::Int, 1, 16, 8, 1, {}, "demonstrations k", "demonstration 수 k"},
-        {"seeds", ParamType::Int, 1, 10, 5, 1, {}, "independent draws (the spread)", "새로 뽑는 횟수 (편차)"},
-        {"prompts", ParamType::Int, 4, 128, 32, 1, {}, "prompts per condition and seed", "조건과 seed마다 prompt 수"},
-    },
-    start,
-    {"checkpoints/tasks.json", "checkpoints/tasks.icl"},
-};
+        ParamSpec::choice("task", {"topic", "continent", "category"}, "topic",
+                          "a classification task (inputs from topics, labels from a fixed label space)",
+                          "분류 task (주제별 입력, 정해진 label 공간)"),
+        ParamSpec::integer("shots", 1, 16, 8, 1, "demonstrations k", "demonstration 수 k"),
+        ParamSpec::integer("seeds", 1, 10, 5, 1, "independent draws (the spread)", "새로 뽑는 횟수 (편차)"),
+        ParamSpec::integer("prompts", 4, 128, 32, 1, "prompts per condition and seed", "조건과 seed마다 prompt 수"),
+    };
+    d.start = start;
+    d.assets = {"checkpoints/tasks.json", "checkpoints/tasks.icl"};
+    return d;
+}();
 ICL_REGISTER_DEMO(kDemoLabels);
 
 }  // namespace

@@ -80,13 +80,9 @@ public:
 
     bool done() const override { return done_; }
 
-    Result result() const override {
-        Result r;
-        r.demo = "dual_form";
-        r.done = done_;
-        r.progress = done_ ? 1.0 : 0.0;
-        r.error = error_;
-        if (!done_ || !error_.empty()) return r;
+    std::vector<Panel> panels() const override {
+        std::vector<Panel> panels;
+        if (!done_ || !error_.empty()) return panels;
         const Lang L = ctx_.lang;
         const Params& p = ctx_.params;
         const bool adam = p.s("optimizer") == "adam";
@@ -107,7 +103,7 @@ public:
         s.items.push_back({"test_loss", test_loss_, "",
                            tr(L, "mean ½||W x − W* x||² against the noise-free teacher on test inputs",
                               "테스트 입력에서 잡음 없는 teacher W*와의 평균 ½||W x − W* x||²")});
-        r.panels.push_back(s);
+        panels.push_back(s);
 
         LinesPanel outputs;
         outputs.title = tr(L, "Output 1 at each test input: primal and dual", "테스트 입력별 첫 번째 출력: primal과 dual");
@@ -125,12 +121,12 @@ public:
         }
         outputs.series = {primal, dual};
 
-        r.panels.push_back(heatmap_of(
+        panels.push_back(heatmap_of(
             scores_, tr(L, "Attention scores x_i · x_test: which training inputs each test input spotlights",
                         "attention score x_i · x_test: 각 테스트 입력이 어떤 학습 입력에 주목하는가"),
             tr(L, "test input (query)", "테스트 입력 (query)"), tr(L, "training input (key)", "학습 입력 (key)"), true,
             numbered_labels("x", scores_.rows), numbered_labels("q", n_test)));
-        r.panels.push_back(outputs);
+        panels.push_back(outputs);
 
         auto shape = [](int a, int b) { return std::to_string(a) + " × " + std::to_string(b); };
         TablePanel t{tr(L, "The attention that the trained layer is", "학습된 층이 곧 이 attention"),
@@ -141,7 +137,7 @@ public:
         t.rows.push_back({"V", shape(d_out, T), tr(L, "error signals e_t = −η ∇_y L_t", "오차 신호 e_t = −η ∇_y L_t")});
         t.rows.push_back({"W0", shape(d_out, d_in), tr(L, "initial weights (the part that needs no attention)",
                                                      "초기 가중치 (attention과 무관한 부분)")});
-        r.panels.push_back(t);
+        panels.push_back(t);
 
         NotePanel note{tr(L, "What to see", "무엇을 볼까"), ""};
         if (!adam)
@@ -160,14 +156,13 @@ public:
                 "Adam에서는 가중치가 −η m̂/(√v̂+ε)만큼 움직이는데, 이것은 e_t ⊗ x_t의 합이 아닙니다. 그래서 여기의 dual "
                 "(같은 오차 신호 e_t = −η ∇_y L_t를 SGD처럼 더한 것)은 W x와 더 이상 일치하지 않고, rel_diff는 Adam의 "
                 "momentum과 가중치별 스케일링이 학습 입력에 대한 attention 너머로 더한 몫을 잽니다.");
-        r.panels.push_back(note);
-        return r;
+        panels.push_back(note);
+        return panels;
     }
 
 private:
     DemoContext ctx_;
     bool done_ = false;
-    std::string error_;
     LinearLayerRun run_;
     Mat x_test_, primal_, dual_, scores_;
     double max_abs_diff_ = 0.0, rel_diff_ = 0.0, test_loss_ = 0.0;
@@ -177,33 +172,35 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new DualFormSession(ctx));
 }
 
-const DemoDef dual_form_def{
-    "dual_form",
-    "A linear layer trained by gradient descent is attention",
-    "경사 하강법으로 학습한 선형 층은 attention이다",
-    "Train y = W x by SGD and compute each test output twice: as W x and as attention W0 x + Σ e_t (x_t · x) "
-    "over the training inputs (keys) and error signals (values).",
-    "y = W x를 SGD로 학습한 뒤, 테스트 출력을 두 번 계산합니다: W x로 한 번, 그리고 학습 입력을 key로, 오차 신호를 "
-    "value로 하는 attention W0 x + Σ e_t (x_t · x)로 한 번.",
-    "Irie, Csordás, Schmidhuber 2022",
-    true,
-    {
+const DemoDef dual_form_def = [] {
+    DemoDef d;
+    d.id = "dual_form";
+    d.title_en = "A linear layer trained by gradient descent is attention";
+    d.title_ko = "경사 하강법으로 학습한 선형 층은 attention이다";
+    d.summary_en = "Train y = W x by SGD and compute each test output twice: as W x and as attention W0 x + Σ e_t (x_t · x) "
+            "over the training inputs (keys) and error signals (values).";
+    d.summary_ko = "y = W x를 SGD로 학습한 뒤, 테스트 출력을 두 번 계산합니다: W x로 한 번, 그리고 학습 입력을 key로, 오차 신호를 "
+            "value로 하는 attention W0 x + Σ e_t (x_t · x)로 한 번.";
+    d.paper = "Irie, Csordás, Schmidhuber 2022";
+    d.analytic = true;
+    d.params = {
         // Largest problem, every size at its max: peak 0.2 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"d_in", ParamType::Int, 1, 32, 8, 1, {}, "input size d_in", "입력 차원 d_in"},
-        {"d_out", ParamType::Int, 1, 8, 2, 1, {}, "output size d_out", "출력 차원 d_out"},
-        {"n_train", ParamType::Int, 1, 64, 12, 1, {}, "number of training pairs", "학습 쌍의 개수"},
-        {"n_test", ParamType::Int, 1, 16, 6, 1, {}, "number of test inputs (queries)", "테스트 입력(query)의 개수"},
-        {"epochs", ParamType::Int, 1, 20, 2, 1, {}, "passes over the training pairs (one update per pair)",
-         "학습 쌍을 몇 번 돌지 (쌍마다 update 한 번)"},
-        {"lr", ParamType::Float, 0.001, 1, 0.3, 0.001, {}, "learning rate η", "학습률 η"},
-        {"noise", ParamType::Float, 0, 1, 0.1, 0.01, {}, "std of the noise added to training targets",
-         "학습 target에 더하는 잡음의 표준편차"},
-        {"optimizer", ParamType::Choice, 0, 0, 0, 0, {"sgd", "adam"},
-         "sgd keeps the dual form exact; adam breaks it", "sgd는 dual form을 정확히 지키고, adam은 깨뜨립니다"},
-    },
-    start,
-};
+        ParamSpec::integer("d_in", 1, 32, 8, 1, "input size d_in", "입력 차원 d_in"),
+        ParamSpec::integer("d_out", 1, 8, 2, 1, "output size d_out", "출력 차원 d_out"),
+        ParamSpec::integer("n_train", 1, 64, 12, 1, "number of training pairs", "학습 쌍의 개수"),
+        ParamSpec::integer("n_test", 1, 16, 6, 1, "number of test inputs (queries)", "테스트 입력(query)의 개수"),
+        ParamSpec::integer("epochs", 1, 20, 2, 1, "passes over the training pairs (one update per pair)",
+                           "학습 쌍을 몇 번 돌지 (쌍마다 update 한 번)"),
+        ParamSpec::real("lr", 0.001, 1, 0.3, 0.001, "learning rate η", "학습률 η"),
+        ParamSpec::real("noise", 0, 1, 0.1, 0.01, "std of the noise added to training targets",
+                        "학습 target에 더하는 잡음의 표준편차"),
+        ParamSpec::choice("optimizer", {"sgd", "adam"}, "sgd", "sgd keeps the dual form exact; adam breaks it",
+                          "sgd는 dual form을 정확히 지키고, adam은 깨뜨립니다"),
+    };
+    d.start = start;
+    return d;
+}();
 ICL_REGISTER_DEMO(dual_form_def);
 
 }  // namespace

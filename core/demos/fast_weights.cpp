@@ -88,7 +88,8 @@ public:
         }
     }
     bool done() const override { return seed_ >= seeds_ || !error_.empty(); }
-    Result result() const override;
+    double progress() const override { return ((double)seed_ * steps_ + (done() ? 0 : step_)) / ((double)seeds_ * steps_); }
+    std::vector<Panel> panels() const override;
 
 private:
     static constexpr int kBatch = 16;
@@ -244,18 +245,13 @@ private:
     std::vector<double> final_loss_[kArms];
     FastWeightView view_;
     std::vector<double> betas_;
-    std::string error_;
 };
 
-Result FastWeightsSession::result() const {
+std::vector<Panel> FastWeightsSession::panels() const {
     const Lang lang = ctx_.lang;
     const char* names_en[kArms] = {"softmax", "linear", "delta rule"};
     const char* names_ko[kArms] = {"softmax", "linear", "delta rule"};
-    Result r;
-    r.demo = "fast_weights";
-    r.progress = ((double)seed_ * steps_ + (done() ? 0 : step_)) / ((double)seeds_ * steps_);
-    r.done = done();
-    r.error = error_;
+    std::vector<Panel> panels;
 
     // mean over seeds of accuracy at k = 0, 1, 16 and the gain 16 − 0
     ScalarsPanel sc{tr(lang, "Means over the seeds finished", "끝난 seed 평균"), {}};
@@ -291,7 +287,7 @@ Result FastWeightsSession::result() const {
     for (size_t l = 0; l < betas_.size(); ++l)
         sc.items.push_back({"delta_beta_L" + std::to_string(l), betas_[l], "", tr(lang, "delta model: mean step size β in layer ", "delta 모델: layer ") + std::to_string(l) + tr(lang, "", "의 평균 step 크기 β")});
     sc.items.push_back({"seeds_done", (double)curves_[0].size(), "", tr(lang, "seeds finished", "끝난 seed 수")});
-    r.panels.push_back(sc);
+    panels.push_back(sc);
 
     LinesPanel loss{tr(lang, "Training loss, first seed (smoothed)", "학습 loss, 첫 seed (평활)"), "step", "nats", false, false, {}};
     for (int i = 0; i < kArms; ++i) {
@@ -300,7 +296,7 @@ Result FastWeightsSession::result() const {
                              : loss_curves_[i];
         loss.series.push_back({lang == Lang::ko ? names_ko[i] : names_en[i], lc.first, lc.second, {}, i == 2});
     }
-    r.panels.push_back(loss);
+    panels.push_back(loss);
 
     LinesPanel shots{tr(lang, "Shots curve: accuracy vs demonstrations (mean ± sd over seeds)", "shots 곡선: demonstration 수에 따른 정확도 (seed 평균 ± 표준편차)"),
                      tr(lang, "demonstrations k", "demonstration 수 k"), tr(lang, "accuracy", "정확도"), false, false, {}};
@@ -318,7 +314,7 @@ Result FastWeightsSession::result() const {
         }
         shots.series.push_back(se);
     }
-    r.panels.push_back(shots);
+    panels.push_back(shots);
 
     if (!view_.growth.empty()) {
         LinesPanel g{tr(lang, "Linear model: ‖ΔW_ICL‖ as the demonstrations are read, token by token (first seed)",
@@ -329,14 +325,14 @@ Result FastWeightsSession::result() const {
             for (size_t t = 0; t < view_.growth[h].size(); ++t) se.x.push_back((double)t + 1);
             g.series.push_back(se);
         }
-        r.panels.push_back(g);
+        panels.push_back(g);
         HeatmapPanel hm{tr(lang, "Linear model: ΔW_ICL = Σ over demonstration tokens of v ⊗ φ(k), each head side by side",
                            "linear 모델: ΔW_ICL = demonstration token들의 v ⊗ φ(k) 합, head별로 나란히"),
                         tr(lang, "key feature (per head)", "key feature (head별)"), tr(lang, "value component", "value 성분"),
                         view_.hs, (int)view_.growth.size() * view_.hs, view_.final_dw, {}, {}, true};
         for (size_t h = 0; h < view_.growth.size(); ++h)
             for (int c = 0; c < view_.hs; ++c) hm.col_labels.push_back(c == 0 ? view_.heads[h] : "");
-        r.panels.push_back(hm);
+        panels.push_back(hm);
     }
 
     TablePanel t{tr(lang, "Per seed: accuracy at k = 0 → 1 → 4 → 16", "seed별: k = 0 → 1 → 4 → 16 정확도"),
@@ -350,9 +346,9 @@ Result FastWeightsSession::result() const {
         }
         t.rows.push_back(row);
     }
-    r.panels.push_back(t);
+    panels.push_back(t);
 
-    r.panels.push_back(NotePanel{
+    panels.push_back(NotePanel{
         tr(lang, "What to see", "무엇을 볼까"),
         tr(lang,
            "The three models share the width, depth, data order and number of AdamW steps; only what each head computes "
@@ -374,7 +370,7 @@ Result FastWeightsSession::result() const {
            "(W_ZSL + ΔW_ICL) φ(q)를 normaliser의 같은 분해로 나눈 값입니다. identity_err가 이를 forward와 비교합니다. "
            "0에서 16 demonstration까지의 향상은 seed 간 흩어짐과 함께 보고 차이를 읽으세요. 이 모델들은 parameter 수만 개를 "
            "몇 초 학습한 것이지 논문의 모델이 아닙니다.")});
-    return r;
+    return panels;
 }
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
@@ -389,27 +385,31 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new FastWeightsSession(ctx, c));
 }
 
-const DemoDef kFastWeights = {
-    "fast_weights",
-    "Softmax, linear and delta-rule attention: three tiny GPTs, and the fast weights the demonstrations write",
-    "softmax, linear, delta-rule attention: 작은 GPT 세 개와 demonstration이 쓰는 fast weight",
-    "Three tiny GPTs that differ only in their attention (softmax, linear, delta rule) trained on the same batches; "
-    "loss, shots curves over seeds, and the exact ΔW_ICL the demonstrations write into the linear model's heads.",
-    "attention만 다른(softmax, linear, delta rule) 작은 GPT 세 개를 같은 batch로 학습합니다. loss, seed별 shots 곡선, "
-    "그리고 demonstration이 linear 모델의 head에 쓰는 정확한 ΔW_ICL을 봅니다.",
-    "Katharopoulos et al. 2020; Schlag, Irie, Schmidhuber 2021; Dai et al. 2023",
-    false,
-    {
-        {"steps", ParamType::Int, 20, 2000, 500, 10, {}, "AdamW steps per model", "모델당 AdamW step 수"},
-        {"seeds", ParamType::Int, 1, 8, 2, 1, {}, "independent runs of the three models", "세 모델의 독립 실행 수"},
-        {"width", ParamType::Int, 16, 64, 32, 2, {}, "residual width (2 layers, 2 heads)", "residual 폭 (2 layer, head 2개)"},
-        {"lr", ParamType::Float, 1e-4, 3e-2, 1e-2, 1e-4, {}, "learning rate", "learning rate"},
-        {"sequences", ParamType::Int, 1, 32, 6, 1, {}, "16-shot curve prompts per task for the shots curve", "shots 곡선에 쓰는 task당 16-shot prompt 수"},
-        {"task", ParamType::Choice, 0, 0, 0, 0, tasks::task_ids(), "the prompt whose ΔW_ICL is drawn", "ΔW_ICL을 그릴 prompt의 task"},
-    },
-    start,
-    {},
-};
+const DemoDef kFastWeights = [] {
+    DemoDef d;
+    d.id = "fast_weights";
+    d.title_en = "Softmax, linear and delta-rule attention: three tiny GPTs, and the fast weights the demonstrations write";
+    d.title_ko = "softmax, linear, delta-rule attention: 작은 GPT 세 개와 demonstration이 쓰는 fast weight";
+    d.summary_en = "Three tiny GPTs that differ only in their attention (softmax, linear, delta rule) trained on the same batches; "
+            "loss, shots curves over seeds, and the exact ΔW_ICL the demonstrations write into the linear model's heads.";
+    d.summary_ko = "attention만 다른(softmax, linear, delta rule) 작은 GPT 세 개를 같은 batch로 학습합니다. loss, seed별 shots 곡선, "
+            "그리고 demonstration이 linear 모델의 head에 쓰는 정확한 ΔW_ICL을 봅니다.";
+    d.paper = "Katharopoulos et al. 2020; Schlag, Irie, Schmidhuber 2021; Dai et al. 2023";
+    d.params = {
+        ParamSpec::integer("steps", 20, 2000, 500, 10, "AdamW steps per model", "모델당 AdamW step 수"),
+        ParamSpec::integer("seeds", 1, 8, 2, 1, "independent runs of the three models", "세 모델의 독립 실행 수"),
+        ParamSpec::integer("width", 16, 64, 32, 2, "residual width (2 layers, 2 heads)",
+                           "residual 폭 (2 layer, head 2개)"),
+        ParamSpec::real("lr", 1e-4, 3e-2, 1e-2, 1e-4, "learning rate", "learning rate"),
+        ParamSpec::integer("sequences", 1, 32, 6, 1, "16-shot curve prompts per task for the shots curve",
+                           "shots 곡선에 쓰는 task당 16-shot prompt 수"),
+        ParamSpec::choice("task", tasks::task_ids(), "antonym", "the prompt whose ΔW_ICL is drawn",
+                          "ΔW_ICL을 그릴 prompt의 task"),
+    };
+    d.start = start;
+    d.assets = {};
+    return d;
+}();
 ICL_REGISTER_DEMO(kFastWeights);
 
 }  // namespace

@@ -34,7 +34,7 @@ public:
         if (Status s = run(); !s) error_ = s.error().message;
     }
     bool done() const override { return done_; }
-    Result result() const override;
+    std::vector<Panel> panels() const override;
 
 private:
     Status probs(const std::vector<std::vector<int>>& prompts, const gpt::Hooks* hooks, std::vector<float>& out) {
@@ -101,21 +101,17 @@ private:
     gpt::Model model_;
     gpt::Activations acts_;
     bool done_ = false;
-    std::string error_, case_icl_, case_zs_, case_fv_, case_prompt_, case_query_, case_expected_;
+    std::string case_icl_, case_zs_, case_fv_, case_prompt_, case_query_, case_expected_;
     std::vector<float> fv_;
     std::vector<double> cie_;
     std::vector<std::string> top_;
     double zs_acc_ = 0, fv_acc_ = 0, p_clean_ = 0, p_corrupt_ = 0;
 };
 
-Result FunctionVectorSession::result() const {
+std::vector<Panel> FunctionVectorSession::panels() const {
     const Lang lang = ctx_.lang;
-    Result r;
-    r.demo = "function_vectors";
-    r.done = done_;
-    r.progress = done_ ? 1 : 0;
-    r.error = error_;
-    if (!done_ || !error_.empty()) return r;
+    std::vector<Panel> panels;
+    if (!done_ || !error_.empty()) return panels;
     const int L = model_.config.layers, H = model_.config.heads;
     ScalarsPanel s{tr(lang, "Function vector", "function vector"), {}};
     s.items.push_back({"zs_acc", zs_acc_, "", tr(lang, "zero-shot accuracy on the held-back inputs", "따로 둔 입력에서 zero-shot 정확도")});
@@ -130,21 +126,21 @@ Result FunctionVectorSession::result() const {
     s.items.push_back({"case_right", case_fv_ == case_expected_ ? 1.0 : 0.0, "",
                        tr(lang, "1 if the concrete case's zero-shot query with the vector gives the expected answer",
                           "구체적인 예의 zero-shot query에 vector를 더했을 때 기대한 답이 나오면 1")});
-    r.panels.push_back(s);
+    panels.push_back(s);
     std::vector<std::string> rows, cols;
     for (int l = 0; l < L; ++l) rows.push_back("L" + std::to_string(l));
     for (int h = 0; h < H; ++h) cols.push_back("H" + std::to_string(h));
-    r.panels.push_back(HeatmapPanel{tr(lang, "Causal indirect effect per head", "head별 causal indirect effect"), tr(lang, "head", "head"),
+    panels.push_back(HeatmapPanel{tr(lang, "Causal indirect effect per head", "head별 causal indirect effect"), tr(lang, "head", "head"),
                                     tr(lang, "layer", "layer"), L, H, cie_, rows, cols, true});
     TablePanel t{tr(lang, "The concrete case", "구체적인 예"),
                  {tr(lang, "prompt", "prompt"), tr(lang, "answer", "답"), tr(lang, "expected", "기대한 답")}, {}};
     t.rows.push_back({case_prompt_, case_icl_, case_expected_});
     t.rows.push_back({case_query_, case_zs_, case_expected_});
     t.rows.push_back({case_query_ + tr(lang, " (+ function vector)", " (+ function vector)"), case_fv_, case_expected_});
-    r.panels.push_back(t);
+    panels.push_back(t);
     BarsPanel acc{tr(lang, "Zero-shot accuracy on held-back inputs", "따로 둔 입력에서 zero-shot 정확도"), tr(lang, "accuracy", "정확도"),
                   {tr(lang, "without", "없이"), tr(lang, "with the function vector", "function vector와 함께")}, {zs_acc_, fv_acc_}, {}};
-    r.panels.push_back(acc);
+    panels.push_back(acc);
     std::string heads;
     for (const auto& h : top_) heads += (heads.empty() ? "" : ", ") + h;
     const bool shuffled = ctx_.params.s("corrupted") == "shuffled_labels";
@@ -187,8 +183,8 @@ Result FunctionVectorSession::result() const {
              "여기서는 vector가 zero-shot 정확도를 올립니다 (zs_acc → zs_acc_fv).")
         : tr(lang, "Here it does not raise zero-shot accuracy: the paper's result is not reproduced with these settings.",
              "여기서는 vector가 zero-shot 정확도를 올리지 못합니다: 이 설정에서는 논문의 결과가 재현되지 않습니다.");
-    r.panels.push_back(NotePanel{tr(lang, "What to see", "무엇을 볼까"), note});
-    return r;
+    panels.push_back(NotePanel{tr(lang, "What to see", "무엇을 볼까"), note});
+    return panels;
 }
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
@@ -206,32 +202,38 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new FunctionVectorSession(ctx, std::move(m.value())));
 }
 
-const DemoDef kFunctionVectors = {
-    "function_vectors",
-    "Function vectors: a task carried by a few heads",
-    "function vector: 몇 개의 head가 나르는 task",
-    "Heads of the shipped task model ranked by their causal effect on the task; their mean outputs summed into one "
-    "vector that, added to a zero-shot prompt, makes the model do the task.",
-    "배포된 task 모델의 head를 task에 대한 인과 효과로 순위 매기고, 그 평균 출력을 하나의 vector로 더해 zero-shot prompt에 "
-    "넣으면 모델이 task를 수행합니다.",
-    "Todd et al. 2024",
-    true,
-    {
+const DemoDef kFunctionVectors = [] {
+    DemoDef d;
+    d.id = "function_vectors";
+    d.title_en = "Function vectors: a task carried by a few heads";
+    d.title_ko = "function vector: 몇 개의 head가 나르는 task";
+    d.summary_en = "Heads of the shipped task model ranked by their causal effect on the task; their mean outputs summed into one "
+            "vector that, added to a zero-shot prompt, makes the model do the task.";
+    d.summary_ko = "배포된 task 모델의 head를 task에 대한 인과 효과로 순위 매기고, 그 평균 출력을 하나의 vector로 더해 zero-shot prompt에 "
+            "넣으면 모델이 task를 수행합니다.";
+    d.paper = "Todd et al. 2024";
+    d.analytic = true;
+    d.params = {
         // Largest problem, every size at its max: peak 58 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"task", ParamType::Choice, 0, 0, 0, 0, task_ids(), "the task (each adjective, number and country has two tasks, so zero-shot the model must guess)",
-         "task (형용사, 수, 나라마다 task가 둘이라 zero-shot에서 모델은 짐작해야 함)"},
-        {"shots", ParamType::Int, 2, 10, 8, 1, {}, "demonstrations per ICL prompt", "ICL prompt당 demonstration 수"},
-        {"prompts", ParamType::Int, 4, 64, 32, 1, {}, "ICL prompts averaged over (and shuffled-label prompts)", "평균 낼 ICL prompt 수 (label을 섞은 prompt도)"},
-        {"corrupted", ParamType::Choice, 0, 0, 0, 0, {"zero_shot", "shuffled_labels"},
-         "prompts the head means are patched into to rank heads: zero-shot (the task missing) or Todd et al.'s shuffled labels",
-         "head 순위를 매길 때 평균을 넣을 prompt: zero-shot (task가 빠짐) 또는 Todd et al.의 label 섞기"},
-        {"top_heads", ParamType::Int, 1, 16, 6, 1, {}, "heads summed into the function vector", "function vector에 더할 head 수"},
-        {"layer", ParamType::Int, 0, 4, 1, 1, {}, "add the vector after this block (0 = after the embeddings)", "이 block 뒤에 vector를 더함 (0 = embedding 뒤)"},
-    },
-    start,
-    {"checkpoints/tasks.json", "checkpoints/tasks.icl"},
-};
+        ParamSpec::choice("task", task_ids(), "antonym",
+                          "the task (each adjective, number and country has two tasks, so zero-shot the model must guess)",
+                          "task (형용사, 수, 나라마다 task가 둘이라 zero-shot에서 모델은 짐작해야 함)"),
+        ParamSpec::integer("shots", 2, 10, 8, 1, "demonstrations per ICL prompt", "ICL prompt당 demonstration 수"),
+        ParamSpec::integer("prompts", 4, 64, 32, 1, "ICL prompts averaged over (and shuffled-label prompts)",
+                           "평균 낼 ICL prompt 수 (label을 섞은 prompt도)"),
+        ParamSpec::choice("corrupted", {"zero_shot", "shuffled_labels"}, "zero_shot",
+                          "prompts the head means are patched into to rank heads: zero-shot (the task missing) or Todd et al.'s shuffled labels",
+                          "head 순위를 매길 때 평균을 넣을 prompt: zero-shot (task가 빠짐) 또는 Todd et al.의 label 섞기"),
+        ParamSpec::integer("top_heads", 1, 16, 6, 1, "heads summed into the function vector",
+                           "function vector에 더할 head 수"),
+        ParamSpec::integer("layer", 0, 4, 1, 1, "add the vector after this block (0 = after the embeddings)",
+                           "이 block 뒤에 vector를 더함 (0 = embedding 뒤)"),
+    };
+    d.start = start;
+    d.assets = {"checkpoints/tasks.json", "checkpoints/tasks.icl"};
+    return d;
+}();
 ICL_REGISTER_DEMO(kFunctionVectors);
 
 }  // namespace

@@ -46,15 +46,12 @@ public:
     void step(int) override { done_ = true; }
     bool done() const override { return done_; }
 
-    Result result() const override {
+    std::vector<Panel> panels() const override {
         const Lang lang = ctx_.lang;
         const Params& p = ctx_.params;
         const ParamCount c = gpt_param_count(p.i("layers"), p.i("width"), p.i("vocab"), p.i("context"));
         const double total = static_cast<double>(c.total());
-        Result r;
-        r.demo = "gpt_scaling";
-        r.done = done_;
-        r.progress = done_ ? 1 : 0;
+        std::vector<Panel> panels;
 
         ScalarsPanel s{tr(lang, "Your configuration", "지금 설정한 모델"), {}};
         s.items.push_back({"params", total, "", tr(lang, "total parameters", "전체 parameter 수")});
@@ -64,9 +61,9 @@ public:
                            tr(lang, "share in token + position embeddings", "token + position embedding 비율")});
         s.items.push_back({"gpt3_over_gpt2", count(kGpt3[7]) / count(kGpt2Xl), "x",
                            tr(lang, "GPT-3 175B / GPT-2 1.5B by the formula", "공식으로 센 GPT-3 175B / GPT-2 1.5B")});
-        r.panels.push_back(s);
+        panels.push_back(s);
 
-        r.panels.push_back(NotePanel{
+        panels.push_back(NotePanel{
             tr(lang, "The formula", "공식"),
             tr(lang,
                "params = V·d + T·d + L·(12·d² + 13·d) + 2·d. Each block has 4·d² attention weights (Q, K, V, output) "
@@ -86,7 +83,7 @@ public:
         cmp.rows.push_back({tr(lang, "ratio", "배율"), format_number(96.0 / 48, "%.0fx"), format_number(12288.0 / 1600, "%.2fx"),
                             format_number(2048.0 / 1024, "%.0fx"), format_number(count(kGpt3[7]) / count(kGpt2Xl), "%.0fx"),
                             format_number(175e9 / 1.5e9, "%.0fx")});
-        r.panels.push_back(cmp);
+        panels.push_back(cmp);
 
         TablePanel sizes{tr(lang, "The eight GPT-3 sizes (Brown et al. 2020, Table 2.1)",
                             "GPT-3의 8가지 크기 (Brown et al. 2020, Table 2.1)"),
@@ -109,9 +106,9 @@ public:
             blocks.y.push_back((mc.attention + mc.mlp + mc.layernorm) / t);
         }
         share.series = {emb, blocks};
-        r.panels.push_back(sizes);
-        r.panels.push_back(share);
-        return r;
+        panels.push_back(sizes);
+        panels.push_back(share);
+        return panels;
     }
 
 private:
@@ -123,26 +120,29 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new ScalingSession(ctx));
 }
 
-const DemoDef kGptScaling = {
-    "gpt_scaling",
-    "Scaling the GPT-2 recipe: a parameter calculator",
-    "GPT-2 레시피 키우기: parameter 계산기",
-    "Count a GPT-2-style decoder's parameters from layers, width, vocabulary and context, "
-    "and compare GPT-2 1.5B with the eight GPT-3 sizes.",
-    "layer 수, 폭, vocabulary, context로 GPT-2식 decoder의 parameter 수를 세고, "
-    "GPT-2 1.5B와 GPT-3의 8가지 크기를 비교합니다.",
-    "Brown et al. 2020 (GPT-3); Radford et al. 2019 (GPT-2)",
-    true,
-    {
+const DemoDef kGptScaling = [] {
+    DemoDef d;
+    d.id = "gpt_scaling";
+    d.title_en = "Scaling the GPT-2 recipe: a parameter calculator";
+    d.title_ko = "GPT-2 레시피 키우기: parameter 계산기";
+    d.summary_en = "Count a GPT-2-style decoder's parameters from layers, width, vocabulary and context, "
+            "and compare GPT-2 1.5B with the eight GPT-3 sizes.";
+    d.summary_ko = "layer 수, 폭, vocabulary, context로 GPT-2식 decoder의 parameter 수를 세고, "
+            "GPT-2 1.5B와 GPT-3의 8가지 크기를 비교합니다.";
+    d.paper = "Brown et al. 2020 (GPT-3); Radford et al. 2019 (GPT-2)";
+    d.analytic = true;
+    d.params = {
         // Largest problem, every size at its max: peak no allocation (a formula) for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"layers", ParamType::Int, 1, 128, 96, 1, {}, "number of transformer blocks L", "transformer block 수 L"},
-        {"width", ParamType::Int, 16, 16384, 12288, 16, {}, "model width d (embedding size)", "모델 폭 d (embedding 크기)"},
-        {"vocab", ParamType::Int, 2, 262144, 50257, 1, {}, "vocabulary size V", "vocabulary 크기 V"},
-        {"context", ParamType::Int, 1, 65536, 2048, 1, {}, "context length T (learned positions)", "context 길이 T (학습되는 position 수)"},
-    },
-    start,
-};
+        ParamSpec::integer("layers", 1, 128, 96, 1, "number of transformer blocks L", "transformer block 수 L"),
+        ParamSpec::integer("width", 16, 16384, 12288, 16, "model width d (embedding size)", "모델 폭 d (embedding 크기)"),
+        ParamSpec::integer("vocab", 2, 262144, 50257, 1, "vocabulary size V", "vocabulary 크기 V"),
+        ParamSpec::integer("context", 1, 65536, 2048, 1, "context length T (learned positions)",
+                           "context 길이 T (학습되는 position 수)"),
+    };
+    d.start = start;
+    return d;
+}();
 ICL_REGISTER_DEMO(kGptScaling);
 
 }  // namespace

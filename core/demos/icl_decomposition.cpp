@@ -85,13 +85,12 @@ public:
         }
     }
     bool done() const override { return done_; }
-    Result result() const override;
+    std::vector<Panel> panels() const override;
 
 private:
     DemoContext ctx_;
     gpt::Model model_;
     bool done_ = false;
-    std::string error_;
     std::vector<int> targets_;
     std::vector<double> rel_, scaled_, cos_, share_, on_demos_;  // (L*H), means over prompts
     std::vector<double> zsl_cos_, zsl_rel_;  // (L) W_ZSL q of the ICL pass vs the zero-shot pass, means over heads and prompts
@@ -104,14 +103,10 @@ double median(std::vector<double> v) {
     return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-Result DecompositionSession::result() const {
+std::vector<Panel> DecompositionSession::panels() const {
     const Lang lang = ctx_.lang;
-    Result r;
-    r.demo = "icl_decomposition";
-    r.done = done_;
-    r.progress = done_ ? 1 : 0;
-    r.error = error_;
-    if (!done_ || !error_.empty()) return r;
+    std::vector<Panel> panels;
+    if (!done_ || !error_.empty()) return panels;
     const int L = model_.config.layers, H = model_.config.heads;
     ScalarsPanel s{tr(lang, "Linear split and its gap to softmax (means over heads and prompts)",
                       "linear 분해와 softmax와의 차이 (head와 prompt 평균)"), {}};
@@ -131,7 +126,7 @@ Result DecompositionSession::result() const {
     s.items.push_back({"softmax_on_demos", metrics::mean(on_demos_), "", tr(lang, "mean softmax attention mass on the demonstration tokens",
                                                                    "demonstration token에 가는 평균 softmax attention")});
     s.items.push_back({"accuracy", correct_, "", tr(lang, "the model's accuracy on these prompts", "이 prompt들에서 모델의 정확도")});
-    r.panels.push_back(s);
+    panels.push_back(s);
 
     ScalarsPanel z{tr(lang, "W_ZSL q in the ICL pass vs in a zero-shot pass (BOS, x, →), per layer (means over heads and prompts)",
                       "layer별 ICL pass의 W_ZSL q 대 zero-shot pass(BOS, x, →)의 W_ZSL q (head와 prompt 평균)"), {}};
@@ -144,7 +139,7 @@ Result DecompositionSession::result() const {
                            tr(lang, "layer ", "layer ") + ls + tr(lang, ": ||ICL-pass W_ZSL q − zero-shot W_ZSL q|| / ||zero-shot W_ZSL q||",
                                                                  ": ||ICL pass W_ZSL q − zero-shot W_ZSL q|| / ||zero-shot W_ZSL q||")});
     }
-    r.panels.push_back(z);
+    panels.push_back(z);
 
     std::vector<std::string> rows, cols;
     for (int l = 0; l < L; ++l) rows.push_back("L" + std::to_string(l));
@@ -152,11 +147,11 @@ Result DecompositionSession::result() const {
     auto heat = [&](const char* en, const char* ko, const std::vector<double>& v, bool diverging) {
         return HeatmapPanel{tr(lang, en, ko), tr(lang, "head", "head"), tr(lang, "layer", "layer"), L, H, v, rows, cols, diverging};
     };
-    r.panels.push_back(heat("Relative error ||F(q) − o|| / ||o|| per head", "head별 상대 오차 ||F(q) − o|| / ||o||", rel_, false));
-    r.panels.push_back(heat("Relative error after the best rescaling per head", "크기를 맞춘 뒤의 head별 상대 오차", scaled_, false));
-    r.panels.push_back(heat("cos(F(q), o) per head", "head별 cos(F(q), o)", cos_, true));
-    r.panels.push_back(heat("Norm ratio ||ΔW_ICL q|| / ||F(q)|| per head", "head별 norm 비 ||ΔW_ICL q|| / ||F(q)||", share_, false));
-    r.panels.push_back(heat("Softmax attention on the demonstrations per head", "head별 demonstration으로 가는 softmax attention", on_demos_, false));
+    panels.push_back(heat("Relative error ||F(q) − o|| / ||o|| per head", "head별 상대 오차 ||F(q) − o|| / ||o||", rel_, false));
+    panels.push_back(heat("Relative error after the best rescaling per head", "크기를 맞춘 뒤의 head별 상대 오차", scaled_, false));
+    panels.push_back(heat("cos(F(q), o) per head", "head별 cos(F(q), o)", cos_, true));
+    panels.push_back(heat("Norm ratio ||ΔW_ICL q|| / ||F(q)|| per head", "head별 norm 비 ||ΔW_ICL q|| / ||F(q)||", share_, false));
+    panels.push_back(heat("Softmax attention on the demonstrations per head", "head별 demonstration으로 가는 softmax attention", on_demos_, false));
 
     // one head's vectors side by side (first prompt, last layer, head 0)
     LinesPanel ex{tr(lang, "Last layer, head 0, first prompt: the vectors entry by entry", "마지막 layer, head 0, 첫 prompt: 벡터 성분별"),
@@ -168,8 +163,8 @@ Result DecompositionSession::result() const {
     ex.series.push_back({"ΔW_ICL q", xs, as_d(example_.icl), {}, false});
     ex.series.push_back({"F(q) = W_ZSL q + ΔW_ICL q", xs, as_d(example_.linear), {}, true});
     ex.series.push_back({tr(lang, "o (softmax, real)", "o (softmax, 실제)"), xs, as_d(example_.softmax), {}, false});
-    r.panels.push_back(ex);
-    r.panels.push_back(NotePanel{
+    panels.push_back(ex);
+    panels.push_back(NotePanel{
         tr(lang, "What to see", "무엇을 볼까"),
         tr(lang,
            "Sign conventions and what is measured: for each head at the query's last token (the →), F(q) = Σ_i v_i (k_i·q) "
@@ -196,7 +191,7 @@ Result DecompositionSession::result() const {
            "완화된 식이 head가 하는 일을 보존한다는 뜻이고, 1보다 한참 작으면 그 차이가 읽기 노트가 말하는, 유도에서 "
            "버려진 항의 크기입니다. Dai et al.은 이 차이를 보고하지 않았습니다. 그들의 모델은 GPT 1.3B와 2.7B이고, "
            "이 모델은 폭 16인 head 4개 × 4 layer입니다.")});
-    return r;
+    return panels;
 }
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
@@ -205,26 +200,29 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new DecompositionSession(ctx, std::move(m.value())));
 }
 
-const DemoDef kIclDecomposition = {
-    "icl_decomposition",
-    "ICL as a weight update, inside a trained GPT's heads",
-    "학습된 GPT의 head 안에서 본 weight update로서의 ICL",
-    "Each attention head of the shipped task model, at the query, split into W_ZSL q + ΔW_ICL q under linear attention, "
-    "and the gap between that linear form and the softmax output the head really computes.",
-    "배포된 task 모델의 각 attention head를 query 위치에서 linear attention 아래 W_ZSL q + ΔW_ICL q로 나누고, 그 linear "
-    "형태와 head가 실제로 계산하는 softmax 출력 사이의 차이를 잽니다.",
-    "Dai et al. 2023",
-    true,
-    {
+const DemoDef kIclDecomposition = [] {
+    DemoDef d;
+    d.id = "icl_decomposition";
+    d.title_en = "ICL as a weight update, inside a trained GPT's heads";
+    d.title_ko = "학습된 GPT의 head 안에서 본 weight update로서의 ICL";
+    d.summary_en = "Each attention head of the shipped task model, at the query, split into W_ZSL q + ΔW_ICL q under linear attention, "
+            "and the gap between that linear form and the softmax output the head really computes.";
+    d.summary_ko = "배포된 task 모델의 각 attention head를 query 위치에서 linear attention 아래 W_ZSL q + ΔW_ICL q로 나누고, 그 linear "
+            "형태와 head가 실제로 계산하는 softmax 출력 사이의 차이를 잽니다.";
+    d.paper = "Dai et al. 2023";
+    d.analytic = true;
+    d.params = {
         // Largest problem, every size at its max: peak 49 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"task", ParamType::Choice, 0, 0, 0, 0, tasks::task_ids(), "the task of the demonstrations and the query", "demonstration과 query의 task"},
-        {"shots", ParamType::Int, 1, 16, 8, 1, {}, "demonstrations k before the query", "query 앞의 demonstration 수 k"},
-        {"prompts", ParamType::Int, 1, 32, 16, 1, {}, "prompts averaged over", "평균 낼 prompt 수"},
-    },
-    start,
-    {"checkpoints/tasks.json", "checkpoints/tasks.icl"},
-};
+        ParamSpec::choice("task", tasks::task_ids(), "antonym", "the task of the demonstrations and the query",
+                          "demonstration과 query의 task"),
+        ParamSpec::integer("shots", 1, 16, 8, 1, "demonstrations k before the query", "query 앞의 demonstration 수 k"),
+        ParamSpec::integer("prompts", 1, 32, 16, 1, "prompts averaged over", "평균 낼 prompt 수"),
+    };
+    d.start = start;
+    d.assets = {"checkpoints/tasks.json", "checkpoints/tasks.icl"};
+    return d;
+}();
 ICL_REGISTER_DEMO(kIclDecomposition);
 
 }  // namespace

@@ -73,12 +73,9 @@ public:
 
     bool done() const override { return evaluated() || !error_.empty(); }
 
-    Result result() const override {
-        Result r;
-        r.demo = "icl_regression_curve";
-        r.done = done();
-        r.progress = double(trainer_.steps() + curves_[0].x.size()) / (train_steps_ + 2 * cfg_.task.d + 1);
-        r.error = error_;
+    double progress() const override { return double(trainer_.steps() + curves_[0].x.size()) / (train_steps_ + 2 * cfg_.task.d + 1); }
+    std::vector<Panel> panels() const override {
+        std::vector<Panel> panels;
         const Lang L = ctx_.lang;
         const int d = cfg_.task.d;
         const char* const names_en[kMethods] = {"least squares", "ridge", "one GD step", "3-nearest neighbours",
@@ -97,8 +94,8 @@ public:
                               "k = d에서 최소제곱: task 중앙값 (잡음이 있으면 그곳의 평균은 유한하지 않음)")});
         s.items.push_back({"lsa_steps", double(trainer_.steps()), "",
                            tr(L, "Adam steps the LSA layer was trained", "LSA 층을 학습한 Adam step 수")});
-        r.panels.push_back(s);
-        if (!evaluated()) return r;
+        panels.push_back(s);
+        if (!evaluated()) return panels;
 
         LinesPanel lines;
         lines.title = tr(L, "In-context linear regression: error vs number of examples",
@@ -116,7 +113,7 @@ public:
         med.dashed = true;
         lines.series.push_back(med);
         lines.series.push_back({tr(L, "zero predictor", "zero predictor"), {0.0, 2.0 * d}, {1.0, 1.0}, {}, true});
-        r.panels.push_back(lines);
+        panels.push_back(lines);
 
         BarsPanel bars{tr(L, "At k = d", "k = d에서"), "(ŷ − y)²/d", {}, {}, {}};
         for (int m = 0; m < kMethods; ++m) {
@@ -124,7 +121,7 @@ public:
             bars.values.push_back(curves_[m].y[static_cast<size_t>(d)]);
             bars.errors.push_back(curves_[m].y_err[static_cast<size_t>(d)]);
         }
-        r.panels.push_back(bars);
+        panels.push_back(bars);
 
         NotePanel note{tr(L, "What to see", "무엇을 볼까"),
                        tr(L,
@@ -145,8 +142,8 @@ public:
                           "정점을 찍는 곳, \"double descent\"). 그곳에서 오차의 기댓값은 무한합니다(Gaussian 입력에서 E[(XᵀX)⁻¹]는 "
                           "k = d + 2부터 존재). 그래서 task 평균은 뽑힌 가장 나쁜 task가 정하고 seed마다 크게 바뀝니다. k = d와 d + 1에서는 "
                           "점선인 task 중앙값을 읽으세요.")};
-        r.panels.push_back(note);
-        return r;
+        panels.push_back(note);
+        return panels;
     }
 
 private:
@@ -222,7 +219,6 @@ private:
     DivergenceWatch watch_;
     int train_steps_;
     std::vector<RegressionTask> tasks_, fit_tasks_;
-    std::string error_;
     Series curves_[kMethods];
     Series lstsq_median_;  // least squares' median error over the tasks, per k
 };
@@ -243,31 +239,34 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new RegressionCurveSession(ctx, cfg));
 }
 
-const DemoDef icl_regression_curve_def{
-    "icl_regression_curve",
-    "In-context regression: which learner does the model match?",
-    "in-context 회귀: 모델은 어떤 학습 알고리즘을 닮았나?",
-    "Error against the number of in-context examples for least squares, ridge, one GD step, 3-nearest neighbours, "
-    "averaging and an LSA layer trained here, on random linear tasks.",
-    "무작위 선형 task에서 in-context 예시 개수에 따른 오차를 최소제곱, ridge, GD 한 step, 3-최근접 이웃, 평균, 그리고 "
-    "여기서 학습한 LSA 층에 대해 비교합니다.",
-    "Garg et al. 2022; Akyürek et al. 2023",
-    false,
-    {
+const DemoDef icl_regression_curve_def = [] {
+    DemoDef d;
+    d.id = "icl_regression_curve";
+    d.title_en = "In-context regression: which learner does the model match?";
+    d.title_ko = "in-context 회귀: 모델은 어떤 학습 알고리즘을 닮았나?";
+    d.summary_en = "Error against the number of in-context examples for least squares, ridge, one GD step, 3-nearest neighbours, "
+            "averaging and an LSA layer trained here, on random linear tasks.";
+    d.summary_ko = "무작위 선형 task에서 in-context 예시 개수에 따른 오차를 최소제곱, ridge, GD 한 step, 3-최근접 이웃, 평균, 그리고 "
+            "여기서 학습한 LSA 층에 대해 비교합니다.";
+    d.paper = "Garg et al. 2022; Akyürek et al. 2023";
+    d.params = {
         // Largest problem, every size at its max: peak 0.1 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"d", ParamType::Int, 2, 20, 10, 1, {}, "input size d (k runs 0..2d)", "입력 차원 d (k는 0..2d)"},
-        {"n_tasks", ParamType::Int, 100, 4000, 1000, 100, {}, "random tasks averaged per k", "k마다 평균을 낼 무작위 task 수"},
-        {"noise", ParamType::Float, 0, 2, 0, 0.05, {}, "std of the noise on y", "y에 더하는 잡음의 표준편차"},
-        {"ridge_lambda", ParamType::Float, 0.001, 20, 0.5, 0.001, {}, "ridge penalty λ", "ridge 벌점 λ"},
-        {"gd_step", ParamType::Choice, 0, 0, 0, 0, {"best_per_k", "fixed"},
-         "GD step size: fitted per k on separate tasks, or gd_eta", "GD step 크기: k마다 별도 task로 맞춤, 또는 gd_eta"},
-        {"gd_eta", ParamType::Float, 0, 2, 0.5, 0.01, {}, "GD step size when gd_step = fixed", "gd_step = fixed일 때의 GD step 크기"},
-        {"train_steps", ParamType::Int, 0, 5000, 1500, 50, {}, "Adam steps to train the LSA layer (batch 64, lr 1e-3)",
-         "LSA 층을 학습할 Adam step 수 (batch 64, lr 1e-3)"},
-    },
-    start,
-};
+        ParamSpec::integer("d", 2, 20, 10, 1, "input size d (k runs 0..2d)", "입력 차원 d (k는 0..2d)"),
+        ParamSpec::integer("n_tasks", 100, 4000, 1000, 100, "random tasks averaged per k", "k마다 평균을 낼 무작위 task 수"),
+        ParamSpec::real("noise", 0, 2, 0, 0.05, "std of the noise on y", "y에 더하는 잡음의 표준편차"),
+        ParamSpec::real("ridge_lambda", 0.001, 20, 0.5, 0.001, "ridge penalty λ", "ridge 벌점 λ"),
+        ParamSpec::choice("gd_step", {"best_per_k", "fixed"}, "best_per_k",
+                          "GD step size: fitted per k on separate tasks, or gd_eta",
+                          "GD step 크기: k마다 별도 task로 맞춤, 또는 gd_eta"),
+        ParamSpec::real("gd_eta", 0, 2, 0.5, 0.01, "GD step size when gd_step = fixed",
+                        "gd_step = fixed일 때의 GD step 크기"),
+        ParamSpec::integer("train_steps", 0, 5000, 1500, 50, "Adam steps to train the LSA layer (batch 64, lr 1e-3)",
+                           "LSA 층을 학습할 Adam step 수 (batch 64, lr 1e-3)"),
+    };
+    d.start = start;
+    return d;
+}();
 ICL_REGISTER_DEMO(icl_regression_curve_def);
 
 }  // namespace

@@ -83,7 +83,8 @@ public:
         }
     }
     bool done() const override { return queries_done_ >= ctx_.params.i("queries") || !error_.empty(); }
-    Result result() const override;
+    double progress() const override { return (double)queries_done_ / ctx_.params.i("queries"); }
+    std::vector<Panel> panels() const override;
 
 private:
     Status one_query() {
@@ -183,7 +184,6 @@ private:
     gpt::Model model_;
     Rng rng_;
     int queries_done_ = 0;
-    std::string error_;
     std::vector<bool> zsl_, icl_, ft_;
     std::vector<double> simaou_, simaou_rnd_, simam_before_, simam_after_, kendall_;
 };
@@ -194,14 +194,9 @@ double accuracy(const std::vector<bool>& v) {
     return v.empty() ? 0 : s / v.size();
 }
 
-Result IclVsFtSession::result() const {
+std::vector<Panel> IclVsFtSession::panels() const {
     const Lang lang = ctx_.lang;
-    Result r;
-    r.demo = "icl_vs_finetune";
-    const int n = ctx_.params.i("queries");
-    r.progress = (double)queries_done_ / n;
-    r.done = done();
-    r.error = error_;
+    std::vector<Panel> panels;
     const auto rec = metrics::rec2ftp(zsl_, ft_, icl_).value();
     ScalarsPanel s{tr(lang, "ICL vs fine-tuning W_K, W_V (means over queries)", "ICL 대 W_K, W_V fine-tuning (query 평균)"), {}};
     s.items.push_back({"zsl_acc", accuracy(zsl_), "", tr(lang, "zero-shot accuracy", "zero-shot 정확도")});
@@ -224,8 +219,8 @@ Result IclVsFtSession::result() const {
                           "simam_ft − simam_zsl: FT가 attention을 ICL 쪽으로 옮긴 정도 (Dai et al.: +0.10 / +0.08)")});
     s.items.push_back({"kendall_tau", metrics::mean(kendall_), "", tr(lang, "Kendall τ: ICL attention to each demonstration vs its leave-one-out influence on FT",
                                                              "Kendall τ: 각 demonstration에 대한 ICL attention 대 FT에서 그것을 뺐을 때의 영향")});
-    r.panels.push_back(s);
-    r.panels.push_back(NotePanel{
+    panels.push_back(s);
+    panels.push_back(NotePanel{
         tr(lang, "What to see", "무엇을 볼까"),
         tr(lang,
            "Fine-tuning here follows Dai et al. 2023: only W_K and W_V of every layer change, plain SGD, batch 1, one epoch "
@@ -252,10 +247,10 @@ Result IclVsFtSession::result() const {
     t.rows.push_back({tr(lang, "SimAM ICL–ZSL → ICL–FT", "SimAM ICL–ZSL → ICL–FT"), format_number(metrics::mean(simam_before_), "%.3f") + " → " + format_number(metrics::mean(simam_after_), "%.3f"),
                       "0.338 → 0.442", "0.355 → 0.434"});
     t.rows.push_back({"Kendall τ", format_number(metrics::mean(kendall_), "%.3f"), "0.193", "0.214"});
-    r.panels.push_back(t);
+    panels.push_back(t);
     BarsPanel acc{tr(lang, "Accuracy", "정확도"), tr(lang, "accuracy", "정확도"), {"ZSL", "FT", "ICL"}, {accuracy(zsl_), accuracy(ft_), accuracy(icl_)}, {}};
-    r.panels.push_back(acc);
-    return r;
+    panels.push_back(acc);
+    return panels;
 }
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
@@ -264,27 +259,32 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new IclVsFtSession(ctx, std::move(m.value())));
 }
 
-const DemoDef kIclVsFinetune = {
-    "icl_vs_finetune",
-    "ICL vs fine-tuning W_K and W_V: Dai et al.'s comparison at tiny scale",
-    "ICL 대 W_K, W_V fine-tuning: 작은 규모에서 본 Dai et al.의 비교",
-    "The shipped task model answers zero-shot, with k demonstrations in its prompt, and after SGD on W_K, W_V over the "
-    "same demonstrations; Rec2FTP, SimAOU, SimAM and Kendall τ beside the paper's figures.",
-    "배포된 task 모델이 zero-shot으로, prompt 안의 k개 demonstration으로, 그리고 같은 demonstration으로 W_K, W_V를 SGD로 "
-    "학습한 뒤 답합니다. Rec2FTP, SimAOU, SimAM, Kendall τ를 논문 수치 옆에 둡니다.",
-    "Dai et al. 2023",
-    false,
-    {
+const DemoDef kIclVsFinetune = [] {
+    DemoDef d;
+    d.id = "icl_vs_finetune";
+    d.title_en = "ICL vs fine-tuning W_K and W_V: Dai et al.'s comparison at tiny scale";
+    d.title_ko = "ICL 대 W_K, W_V fine-tuning: 작은 규모에서 본 Dai et al.의 비교";
+    d.summary_en = "The shipped task model answers zero-shot, with k demonstrations in its prompt, and after SGD on W_K, W_V over the "
+            "same demonstrations; Rec2FTP, SimAOU, SimAM and Kendall τ beside the paper's figures.";
+    d.summary_ko = "배포된 task 모델이 zero-shot으로, prompt 안의 k개 demonstration으로, 그리고 같은 demonstration으로 W_K, W_V를 SGD로 "
+            "학습한 뒤 답합니다. Rec2FTP, SimAOU, SimAM, Kendall τ를 논문 수치 옆에 둡니다.";
+    d.paper = "Dai et al. 2023";
+    d.params = {
         // Largest problem, every size at its max: peak 5 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"task", ParamType::Choice, 0, 0, 5, 0, tasks::task_ids(), "the task of the demonstrations and the queries", "demonstration과 query의 task"},
-        {"shots", ParamType::Int, 1, 16, 8, 1, {}, "demonstrations k (also FT's training set)", "demonstration 수 k (FT의 학습 데이터이기도 함)"},
-        {"queries", ParamType::Int, 1, 64, 24, 1, {}, "queries, each with fresh demonstrations", "query 수 (각각 새 demonstration)"},
-        {"lr", ParamType::Float, 1e-4, 1, 3e-3, 1e-4, {}, "SGD learning rate of the fine-tuning", "fine-tuning의 SGD learning rate"},
-    },
-    start,
-    {"checkpoints/tasks.json", "checkpoints/tasks.icl"},
-};
+        ParamSpec::choice("task", tasks::task_ids(), "continent", "the task of the demonstrations and the queries",
+                          "demonstration과 query의 task"),
+        ParamSpec::integer("shots", 1, 16, 8, 1, "demonstrations k (also FT's training set)",
+                           "demonstration 수 k (FT의 학습 데이터이기도 함)"),
+        ParamSpec::integer("queries", 1, 64, 24, 1, "queries, each with fresh demonstrations",
+                           "query 수 (각각 새 demonstration)"),
+        ParamSpec::real("lr", 1e-4, 1, 3e-3, 1e-4, "SGD learning rate of the fine-tuning",
+                        "fine-tuning의 SGD learning rate"),
+    };
+    d.start = start;
+    d.assets = {"checkpoints/tasks.json", "checkpoints/tasks.icl"};
+    return d;
+}();
 ICL_REGISTER_DEMO(kIclVsFinetune);
 
 }  // namespace

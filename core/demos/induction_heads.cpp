@@ -84,7 +84,8 @@ public:
         }
     }
     bool done() const override { return done_steps_ >= steps_ || !error_.empty(); }
-    Result result() const override;
+    double progress() const override { return steps_ ? (double)done_steps_ / steps_ : 1.0; }
+    std::vector<Panel> panels() const override;
 
 private:
     static constexpr int kEvalBatch = 32;
@@ -141,16 +142,11 @@ private:
     std::vector<std::unique_ptr<Run>> runs_;  // [0] the model, [1] the 1-layer control if any
     std::vector<int> tokens_, targets_, eval_tokens_, eval_targets_, probe_;
     std::vector<double> ablated_icl_;  // (L*H), after training
-    std::string error_;
 };
 
-Result InductionSession::result() const {
+std::vector<Panel> InductionSession::panels() const {
     const Lang lang = ctx_.lang;
-    Result res;
-    res.demo = "induction_heads";
-    res.progress = steps_ ? (double)done_steps_ / steps_ : 1.0;
-    res.done = done();
-    res.error = error_;
+    std::vector<Panel> panels;
     const Run& m = *runs_[0];
     const Run* ctl = runs_.size() > 1 ? runs_[1].get() : nullptr;
     const int L = m.model.config.layers, H = m.model.config.heads;
@@ -179,10 +175,10 @@ Result InductionSession::result() const {
     s.items.push_back({"icl_score_ablated", ablated_icl_.empty() ? NAN : ablated_icl_[(size_t)best], "nats",
                        tr(lang, "ICL score with the best prefix-matching head ablated (after training)",
                           "prefix-matching이 가장 높은 head를 없앴을 때의 ICL score (학습 뒤)")});
-    res.panels.push_back(s);
+    panels.push_back(s);
 
     const std::string ind = head_name(best / H, best % H), pr = head_name(best_prev / H, best_prev % H);
-    res.panels.push_back(NotePanel{
+    panels.push_back(NotePanel{
         tr(lang, "What to see", "무엇을 볼까"),
         std::string(tr(lang,
                        "Each sequence is random tokens in which, often, a token that occurred before is followed by the same "
@@ -238,9 +234,9 @@ Result InductionSession::result() const {
         icl.series.push_back({one, ctl->eval_steps, ctl->icl_score, {}, true});
         prefix.series.push_back({one + tr(lang, ", best head", ", 가장 높은 head"), ctl->eval_steps, ctl->best_prefix, {}, true});
     }
-    res.panels.push_back(loss);
-    res.panels.push_back(icl);
-    res.panels.push_back(prefix);
+    panels.push_back(loss);
+    panels.push_back(icl);
+    panels.push_back(prefix);
 
     LinesPanel by_pos{tr(lang, "Loss by position after the steps so far", "지금까지 학습한 뒤 위치별 loss"),
                       tr(lang, "position t", "위치 t"), "nats", false, false, {}};
@@ -249,7 +245,7 @@ Result InductionSession::result() const {
     auto trimmed = [](const std::vector<double>& v) { return std::vector<double>(v.begin(), v.end() - 1); };
     by_pos.series.push_back({two, xs, trimmed(m.last.loss_by_position), {}, false});
     if (ctl) by_pos.series.push_back({tr(lang, "1-layer control", "1-layer 대조"), xs, trimmed(ctl->last.loss_by_position), {}, true});
-    res.panels.push_back(by_pos);
+    panels.push_back(by_pos);
 
     std::vector<std::string> rows, cols;
     for (int l = 0; l < L; ++l) rows.push_back("L" + std::to_string(l));
@@ -258,8 +254,8 @@ Result InductionSession::result() const {
                       tr(lang, "layer", "layer"), L, H, pm, rows, cols, false};
     HeatmapPanel pvmap{tr(lang, "Previous-token score per head", "head별 previous-token score"), tr(lang, "head", "head"),
                        tr(lang, "layer", "layer"), L, H, prev, rows, cols, false};
-    res.panels.push_back(pmap);
-    res.panels.push_back(pvmap);
+    panels.push_back(pmap);
+    panels.push_back(pvmap);
 
     if (!ablated_icl_.empty()) {
         BarsPanel bars{tr(lang, "ICL score with one head ablated (unablated: the first bar)", "head 하나를 없앴을 때의 ICL score (첫 막대: 없애지 않음)"),
@@ -268,7 +264,7 @@ Result InductionSession::result() const {
             bars.labels.push_back(head_name((int)h / H, (int)h % H));
             bars.values.push_back(ablated_icl_[h]);
         }
-        res.panels.push_back(bars);
+        panels.push_back(bars);
     }
 
     // attention maps of the probe sequence at the last evaluation (evaluate_all computed
@@ -284,11 +280,11 @@ Result InductionSession::result() const {
                                              : tr(lang, " (best previous-token)", " (previous-token 최고)")),
                             tr(lang, "key position (token id)", "key 위치 (token id)"), tr(lang, "query position (token id)", "query 위치 (token id)"),
                             T, T, std::vector<double>(a, a + (size_t)T * T), labels, labels, false};
-            res.panels.push_back(hm);
+            panels.push_back(hm);
             if (best == best_prev) break;
         }
     }
-    return res;
+    return panels;
 }
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
@@ -332,36 +328,42 @@ size_t peak_bytes(const Params& p) {
     return floats * sizeof(float) + (4u << 20);
 }
 
-const DemoDef kInductionHeads = {
-    "induction_heads",
-    "Induction heads: looking for the phase change while training",
-    "Induction head: 학습 중 phase change 찾기",
-    "A 2-layer attention-only tiny GPT learns live to continue repeated random blocks, beside a 1-layer control: "
-    "loss, ICL score and every head's prefix-matching score over training, attention maps and head ablations.",
-    "2-layer attention-only 작은 GPT가 되풀이되는 무작위 token 묶음을 이어 쓰는 법을 1-layer 대조 모델과 나란히 "
-    "실시간으로 배웁니다. 학습 중 loss, ICL score, head별 prefix-matching score, attention map, head ablation.",
-    "Olsson et al. 2022",
-    false,
-    {
+const DemoDef kInductionHeads = [] {
+    DemoDef d;
+    d.id = "induction_heads";
+    d.title_en = "Induction heads: looking for the phase change while training";
+    d.title_ko = "Induction head: 학습 중 phase change 찾기";
+    d.summary_en = "A 2-layer attention-only tiny GPT learns live to continue repeated random blocks, beside a 1-layer control: "
+            "loss, ICL score and every head's prefix-matching score over training, attention maps and head ablations.";
+    d.summary_ko = "2-layer attention-only 작은 GPT가 되풀이되는 무작위 token 묶음을 이어 쓰는 법을 1-layer 대조 모델과 나란히 "
+            "실시간으로 배웁니다. 학습 중 loss, ICL score, head별 prefix-matching score, attention map, head ablation.";
+    d.paper = "Olsson et al. 2022";
+    d.params = {
         // Every size at its max (two models, batch 64 x 96 tokens, width 128) took 285 MiB for
         // start + one step: over kDemoMemoryBudget (256 MiB), so peak_bytes refuses it at start.
-        {"layers", ParamType::Int, 1, 3, 2, 1, {}, "attention layers (1 = the control alone)", "attention layer 수 (1 = 대조 모델만)"},
-        {"heads", ParamType::Int, 1, 8, 2, 1, {}, "heads per layer (must divide width)", "layer당 head 수 (width를 나눠야 함)"},
-        {"width", ParamType::Int, 16, 128, 32, 16, {}, "residual width C", "residual 폭 C"},
-        {"vocab", ParamType::Int, 16, 256, 32, 1, {}, "vocabulary size", "vocabulary 크기"},
-        {"length", ParamType::Int, 16, 96, 48, 1, {}, "sequence length T", "sequence 길이 T"},
-        {"copy_prob", ParamType::Float, 0, 1, 0.7, 0.05, {}, "chance that a recurring token is followed as before (A B … A → B)",
-         "다시 나온 token 뒤에 전과 같은 token이 올 확률 (A B … A → B)"},
-        {"steps", ParamType::Int, 10, 5000, 1500, 10, {}, "AdamW steps", "AdamW step 수"},
-        {"batch", ParamType::Int, 1, 64, 32, 1, {}, "sequences per step", "step당 sequence 수"},
-        {"lr", ParamType::Float, 1e-4, 1e-2, 5e-3, 1e-4, {}, "learning rate", "learning rate"},
-        {"init_std", ParamType::Float, 0.01, 0.5, 0.2, 0.01, {}, "standard deviation of the initial weight matrices (GPT-2: 0.02)",
-         "초기 weight 행렬의 표준편차 (GPT-2: 0.02)"},
-        {"control", ParamType::Bool, 0, 1, 1, 1, {}, "also train a 1-layer control on the same batches", "같은 batch로 1-layer 대조 모델도 학습"},
-    },
-    start,
-    {},
-};
+        ParamSpec::integer("layers", 1, 3, 2, 1, "attention layers (1 = the control alone)",
+                           "attention layer 수 (1 = 대조 모델만)"),
+        ParamSpec::integer("heads", 1, 8, 2, 1, "heads per layer (must divide width)",
+                           "layer당 head 수 (width를 나눠야 함)"),
+        ParamSpec::integer("width", 16, 128, 32, 16, "residual width C", "residual 폭 C"),
+        ParamSpec::integer("vocab", 16, 256, 32, 1, "vocabulary size", "vocabulary 크기"),
+        ParamSpec::integer("length", 16, 96, 48, 1, "sequence length T", "sequence 길이 T"),
+        ParamSpec::real("copy_prob", 0, 1, 0.7, 0.05,
+                        "chance that a recurring token is followed as before (A B … A → B)",
+                        "다시 나온 token 뒤에 전과 같은 token이 올 확률 (A B … A → B)"),
+        ParamSpec::integer("steps", 10, 5000, 1500, 10, "AdamW steps", "AdamW step 수"),
+        ParamSpec::integer("batch", 1, 64, 32, 1, "sequences per step", "step당 sequence 수"),
+        ParamSpec::real("lr", 1e-4, 1e-2, 5e-3, 1e-4, "learning rate", "learning rate"),
+        ParamSpec::real("init_std", 0.01, 0.5, 0.2, 0.01,
+                        "standard deviation of the initial weight matrices (GPT-2: 0.02)",
+                        "초기 weight 행렬의 표준편차 (GPT-2: 0.02)"),
+        ParamSpec::boolean("control", true, "also train a 1-layer control on the same batches",
+                           "같은 batch로 1-layer 대조 모델도 학습"),
+    };
+    d.start = start;
+    d.assets = {};
+    return d;
+}();
 ICL_REGISTER_DEMO(kInductionHeads);
 ICL_REGISTER_PEAK_BYTES("induction_heads", peak_bytes);
 

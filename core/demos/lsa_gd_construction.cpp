@@ -69,12 +69,9 @@ public:
 
     bool done() const override { return done_; }
 
-    Result result() const override {
-        Result r;
-        r.demo = "lsa_gd_construction";
-        r.done = done_;
-        r.progress = done_ ? 1.0 : 0.0;
-        if (!done_) return r;
+    std::vector<Panel> panels() const override {
+        std::vector<Panel> panels;
+        if (!done_) return panels;
         const Lang L = ctx_.lang;
         ScalarsPanel s{tr(L, "One LSA layer vs one GD step", "LSA 한 층과 GD 한 step"), {}};
         s.items.push_back({"max_abs_diff", max_abs_diff_, "",
@@ -90,7 +87,7 @@ public:
                            tr(L, "the η where the curve is lowest (grid step 0.25)", "곡선이 가장 낮은 η (격자 간격 0.25)")});
         s.items.push_back({"zero_loss", zero_loss_, "",
                            tr(L, "loss of always predicting 0 (η = 0)", "항상 0을 예측할 때의 loss (η = 0)")});
-        r.panels.push_back(s);
+        panels.push_back(s);
 
         LinesPanel lines;
         lines.title = tr(L, "Expected test loss after one GD step, by step size", "step 크기에 따른 GD 한 step 후의 기대 test loss");
@@ -100,18 +97,18 @@ public:
         curve.name = tr(L, "one GD step = constructed LSA", "GD 한 step = 구성한 LSA");
         Series chosen{tr(L, "chosen η", "선택한 η"), {eta_, eta_}, {0.0, zero_loss_}, {}, true};
         lines.series = {curve, chosen};
-        r.panels.push_back(lines);
+        panels.push_back(lines);
 
         const auto labels = numbered_labels("x", d_);
         std::vector<std::string> tok = labels;
         tok.push_back("y");
-        r.panels.push_back(heatmap_of(weights_.w_k, tr(L, "W_K = [[I, 0], [0, 0]]", "W_K = [[I, 0], [0, 0]]"),
+        panels.push_back(heatmap_of(weights_.w_k, tr(L, "W_K = [[I, 0], [0, 0]]", "W_K = [[I, 0], [0, 0]]"),
                                       tr(L, "token entry", "token 성분"), tr(L, "key entry", "key 성분"), true, tok, tok));
-        r.panels.push_back(heatmap_of(weights_.w_q, "W_Q = [[I, 0], [0, 0]]", tr(L, "token entry", "token 성분"),
+        panels.push_back(heatmap_of(weights_.w_q, "W_Q = [[I, 0], [0, 0]]", tr(L, "token entry", "token 성분"),
                                       tr(L, "query entry", "query 성분"), true, tok, tok));
-        r.panels.push_back(heatmap_of(weights_.w_v, "W_V = [[0, 0], [W0 = 0, −1]]", tr(L, "token entry", "token 성분"),
+        panels.push_back(heatmap_of(weights_.w_v, "W_V = [[0, 0], [W0 = 0, −1]]", tr(L, "token entry", "token 성분"),
                                       tr(L, "value entry", "value 성분"), true, tok, tok));
-        r.panels.push_back(heatmap_of(weights_.p, "P = (η/N) I", tr(L, "value entry", "value 성분"),
+        panels.push_back(heatmap_of(weights_.p, "P = (η/N) I", tr(L, "value entry", "value 성분"),
                                       tr(L, "token update", "token update 성분"), true, tok, tok));
 
         NotePanel note{tr(L, "What to see", "무엇을 볼까"),
@@ -124,8 +121,8 @@ public:
                           "곡선도 둘에 공통입니다. von Oswald et al. 2023은 one-step GD loss를 약 0.2로 보고합니다(d = 10, "
                           "N = 10, 입력 U(−0.5, 0.5) — 공식 notebook의 설정이며 논문 본문은 U(−1, 1)이라 씀). 여기 곡선은 "
                           "무작위 task 평균이고 막대는 표준오차입니다.")};
-        r.panels.push_back(note);
-        return r;
+        panels.push_back(note);
+        return panels;
     }
 
 private:
@@ -142,28 +139,30 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new LsaGdConstructionSession(ctx));
 }
 
-const DemoDef lsa_gd_construction_def{
-    "lsa_gd_construction",
-    "One linear self-attention layer = one gradient-descent step",
-    "linear self-attention 한 층 = 경사 하강 한 step",
-    "Tokens (x_i, y_i) and a query (x_test, 0) pass one LSA layer with hand-set W_K, W_Q, W_V, P; minus the "
-    "query's y entry is exactly the prediction of one GD step on the in-context examples.",
-    "token (x_i, y_i)와 query (x_test, 0)가 손으로 정한 W_K, W_Q, W_V, P의 LSA 한 층을 지나면, query의 y 성분에 "
-    "−를 붙인 값이 in-context 예시들에 대한 GD 한 step의 예측과 정확히 같습니다.",
-    "von Oswald et al. 2023",
-    true,
-    {
+const DemoDef lsa_gd_construction_def = [] {
+    DemoDef d;
+    d.id = "lsa_gd_construction";
+    d.title_en = "One linear self-attention layer = one gradient-descent step";
+    d.title_ko = "linear self-attention 한 층 = 경사 하강 한 step";
+    d.summary_en = "Tokens (x_i, y_i) and a query (x_test, 0) pass one LSA layer with hand-set W_K, W_Q, W_V, P; minus the "
+            "query's y entry is exactly the prediction of one GD step on the in-context examples.";
+    d.summary_ko = "token (x_i, y_i)와 query (x_test, 0)가 손으로 정한 W_K, W_Q, W_V, P의 LSA 한 층을 지나면, query의 y 성분에 "
+            "−를 붙인 값이 in-context 예시들에 대한 GD 한 step의 예측과 정확히 같습니다.";
+    d.paper = "von Oswald et al. 2023";
+    d.analytic = true;
+    d.params = {
         // Largest problem, every size at its max: peak 35 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"d", ParamType::Int, 1, 20, 10, 1, {}, "input size d", "입력 차원 d"},
-        {"n_context", ParamType::Int, 1, 40, 10, 1, {}, "in-context examples N per task", "task마다의 in-context 예시 개수 N"},
-        {"eta", ParamType::Float, 0, 20, 6, 0.1, {}, "GD step size η (sets P = η/N I)", "GD step 크기 η (P = η/N I로 정함)"},
-        {"x_range", ParamType::Float, 0.1, 2, 0.5, 0.05, {}, "inputs x ~ U(−a, a): the half-width a",
-         "입력 x ~ U(−a, a)의 반폭 a"},
-        {"n_tasks", ParamType::Int, 100, 10000, 2000, 100, {}, "random tasks averaged", "평균을 낼 무작위 task 수"},
-    },
-    start,
-};
+        ParamSpec::integer("d", 1, 20, 10, 1, "input size d", "입력 차원 d"),
+        ParamSpec::integer("n_context", 1, 40, 10, 1, "in-context examples N per task", "task마다의 in-context 예시 개수 N"),
+        ParamSpec::real("eta", 0, 20, 6, 0.1, "GD step size η (sets P = η/N I)", "GD step 크기 η (P = η/N I로 정함)"),
+        ParamSpec::real("x_range", 0.1, 2, 0.5, 0.05, "inputs x ~ U(−a, a): the half-width a",
+                        "입력 x ~ U(−a, a)의 반폭 a"),
+        ParamSpec::integer("n_tasks", 100, 10000, 2000, 100, "random tasks averaged", "평균을 낼 무작위 task 수"),
+    };
+    d.start = start;
+    return d;
+}();
 ICL_REGISTER_DEMO(lsa_gd_construction_def);
 
 }  // namespace

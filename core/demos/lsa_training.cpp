@@ -56,12 +56,9 @@ public:
 
     bool done() const override { return !error_.empty() || trainer_.steps() >= total_steps_; }
 
-    Result result() const override {
-        Result r;
-        r.demo = "lsa_training";
-        r.done = done();
-        r.progress = double(trainer_.steps()) / total_steps_;
-        r.error = error_;
+    double progress() const override { return double(trainer_.steps()) / total_steps_; }
+    std::vector<Panel> panels() const override {
+        std::vector<Panel> panels;
         const Lang L = ctx_.lang;
         const LsaModel& model = shown();
         const int d = cfg_.task.d;
@@ -82,7 +79,7 @@ public:
         s.items.push_back({"steps", double(error_.empty() ? trainer_.steps() : good_steps_), "",
                            tr(L, "Adam steps done (before a divergence: of the last good model)",
                               "진행한 Adam step 수 (발산했다면 마지막 정상 모델까지)")});
-        r.panels.push_back(s);
+        panels.push_back(s);
 
         LinesPanel lines;
         lines.title = tr(L, "Held-out loss while training", "학습 중 새 task에서의 loss");
@@ -93,16 +90,16 @@ public:
         lsa.name = tr(L, "trained LSA", "학습한 LSA");
         Series gd{tr(L, "GD with best η", "최적 η의 GD"), {0.0, double(total_steps_)}, {gd_loss_, gd_loss_}, {}, true};
         lines.series = {lsa, gd};
-        r.panels.push_back(lines);
+        panels.push_back(lines);
 
         std::vector<std::string> tok = numbered_labels("x", d);
         tok.push_back("y");
         const LsaLayer& first = model.front();
-        r.panels.push_back(heatmap_of(first.w_kq, tr(L, "Learned W_Kᵀ W_Q (layer 1): GD has c·[[I, 0], [0, 0]]",
+        panels.push_back(heatmap_of(first.w_kq, tr(L, "Learned W_Kᵀ W_Q (layer 1): GD has c·[[I, 0], [0, 0]]",
                                                      "학습된 W_Kᵀ W_Q (1층): GD라면 c·[[I, 0], [0, 0]]"),
                                       tr(L, "query token entry", "query token 성분"), tr(L, "key token entry", "key token 성분"),
                                       true, tok, tok));
-        r.panels.push_back(heatmap_of(first.w_pv, tr(L, "Learned P W_V (layer 1): GD has only the y,y entry, negative",
+        panels.push_back(heatmap_of(first.w_pv, tr(L, "Learned P W_V (layer 1): GD has only the y,y entry, negative",
                                                      "학습된 P W_V (1층): GD라면 y,y 성분 하나만 음수"),
                                       tr(L, "value entry", "value 성분"), tr(L, "token update", "token update 성분"), true,
                                       tok, tok));
@@ -126,8 +123,8 @@ public:
                  "일반 GD보다 낫다고 보고합니다(GD++는 입력도 변환). 그러면 loss_ratio는 1보다 작고, 모델이 더 이상 일반 "
                  "GD가 아니므로 sensitivity cosine도 1보다 작습니다. 기본 lr에서는 깊은 모델이 천천히 배우니, lr = 0.003, "
                  "steps = 5000으로 두 층이 두 step GD 선 아래로 내려가는 것을 보세요.");
-        r.panels.push_back(note);
-        return r;
+        panels.push_back(note);
+        return panels;
     }
 
 private:
@@ -180,7 +177,6 @@ private:
     DivergenceWatch watch_;
     LsaModel good_;          // the model before the last step whose loss passed the watch
     int good_steps_ = 0;     // its Adam steps
-    std::string error_;
 };
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
@@ -196,31 +192,33 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new LsaTrainingSession(ctx, cfg));
 }
 
-const DemoDef lsa_training_def{
-    "lsa_training",
-    "A trained linear self-attention layer finds gradient descent",
-    "학습한 linear self-attention 층은 경사 하강을 찾아낸다",
-    "Train an LSA layer with Adam on fresh random regression tasks; its loss meets the one-step GD line, its "
-    "sensitivities align with GD's and its weights take the GD construction's shape.",
-    "무작위 회귀 task로 LSA 층을 Adam으로 학습하면, loss가 GD 한 step의 선에 닿고, 입력 민감도가 GD와 같은 방향이 "
-    "되며, 가중치가 GD 구성의 모양을 띱니다.",
-    "von Oswald et al. 2023",
-    false,
-    {
+const DemoDef lsa_training_def = [] {
+    DemoDef d;
+    d.id = "lsa_training";
+    d.title_en = "A trained linear self-attention layer finds gradient descent";
+    d.title_ko = "학습한 linear self-attention 층은 경사 하강을 찾아낸다";
+    d.summary_en = "Train an LSA layer with Adam on fresh random regression tasks; its loss meets the one-step GD line, its "
+            "sensitivities align with GD's and its weights take the GD construction's shape.";
+    d.summary_ko = "무작위 회귀 task로 LSA 층을 Adam으로 학습하면, loss가 GD 한 step의 선에 닿고, 입력 민감도가 GD와 같은 방향이 "
+            "되며, 가중치가 GD 구성의 모양을 띱니다.";
+    d.paper = "von Oswald et al. 2023";
+    d.params = {
         // Largest problem, every size at its max: peak 1.2 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"d", ParamType::Int, 1, 16, 10, 1, {}, "input size d", "입력 차원 d"},
-        {"n_context", ParamType::Int, 1, 32, 10, 1, {}, "in-context examples N per task", "task마다의 in-context 예시 개수 N"},
-        {"layers", ParamType::Int, 1, 4, 1, 1, {}, "LSA layers K (compared with K GD steps)", "LSA 층 수 K (GD K step과 비교)"},
-        {"batch", ParamType::Int, 8, 512, 128, 8, {}, "fresh tasks per Adam step", "Adam step마다 새로 뽑는 task 수"},
+        ParamSpec::integer("d", 1, 16, 10, 1, "input size d", "입력 차원 d"),
+        ParamSpec::integer("n_context", 1, 32, 10, 1, "in-context examples N per task", "task마다의 in-context 예시 개수 N"),
+        ParamSpec::integer("layers", 1, 4, 1, 1, "LSA layers K (compared with K GD steps)",
+                           "LSA 층 수 K (GD K step과 비교)"),
+        ParamSpec::integer("batch", 8, 512, 128, 8, "fresh tasks per Adam step", "Adam step마다 새로 뽑는 task 수"),
         // lr up to 1 so a learner can watch training diverge: with 2+ layers the loss
         // explodes from about lr 0.02 (0.05: at step 55); one layer stays finite even at 1.
-        {"lr", ParamType::Float, 0.0001, 1, 0.001, 0.0001, {}, "Adam learning rate (too large and training diverges)",
-         "Adam 학습률 (너무 크면 학습이 발산)"},
-        {"steps", ParamType::Int, 10, 20000, 2000, 10, {}, "Adam steps to train", "학습할 Adam step 수"},
-    },
-    start,
-};
+        ParamSpec::real("lr", 0.0001, 1, 0.001, 0.0001, "Adam learning rate (too large and training diverges)",
+                        "Adam 학습률 (너무 크면 학습이 발산)"),
+        ParamSpec::integer("steps", 10, 20000, 2000, 10, "Adam steps to train", "학습할 Adam step 수"),
+    };
+    d.start = start;
+    return d;
+}();
 ICL_REGISTER_DEMO(lsa_training_def);
 
 }  // namespace

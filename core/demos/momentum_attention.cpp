@@ -65,7 +65,8 @@ public:
         }
     }
     bool done() const override { return seed_ >= seeds_ || !error_.empty(); }
-    Result result() const override;
+    double progress() const override { return ((double)seed_ * steps_ + (done() ? 0 : step_)) / ((double)seeds_ * steps_); }
+    std::vector<Panel> panels() const override;
 
 private:
     static constexpr int kBatch = 16;
@@ -144,16 +145,11 @@ private:
     std::vector<Arm> arms_;
     std::vector<std::pair<std::vector<double>, std::vector<double>>> curves_;  // seed 0's loss curves
     std::vector<double> ppl_[2], icl_[2], zero_[2], prev_[2];  // [plain, momentum][seed]
-    std::string error_;
 };
 
-Result MomentumSession::result() const {
+std::vector<Panel> MomentumSession::panels() const {
     const Lang lang = ctx_.lang;
-    Result r;
-    r.demo = "momentum_attention";
-    r.progress = ((double)seed_ * steps_ + (done() ? 0 : step_)) / ((double)seeds_ * steps_);
-    r.done = done();
-    r.error = error_;
+    std::vector<Panel> panels;
     int better_ppl = 0, better_icl = 0;
     for (size_t i = 0; i < ppl_[0].size(); ++i) {
         better_ppl += ppl_[1][i] < ppl_[0][i];
@@ -172,13 +168,13 @@ Result MomentumSession::result() const {
     s.items.push_back({"seeds_ppl_better", (double)better_ppl, "", tr(lang, "seeds where momentum has the lower perplexity", "momentum의 perplexity가 더 낮은 seed 수")});
     s.items.push_back({"seeds_icl_better", (double)better_icl, "", tr(lang, "seeds where momentum has the higher ICL accuracy", "momentum의 ICL 정확도가 더 높은 seed 수")});
     s.items.push_back({"seeds_done", (double)ppl_[0].size(), "", tr(lang, "seeds finished", "끝난 seed 수")});
-    r.panels.push_back(s);
+    panels.push_back(s);
 
     LinesPanel loss{tr(lang, "Training loss, first seed (smoothed)", "학습 loss, 첫 seed (평활)"), tr(lang, "step", "step"), "nats", false, false, {}};
     const auto& curves = curves_.empty() ? std::vector<std::pair<std::vector<double>, std::vector<double>>>{{arms_[0].steps, arms_[0].loss}, {arms_[1].steps, arms_[1].loss}} : curves_;
     loss.series.push_back({tr(lang, "plain attention", "일반 attention"), curves[0].first, curves[0].second, {}, false});
     loss.series.push_back({tr(lang, "momentum attention", "momentum attention"), curves[1].first, curves[1].second, {}, true});
-    r.panels.push_back(loss);
+    panels.push_back(loss);
 
     TablePanel t{tr(lang, "Per seed, beside Dai et al. 2023's 350M model", "seed별 결과, Dai et al. 2023의 350M 모델과 함께"),
                  {tr(lang, "run", "실행"), tr(lang, "perplexity plain → momentum", "perplexity 일반 → momentum"),
@@ -187,9 +183,9 @@ Result MomentumSession::result() const {
         t.rows.push_back({"seed " + std::to_string(i), format_number(ppl_[0][i], "%.2f") + " → " + format_number(ppl_[1][i], "%.2f"),
                           format_number(icl_[0][i], "%.3f") + " → " + format_number(icl_[1][i], "%.3f"), format_number(zero_[0][i], "%.3f") + " → " + format_number(zero_[1][i], "%.3f")});
     t.rows.push_back({"Dai et al. 2023, 350M", "15.14 → 15.02", "0.519 → 0.547", "—"});
-    r.panels.push_back(t);
+    panels.push_back(t);
 
-    r.panels.push_back(NotePanel{
+    panels.push_back(NotePanel{
         tr(lang, "What to see", "무엇을 볼까"),
         tr(lang,
            "Every head's output at position t gains Σ_{i<t} η^{t−i} v_i, a decaying sum of the earlier values (η = eta), "
@@ -217,7 +213,7 @@ Result MomentumSession::result() const {
            "배워야 합니다(induction_heads 참고) — prev_token_plain과 prev_token_momentum이 각 모델의 가장 강한 previous-token "
            "head를 잽니다. 또 일반 모델은 이 step 수에서 아직 수렴과 거리가 멉니다 — steps를 늘려 차이가 줄어드는지 보세요. "
            "어느 쪽이든 350M 모델의 작은 향상과는 다른 상황입니다.")});
-    return r;
+    return panels;
 }
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
@@ -232,28 +228,30 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new MomentumSession(ctx, c));
 }
 
-const DemoDef kMomentumAttention = {
-    "momentum_attention",
-    "Momentum attention: two tiny LMs, with and without the momentum term",
-    "momentum attention: momentum 항이 있는 작은 LM과 없는 작은 LM",
-    "Two tiny GPTs trained identically on the task suite, one with Dai et al.'s momentum term in every attention "
-    "head; validation perplexity and in-context accuracy over seeds.",
-    "task 모음으로 똑같이 학습한 작은 GPT 두 개 중 하나는 모든 attention head에 Dai et al.의 momentum 항을 넣습니다. "
-    "seed별 validation perplexity와 in-context 정확도를 비교합니다.",
-    "Dai et al. 2023",
-    false,
-    {
+const DemoDef kMomentumAttention = [] {
+    DemoDef d;
+    d.id = "momentum_attention";
+    d.title_en = "Momentum attention: two tiny LMs, with and without the momentum term";
+    d.title_ko = "momentum attention: momentum 항이 있는 작은 LM과 없는 작은 LM";
+    d.summary_en = "Two tiny GPTs trained identically on the task suite, one with Dai et al.'s momentum term in every attention "
+            "head; validation perplexity and in-context accuracy over seeds.";
+    d.summary_ko = "task 모음으로 똑같이 학습한 작은 GPT 두 개 중 하나는 모든 attention head에 Dai et al.의 momentum 항을 넣습니다. "
+            "seed별 validation perplexity와 in-context 정확도를 비교합니다.";
+    d.paper = "Dai et al. 2023";
+    d.params = {
         // Largest problem, every size at its max: peak 22 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"eta", ParamType::Float, 0.05, 0.95, 0.5, 0.05, {}, "momentum η in Σ η^{t−i} v_i", "Σ η^{t−i} v_i의 momentum η"},
-        {"steps", ParamType::Int, 20, 2000, 400, 10, {}, "AdamW steps per model", "모델당 AdamW step 수"},
-        {"seeds", ParamType::Int, 1, 8, 3, 1, {}, "independent pairs of runs", "독립 실행 쌍 수"},
-        {"width", ParamType::Int, 16, 64, 32, 2, {}, "residual width (2 layers, 2 heads)", "residual 폭 (2 layer, head 2개)"},
-        {"lr", ParamType::Float, 1e-4, 1e-2, 3e-3, 1e-4, {}, "learning rate", "learning rate"},
-    },
-    start,
-    {},
-};
+        ParamSpec::real("eta", 0.05, 0.95, 0.5, 0.05, "momentum η in Σ η^{t−i} v_i", "Σ η^{t−i} v_i의 momentum η"),
+        ParamSpec::integer("steps", 20, 2000, 400, 10, "AdamW steps per model", "모델당 AdamW step 수"),
+        ParamSpec::integer("seeds", 1, 8, 3, 1, "independent pairs of runs", "독립 실행 쌍 수"),
+        ParamSpec::integer("width", 16, 64, 32, 2, "residual width (2 layers, 2 heads)",
+                           "residual 폭 (2 layer, head 2개)"),
+        ParamSpec::real("lr", 1e-4, 1e-2, 3e-3, 1e-4, "learning rate", "learning rate"),
+    };
+    d.start = start;
+    d.assets = {};
+    return d;
+}();
 ICL_REGISTER_DEMO(kMomentumAttention);
 
 }  // namespace

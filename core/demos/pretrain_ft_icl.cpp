@@ -89,14 +89,10 @@ public:
     }
     bool done() const override { return done_; }
 
-    Result result() const override {
+    std::vector<Panel> panels() const override {
         const Lang lang = ctx_.lang;
-        Result r;
-        r.demo = "pretrain_ft_icl";
-        r.done = done_;
-        r.progress = done_ ? 1 : 0;
-        r.error = error_;
-        if (!done_ || !error_.empty()) return r;
+        std::vector<Panel> panels;
+        if (!done_ || !error_.empty()) return panels;
         const bool have = ctx_.params.i("shots") > 0;
         ScalarsPanel head{tr(lang, "Three regimes, one model", "한 모델, 세 가지 방식"), {}};
         head.items.push_back({"acc_pretrained", pre_.accuracy(), "", tr(lang, "pre-trained only, zero-shot", "pre-training만, zero-shot")});
@@ -107,8 +103,8 @@ public:
         head.items.push_back({"icl_weights_changed", hash_before_ == hash_after_ ? 0.0 : 1.0, "",
                               tr(lang, "1 if the in-context run changed any weight bit", "in-context 실행이 weight를 한 bit라도 바꾸면 1")});
         head.items.push_back({"queries", (double)n_, "", tr(lang, "queries asked in each regime", "방식마다 물어본 질문 수")});
-        r.panels.push_back(head);
-        r.panels.push_back(NotePanel{
+        panels.push_back(head);
+        panels.push_back(NotePanel{
             tr(lang, "What to see", "무엇을 볼까"),
             tr(lang,
                "The same examples teach the model twice. Fine-tuning writes them into the weights: the weights move "
@@ -120,7 +116,7 @@ public:
                "(변화량의 norm을 보세요) 질문은 예시 없이 던집니다. in-context에서는 예시를 읽기만 합니다: 모든 weight "
                "bit의 hash가 실행 전후로 같은데도 답이 바뀝니다. 이 작은 모델에서 어느 쪽이 더 잘 맞히는지는 task와 k에 "
                "따라 다릅니다. GPT-3의 few-shot 결과 (Brown et al. 2020)도 여기처럼 gradient update 없이 나온 것입니다.")});
-        r.panels.push_back(BarsPanel{tr(lang, "Accuracy by regime", "방식별 정확도"), tr(lang, "accuracy", "정확도"),
+        panels.push_back(BarsPanel{tr(lang, "Accuracy by regime", "방식별 정확도"), tr(lang, "accuracy", "정확도"),
                                      {tr(lang, "pre-trained (zero-shot)", "pre-training만"), tr(lang, "fine-tuned", "fine-tuning"),
                                       tr(lang, "in context", "in-context")},
                                      {pre_.accuracy(), ft_.accuracy(), icl_.accuracy()},
@@ -131,16 +127,16 @@ public:
         t.rows.push_back({tr(lang, "before", "실행 전"), hash_before_, ""});
         t.rows.push_back({tr(lang, "after in-context", "in-context 후"), hash_after_, ""});
         if (have) t.rows.push_back({tr(lang, "after fine-tuning", "fine-tuning 후"), hash_ft_, lb});
-        r.panels.push_back(t);
-        r.panels.push_back(NotePanel{tr(lang, "The examples", "예시"), shown_});
-        return r;
+        panels.push_back(t);
+        panels.push_back(NotePanel{tr(lang, "The examples", "예시"), shown_});
+        return panels;
     }
 
 private:
     DemoContext ctx_;
     gpt::Model model_;
     bool done_ = false;
-    std::string error_, hash_before_, hash_after_, hash_ft_, shown_;
+    std::string hash_before_, hash_after_, hash_ft_, shown_;
     tasks::Accuracy pre_, ft_, icl_;
     finetune::Losses ft_loss_;
     double delta_ = 0, norm_ = 0;
@@ -153,28 +149,31 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new RegimesSession(ctx, std::move(m.value())));
 }
 
-const DemoDef kPretrainFtIcl = {
-    "pretrain_ft_icl",
-    "Pre-training, fine-tuning, in-context learning: one model, three regimes",
-    "pre-training, fine-tuning, in-context learning: 한 모델의 세 가지 방식",
-    "The same examples either fine-tune the model (its weights move) or sit in its prompt (its weights stay "
-    "bit-identical); compare the accuracy of each with the pre-trained model alone.",
-    "같은 예시로 모델을 fine-tuning하거나 (weight가 움직임) prompt에 넣고 (weight는 bit 단위로 그대로), "
-    "pre-training만 한 모델과 정확도를 비교합니다.",
-    "Brown et al. 2020 (GPT-3)",
-    true,
-    {
+const DemoDef kPretrainFtIcl = [] {
+    DemoDef d;
+    d.id = "pretrain_ft_icl";
+    d.title_en = "Pre-training, fine-tuning, in-context learning: one model, three regimes";
+    d.title_ko = "pre-training, fine-tuning, in-context learning: 한 모델의 세 가지 방식";
+    d.summary_en = "The same examples either fine-tune the model (its weights move) or sit in its prompt (its weights stay "
+            "bit-identical); compare the accuracy of each with the pre-trained model alone.";
+    d.summary_ko = "같은 예시로 모델을 fine-tuning하거나 (weight가 움직임) prompt에 넣고 (weight는 bit 단위로 그대로), "
+            "pre-training만 한 모델과 정확도를 비교합니다.";
+    d.paper = "Brown et al. 2020 (GPT-3)";
+    d.analytic = true;
+    d.params = {
         // Largest problem, every size at its max: peak 13 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"task", ParamType::Choice, 0, 0, 0, 0, tasks::task_ids(), "the task of the examples and queries", "예시와 질문의 task"},
-        {"shots", ParamType::Int, 0, 16, 8, 1, {}, "number of examples k", "예시 수 k"},
-        {"queries", ParamType::Int, 1, 32, 16, 1, {}, "queries asked in each regime", "방식마다 물어볼 질문 수"},
-        {"ft_steps", ParamType::Int, 1, 200, 10, 1, {}, "AdamW steps of fine-tuning", "fine-tuning AdamW step 수"},
-        {"ft_lr", ParamType::Float, 1e-5, 0.05, 3e-4, 1e-5, {}, "fine-tuning learning rate", "fine-tuning learning rate"},
-    },
-    start,
-    {"checkpoints/tasks.json", "checkpoints/tasks.icl"},
-};
+        ParamSpec::choice("task", tasks::task_ids(), "antonym", "the task of the examples and queries",
+                          "예시와 질문의 task"),
+        ParamSpec::integer("shots", 0, 16, 8, 1, "number of examples k", "예시 수 k"),
+        ParamSpec::integer("queries", 1, 32, 16, 1, "queries asked in each regime", "방식마다 물어볼 질문 수"),
+        ParamSpec::integer("ft_steps", 1, 200, 10, 1, "AdamW steps of fine-tuning", "fine-tuning AdamW step 수"),
+        ParamSpec::real("ft_lr", 1e-5, 0.05, 3e-4, 1e-5, "fine-tuning learning rate", "fine-tuning learning rate"),
+    };
+    d.start = start;
+    d.assets = {"checkpoints/tasks.json", "checkpoints/tasks.icl"};
+    return d;
+}();
 ICL_REGISTER_DEMO(kPretrainFtIcl);
 
 }  // namespace

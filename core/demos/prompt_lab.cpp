@@ -79,7 +79,7 @@ public:
         if (Status s = run(); !s) error_ = s.error().message;
     }
     bool done() const override { return done_; }
-    Result result() const override;
+    std::vector<Panel> panels() const override;
 
 private:
     // Softmax of the last position's logits of one prompt, with or without the options.
@@ -104,7 +104,6 @@ private:
     gpt::Model model_;
     gpt::Activations acts_;
     bool done_ = false;
-    std::string error_;
     // what was computed
     std::vector<int> tokens_;                       // BOS + the prompt's tokens
     std::vector<std::pair<int, int>> ablated_;      // (layer, head)
@@ -214,15 +213,11 @@ Status PromptLabSession::run() {
     return Ok{};
 }
 
-Result PromptLabSession::result() const {
+std::vector<Panel> PromptLabSession::panels() const {
     const Lang lang = ctx_.lang;
     const tasks::Suite& s = tasks::suite();
-    Result r;
-    r.demo = "prompt_lab";
-    r.done = done_;
-    r.progress = done_ ? 1 : 0;
-    r.error = error_;
-    if (!done_ || !error_.empty()) return r;
+    std::vector<Panel> panels;
+    if (!done_ || !error_.empty()) return panels;
     const int V = model_.config.vocab, T = (int)tokens_.size(), L = kLayers, H = kHeads;
     auto word = [&](int id) { return id >= 0 ? s.words[(size_t)id] : std::string("—"); };
     std::vector<int> order(V);
@@ -263,14 +258,14 @@ Result PromptLabSession::result() const {
                            "KL(그대로 ‖ 옵션 적용): head 제거와 function vector가 분포를 바꾼 정도 (옵션이 없으면 0)")});
     sc.items.push_back({"p_answer_plain", p_plain_[(size_t)answer_], "",
                         tr(lang, "the answer's probability without the options", "옵션 없이 답의 확률")});
-    r.panels.push_back(sc);
+    panels.push_back(sc);
 
     BarsPanel bars{tr(lang, "Next token: the 10 most likely", "다음 token: 가장 그럴듯한 10개"), tr(lang, "probability", "확률"), {}, {}, {}};
     for (int i = 0; i < 10 && i < V; ++i) {
         bars.labels.push_back(word(order[(size_t)i]));
         bars.values.push_back(p_[(size_t)order[(size_t)i]]);
     }
-    r.panels.push_back(bars);
+    panels.push_back(bars);
 
     TablePanel cmp{tr(lang, "In context vs zero-shot", "context 대 zero-shot"),
                    {tr(lang, "what", "무엇"), tr(lang, "word", "단어"), tr(lang, "probability after your prompt", "내 prompt 뒤의 확률"),
@@ -283,7 +278,7 @@ Result PromptLabSession::result() const {
     if (zs_top_ >= 0)
         cmp.rows.push_back({tr(lang, "the model's zero-shot answer (the query alone)", "모델의 zero-shot 답 (query만)"), word(zs_top_),
                             prob(p_[(size_t)zs_top_]), prob(p_zs_top_)});
-    r.panels.push_back(cmp);
+    panels.push_back(cmp);
 
     LinesPanel curve{tr(lang, "The answer's probability as the prompt keeps its first j demonstrations",
                         "prompt의 처음 j개 demonstration만 남길 때 답의 확률"),
@@ -291,16 +286,16 @@ Result PromptLabSession::result() const {
     Series cs{"P(" + word(answer_) + ")", {}, {}, {}, false};
     for (size_t j = 0; j < curve_.size(); ++j) { cs.x.push_back((double)j); cs.y.push_back(curve_[j]); }
     curve.series.push_back(cs);
-    r.panels.push_back(curve);
+    panels.push_back(curve);
 
     std::vector<std::string> toks, heads;
     for (int t = 0; t < T; ++t) toks.push_back(word(tokens_[(size_t)t]));
     for (int l = 0; l < L; ++l)
         for (int h = 0; h < H; ++h) heads.push_back(head_name(l, h));
-    r.panels.push_back(HeatmapPanel{tr(lang, "Attention from the last position, every head of every layer",
+    panels.push_back(HeatmapPanel{tr(lang, "Attention from the last position, every head of every layer",
                                        "마지막 위치에서의 attention, 모든 layer의 모든 head"),
                                     tr(lang, "key token", "key token"), tr(lang, "head", "head"), L * H, T, last_att_, heads, toks, false});
-    r.panels.push_back(HeatmapPanel{tr(lang, "Attention of head ", "head의 attention: ") + ctx_.params.s("head") +
+    panels.push_back(HeatmapPanel{tr(lang, "Attention of head ", "head의 attention: ") + ctx_.params.s("head") +
                                         tr(lang, " (query position × key position)", " (query 위치 × key 위치)"),
                                     tr(lang, "key token", "key token"), tr(lang, "query token", "query token"), T, T, head_att_, toks, toks, false});
 
@@ -308,7 +303,7 @@ Result PromptLabSession::result() const {
                      {"head", "‖W_ZSL q‖", "‖ΔW_ICL q‖", tr(lang, "cos(F(q), o)", "cos(F(q), o)")}, {}};
     for (size_t i = 0; i < splits_.size(); ++i)
         split.rows.push_back({heads[i], format_number(norm(splits_[i].zsl), "%.3f"), format_number(norm(splits_[i].icl), "%.3f"), format_number(splits_[i].cosine, "%.3f")});
-    r.panels.push_back(split);
+    panels.push_back(split);
 
     std::string cont;
     for (int id : continuation_) cont += (cont.empty() ? "" : " ") + word(id);
@@ -316,7 +311,7 @@ Result PromptLabSession::result() const {
     for (int t = 1; t < T; ++t) prompt_text += (t > 1 ? " " : "") + word(tokens_[(size_t)t]);
     TablePanel gen{tr(lang, "Greedy continuation (KV cache)", "greedy 이어쓰기 (KV cache)"),
                    {tr(lang, "prompt", "prompt"), tr(lang, "continuation", "이어쓴 부분")}, {{prompt_text, cont.empty() ? "—" : cont}}};
-    r.panels.push_back(gen);
+    panels.push_back(gen);
 
     std::string note = tr(lang,
         "The shipped task model (4 layers, 4 heads, trained on the task suite's prompts) reads your prompt after its start "
@@ -344,8 +339,8 @@ Result PromptLabSession::result() const {
                 " → " + prob(p_[(size_t)answer_]) + " (KL " + format_number(kl_, "%.4f") + tr(lang, " nats). ", " nats). ");
     if ((int)continuation_.size() < asked_continue_)
         note += tr(lang, "The continuation stops at the model's context. ", "이어쓰기는 모델의 context 끝에서 멈춥니다. ");
-    r.panels.push_back(NotePanel{tr(lang, "What is computed", "무엇을 계산했나"), note});
-    return r;
+    panels.push_back(NotePanel{tr(lang, "What is computed", "무엇을 계산했나"), note});
+    return panels;
 }
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
@@ -360,44 +355,40 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 }
 
 std::vector<ParamSpec> params() {
-    ParamSpec prompt{"prompt", ParamType::Text, 0, 0, 0, 0, {},
-                     "your prompt: demonstrations x → y separated by ';', then a query x → (type -> for →)",
-                     "내 prompt: ';'로 나눈 demonstration x → y, 그리고 query x → (→는 ->로 입력)"};
-    prompt.default_text = "hot → cold ; big → small ; fast →";
-    prompt.max_length = 400;
-    prompt.vocabulary = prompt_vocabulary();
-    ParamSpec ablate{"ablate", ParamType::Text, 0, 0, 0, 0, {}, "heads to ablate, e.g. L3H0, L2H1 (empty: none)",
-                     "제거할 head, 예: L3H0, L2H1 (비우면 없음)"};
-    ablate.max_length = 200;
-    ablate.vocabulary = head_vocabulary();
     return {
-        prompt,
-        {"continue", ParamType::Int, 0, 16, 6, 1, {}, "tokens to continue greedily", "greedy로 이어 쓸 token 수"},
-        {"head", ParamType::Choice, 0, 0, 12, 0, head_choices(), "the head whose full attention map is drawn",
-         "전체 attention map을 그릴 head"},
-        ablate,
-        {"fv_task", ParamType::Choice, 0, 0, 0, 0, fv_choices(), "add this task's function vector (none: do not)",
-         "이 task의 function vector를 더함 (none: 더하지 않음)"},
-        {"fv_layer", ParamType::Int, 0, 4, 1, 1, {}, "add the function vector after this block (0 = after the embeddings)",
-         "이 block 뒤에 function vector를 더함 (0 = embedding 뒤)"},
+        ParamSpec::text("prompt", "hot → cold ; big → small ; fast →", 400, prompt_vocabulary(),
+                        "your prompt: demonstrations x → y separated by ';', then a query x → (type -> for →)",
+                        "내 prompt: ';'로 나눈 demonstration x → y, 그리고 query x → (→는 ->로 입력)"),
+        ParamSpec::integer("continue", 0, 16, 6, 1, "tokens to continue greedily", "greedy로 이어 쓸 token 수"),
+        ParamSpec::choice("head", head_choices(), "L3H0", "the head whose full attention map is drawn",
+                          "전체 attention map을 그릴 head"),
+        ParamSpec::text("ablate", "", 200, head_vocabulary(), "heads to ablate, e.g. L3H0, L2H1 (empty: none)",
+                        "제거할 head, 예: L3H0, L2H1 (비우면 없음)"),
+        ParamSpec::choice("fv_task", fv_choices(), "none", "add this task's function vector (none: do not)",
+                          "이 task의 function vector를 더함 (none: 더하지 않음)"),
+        ParamSpec::integer("fv_layer", 0, 4, 1, 1,
+                           "add the function vector after this block (0 = after the embeddings)",
+                           "이 block 뒤에 function vector를 더함 (0 = embedding 뒤)"),
     };
 }
 
-const DemoDef kPromptLab = {
-    "prompt_lab",
-    "Prompt lab: your own prompt in the task model",
-    "prompt 실험실: 내 prompt를 task 모델에",
-    "Type a few-shot prompt and watch the shipped task model read it: the next-token distribution, the answer as "
-    "demonstrations are added, every head's attention, Dai et al.'s split, a continuation; ablate heads or add a "
-    "function vector.",
-    "few-shot prompt를 직접 쓰고 배포된 task 모델이 읽는 모습을 봅니다: 다음 token 분포, demonstration을 더할 때의 답, "
-    "모든 head의 attention, Dai et al.의 분해, 이어쓰기; head를 제거하거나 function vector를 더해 봅니다.",
-    "Brown et al. 2020; Dai et al. 2023; Todd et al. 2024",
-    true,
-    params(),
-    start,
-    {"checkpoints/tasks.json", "checkpoints/tasks.icl"},
-};
+const DemoDef kPromptLab = [] {
+    DemoDef d;
+    d.id = "prompt_lab";
+    d.title_en = "Prompt lab: your own prompt in the task model";
+    d.title_ko = "prompt 실험실: 내 prompt를 task 모델에";
+    d.summary_en = "Type a few-shot prompt and watch the shipped task model read it: the next-token distribution, the answer as "
+            "demonstrations are added, every head's attention, Dai et al.'s split, a continuation; ablate heads or add a "
+            "function vector.";
+    d.summary_ko = "few-shot prompt를 직접 쓰고 배포된 task 모델이 읽는 모습을 봅니다: 다음 token 분포, demonstration을 더할 때의 답, "
+            "모든 head의 attention, Dai et al.의 분해, 이어쓰기; head를 제거하거나 function vector를 더해 봅니다.";
+    d.paper = "Brown et al. 2020; Dai et al. 2023; Todd et al. 2024";
+    d.analytic = true;
+    d.params = params();
+    d.start = start;
+    d.assets = {"checkpoints/tasks.json", "checkpoints/tasks.icl"};
+    return d;
+}();
 ICL_REGISTER_DEMO(kPromptLab);
 
 }  // namespace

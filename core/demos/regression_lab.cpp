@@ -103,7 +103,8 @@ public:
 
     bool done() const override { return analytic_done_ && trained_steps_ >= kTrainSteps; }
 
-    Result result() const override;
+    double progress() const override { return analytic_done_ ? 0.05 + 0.95 * double(trained_steps_) / kTrainSteps : 0.0; }
+    std::vector<Panel> panels() const override;
 
 private:
     // φ(x) = (x) or (x, 1).
@@ -196,12 +197,9 @@ void RegressionLabSession::compute_analytic() {
     }
 }
 
-Result RegressionLabSession::result() const {
-    Result r;
-    r.demo = "regression_lab";
-    r.done = done();
-    r.progress = analytic_done_ ? 0.05 + 0.95 * double(trained_steps_) / kTrainSteps : 0.0;
-    if (!analytic_done_) return r;
+std::vector<Panel> RegressionLabSession::panels() const {
+    std::vector<Panel> panels;
+    if (!analytic_done_) return panels;
     const Lang L = ctx_.lang;
     const Params& p = ctx_.params;
     const auto& pts = p.pts("points");
@@ -280,8 +278,8 @@ Result RegressionLabSession::result() const {
                        tr(L, "Adam steps of the trained layer so far", "학습한 층의 지금까지 Adam step 수")});
     s.items.push_back({"train_loss", trained_loss_, "",
                        tr(L, "its last batch loss ½(ŷ − y)² on prior tasks", "prior task에서 마지막 batch loss ½(ŷ − y)²")});
-    r.panels.push_back(s);
-    r.panels.push_back(lines);
+    panels.push_back(s);
+    panels.push_back(lines);
 
     TablePanel t{tr(L, "The fast weight ΔW (ŷ = ΔW · φ(x))", "fast weight ΔW (ŷ = ΔW · φ(x))"),
                  {tr(L, "computed by", "계산한 것"), tr(L, "slope", "기울기")}, {}};
@@ -297,9 +295,9 @@ Result RegressionLabSession::result() const {
     row(k + tr(L, " GD steps: W_k", "번의 GD step: W_k"), w_k_);
     if (ls_ok_) row(tr(L, "least squares", "최소제곱"), w_ls_);
     if (ridge_ok_) row(tr(L, "ridge", "ridge"), w_ridge_);
-    r.panels.push_back(t);
+    panels.push_back(t);
 
-    r.panels.push_back(NotePanel{
+    panels.push_back(NotePanel{
         tr(L, "What to see", "무엇을 볼까"),
         tr(L,
            "The dashed constructed-LSA curve lies on the one-GD-step line for any points you place (von Oswald et "
@@ -314,7 +312,7 @@ Result RegressionLabSession::result() const {
            "다가갑니다. 학습한 층은 내 점과 개수가 같은 무작위 직선(기울기와 bias ~ N(0, 1), x ~ U(−2, 2))으로 "
            "(Adam, 무작위 가중치에서) 학습합니다. 그래서 내 점에 맞춘 것이 아니라 그 prior에서 평균적으로 가장 좋은 "
            "한 step을 배웁니다 — 그 ΔW를 GD의 것과 비교해 보세요.")});
-    return r;
+    return panels;
 }
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
@@ -322,39 +320,35 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 }
 
 ParamSpec points_spec() {
-    ParamSpec s{"points", ParamType::Points, kXMin, kXMax, 0, 0.05, {},
-                "your in-context examples (x, y): click to add, drag to move; or type \"x,y; x,y\"",
-                "내 in-context 예시 (x, y): 클릭해 추가, 끌어서 이동, 또는 \"x,y; x,y\"로 입력"};
-    s.y_min = kYMin;
-    s.y_max = kYMax;
-    s.min_count = 0;
-    s.max_count = kMaxPoints;
-    s.default_points = {{-1.5, -0.8}, {-0.8, -0.1}, {0.0, 0.7}, {0.6, 0.8}, {1.3, 1.9}};
-    return s;
+    return ParamSpec::points("points", {kXMin, kXMax}, {kYMin, kYMax}, 0, kMaxPoints, 0.05,
+                             {{-1.5, -0.8}, {-0.8, -0.1}, {0.0, 0.7}, {0.6, 0.8}, {1.3, 1.9}},
+                             "your in-context examples (x, y): click to add, drag to move; or type \"x,y; x,y\"",
+                             "내 in-context 예시 (x, y): 클릭해 추가, 끌어서 이동, 또는 \"x,y; x,y\"로 입력");
 }
 
-const DemoDef regression_lab_def{
-    "regression_lab",
-    "Regression lab: your points, one GD step = one LSA layer",
-    "회귀 실험실: 내 점들, GD 한 step = LSA 한 층",
-    "Place your own in-context points; see one GD step and the constructed linear self-attention layer draw the "
-    "same line, beside k GD steps, a trained LSA layer, least squares and ridge, and the fast weight ΔW.",
-    "내 in-context 점을 놓으면 GD 한 step과 구성한 linear self-attention 층이 같은 직선을 그리고, k번의 GD step, "
-    "학습한 LSA 층, 최소제곱, ridge, fast weight ΔW가 나란히 보입니다.",
-    "von Oswald et al. 2023",
-    true,
-    {
+const DemoDef regression_lab_def = [] {
+    DemoDef d;
+    d.id = "regression_lab";
+    d.title_en = "Regression lab: your points, one GD step = one LSA layer";
+    d.title_ko = "회귀 실험실: 내 점들, GD 한 step = LSA 한 층";
+    d.summary_en = "Place your own in-context points; see one GD step and the constructed linear self-attention layer draw the "
+            "same line, beside k GD steps, a trained LSA layer, least squares and ridge, and the fast weight ΔW.";
+    d.summary_ko = "내 in-context 점을 놓으면 GD 한 step과 구성한 linear self-attention 층이 같은 직선을 그리고, k번의 GD step, "
+            "학습한 LSA 층, 최소제곱, ridge, fast weight ΔW가 나란히 보입니다.";
+    d.paper = "von Oswald et al. 2023";
+    d.analytic = true;
+    d.params = {
         points_spec(),
-        {"query_x", ParamType::Float, kXMin, kXMax, 1.0, 0.05, {}, "the query input x", "query 입력 x"},
-        {"bias", ParamType::Bool, 0, 1, 1, 1, {}, "add a constant feature 1 (a bias) to x",
-         "x에 상수 feature 1(bias)을 더함"},
-        {"eta", ParamType::Float, 0, 2, 0.3, 0.01, {}, "GD step size η (the constructed layer's P = η/N I)",
-         "GD step 크기 η (구성한 층의 P = η/N I)"},
-        {"k_steps", ParamType::Int, 1, 200, 20, 1, {}, "steps of the k-step GD curve", "k-step GD 곡선의 step 수"},
-        {"lambda", ParamType::Float, 0, 10, 0.5, 0.01, {}, "ridge penalty λ", "ridge 벌점 λ"},
-    },
-    start,
-};
+        ParamSpec::real("query_x", kXMin, kXMax, 1.0, 0.05, "the query input x", "query 입력 x"),
+        ParamSpec::boolean("bias", true, "add a constant feature 1 (a bias) to x", "x에 상수 feature 1(bias)을 더함"),
+        ParamSpec::real("eta", 0, 2, 0.3, 0.01, "GD step size η (the constructed layer's P = η/N I)",
+                        "GD step 크기 η (구성한 층의 P = η/N I)"),
+        ParamSpec::integer("k_steps", 1, 200, 20, 1, "steps of the k-step GD curve", "k-step GD 곡선의 step 수"),
+        ParamSpec::real("lambda", 0, 10, 0.5, 0.01, "ridge penalty λ", "ridge 벌점 λ"),
+    };
+    d.start = start;
+    return d;
+}();
 ICL_REGISTER_DEMO(regression_lab_def);
 
 }  // namespace

@@ -95,7 +95,7 @@ public:
 
     bool done() const override { return done_; }
 
-    Result result() const override;
+    std::vector<Panel> panels() const override;
 
 private:
     DemoContext ctx_;
@@ -104,20 +104,15 @@ private:
     hmm::Mixture mixture_;
     std::vector<int> words_;
     bool done_ = false;
-    std::string error_;
     std::vector<double> posterior_, model_next_, bayes_next_, kl_;
     double surprisal_bayes_ = 0, surprisal_model_ = 0;
     int surprisal_count_ = 0;
     std::vector<std::string> labels_;
 };
 
-Result SequenceLabSession::result() const {
-    Result r;
-    r.demo = "sequence_lab";
-    r.done = done_;
-    r.progress = done_ ? 1.0 : 0.0;
-    r.error = error_;
-    if (!done_ || !error_.empty()) return r;
+std::vector<Panel> SequenceLabSession::panels() const {
+    std::vector<Panel> panels;
+    if (!done_ || !error_.empty()) return panels;
     const Lang L = ctx_.lang;
     const int n = static_cast<int>(labels_.size()), C = static_cast<int>(mixture_.concepts.size());
     std::vector<std::string> concepts, symbols(kNames, kNames + kSymbols);
@@ -144,29 +139,29 @@ Result SequenceLabSession::result() const {
                           "mixture에서 내 기호가 얼마나 드문가: -ln p(기호 | 앞의 것)의 평균")});
     s.items.push_back({"surprisal_model", surprisal_model_ / sc, "nats",
                        tr(L, "the same under the model", "모델에서 같은 값")});
-    r.panels.push_back(s);
+    panels.push_back(s);
 
     LinesPanel kl{tr(L, "KL(Bayes ‖ model) at each position", "위치마다의 KL(Bayes ‖ 모델)"),
                   tr(L, "position (tokens typed)", "위치 (입력한 token 수)"), "nats", false, false, {}};
     Series ks{"KL", {}, {}, {}, false};
     for (int j = 0; j < n; ++j) { ks.x.push_back(j + 1); ks.y.push_back(kl_[j]); }
     kl.series.push_back(ks);
-    r.panels.push_back(kl);
+    panels.push_back(kl);
 
     HeatmapPanel post{tr(L, "Exact posterior over concepts after each token", "token마다의 정확한 concept posterior"),
                       tr(L, "concept", "concept"), tr(L, "after token", "token 뒤"), n, C, posterior_, labels_, concepts,
                       false};
-    r.panels.push_back(post);
+    panels.push_back(post);
     HeatmapPanel model{tr(L, "The model's next symbol after each token", "token마다 모델의 다음 기호"),
                        tr(L, "next symbol", "다음 기호"), tr(L, "after token", "token 뒤"), n, kSymbols, model_next_, labels_,
                        symbols, false};
-    r.panels.push_back(model);
+    panels.push_back(model);
     HeatmapPanel bayes{tr(L, "The Bayes-optimal next symbol after each token", "token마다 Bayes 최적 다음 기호"),
                        tr(L, "next symbol", "다음 기호"), tr(L, "after token", "token 뒤"), n, kSymbols, bayes_next_, labels_,
                        symbols, false};
-    r.panels.push_back(bayes);
+    panels.push_back(bayes);
 
-    r.panels.push_back(NotePanel{
+    panels.push_back(NotePanel{
         tr(L, "What to see", "무엇을 볼까"),
         tr(L,
            "Each row is the state after one more typed token. The model was trained on documents of one concept each: "
@@ -184,7 +179,7 @@ Result SequenceLabSession::result() const {
            "행에는 Bayes 분포가 없습니다. surprisal 값은 내 기호가 mixture와 모델에서 얼마나 드문지 보여 줍니다. 모델과 "
            "Bayes가 어디서 갈라지는지는 이 작은 모델에 대한 실험의 문제입니다: 한 기호를 반복해 보세요 "
            "(a a a a a a ; a a a와 d d d d d d ; d d d는 다르게 움직입니다) (Xie et al. 2022).")});
-    return r;
+    return panels;
 }
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
@@ -218,29 +213,27 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 }
 
 std::vector<ParamSpec> params() {
-    ParamSpec seq{"sequence", ParamType::Text, 0, 0, 0, 0, {},
-                  "your symbols a to j, separated by spaces; ';' ends a segment (the model's segments have 6 symbols)",
-                  "기호 a~j를 띄어 쓰고, ';'로 segment를 끝냅니다 (모델의 segment는 기호 6개)"};
-    seq.default_text = "c c d c a e ; c c d";
-    seq.max_length = 200;
-    seq.vocabulary = vocabulary();
-    return {seq};
+    return {ParamSpec::text("sequence", "c c d c a e ; c c d", 200, vocabulary(),
+                            "your symbols a to j, separated by spaces; ';' ends a segment (the model's segments have 6 symbols)",
+                            "기호 a~j를 띄어 쓰고, ';'로 segment를 끝냅니다 (모델의 segment는 기호 6개)")};
 }
 
-const DemoDef sequence_lab_def{
-    "sequence_lab",
-    "Sequence lab: your symbols, the exact posterior and the model",
-    "수열 실험실: 내 기호, 정확한 posterior와 모델",
-    "Type a sequence of symbols for the HMM-mixture model; after each one see the exact posterior over concepts, "
-    "the model's next-symbol distribution beside the Bayes-optimal one, and the KL between them.",
-    "HMM mixture 모델에 기호 수열을 입력하면, 기호마다 concept에 대한 정확한 posterior, 모델의 다음 기호 분포와 "
-    "Bayes 최적 분포, 그 사이의 KL이 보입니다.",
-    "Xie et al. 2022",
-    true,
-    params(),
-    start,
-    {"checkpoints/hmm.json", "checkpoints/hmm.icl"},
-};
+const DemoDef sequence_lab_def = [] {
+    DemoDef d;
+    d.id = "sequence_lab";
+    d.title_en = "Sequence lab: your symbols, the exact posterior and the model";
+    d.title_ko = "수열 실험실: 내 기호, 정확한 posterior와 모델";
+    d.summary_en = "Type a sequence of symbols for the HMM-mixture model; after each one see the exact posterior over concepts, "
+            "the model's next-symbol distribution beside the Bayes-optimal one, and the KL between them.";
+    d.summary_ko = "HMM mixture 모델에 기호 수열을 입력하면, 기호마다 concept에 대한 정확한 posterior, 모델의 다음 기호 분포와 "
+            "Bayes 최적 분포, 그 사이의 KL이 보입니다.";
+    d.paper = "Xie et al. 2022";
+    d.analytic = true;
+    d.params = params();
+    d.start = start;
+    d.assets = {"checkpoints/hmm.json", "checkpoints/hmm.icl"};
+    return d;
+}();
 ICL_REGISTER_DEMO(sequence_lab_def);
 
 }  // namespace

@@ -47,7 +47,8 @@ public:
     }
     bool done() const override { return unit_ >= units() || !error_.empty(); }
 
-    Result result() const override;
+    double progress() const override { return (double)unit_ / units(); }
+    std::vector<Panel> panels() const override;
 
 private:
     int units() const { return (int)suite_.tasks.size() * seeds_; }
@@ -105,18 +106,13 @@ private:
     gpt::Model model_;
     const tasks::Suite& suite_;
     int seeds_ = 1, sequences_ = 8, unit_ = 0;
-    std::string error_;
     // [task][k] -> accuracy per seed
     std::vector<std::vector<std::vector<double>>> icl_, ft_;
 };
 
-Result ShotsSession::result() const {
+std::vector<Panel> ShotsSession::panels() const {
     const Lang lang = ctx_.lang;
-    Result r;
-    r.demo = "shots_curve";
-    r.progress = (double)unit_ / units();
-    r.done = done();
-    r.error = error_;
+    std::vector<Panel> panels;
     const int tasks_done = unit_ / seeds_;  // tasks with every seed finished
     double k0 = 0, k1 = 0, k16 = 0, ft16 = 0, margin = 1e9;
     std::vector<std::string> dips;
@@ -183,7 +179,7 @@ Result ShotsSession::result() const {
                           tr(lang, "smallest (16-shot accuracy − chance) over tasks", "task 중 가장 작은 (16-shot 정확도 − 우연 수준)")});
     head.items.push_back({"one_shot_dips", (double)dips.size(), "",
                           tr(lang, "tasks where one-shot scores below zero-shot", "one-shot이 zero-shot보다 낮은 task 수")});
-    r.panels.push_back(head);
+    panels.push_back(head);
     std::string dip_text;
     for (const std::string& d : dips) dip_text += (dip_text.empty() ? "" : ", ") + d;
     std::string note = tr(lang,
@@ -201,11 +197,11 @@ Result ShotsSession::result() const {
                        "Brown et al. 2020 (GPT-3)은 one-shot이 zero-shot보다 낮은 task가 있다고 보고합니다. ");
     if (dips.empty()) note += tr(lang, "here no task shows that dip.", "여기서는 그런 task가 없습니다.");
     else note += tr(lang, "here it happens on: ", "여기서는 다음 task에서 그렇습니다: ") + dip_text + ".";
-    r.panels.push_back(NotePanel{tr(lang, "What to see", "무엇을 볼까"), note});
-    r.panels.push_back(versus);
-    r.panels.push_back(curve);
-    r.panels.push_back(table);
-    return r;
+    panels.push_back(NotePanel{tr(lang, "What to see", "무엇을 볼까"), note});
+    panels.push_back(versus);
+    panels.push_back(curve);
+    panels.push_back(table);
+    return panels;
 }
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
@@ -216,28 +212,32 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new ShotsSession(ctx, std::move(r.value()), std::move(m.value())));
 }
 
-const DemoDef kShotsCurve = {
-    "shots_curve",
-    "Zero-, one- and few-shot: accuracy against the number of demonstrations",
-    "zero-, one-, few-shot: demonstration 수에 따른 정확도",
-    "A tiny GPT answers eight word tasks with k = 0..16 demonstrations in its prompt; beside it, the same model "
-    "fine-tuned on the same k examples.",
-    "작은 GPT가 prompt 안의 demonstration k = 0..16개로 여덟 가지 단어 task에 답합니다. 옆에는 같은 k개 예시로 "
-    "fine-tuning한 같은 모델을 둡니다.",
-    "Brown et al. 2020 (GPT-3)",
-    false,
-    {
+const DemoDef kShotsCurve = [] {
+    DemoDef d;
+    d.id = "shots_curve";
+    d.title_en = "Zero-, one- and few-shot: accuracy against the number of demonstrations";
+    d.title_ko = "zero-, one-, few-shot: demonstration 수에 따른 정확도";
+    d.summary_en = "A tiny GPT answers eight word tasks with k = 0..16 demonstrations in its prompt; beside it, the same model "
+            "fine-tuned on the same k examples.";
+    d.summary_ko = "작은 GPT가 prompt 안의 demonstration k = 0..16개로 여덟 가지 단어 task에 답합니다. 옆에는 같은 k개 예시로 "
+            "fine-tuning한 같은 모델을 둡니다.";
+    d.paper = "Brown et al. 2020 (GPT-3)";
+    d.params = {
         // Largest problem, every size at its max: peak 25 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        {"seeds", ParamType::Int, 1, 8, 3, 1, {}, "independent draws of prompts (spread over seeds)", "prompt를 새로 뽑는 횟수 (seed 간 편차)"},
-        {"sequences", ParamType::Int, 2, 64, 8, 1, {}, "prompts per task and seed", "task와 seed마다 prompt 수"},
-        {"ft_sequences", ParamType::Int, 1, 16, 1, 1, {}, "fine-tuning runs per task, seed and k", "task, seed, k마다 fine-tuning 횟수"},
-        {"ft_steps", ParamType::Int, 1, 100, 10, 1, {}, "AdamW steps of each fine-tuning run", "fine-tuning 한 번의 AdamW step 수"},
-        {"ft_lr", ParamType::Float, 1e-5, 0.05, 3e-4, 1e-5, {}, "fine-tuning learning rate", "fine-tuning learning rate"},
-    },
-    start,
-    {"checkpoints/tasks.json", "checkpoints/tasks.icl"},
-};
+        ParamSpec::integer("seeds", 1, 8, 3, 1, "independent draws of prompts (spread over seeds)",
+                           "prompt를 새로 뽑는 횟수 (seed 간 편차)"),
+        ParamSpec::integer("sequences", 2, 64, 8, 1, "prompts per task and seed", "task와 seed마다 prompt 수"),
+        ParamSpec::integer("ft_sequences", 1, 16, 1, 1, "fine-tuning runs per task, seed and k",
+                           "task, seed, k마다 fine-tuning 횟수"),
+        ParamSpec::integer("ft_steps", 1, 100, 10, 1, "AdamW steps of each fine-tuning run",
+                           "fine-tuning 한 번의 AdamW step 수"),
+        ParamSpec::real("ft_lr", 1e-5, 0.05, 3e-4, 1e-5, "fine-tuning learning rate", "fine-tuning learning rate"),
+    };
+    d.start = start;
+    d.assets = {"checkpoints/tasks.json", "checkpoints/tasks.icl"};
+    return d;
+}();
 ICL_REGISTER_DEMO(kShotsCurve);
 
 }  // namespace

@@ -244,6 +244,76 @@ std::string points_text(const std::vector<Point2>& points) {
     return out;
 }
 
+// ---- building specs ---------------------------------------------------------------
+
+ParamSpec ParamSpec::integer(std::string name, int min, int max, int default_value, int step,
+                             std::string help_en, std::string help_ko) {
+    ParamSpec s;
+    s.name = std::move(name);
+    s.type = ParamType::Int;
+    s.min = min;
+    s.max = max;
+    s.default_value = default_value;
+    s.step = step;
+    s.help_en = std::move(help_en);
+    s.help_ko = std::move(help_ko);
+    return s;
+}
+
+ParamSpec ParamSpec::real(std::string name, double min, double max, double default_value, double step,
+                          std::string help_en, std::string help_ko) {
+    ParamSpec s = integer(std::move(name), 0, 0, 0, 0, std::move(help_en), std::move(help_ko));
+    s.type = ParamType::Float;
+    s.min = min;
+    s.max = max;
+    s.default_value = default_value;
+    s.step = step;
+    return s;
+}
+
+ParamSpec ParamSpec::boolean(std::string name, bool default_value, std::string help_en, std::string help_ko) {
+    ParamSpec s = integer(std::move(name), 0, 1, default_value ? 1 : 0, 1, std::move(help_en), std::move(help_ko));
+    s.type = ParamType::Bool;
+    return s;
+}
+
+ParamSpec ParamSpec::choice(std::string name, std::vector<std::string> choices, std::string default_choice,
+                            std::string help_en, std::string help_ko) {
+    ParamSpec s = integer(std::move(name), 0, 0, 0, 0, std::move(help_en), std::move(help_ko));
+    s.type = ParamType::Choice;
+    s.step = 0;
+    s.choices = std::move(choices);
+    s.default_choice = std::move(default_choice);
+    return s;
+}
+
+ParamSpec ParamSpec::text(std::string name, std::string default_text, int max_length,
+                          std::vector<std::string> vocabulary, std::string help_en, std::string help_ko) {
+    ParamSpec s = integer(std::move(name), 0, 0, 0, 0, std::move(help_en), std::move(help_ko));
+    s.type = ParamType::Text;
+    s.step = 0;
+    s.default_text = std::move(default_text);
+    s.max_length = max_length;
+    s.vocabulary = std::move(vocabulary);
+    return s;
+}
+
+ParamSpec ParamSpec::points(std::string name, Point2 x_range, Point2 y_range, int min_count, int max_count,
+                            double snap, std::vector<Point2> default_points, std::string help_en,
+                            std::string help_ko) {
+    ParamSpec s = integer(std::move(name), 0, 0, 0, 0, std::move(help_en), std::move(help_ko));
+    s.type = ParamType::Points;
+    s.min = x_range[0];
+    s.max = x_range[1];
+    s.y_min = y_range[0];
+    s.y_max = y_range[1];
+    s.min_count = min_count;
+    s.max_count = max_count;
+    s.step = snap;
+    s.default_points = std::move(default_points);
+    return s;
+}
+
 Expected<Params> validate_params(const std::vector<ParamSpec>& specs, const json& given) {
     if (!given.is_null() && !given.is_object()) return make_error("parameters must be a JSON object");
     Params out;
@@ -296,7 +366,7 @@ Expected<Params> validate_params(const std::vector<ParamSpec>& specs, const json
             }
             case ParamType::Choice: {
                 if (!has) {
-                    out.choices[s.name] = s.choices.at(static_cast<size_t>(s.default_value));
+                    out.choices[s.name] = s.default_choice;
                     break;
                 }
                 if (!v.is_string()) return bad_param(s, "is not a name");
@@ -473,7 +543,31 @@ std::string to_text(const Result& r) {
     return out.str();
 }
 
+// ---- sessions --------------------------------------------------------------------
+
+Result Session::result() const {
+    Result r;
+    r.demo = demo_id_;
+    r.done = done();
+    r.progress = progress();
+    r.error = error_;
+    r.panels = panels();
+    return r;
+}
+
 // ---- registry --------------------------------------------------------------------
+
+json default_json(const ParamSpec& s) {
+    switch (s.type) {
+        case ParamType::Int: return static_cast<long long>(std::llround(s.default_value));
+        case ParamType::Float: return s.default_value;
+        case ParamType::Bool: return s.default_value != 0;
+        case ParamType::Choice: return s.default_choice;
+        case ParamType::Points: return s.default_points;
+        case ParamType::Text: return s.default_text;
+    }
+    return nullptr;
+}
 
 json to_json(const DemoDef& def, Lang lang) {
     json params = json::array();
@@ -487,23 +581,18 @@ json to_json(const DemoDef& def, Lang lang) {
             p["min_count"] = s.min_count;
             p["max_count"] = s.max_count;
             p["step"] = s.step;
-            p["default"] = s.default_points;
         } else if (s.type == ParamType::Choice) {
             p["choices"] = s.choices;
-            p["default"] = s.choices.at(static_cast<size_t>(s.default_value));
-        } else if (s.type == ParamType::Bool) {
-            p["default"] = s.default_value != 0.0;
         } else if (s.type == ParamType::Text) {
-            p["default"] = s.default_text;
             p["max_length"] = s.max_length;
             p["vocabulary"] = s.vocabulary;
         } else {
             p["min"] = s.min;
             p["max"] = s.max;
-            p["default"] = s.default_value;
             p["step"] = s.step;
             p["log"] = s.log_scale();
         }
+        p["default"] = default_json(s);
         params.push_back(p);
     }
     return {{"id", def.id}, {"title", lang == Lang::ko ? def.title_ko : def.title_en},
@@ -570,7 +659,9 @@ Expected<std::unique_ptr<Session>> start_demo(const std::string& id, const json&
                               (raised.empty() ? "" : " (lower one of " + raised + ")"));
         }
     }
-    return def->start(DemoContext{std::move(validated.value()), lang, seed});
+    auto session = def->start(DemoContext{std::move(validated.value()), lang, seed});
+    if (session) session.value()->demo_id_ = def->id;
+    return session;
 }
 
 }  // namespace icl

@@ -8,21 +8,6 @@
 
 #include <imgui.h>
 
-nlohmann::json default_param_value(const icl::ParamSpec& spec) {
-    switch (spec.type) {
-    case icl::ParamType::Int: return static_cast<long long>(std::llround(spec.default_value));
-    case icl::ParamType::Float: return spec.default_value;
-    case icl::ParamType::Bool: return spec.default_value != 0;
-    case icl::ParamType::Choice: {
-        const size_t k = static_cast<size_t>(spec.default_value);
-        return k < spec.choices.size() ? nlohmann::json(spec.choices[k]) : nlohmann::json(nullptr);
-    }
-    case icl::ParamType::Points: return spec.default_points;
-    case icl::ParamType::Text: return spec.default_text;
-    }
-    return nullptr;
-}
-
 namespace {
 
 // Where each points canvas was drawn last frame, by parameter name (for the scripted drag).
@@ -175,7 +160,7 @@ bool draw_param_controls(const std::vector<icl::ParamSpec>& specs, nlohmann::jso
     for (const icl::ParamSpec& spec : specs) {
         ImGui::PushID(spec.name.c_str());
         nlohmann::json& value = values[spec.name];
-        if (value.is_null()) value = default_param_value(spec);
+        if (value.is_null()) value = icl::default_json(spec);
         ImGui::AlignTextToFramePadding();
         ImGui::TextUnformatted(spec.name.c_str());
         const std::string& help = lang == icl::Lang::ko && !spec.help_ko.empty() ? spec.help_ko : spec.help_en;

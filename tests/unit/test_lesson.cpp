@@ -28,13 +28,8 @@ struct ProbeSession : icl::Session {
     bool finished = false;
     void step(int) override { finished = true; }
     bool done() const override { return finished; }
-    icl::Result result() const override {
-        icl::Result r;
-        r.demo = "lesson_probe";
-        r.done = finished;
-        r.progress = finished ? 1 : 0;
-        r.panels.push_back(icl::ScalarsPanel{"probe", {{"n times lr", value, "", ""}}});
-        return r;
+    std::vector<icl::Panel> panels() const override {
+        return {icl::ScalarsPanel{"probe", {{"n times lr", value, "", ""}}}};
     }
 };
 
@@ -43,10 +38,9 @@ const icl::DemoDef kProbe = [] {
     d.id = "lesson_probe";
     d.title_en = d.title_ko = "Lesson parser probe (tests only)";
     d.analytic = true;
-    d.params = {{"n", icl::ParamType::Int, 1, 10, 3, 1, {}, "", ""},
-                {"lr", icl::ParamType::Float, 0, 1, 0.1, 0.01, {}, "", ""},
-                {"flag", icl::ParamType::Bool, 0, 1, 0, 1, {}, "", ""},
-                {"opt", icl::ParamType::Choice, 0, 1, 0, 1, {"sgd", "adam"}, "", ""}};
+    d.params = {icl::ParamSpec::integer("n", 1, 10, 3, 1, "", ""), icl::ParamSpec::real("lr", 0, 1, 0.1, 0.01, "", ""),
+                icl::ParamSpec::boolean("flag", false, "", ""),
+                icl::ParamSpec::choice("opt", {"sgd", "adam"}, "sgd", "", "")};
     d.start = [](const icl::DemoContext& ctx) -> icl::Expected<std::unique_ptr<icl::Session>> {
         auto s = std::make_unique<ProbeSession>();
         s->value = ctx.params.d("n") * ctx.params.d("lr");

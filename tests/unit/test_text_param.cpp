@@ -7,11 +7,9 @@
 namespace {
 
 icl::ParamSpec prompt_spec() {
-    icl::ParamSpec s{"prompt", icl::ParamType::Text, 0, 0, 0, 0, {}, "a prompt", "prompt"};
-    s.default_text = "hot → cold ; fast →";
-    s.max_length = 24;
-    s.vocabulary = {"→", ";", "hot", "cold", "big", "small", "fast", "slow", "old", "Paris"};
-    return s;
+    return icl::ParamSpec::text("prompt", "hot → cold ; fast →", 24,
+                                {"→", ";", "hot", "cold", "big", "small", "fast", "slow", "old", "Paris"}, "a prompt",
+                                "prompt");
 }
 
 }  // namespace

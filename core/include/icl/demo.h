@@ -64,11 +64,15 @@ enum class ParamType { Int, Float, Bool, Choice, Text, Points };
 
 using Point2 = std::array<double, 2>;  // (x, y)
 
+// One parameter of a demo. Build it with the factory of its type (below), which names
+// what that type needs and nothing else; the fields stay plain for the code that reads them.
 struct ParamSpec {
+    explicit ParamSpec() = default;  // not an aggregate: no positional {name, type, ...}
     std::string name;
     ParamType type = ParamType::Float;
-    double min = 0, max = 1, default_value = 0, step = 0;  // Choice: default_value indexes choices
-    std::vector<std::string> choices;
+    double min = 0, max = 1, default_value = 0, step = 0;  // Int, Float, Bool (0/1); Points: x range, snap
+    std::vector<std::string> choices;                        // Choice
+    std::string default_choice;                              // Choice: one of choices, by name
     std::string help_en, help_ko;
     // Text: a UTF-8 string of at most max_length code points, tokenized by core
     // (tokenize_text). With a vocabulary, every token must be one of its words.
@@ -80,6 +84,26 @@ struct ParamSpec {
     double y_min = 0, y_max = 1;
     int min_count = 0, max_count = 0;
     std::vector<Point2> default_points;
+
+    // An integer in [min, max], moved in steps of `step`.
+    static ParamSpec integer(std::string name, int min, int max, int default_value, int step,
+                             std::string help_en, std::string help_ko);
+    // A real number in [min, max], moved in steps of `step`.
+    static ParamSpec real(std::string name, double min, double max, double default_value, double step,
+                          std::string help_en, std::string help_ko);
+    static ParamSpec boolean(std::string name, bool default_value, std::string help_en, std::string help_ko);
+    // One of `choices`; the default by name (a name not among the choices fails the
+    // registry's test, tests/unit/test_demo_specs.cpp).
+    static ParamSpec choice(std::string name, std::vector<std::string> choices, std::string default_choice,
+                            std::string help_en, std::string help_ko);
+    // A learner's text of at most max_length code points; an empty vocabulary allows any word.
+    static ParamSpec text(std::string name, std::string default_text, int max_length,
+                          std::vector<std::string> vocabulary, std::string help_en, std::string help_ko);
+    // Between min_count and max_count points in [x_min, x_max] × [y_min, y_max]; `snap`
+    // is the editors' grid (0: none).
+    static ParamSpec points(std::string name, Point2 x_range, Point2 y_range, int min_count, int max_count,
+                            double snap, std::vector<Point2> default_points, std::string help_en,
+                            std::string help_ko);
 
     // A Float over two decades or more, all positive (a learning rate), moves in log
     // steps: both front ends' sliders read this (the JSON's "log").
@@ -175,9 +199,25 @@ public:
     // one task, ...). Analytic demos finish in the first call.
     virtual void step(int budget) = 0;
     virtual bool done() const = 0;
-    // A snapshot of what step() computed: it copies, never runs the model (the desktop
-    // app calls it every frame while a demo trains; tests/unit/test_result_snapshot.cpp).
-    virtual Result result() const = 0;
+    // A snapshot of what step() computed, never running the model (the desktop app calls
+    // it every frame while a demo trains; tests/unit/test_result_snapshot.cpp). The
+    // framework fills the header — the demo's id, progress(), done(), error_ — and the
+    // demo its panels().
+    Result result() const;
+    const std::string& error() const { return error_; }
+
+protected:
+    // How much of its work step() has done, 0..1; by default 0 until done, then 1.
+    virtual double progress() const { return done() ? 1.0 : 0.0; }
+    // What the demo draws, from what step() stored.
+    virtual std::vector<Panel> panels() const = 0;
+    // Set when the demo stops on a problem (e.g. training diverged at step n): the
+    // result's error, in the learner's language.
+    std::string error_;
+
+private:
+    friend Expected<std::unique_ptr<Session>> start_demo(const std::string&, const nlohmann::json&, Lang, uint64_t);
+    std::string demo_id_;  // set by start_demo
 };
 
 struct DemoContext {
@@ -186,6 +226,16 @@ struct DemoContext {
     uint64_t seed = 1;
 };
 
+// A demo's card. Each demo file fills one field by field and registers it:
+//   const DemoDef kDualForm = [] {
+//       DemoDef d;
+//       d.id = "dual_form";
+//       d.title_en = "..."; d.title_ko = "...";
+//       d.params = {ParamSpec::real("lr", 0.001, 1, 0.3, 0.001, "learning rate η", "학습률 η"), ...};
+//       d.start = start;
+//       return d;
+//   }();
+//   ICL_REGISTER_DEMO(kDualForm);
 struct DemoDef {
     std::string id;
     std::string title_en, title_ko;
@@ -199,6 +249,9 @@ struct DemoDef {
 };
 
 nlohmann::json to_json(const DemoDef& def, Lang lang);
+// A parameter's default as its JSON value (what to_json writes as "default", and what a
+// front end puts in a control before the learner touches it).
+nlohmann::json default_json(const ParamSpec& spec);
 
 void register_demo(const DemoDef* def);
 const std::vector<const DemoDef*>& all_demos();      // sorted by id
