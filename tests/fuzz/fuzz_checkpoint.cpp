@@ -1,4 +1,4 @@
-// libFuzzer target: the checkpoint loader (core/src/checkpoint.cpp) on arbitrary bytes.
+// libFuzzer target: the checkpoint loader (core/model/checkpoint.cpp) on arbitrary bytes.
 // Properties beyond "no crash": a checkpoint that loads saves back to the very same
 // bytes in the encoding it was stored in (the format has one encoding per model and
 // storage form), its model runs a forward pass, and

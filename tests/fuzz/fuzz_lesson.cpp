@@ -1,4 +1,4 @@
-// libFuzzer target: the lesson parser (core/src/native/lesson.cpp) on arbitrary bytes.
+// libFuzzer target: the lesson parser (core/markdown/lesson.cpp) on arbitrary bytes.
 // Properties beyond "no crash, no sanitizer report": a parse without problems yields
 // every problem has a message, the lesson's JSON serialises (valid UTF-8 throughout,
 // as `icl lessons build` needs), and parse_lesson fails exactly when problems (math

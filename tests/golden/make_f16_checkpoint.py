@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """ckpt_mixed_f16.icl: ckpt_mixed.icl's weights stored as f16 (checkpoint version 2, see
-core/include/icl/checkpoint.h), written with Python's own IEEE half conversion
+core/model/icl/checkpoint.h), written with Python's own IEEE half conversion
 (struct format 'e', round to nearest even), independent of the C++ writer.
 
 The first values of 'wte' are replaced by EDGES, the cases a half conversion gets wrong

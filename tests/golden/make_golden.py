@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Golden fixtures for the tiny GPT, computed by PyTorch (Debian's python3-torch 1.13).
 
-The model here is written from the architecture description in core/include/icl/gpt.h
+The model here is written from the architecture description in core/model/icl/gpt.h
 (GPT-2: token + learned position embeddings, pre-LN blocks, causal multi-head
 attention with a per-layer dense / banded / strided mask, tanh-GELU MLP, final
 LayerNorm, LM head tied to the token embedding), with PyTorch's own layer_norm,
@@ -12,7 +12,7 @@ Rerun (from the repository root; needs /usr/bin/python3 with python3-torch):
     /usr/bin/python3 tests/golden/make_golden.py
 It rewrites tests/golden/gpt_*.bin (fixtures read by tests/unit/test_gpt_golden.cpp)
 and tests/golden/ckpt_mixed.icl (a checkpoint in the format of
-core/include/icl/checkpoint.h, written by this independent writer).
+core/model/icl/checkpoint.h, written by this independent writer).
 
 Fixture container (little-endian): b"ICLGOLD1", u32 count, then per entry
 u32 name_len, name (UTF-8), u32 dtype (0 f32, 1 i32), u32 ndim, u32 dims[ndim], data.
@@ -182,7 +182,7 @@ def fnv1a64(data):
 
 
 def write_checkpoint(path, cfg, P):
-    """The checkpoint format of core/include/icl/checkpoint.h, version 1."""
+    """The checkpoint format of core/model/icl/checkpoint.h, version 1."""
     names = tensor_names(cfg)
     table = b""
     offset = 0

@@ -1,5 +1,5 @@
 // The wasm module's API for the web worker: the functions of icl::WorkerApi
-// (core/include/icl/worker_api.h, JSON strings in, JSON strings out), one to one.
+// (core/api/icl/worker_api.h, JSON strings in, JSON strings out), one to one.
 // The API lives in core so the fuzz target tests/fuzz/fuzz_worker_json.cpp runs the
 // very code the worker calls. Only the JS side of put_asset (a Uint8Array) is here.
 #include <emscripten/bind.h>

@@ -1,5 +1,5 @@
 // Where the native programs (icl, icl-lab) find the shipped lessons and their
-// checkpoints (native only; core/src/native/data_dir.cpp).
+// checkpoints (native only; core/host/data_dir.cpp).
 #pragma once
 #include <string>
 

@@ -60,7 +60,7 @@ Status load_into(gpt::Model& into, const uint8_t* data, size_t size);
 
 uint64_t fnv1a64(const uint8_t* data, size_t size);
 
-// Files (native builds; core/src/native/checkpoint_file.cpp).
+// Files (native builds; core/host/checkpoint_file.cpp).
 Status save_file(const gpt::Model& model, const std::string& path, Encoding encoding = Encoding::f32);
 Expected<gpt::Model> load_file(const std::string& path, Encoding* stored = nullptr);
 

@@ -6,7 +6,7 @@
 // refuses a file larger than the caller's limit before reading it, so nothing hangs and
 // nothing ends in bad_alloc. Errors name the path and the problem.
 //
-// Host code (core/src/native/file_read.cpp); POSIX, so the wasm unit tests under node
+// Host code (core/base/file_read.cpp); POSIX, so the wasm unit tests under node
 // (NODERAWFS) use the same code. In the browser there is no file system and every read
 // is an error.
 #pragma once
