@@ -2,14 +2,14 @@
 // Chromium: on a temporary copy of one lesson (en + ko), a saved edit shows in the open
 // page within a second of the write; a lint error then replaces the page with the problem
 // at file:line, the offending source line shown as text (markup in it does not run);
-// fixing it brings the lesson back. The site folder the watch mode writes holds no trace
+// fixing it brings the lesson back; a lesson `icl lessons new` writes appears. The site folder the watch mode writes holds no trace
 // of the reload client, and the pages keep their CSP (no console error).
 //   node tests/browser/watch.mjs <icl binary> <folder of icl_core.js/.wasm>
 // Prints "watch: save -> new text shown in N ms" and ends with "watch: N passed, M failed".
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { root, launchChromium } from './serve-and-launch.mjs';
 
 const icl = path.resolve(process.argv[2] || path.join(root, 'build/bin/icl'));
@@ -112,9 +112,20 @@ try {
   fs.writeFileSync(file, original);
   check(await waitForText(page, 'Attention, with its shapes', 3000) !== null && !(await page.evaluate(() => document.body.innerText)).includes('Watch mark'),
     'the fixed lesson replaces the problem list');
+
+  // 4. A new lesson (icl lessons new, en then ko) builds in the site as it is written.
+  for (const lang of ['en', 'ko']) execFileSync(icl, ['lessons', 'new', 'sinks', '--lang', lang, '--dir', lessons], { stdio: 'ignore' });
+  let built = false;
+  for (let t = Date.now(); !built && Date.now() - t < 3000; await new Promise((r) => setTimeout(r, 50))) {
+    built = fs.existsSync(path.join(site, 'ko', 'sinks.html'));
+  }
+  await page.goto(`${origin}/ko/sinks.html`, { waitUntil: 'domcontentloaded' });
+  check(built && await page.evaluate(() => document.querySelectorAll('section.demo[data-instance="dual_form"]').length === 1 &&
+    document.querySelectorAll('section.check[data-check="predict-sgd"]').length === 1 && document.querySelector('h1').textContent.includes('새 강의')),
+  'a lesson from icl lessons new builds: one demo, one check');
   check(errors.length === 0, 'no console error, no dialog (the CSP holds)', errors.join(' | '));
 
-  // 4. What the watch mode wrote is the site as built: no reload client in it.
+  // 5. What the watch mode wrote is the site as built: no reload client in it.
   const traces = [];
   const walk = (dir) => {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
