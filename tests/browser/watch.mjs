@@ -44,12 +44,12 @@ const served = new Promise((resolve, reject) => {
 });
 const [origin, browser] = await Promise.all([served, launchChromium()]);
 
-// The text of the page's <body>, polled across the reloads (a navigation in flight throws).
+// The text of the page's <main> (the lesson's text, or the problem list), polled across the reloads (a navigation in flight throws).
 async function waitForText(page, wanted, timeoutMs) {
   const t0 = Date.now();
   while (Date.now() - t0 < timeoutMs) {
     try {
-      const text = await page.evaluate(() => document.body && document.body.textContent);
+      const text = await page.evaluate(() => { const main = document.querySelector('main'); return main && main.textContent; });
       if (text && text.includes(wanted)) return Date.now();
     } catch { /* the page is reloading */ }
     await new Promise((r) => setTimeout(r, 20));
@@ -119,7 +119,17 @@ try {
   for (let t = Date.now(); !built && Date.now() - t < 3000; await new Promise((r) => setTimeout(r, 50))) {
     built = fs.existsSync(path.join(site, 'ko', 'sinks.html'));
   }
-  await page.goto(`${origin}/ko/sinks.html`, { waitUntil: 'domcontentloaded' });
+  // The same build rewrites lesson 2 (its "next" link), so the open page may reload
+  // under this navigation: try again.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      await page.goto(`${origin}/ko/sinks.html`, { waitUntil: 'domcontentloaded' });
+      break;
+    } catch (e) {
+      if (!/interrupted/.test(e.message)) throw e;
+      await page.waitForTimeout(200);
+    }
+  }
   check(built && await page.evaluate(() => document.querySelectorAll('section.demo[data-instance="dual_form"]').length === 1 &&
     document.querySelectorAll('section.check[data-check="predict-sgd"]').length === 1 && document.querySelector('h1').textContent.includes('새 강의')),
   'a lesson from icl lessons new builds: one demo, one check');
@@ -136,6 +146,8 @@ try {
   };
   walk(site);
   check(traces.length === 0, 'the site folder holds no trace of the reload client', traces.join(' '));
+} catch (e) {
+  check(false, 'the test ran to its end', e.message.split('\n')[0]);
 } finally {
   await browser.close();
   server.kill();
