@@ -129,6 +129,18 @@ expect lessons-new-no-id 2 'lessons new needs a lesson id' -- lessons new --lang
 [ "$(ls "$out/lessons/en" "$out/lessons/ko" | grep -c '\.md$')" = 4 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL lessons-new wrote a file it refused"; }
 rm -rf "$out"
 
+# The icl commands of docs/authoring.md's sh examples run as written, exit 0 (except a
+# line with a <placeholder>, and --run-demos, which is the lessons-lint suite)
+while IFS= read -r line; do
+  case "$line" in *'<'*|*--run-demos*) continue ;; esac
+  args=${line#build/bin/icl }
+  if out=$(eval "\"\$icl\" $args" 2>&1); then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1)); echo "FAIL docs/authoring.md example '$line': ${out:0:300}"
+  fi
+done < <(awk '/^```sh$/ { f = 1; next } /^```$/ { f = 0 } f' docs/authoring.md | grep '^build/bin/icl ' | sed 's/  *#.*$//')
+
 # icl train and the checkpoints the demos read
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
