@@ -3,7 +3,8 @@
 // lesson build run again (`icl lessons build --draft`), the site module (sitegen/site.mjs)
 // prepares again only the lessons whose JSON changed and writes only the pages whose HTML
 // changed, and the pages open in a browser reload. While the lint (or the site build)
-// fails, every page is served as a list of the problems at file:line, as text.
+// fails, every page is served as a list of the problems at file:line, as text; warnings
+// (a draft's check count, KaTeX's) are listed in a bar at the foot of each page.
 //
 // Nothing of this is in the site folder: web/serve.mjs adds the reload client
 // (web/watch-client.js, a same-origin module served at /__icl/watch.js) to the pages it
@@ -79,10 +80,11 @@ export async function startWatch({ lessonsDir, out, icl, wasm, draft = true, log
   let version = 0;
   const pageVersion = new Map();  // page path in the site -> version it was last written at
   let problems = [];              // errors: the pages show them instead of the lesson
+  let warnings = [];              // "file:line: warning: ..." and KaTeX's: a bar on each page
   let written = null;             // path -> text written last (null before the first build)
   const listeners = new Set();
 
-  const state = () => ({ version, errors: problems.length > 0, pages: Object.fromEntries(pageVersion) });
+  const state = () => ({ version, errors: problems.length > 0, pages: Object.fromEntries(pageVersion), warnings });
   const emit = () => { for (const fn of listeners) fn(state()); };
 
   const runLint = () => new Promise((resolve) => {
@@ -105,13 +107,15 @@ export async function startWatch({ lessonsDir, out, icl, wasm, draft = true, log
     const lint = await runLint();
     const tLint = Date.now() - t0;
     const errors = lint.diagnostics.filter((d) => !d.warning);
-    for (const d of lint.diagnostics.filter((x) => x.warning)) log(`watch: ${d.text}`);
+    warnings = lint.diagnostics.filter((x) => x.warning).map((d) => d.text);
+    for (const w of warnings) log(`watch: ${w}`);
     if (!lint.ok) {
       problems = errors.length ? errors : [parseDiagnostic(lint.spawnError || lint.stderr || 'icl lessons build failed')];
     } else {
       const loaded = site.load(jsonDir);
       const tLoad = Date.now() - t0 - tLint;
       for (const w of loaded.warnings) log(`watch: math: ${w}`);
+      warnings = warnings.concat(loaded.warnings.map((w) => `math: ${w}`));
       let files = null;
       problems = loaded.problems.map(parseDiagnostic);
       if (!problems.length) {

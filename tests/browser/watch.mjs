@@ -133,6 +133,9 @@ try {
   check(built && await page.evaluate(() => document.querySelectorAll('section.demo[data-instance="dual_form"]').length === 1 &&
     document.querySelectorAll('section.check[data-check="predict-sgd"]').length === 1 && document.querySelector('h1').textContent.includes('새 강의')),
   'a lesson from icl lessons new builds: one demo, one check');
+  // Its lint warnings (a draft: one check where a lesson needs 4) are in the page's bar.
+  check(await page.waitForFunction(() => { const b = document.querySelector('.icl-watch-warnings'); return b && !b.hidden && b.textContent.includes('ko/03-sinks.md:1: warning: the lesson has 1 checks'); },
+    null, { timeout: 3000 }).then(() => true, () => false), "the page's warnings bar lists the draft's warning");
   check(errors.length === 0, 'no console error, no dialog (the CSP holds)', errors.join(' | '));
 
   // 5. What the watch mode wrote is the site as built: no reload client in it.
