@@ -710,7 +710,7 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
         {
             ICL_PROFILE_SCOPE("fwd layernorm");
             layernorm_forward(acts.ptr(a.ln1), acts.ptr(a.ln1_mean), acts.ptr(a.ln1_rstd), x,
-                              model.at(p.ln1_w), model.at(p.ln1_b), BT, C);
+                              model.at(p.ln1_w), model.at(p.ln1_b), BT, C, kLayerNormEps);
         }
         {
             ICL_PROFILE_SCOPE("fwd matmul qkv (BT,C) x (C,3C)");
@@ -762,7 +762,7 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
             {
                 ICL_PROFILE_SCOPE("fwd layernorm");
                 layernorm_forward(acts.ptr(a.ln2), acts.ptr(a.ln2_mean), acts.ptr(a.ln2_rstd), ra,
-                                  model.at(p.ln2_w), model.at(p.ln2_b), BT, C);
+                                  model.at(p.ln2_w), model.at(p.ln2_b), BT, C, kLayerNormEps);
             }
             {
                 ICL_PROFILE_SCOPE("fwd matmul fc (BT,C) x (C,F)");
@@ -785,7 +785,7 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
     {
         ICL_PROFILE_SCOPE("fwd layernorm");
         layernorm_forward(acts.ptr(acts.lnf), acts.ptr(acts.lnf_mean), acts.ptr(acts.lnf_rstd), x,
-                          model.at(lay.lnf_w), model.at(lay.lnf_b), BT, C);
+                          model.at(lay.lnf_w), model.at(lay.lnf_b), BT, C, kLayerNormEps);
     }
     {
         ICL_PROFILE_SCOPE("fwd matmul lm head (BT,C) x (C,V)");

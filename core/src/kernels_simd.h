@@ -704,15 +704,13 @@ struct Kernels {
         }
     }
 
-    // The entry points, in KernelTable's order.
+    // The entry points, one per line of kernel_list.h.
     static constexpr detail::KernelTable table() {
-        return {matmul_nn,         matmul_nt,          matmul_tn,
-                matmul_nt_lower,   matmul_nn_lower,    matmul_tn_lower,
-                attention_softmax, attention_softmax_backward,
-                layernorm_forward, layernorm_backward, gelu_forward,
-                gelu_backward,     crossentropy_forward, crossentropy_backward,
-                adamw_update,      sgd_momentum_update,
-                feature_map_forward, feature_map_backward, fast_weight_step};
+        return {
+#define ICL_KERNEL(name, params, args) name,
+#include "icl/kernel_list.h"
+#undef ICL_KERNEL
+        };
     }
 };
 

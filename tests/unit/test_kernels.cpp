@@ -313,12 +313,12 @@ TEST_CASE("kernels: layernorm forward matches the reference; output has mean bet
             const auto gamma = randv(rng, C, 0.5f, 1.5f), beta = randv(rng, C);
             std::vector<float> y0((size_t)N * C), m0(N), r0(N);
             icl::ref::layernorm_forward(y0.data(), m0.data(), r0.data(), x.data(), gamma.data(),
-                                        beta.data(), N, C);
+                                        beta.data(), N, C, icl::kLayerNormEps);
             for (Isa isa : isas.list) {
                 icl::set_isa(isa);
                 std::vector<float> y((size_t)N * C), m(N), r(N);
                 icl::layernorm_forward(y.data(), m.data(), r.data(), x.data(), gamma.data(),
-                                       beta.data(), N, C);
+                                       beta.data(), N, C, icl::kLayerNormEps);
                 INFO("N=" << N << " C=" << C << " isa=" << isa_str(isa));
                 CHECK(worst(y, y0, 1e-5, 1e-5) <= 1.0);
                 CHECK(worst(m, m0, 1e-6, 1e-5) <= 1.0);
@@ -330,7 +330,7 @@ TEST_CASE("kernels: layernorm forward matches the reference; output has mean bet
     std::vector<float> x(C), y(C), one(C, 1.0f), zero(C, 0.0f);
     for (int c = 0; c < C; ++c) x[c] = 10.0f + 0.5f * c;
     float mean, rstd;
-    icl::layernorm_forward(y.data(), &mean, &rstd, x.data(), one.data(), zero.data(), 1, C);
+    icl::layernorm_forward(y.data(), &mean, &rstd, x.data(), one.data(), zero.data(), 1, C, icl::kLayerNormEps);
     double s = 0, s2 = 0;
     for (float v : y) s += v, s2 += (double)v * v;
     CHECK(mean == doctest::Approx(10.0f + 0.5f * 31.5f));
@@ -350,7 +350,7 @@ TEST_CASE("kernels: layernorm backward matches finite differences and accumulate
             const auto Wt = randv(rng, (size_t)N * C);
             std::vector<float> y((size_t)N * C), mean(N), rstd(N);
             icl::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), gamma.data(),
-                                   beta.data(), N, C);
+                                   beta.data(), N, C, icl::kLayerNormEps);
             const auto dx0 = randv(rng, (size_t)N * C), dg0 = randv(rng, C), db0 = randv(rng, C);
             auto dx = dx0, dg = dg0, db = db0;
             icl::layernorm_backward(dx.data(), dg.data(), db.data(), Wt.data(), x.data(), mean.data(),
@@ -358,7 +358,7 @@ TEST_CASE("kernels: layernorm backward matches finite differences and accumulate
             auto loss = [&] {
                 std::vector<float> yy((size_t)N * C), mm(N), rr(N);
                 icl::layernorm_forward(yy.data(), mm.data(), rr.data(), x.data(), gamma.data(),
-                                       beta.data(), N, C);
+                                       beta.data(), N, C, icl::kLayerNormEps);
                 return weighted_sum(Wt, yy);
             };
             INFO("C=" << C << " isa=" << isa_str(isa));
@@ -378,7 +378,7 @@ TEST_CASE("kernels: layernorm backward matches the reference on awkward sizes") 
         const auto dy = randv(rng, (size_t)N * C);
         std::vector<float> y((size_t)N * C), mean(N), rstd(N);
         icl::ref::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), gamma.data(),
-                                    beta.data(), N, C);
+                                    beta.data(), N, C, icl::kLayerNormEps);
         std::vector<float> dx0((size_t)N * C, 0.5f), dg0(C, 0.25f), db0(C, -0.5f);
         auto dx = dx0, dg = dg0, db = db0;
         icl::ref::layernorm_backward(dx.data(), dg.data(), db.data(), dy.data(), x.data(),
