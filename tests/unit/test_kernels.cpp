@@ -3,6 +3,7 @@
 // differences; the attention masks; the optimizer steps against PyTorch's formulas.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -602,4 +603,69 @@ TEST_CASE("kernels: causal matmuls match the reference and the full product, eve
                 CHECK(worst(tn, want_tn, atol, 1e-5) <= 1.0);
             }
         }
+}
+
+// ---- banded attention ------------------------------------------------------------------
+
+TEST_CASE("kernels: banded attention matches the masked dense reference and every isa") {
+    EachIsa isas;
+    icl::Rng rng(41);
+    for (int T : {1, 5, 17, 40})
+        for (int hs : {1, 7, 16, 17})
+            for (int w : {1, 3, 8, 64}) {
+                const float scale = 1.0f / std::sqrt((float)hs);
+                const size_t TT = (size_t)T * T, Th = (size_t)T * hs;
+                const auto q = randv(rng, Th), k = randv(rng, Th), v = randv(rng, Th), dO = randv(rng, Th);
+                INFO("T=" << T << " hs=" << hs << " w=" << w);
+                // Independent: the dense path's reference kernels under the banded mask.
+                AttentionMask mask;
+                mask.kind = AttentionMask::banded;
+                mask.window = w;
+                std::vector<float> S(TT), Pd(TT), Od(Th), dP(TT), dS(TT, 0.0f), dqd(Th), dkd(Th), dvd(Th);
+                icl::ref::matmul_nt(S.data(), q.data(), k.data(), T, hs, T, false);
+                icl::ref::attention_softmax(Pd.data(), S.data(), T, scale, mask);
+                icl::ref::matmul_nn(Od.data(), Pd.data(), v.data(), T, T, hs, false);
+                icl::ref::matmul_nt(dP.data(), dO.data(), v.data(), T, hs, T, false);
+                icl::ref::matmul_tn(dvd.data(), Pd.data(), dO.data(), T, T, hs, false);
+                icl::ref::attention_softmax_backward(dS.data(), dP.data(), Pd.data(), T, scale);
+                icl::ref::matmul_nn(dqd.data(), dS.data(), k.data(), T, T, hs, false);
+                icl::ref::matmul_tn(dkd.data(), dS.data(), q.data(), T, T, hs, false);
+                // The banded reference, backward accumulating onto 0.5.
+                std::vector<float> P0(TT, 7.0f), O0(Th), dp(w), dq0(Th, 0.5f), dk0(Th, 0.5f), dv0(Th, 0.5f);
+                icl::ref::banded_attention_forward(P0.data(), O0.data(), q.data(), k.data(), v.data(), T, hs, w, scale);
+                icl::ref::banded_attention_backward(dq0.data(), dk0.data(), dv0.data(), dp.data(), dO.data(),
+                                                    q.data(), k.data(), v.data(), P0.data(), T, hs, w, scale);
+                auto minus_half = [](std::vector<float> g) {
+                    for (float& x : g) x -= 0.5f;
+                    return g;
+                };
+                // Sums of at most max(w, hs) products of numbers in [-1, 1] and of P <= 1,
+                // in another order: float rounding of about 1e-7 per term.
+                const double atol = 2e-7 * (std::min(w, T) + hs + 4);
+                CHECK(worst(P0, Pd, atol, 1e-5) <= 1.0);
+                CHECK(worst(O0, Od, atol, 1e-5) <= 1.0);
+                CHECK(worst(minus_half(dq0), dqd, atol, 1e-5) <= 1.0);
+                CHECK(worst(minus_half(dk0), dkd, atol, 1e-5) <= 1.0);
+                CHECK(worst(minus_half(dv0), dvd, atol, 1e-5) <= 1.0);
+                for (Isa isa : isas.list) {
+                    icl::set_isa(isa);
+                    INFO("isa=" << isa_str(isa));
+                    std::vector<float> P(TT, 7.0f), O(Th), dq(Th, 0.5f), dk(Th, 0.5f), dv(Th, 0.5f);
+                    std::fill(dp.begin(), dp.end(), 0.0f);
+                    icl::banded_attention_forward(P.data(), O.data(), q.data(), k.data(), v.data(), T, hs, w, scale);
+                    icl::banded_attention_backward(dq.data(), dk.data(), dv.data(), dp.data(), dO.data(),
+                                                   q.data(), k.data(), v.data(), P.data(), T, hs, w, scale);
+                    size_t outside = 0;  // exactly 0 outside the band
+                    for (int i = 0; i < T; ++i)
+                        for (int j = 0; j < T; ++j)
+                            if (!mask.allows(i, j)) outside += P[(size_t)i * T + j] != 0.0f;
+                    CHECK(outside == 0);
+                    // the fast exp is within 2 ulp of std::exp; the rest as above
+                    CHECK(worst(P, P0, atol, 1e-5) <= 1.0);
+                    CHECK(worst(O, O0, atol, 1e-5) <= 1.0);
+                    CHECK(worst(dq, dq0, atol, 1e-5) <= 1.0);
+                    CHECK(worst(dk, dk0, atol, 1e-5) <= 1.0);
+                    CHECK(worst(dv, dv0, atol, 1e-5) <= 1.0);
+                }
+            }
 }

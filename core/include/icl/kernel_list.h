@@ -46,6 +46,27 @@ ICL_KERNEL(attention_softmax, (float* P, const float* S, int T, float scale, Att
 ICL_KERNEL(attention_softmax_backward, (float* dS, const float* dP, const float* P, int T, float scale),
            (dS, dP, P, T, scale))
 
+// ---- banded attention: one head whose mask keeps the last w keys ----------------
+// A banded layer with window w < T scores only the pairs t−w < j <= t: O(T·w·hs) work
+// instead of the dense path's O(T²·hs) matmuls over a (T,T) matrix that is then
+// masked. P is still written whole, zeros outside the band: every reader of att
+// indexes it as (T,T), and zeroing T² floats costs hs times less than the score
+// matmul the band skips.
+// P (T,T) = softmax over row t's band j in [max(0, t−w+1), t] of scale · q_t · k_j,
+// 0 outside it; O (T,hs) = P v; q, k, v (T,hs); w >= 1
+ICL_KERNEL(banded_attention_forward,
+           (float* P, float* O, const float* q, const float* k, const float* v, int T, int hs,
+            int w, float scale),
+           (P, O, q, k, v, T, hs, w, scale))
+// Over the band (pairs outside it have P = 0 and pass nothing), with dO, q, k, v (T,hs),
+// P (T,T) from the forward, dp scratch (w):
+//   dv_j += Σ_t P_tj dO_t,   dP_tj = dO_t · v_j,   dS_tj = scale P_tj (dP_tj − Σ_i P_ti dP_ti),
+//   dq_t += Σ_j dS_tj k_j,   dk_j += Σ_t dS_tj q_t          (dq, dk, dv (T,hs))
+ICL_KERNEL(banded_attention_backward,
+           (float* dq, float* dk, float* dv, float* dp, const float* dO, const float* q,
+            const float* k, const float* v, const float* P, int T, int hs, int w, float scale),
+           (dq, dk, dv, dp, dO, q, k, v, P, T, hs, w, scale))
+
 // ---- layernorm ------------------------------------------------------------------
 // y (N,C) = (x − mean) * rstd * gamma (C) + beta (C); writes mean (N), rstd (N)
 // (GPT-2 and PyTorch use eps = 1e-5)
