@@ -14,12 +14,12 @@ RegressionTask sample_task(Rng& rng, const TaskConfig& cfg, int n_context) {
     RegressionTask t;
     t.w.resize(static_cast<size_t>(cfg.d));
     for (float& w : t.w) w = rng.normal();
-    t.x = Mat(n_context, cfg.d);
-    for (float& x : t.x.v) x = draw_input(rng, cfg);
+    t.x = matrix(n_context, cfg.d);
+    for (float& x : t.x.storage()) x = draw_input(rng, cfg);
     if (cfg.bias_feature)
         for (int i = 0; i < n_context; ++i) t.x(i, cfg.d - 1) = 1.0f;
     t.y.resize(static_cast<size_t>(n_context));
-    for (int i = 0; i < n_context; ++i) t.y[i] = dot(t.w.data(), t.x.row(i), cfg.d) + cfg.noise * rng.normal();
+    for (int i = 0; i < n_context; ++i) t.y[i] = dot(t.w.data(), row(t.x, i), cfg.d) + cfg.noise * rng.normal();
     t.x_query.resize(static_cast<size_t>(cfg.d));
     for (float& x : t.x_query) x = draw_input(rng, cfg);
     if (cfg.bias_feature) t.x_query.back() = 1.0f;
@@ -35,21 +35,21 @@ std::vector<RegressionTask> sample_tasks(Rng& rng, const TaskConfig& cfg, int n_
 }
 
 float gd_one_step_prediction(const RegressionTask& task, float eta) {
-    const int n = task.x.rows, d = task.x.cols;
+    const int n = rows(task.x), d = cols(task.x);
     if (n == 0) return 0.0f;
     float s = 0.0f;
-    for (int i = 0; i < n; ++i) s += task.y[i] * dot(task.x.row(i), task.x_query.data(), d);
+    for (int i = 0; i < n; ++i) s += task.y[i] * dot(row(task.x, i), task.x_query.data(), d);
     return eta / float(n) * s;
 }
 
 std::vector<float> gd_weights(const RegressionTask& task, float eta, int steps) {
-    const int n = task.x.rows, d = task.x.cols;
+    const int n = rows(task.x), d = cols(task.x);
     std::vector<float> w(static_cast<size_t>(d), 0.0f), grad(static_cast<size_t>(d));
     if (n == 0) return w;
     for (int s = 0; s < steps; ++s) {
         std::fill(grad.begin(), grad.end(), 0.0f);
         for (int i = 0; i < n; ++i) {
-            const float r = dot(w.data(), task.x.row(i), d) - task.y[i];  // residual
+            const float r = dot(w.data(), row(task.x, i), d) - task.y[i];  // residual
             for (int c = 0; c < d; ++c) grad[c] += r * task.x(i, c);
         }
         for (int c = 0; c < d; ++c) w[c] -= eta / float(n) * grad[c];

@@ -16,9 +16,9 @@
 namespace icl {
 namespace {
 
-Mat random_normal(Rng& rng, int rows, int cols, float std) {
-    Mat m(rows, cols);
-    for (float& x : m.v) x = rng.normal(0.0f, std);
+Matrix random_normal(Rng& rng, int rows, int cols, float std) {
+    Matrix m = matrix(rows, cols);
+    for (float& x : m.storage()) x = rng.normal(0.0f, std);
     return m;
 }
 
@@ -42,8 +42,8 @@ void compare(const float* a, const float* b, int n, double& rel_err, double& cos
 struct LastOutputs {
     std::vector<double> linear, softmax, centred;
 };
-LastOutputs last_outputs(const Mat& k, const Mat& v, const float* q_last, float scale) {
-    const int T = k.rows, dk = k.cols, dv = v.cols;
+LastOutputs last_outputs(const Matrix& k, const Matrix& v, const float* q_last, float scale) {
+    const int T = rows(k), dk = cols(k), dv = cols(v);
     // k, v and q are linear in the embeddings, so scaling the embeddings by s scales each by s.
     std::vector<double> z(T);
     double zmax = -1e300, zmean = 0;
@@ -107,38 +107,38 @@ public:
         Rng rng(ctx_.seed);
         // Token embeddings with entries ~ N(0, 1) and projections ~ N(0, 1/d_model); the
         // scale parameter multiplies the embeddings, so scores grow with its square.
-        const Mat tokens = random_normal(rng, T, d_model, 1.0f);
+        const Matrix tokens = random_normal(rng, T, d_model, 1.0f);
         const float proj_std = 1.0f / std::sqrt(float(d_model));
-        const Mat w_q = random_normal(rng, d_model, d_head, proj_std), w_k = random_normal(rng, d_model, d_head, proj_std),
+        const Matrix w_q = random_normal(rng, d_model, d_head, proj_std), w_k = random_normal(rng, d_model, d_head, proj_std),
                   w_v = random_normal(rng, d_model, d_head, proj_std);
-        auto project = [&](float scale, Mat& q, Mat& k, Mat& v) {
-            Mat x = tokens;
-            for (float& e : x.v) e *= scale;
+        auto project = [&](float scale, Matrix& q, Matrix& k, Matrix& v) {
+            Matrix x = tokens;
+            for (float& e : x.storage()) e *= scale;
             q = matmul(x, w_q);
             k = matmul(x, w_k);
             v = matmul(x, w_v);
         };
-        Mat q, k, v;
+        Matrix q, k, v;
         project(p.f("input_scale"), q, k, v);
 
-        const Mat attn = linear_attention_causal(q, k, v);
+        const Matrix attn = linear_attention_causal(q, k, v);
         fast_ = fast_weight_causal(q, k, v, &history_);
-        for (size_t i = 0; i < attn.v.size(); ++i)
-            max_abs_diff_ = std::max(max_abs_diff_, double(std::fabs(attn.v[i] - fast_.v[i])));
+        for (size_t i = 0; i < attn.size(); ++i)
+            max_abs_diff_ = std::max(max_abs_diff_, double(std::fabs(attn.storage()[i] - fast_.storage()[i])));
         double largest = 0;
-        for (float y : attn.v) largest = std::max(largest, double(std::fabs(y)));
+        for (float y : attn.storage()) largest = std::max(largest, double(std::fabs(y)));
         rel_diff_ = largest > 0 ? max_abs_diff_ / largest : 0.0;
 
         // Dai et al.'s split at the last position: demonstrations [0, n_demos), query tokens after.
         delta_icl_ = outer_product_sum(v, k, 0, n_demos_);
         w_zsl_ = outer_product_sum(v, k, n_demos_, T);
-        const float* q_last = q.row(T - 1);
+        const float* q_last = row(q, T - 1);
         const std::vector<float> a = matvec(delta_icl_, q_last), b = matvec(w_zsl_, q_last);
         for (int c = 0; c < d_head; ++c)
             split_diff_ = std::max(split_diff_, double(std::fabs(a[c] + b[c] - attn(T - 1, c))));
 
-        const Mat soft = softmax_attention_causal(q, k, v);
-        compare(attn.row(T - 1), soft.row(T - 1), d_head, softmax_rel_err_, softmax_cos_);
+        const Matrix soft = softmax_attention_causal(q, k, v);
+        compare(row(attn, T - 1), row(soft, T - 1), d_head, softmax_rel_err_, softmax_cos_);
 
         // The gap over many draws of tokens and projections from the same distributions
         // (draw 0 is the one above), at the chosen scale and along a geometric grid of
@@ -151,12 +151,12 @@ public:
         std::vector<std::vector<double>> grid_rel(kGrid), grid_cos(kGrid), grid_centred(kGrid);
         for (int dr = 0; dr < draws; ++dr) {
             Rng g(ctx_.seed, 1000 + uint64_t(dr));  // draw 0 reuses the tokens and projections above
-            Mat tk = dr == 0 ? tokens : random_normal(g, T, d_model, 1.0f);
-            Mat wq = dr == 0 ? w_q : random_normal(g, d_model, d_head, proj_std);
-            Mat wk = dr == 0 ? w_k : random_normal(g, d_model, d_head, proj_std);
-            Mat wv = dr == 0 ? w_v : random_normal(g, d_model, d_head, proj_std);
-            const Mat q1 = matmul(tk, wq), k1 = matmul(tk, wk), v1 = matmul(tk, wv);
-            const float* ql = q1.row(T - 1);
+            Matrix tk = dr == 0 ? tokens : random_normal(g, T, d_model, 1.0f);
+            Matrix wq = dr == 0 ? w_q : random_normal(g, d_model, d_head, proj_std);
+            Matrix wk = dr == 0 ? w_k : random_normal(g, d_model, d_head, proj_std);
+            Matrix wv = dr == 0 ? w_v : random_normal(g, d_model, d_head, proj_std);
+            const Matrix q1 = matmul(tk, wq), k1 = matmul(tk, wk), v1 = matmul(tk, wv);
+            const float* ql = row(q1, T - 1);
             auto add = [&](float s, std::vector<double>& rel_out, std::vector<double>& cos_out, std::vector<double>& cen_out) {
                 const LastOutputs o = last_outputs(k1, v1, ql, s);
                 double rel, cos, cen, cen_cos;
@@ -196,7 +196,7 @@ public:
         std::vector<Panel> panels;
         if (!done_) return panels;
         const Lang L = ctx_.lang;
-        const int T = fast_.rows, shown = std::min(ctx_.params.i("show_after"), n_demos_);
+        const int T = rows(fast_), shown = std::min(ctx_.params.i("show_after"), n_demos_);
 
         ScalarsPanel s{tr(L, "Two forms of one linear attention; linear vs softmax for this seed and over the draws",
                           "한 linear attention의 두 형태; 이 seed와 여러 draw에서 본 linear 대 softmax"), {}};
@@ -239,17 +239,17 @@ public:
                               "이 seed의 softmax_cos보다 cosine이 작은 draw의 비율")});
         panels.push_back(s);
 
-        const auto cols = numbered_labels("k", history_.front().cols);
-        const auto rows = numbered_labels("v", history_.front().rows);
+        const auto key_labels = numbered_labels("k", cols(history_.front()));
+        const auto value_labels = numbered_labels("v", rows(history_.front()));
         panels.push_back(heatmap_of(
             history_[static_cast<size_t>(shown - 1)],
             std::string(tr(L, "Fast weights W after demonstration ", "demonstration ")) + std::to_string(shown) +
                 tr(L, "", "개를 읽은 뒤의 fast weight W"),
-            tr(L, "key entry", "key 성분"), tr(L, "value entry", "value 성분"), true, rows, cols));
+            tr(L, "key entry", "key 성분"), tr(L, "value entry", "value 성분"), true, value_labels, key_labels));
         panels.push_back(heatmap_of(delta_icl_, tr(L, "ΔW_ICL = Σ over demonstrations of v_i ⊗ k_i", "ΔW_ICL = demonstration들의 v_i ⊗ k_i 합"),
-                                      tr(L, "key entry", "key 성분"), tr(L, "value entry", "value 성분"), true, rows, cols));
+                                      tr(L, "key entry", "key 성분"), tr(L, "value entry", "value 성분"), true, value_labels, key_labels));
         panels.push_back(heatmap_of(w_zsl_, tr(L, "W_ZSL = Σ of v_i ⊗ k_i over the query's own tokens", "W_ZSL = query 자신의 token들에 대한 합"),
-                                      tr(L, "key entry", "key 성분"), tr(L, "value entry", "value 성분"), true, rows, cols));
+                                      tr(L, "key entry", "key 성분"), tr(L, "value entry", "value 성분"), true, value_labels, key_labels));
 
         LinesPanel growth;
         growth.title = tr(L, "The fast-weight matrix grows one token at a time", "fast-weight 행렬은 token 하나씩 자란다");
@@ -258,7 +258,7 @@ public:
         Series norm{"||W_t||_F", {}, {}, {}, false};
         for (int t = 0; t < T; ++t) {
             double sq = 0;
-            for (float w : history_[t].v) sq += double(w) * w;
+            for (float w : history_[t].storage()) sq += double(w) * w;
             norm.x.push_back(t + 1);
             norm.y.push_back(std::sqrt(sq));
         }
@@ -306,8 +306,8 @@ private:
     DemoContext ctx_;
     bool done_ = false;
     int n_demos_ = 0;
-    Mat fast_, delta_icl_, w_zsl_;
-    std::vector<Mat> history_;
+    Matrix fast_, delta_icl_, w_zsl_;
+    std::vector<Matrix> history_;
     Series sweep_rel_, sweep_cos_, sweep_centred_;
     std::array<double, 3> draw_cos_{}, draw_scaled_{}, draw_rel_{};  // quartiles over the draws
     double centred_median_ = 0, seed_cos_rank_ = 0;

@@ -16,9 +16,9 @@
 namespace icl {
 namespace {
 
-Mat random_normal(Rng& rng, int rows, int cols, float std) {
-    Mat m(rows, cols);
-    for (float& x : m.v) x = rng.normal(0.0f, std);
+Matrix random_normal(Rng& rng, int rows, int cols, float std) {
+    Matrix m = matrix(rows, cols);
+    for (float& x : m.storage()) x = rng.normal(0.0f, std);
     return m;
 }
 
@@ -35,12 +35,12 @@ public:
         Rng rng(ctx_.seed);
         // Inputs ~ N(0, I/d_in) so ||x||² ≈ 1 and one lr range suits every d_in.
         const float x_std = 1.0f / std::sqrt(float(d_in));
-        const Mat teacher = random_normal(rng, d_out, d_in, 1.0f);
-        const Mat w0 = random_normal(rng, d_out, d_in, 0.1f);
-        const Mat x_train = random_normal(rng, n_train, d_in, x_std);
-        Mat y_train(n_train, d_out);
+        const Matrix teacher = random_normal(rng, d_out, d_in, 1.0f);
+        const Matrix w0 = random_normal(rng, d_out, d_in, 0.1f);
+        const Matrix x_train = random_normal(rng, n_train, d_in, x_std);
+        Matrix y_train = matrix(n_train, d_out);
         for (int i = 0; i < n_train; ++i) {
-            const auto clean = matvec(teacher, x_train.row(i));
+            const auto clean = matvec(teacher, row(x_train, i));
             for (int o = 0; o < d_out; ++o) y_train(i, o) = clean[o] + p.f("noise") * rng.normal();
         }
         x_test_ = random_normal(rng, n_test, d_in, x_std);
@@ -50,19 +50,19 @@ public:
         cfg.lr = p.f("lr");
         cfg.epochs = p.i("epochs");
         run_ = train_linear_layer(w0, x_train, y_train, cfg);
-        if (!std::all_of(run_.w.v.begin(), run_.w.v.end(), [](float w) { return std::isfinite(w); })) {
+        if (!std::all_of(run_.w.storage().begin(), run_.w.storage().end(), [](float w) { return std::isfinite(w); })) {
             error_ = tr(ctx_.lang, "training diverged (non-finite weights): lower lr",
                         "학습이 발산했습니다(가중치가 유한하지 않음): lr을 낮추세요");
             return;
         }
-        primal_ = Mat(n_test, d_out);
-        dual_ = Mat(n_test, d_out);
-        scores_ = Mat(n_train, n_test);
+        primal_ = matrix(n_test, d_out);
+        dual_ = matrix(n_test, d_out);
+        scores_ = matrix(n_train, n_test);
         double max_out = 0.0, loss = 0.0;
         for (int j = 0; j < n_test; ++j) {
-            const auto yp = primal_output(run_, x_test_.row(j));
-            const auto yd = dual_output(run_, x_test_.row(j));
-            const auto yt = matvec(teacher, x_test_.row(j));
+            const auto yp = primal_output(run_, row(x_test_, j));
+            const auto yd = dual_output(run_, row(x_test_, j));
+            const auto yt = matvec(teacher, row(x_test_, j));
             for (int o = 0; o < d_out; ++o) {
                 primal_(j, o) = yp[o];
                 dual_(j, o) = yd[o];
@@ -71,7 +71,7 @@ public:
                 loss += 0.5 * double(yp[o] - yt[o]) * (yp[o] - yt[o]);
             }
             // The scores of one epoch's updates: later epochs repeat the same keys.
-            const auto s = attention_scores(run_, x_test_.row(j));
+            const auto s = attention_scores(run_, row(x_test_, j));
             for (int i = 0; i < n_train; ++i) scores_(i, j) = s[i];
         }
         rel_diff_ = max_out > 0 ? max_abs_diff_ / max_out : 0.0;
@@ -86,7 +86,7 @@ public:
         const Lang L = ctx_.lang;
         const Params& p = ctx_.params;
         const bool adam = p.s("optimizer") == "adam";
-        const int d_in = p.i("d_in"), d_out = p.i("d_out"), n_test = p.i("n_test"), T = run_.keys.rows;
+        const int d_in = p.i("d_in"), d_out = p.i("d_out"), n_test = p.i("n_test"), T = rows(run_.keys);
 
         ScalarsPanel s{tr(L, "Primal vs dual", "primal과 dual 비교"), {}};
         s.items.push_back({"max_abs_diff", max_abs_diff_, "",
@@ -125,7 +125,7 @@ public:
             scores_, tr(L, "Attention scores x_i · x_test: which training inputs each test input spotlights",
                         "attention score x_i · x_test: 각 테스트 입력이 어떤 학습 입력에 주목하는가"),
             tr(L, "test input (query)", "테스트 입력 (query)"), tr(L, "training input (key)", "학습 입력 (key)"), true,
-            numbered_labels("x", scores_.rows), numbered_labels("q", n_test)));
+            numbered_labels("x", rows(scores_)), numbered_labels("q", n_test)));
         panels.push_back(outputs);
 
         auto shape = [](int a, int b) { return std::to_string(a) + " × " + std::to_string(b); };
@@ -164,7 +164,7 @@ private:
     DemoContext ctx_;
     bool done_ = false;
     LinearLayerRun run_;
-    Mat x_test_, primal_, dual_, scores_;
+    Matrix x_test_, primal_, dual_, scores_;
     double max_abs_diff_ = 0.0, rel_diff_ = 0.0, test_loss_ = 0.0;
 };
 

@@ -26,8 +26,8 @@ const char* const kScalarNames[kMethods] = {"lstsq_at_d", "ridge_at_d", "gd_at_d
 RegressionTask prefix(const RegressionTask& t, int k) {
     RegressionTask p;
     p.w = t.w;
-    p.x = Mat(k, t.x.cols);
-    std::copy(t.x.v.begin(), t.x.v.begin() + static_cast<long>(k) * t.x.cols, p.x.v.begin());
+    p.x = matrix(k, cols(t.x));
+    std::copy(t.x.storage().begin(), t.x.storage().begin() + static_cast<long>(k) * cols(t.x), p.x.storage().begin());
     p.y.assign(t.y.begin(), t.y.begin() + k);
     p.x_query = t.x_query;
     p.y_query = t.y_query;
@@ -36,7 +36,7 @@ RegressionTask prefix(const RegressionTask& t, int k) {
 
 // Mean y of the 3 context inputs nearest to the query (all of them if k < 3; 0 if k = 0).
 float knn3_prediction(const RegressionTask& t) {
-    const int k = t.x.rows, d = t.x.cols;
+    const int k = rows(t.x), d = cols(t.x);
     std::vector<std::pair<float, int>> dist;
     for (int i = 0; i < k; ++i) {
         float s = 0;

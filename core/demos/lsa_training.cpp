@@ -23,7 +23,7 @@ constexpr int kCurvePoints = 60;
 // K steps of GD with step size eta, evaluated at the query.
 float gd_predict(const RegressionTask& t, float eta, int steps) {
     const std::vector<float> w = gd_weights(t, eta, steps);
-    return dot(w.data(), t.x_query.data(), t.x.cols);
+    return dot(w.data(), t.x_query.data(), cols(t.x));
 }
 
 class LsaTrainingSession : public Session {

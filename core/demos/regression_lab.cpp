@@ -68,11 +68,11 @@ std::shared_ptr<SharedTraining> shared_training(bool bias, int n, uint64_t seed)
 // ΔW read off one LSA layer: the query (x_q, 0) leaves it as (x_q, 0) + (x_q, 0) M with
 // M = W_KQᵀ C W_PVᵀ (C the context's Σ e_i e_iᵀ), and ŷ = −(y entry), so
 // ŷ = Σ_c x_q,c · (−M(c, y)): the layer's fast weight is the column −M(:d, y).
-std::vector<double> layer_fast_weight(const LsaLayer& layer, const Mat& context_tokens, int n) {
-    const int dim = context_tokens.cols, d = dim - 1;
-    Mat c(dim, dim);
-    for (int i = 0; i < n; ++i) add_outer(c, 1.0f, context_tokens.row(i), context_tokens.row(i));
-    const Mat m = matmul(matmul(transpose(layer.w_kq), c), transpose(layer.w_pv));
+std::vector<double> layer_fast_weight(const LsaLayer& layer, const Matrix& context_tokens, int n) {
+    const int dim = cols(context_tokens), d = dim - 1;
+    Matrix c = matrix(dim, dim);
+    for (int i = 0; i < n; ++i) add_outer(c, 1.0f, row(context_tokens, i), row(context_tokens, i));
+    const Matrix m = matmul(matmul(transpose(layer.w_kq), c), transpose(layer.w_pv));
     std::vector<double> w(static_cast<size_t>(d));
     for (int k = 0; k < d; ++k) w[k] = -m(k, d);
     return w;
@@ -122,7 +122,7 @@ private:
     std::shared_ptr<SharedTraining> training_;
     bool analytic_done_ = false;
     RegressionTask task_;   // the learner's points as a task (x_query is set per grid point)
-    Mat context_tokens_;    // n × D, the context rows of the LSA's input
+    Matrix context_tokens_;    // n × D, the context rows of the LSA's input
     std::vector<double> grid_, gd1_, lsa_, gdk_, ls_, ridge_;
     std::vector<double> dw_gd_, dw_lsa_, w_k_, w_ls_, w_ridge_;
     double max_gap_ = 0, eta_stable_ = 0;
@@ -137,7 +137,7 @@ void RegressionLabSession::compute_analytic() {
     const auto& pts = p.pts("points");
     const int n = static_cast<int>(pts.size()), d = bias_ ? 2 : 1;
     const float eta = p.f("eta");
-    task_.x = Mat(n, d);
+    task_.x = matrix(n, d);
     task_.y.resize(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
         const auto phi = features(pts[i][0]);
@@ -146,9 +146,9 @@ void RegressionLabSession::compute_analytic() {
     }
     task_.x_query = features(0.0);
     task_.w.assign(static_cast<size_t>(d), 0.0f);
-    context_tokens_ = regression_tokens(task_);
-    context_tokens_.rows = n;
-    context_tokens_.v.resize(static_cast<size_t>(n) * (d + 1));
+    const Matrix all_tokens = regression_tokens(task_);  // the n context rows, then the query's
+    context_tokens_ = matrix(n, d + 1);
+    std::copy_n(all_tokens.data(), context_tokens_.size(), context_tokens_.data());
 
     // GD: ΔW = (η/n) Σ y_i φ(x_i) from W0 = 0, and k steps.
     const std::vector<float> w1 = gd_weights(task_, eta, 1), wk = gd_weights(task_, eta, p.i("k_steps"));
@@ -167,7 +167,7 @@ void RegressionLabSession::compute_analytic() {
     // The constructed layer, every grid point as a query row after the context (query
     // rows take no part in the keys and values, so one forward serves them all).
     const LsaModel constructed{combine(gd_construction(d, eta, n))};
-    Mat tokens(n + kGrid, d + 1);
+    Matrix tokens = matrix(n + kGrid, d + 1);
     for (int i = 0; i < n; ++i)
         for (int k = 0; k <= d; ++k) tokens(i, k) = context_tokens_(i, k);
     grid_.resize(kGrid);
@@ -176,7 +176,7 @@ void RegressionLabSession::compute_analytic() {
         const auto phi = features(grid_[g]);
         for (int k = 0; k < d; ++k) tokens(n + g, k) = phi[k];
     }
-    const Mat out = lsa_forward(constructed, tokens, n).output;
+    const Matrix out = lsa_forward(constructed, tokens, n).output;
     dw_lsa_ = layer_fast_weight(constructed[0], context_tokens_, n);
 
     auto ls = least_squares(task_.x, task_.y.data(), 0.0);
@@ -210,14 +210,14 @@ std::vector<Panel> RegressionLabSession::panels() const {
     std::vector<double> trained(kGrid);
     std::vector<double> dw_trained;
     if (!trained_.empty()) {
-        Mat tokens(n + kGrid, d + 1);
+        Matrix tokens = matrix(n + kGrid, d + 1);
         for (int i = 0; i < n; ++i)
             for (int k = 0; k <= d; ++k) tokens(i, k) = context_tokens_(i, k);
         for (int g = 0; g < kGrid; ++g) {
             const auto phi = features(grid_[g]);
             for (int k = 0; k < d; ++k) tokens(n + g, k) = phi[k];
         }
-        const Mat out = lsa_forward(trained_, tokens, n).output;
+        const Matrix out = lsa_forward(trained_, tokens, n).output;
         for (int g = 0; g < kGrid; ++g) trained[g] = -double(out(n + g, d));
         dw_trained = layer_fast_weight(trained_[0], context_tokens_, n);
     }

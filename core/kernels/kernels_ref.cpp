@@ -1,5 +1,6 @@
 // Plain scalar references for every kernel in kernels.h: the simplest loops that
 // compute the documented formula. The fast paths are tested against these.
+#include <algorithm>
 #include <cmath>
 
 #include "icl/kernels.h"
@@ -92,6 +93,72 @@ void attention_softmax_backward(float* dS, const float* dP, const float* P, int 
         float dot = 0.0f;
         for (int j = 0; j < T; ++j) dot += dp[j] * p[j];
         for (int j = 0; j < T; ++j) dS[(size_t)i * T + j] += scale * p[j] * (dp[j] - dot);
+    }
+}
+
+// ---- banded attention (one head, window w: row t keeps keys t−w < j <= t) ----------
+
+// P (T,T) band softmax of scale q_t · k_j, 0 outside; O (T,hs) = P v
+void banded_attention_forward(float* P, float* O, const float* q, const float* k, const float* v,
+                              int T, int hs, int w, float scale) {
+    std::fill_n(P, (size_t)T * T, 0.0f);
+    for (int t = 0; t < T; ++t) {
+        const int lo = std::max(0, t - w + 1);
+        const float* qt = q + (size_t)t * hs;
+        float* p = P + (size_t)t * T;
+        float mx = -INFINITY;
+        for (int j = lo; j <= t; ++j) {
+            const float* kj = k + (size_t)j * hs;
+            float s = 0.0f;
+            for (int c = 0; c < hs; ++c) s += qt[c] * kj[c];
+            p[j] = scale * s;
+            mx = std::max(mx, p[j]);
+        }
+        float sum = 0.0f;
+        for (int j = lo; j <= t; ++j) sum += (p[j] = std::exp(p[j] - mx));
+        const float inv = 1.0f / sum;  // sum >= 1: the max term is exp(0)
+        float* o = O + (size_t)t * hs;
+        std::fill_n(o, hs, 0.0f);
+        for (int j = lo; j <= t; ++j) {
+            p[j] *= inv;
+            const float* vj = v + (size_t)j * hs;
+            for (int c = 0; c < hs; ++c) o[c] += p[j] * vj[c];
+        }
+    }
+}
+
+// dv_j += Σ_t P_tj dO_t, dP_tj = dO_t · v_j, dS_tj = scale P_tj (dP_tj − Σ_i P_ti dP_ti),
+// dq_t += Σ_j dS_tj k_j, dk_j += Σ_t dS_tj q_t; dp scratch (w)
+void banded_attention_backward(float* dq, float* dk, float* dv, float* dp, const float* dO,
+                               const float* q, const float* k, const float* v, const float* P,
+                               int T, int hs, int w, float scale) {
+    for (int t = 0; t < T; ++t) {
+        const int lo = std::max(0, t - w + 1);
+        const float* p = P + (size_t)t * T;
+        const float* dot = dO + (size_t)t * hs;
+        float rowsum = 0.0f;  // Σ_j P_tj dP_tj
+        for (int j = lo; j <= t; ++j) {
+            const float* vj = v + (size_t)j * hs;
+            float* dvj = dv + (size_t)j * hs;
+            float s = 0.0f;
+            for (int c = 0; c < hs; ++c) {
+                s += dot[c] * vj[c];
+                dvj[c] += p[j] * dot[c];
+            }
+            dp[j - lo] = s;
+            rowsum += p[j] * s;
+        }
+        const float* qt = q + (size_t)t * hs;
+        float* dqt = dq + (size_t)t * hs;
+        for (int j = lo; j <= t; ++j) {
+            const float ds = scale * p[j] * (dp[j - lo] - rowsum);
+            const float* kj = k + (size_t)j * hs;
+            float* dkj = dk + (size_t)j * hs;
+            for (int c = 0; c < hs; ++c) {
+                dqt[c] += ds * kj[c];
+                dkj[c] += ds * qt[c];
+            }
+        }
     }
 }
 

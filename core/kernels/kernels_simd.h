@@ -448,6 +448,71 @@ struct Kernels {
         }
     }
 
+    // ---- banded attention -------------------------------------------------------------
+    // Vectors run along hs (a head's q, k, v rows are contiguous); the band's scores,
+    // at most w of them, go through the row helpers above.
+    // Σ a (n) · b (n)
+    static float dot(const float* a, const float* b, int n) {
+        B acc(0.0f);
+        int c = 0;
+        for (; c + W <= n; c += W) acc = fma(B::load_unaligned(a + c), B::load_unaligned(b + c), acc);
+        float s = xsimd::hadd(acc);
+        for (; c < n; ++c) s += a[c] * b[c];
+        return s;
+    }
+    // y (n) += a x (n)
+    static void axpy(float* y, float a, const float* x, int n) {
+        const B av(a);
+        int c = 0;
+        for (; c + W <= n; c += W)
+            fma(av, B::load_unaligned(x + c), B::load_unaligned(y + c)).store_unaligned(y + c);
+        for (; c < n; ++c) y[c] += a * x[c];
+    }
+
+    // P (T,T) band softmax of scale q_t · k_j (0 outside), O (T,hs) = P v
+    static void banded_attention_forward(float* P, float* O, const float* q, const float* k,
+                                         const float* v, int T, int hs, int w, float scale) {
+        std::fill_n(P, (size_t)T * T, 0.0f);
+        for (int t = 0; t < T; ++t) {
+            const int lo = std::max(0, t - w + 1), n = t - lo + 1;
+            const float* qt = q + (size_t)t * hs;
+            float* p = P + (size_t)t * T + lo;
+            for (int j = 0; j < n; ++j) p[j] = dot(qt, k + (size_t)(lo + j) * hs, hs);
+            const float mx = row_max(p, n, scale);
+            scale_row(p, n, 1.0f / exp_row(p, p, n, scale, mx));
+            float* o = O + (size_t)t * hs;
+            std::fill_n(o, hs, 0.0f);
+            for (int j = 0; j < n; ++j) axpy(o, p[j], v + (size_t)(lo + j) * hs, hs);
+        }
+    }
+
+    // dv, dq, dk (T,hs) += the band's gradients (see the reference); dp scratch (w)
+    static void banded_attention_backward(float* dq, float* dk, float* dv, float* dp,
+                                          const float* dO, const float* q, const float* k,
+                                          const float* v, const float* P, int T, int hs, int w,
+                                          float scale) {
+        for (int t = 0; t < T; ++t) {
+            const int lo = std::max(0, t - w + 1), n = t - lo + 1;
+            const float* p = P + (size_t)t * T + lo;
+            const float* dot_t = dO + (size_t)t * hs;
+            float rowsum = 0.0f;  // Σ_j P_tj dP_tj
+            for (int j = 0; j < n; ++j) {
+                const size_t o = (size_t)(lo + j) * hs;
+                dp[j] = dot(dot_t, v + o, hs);
+                axpy(dv + o, p[j], dot_t, hs);
+                rowsum += p[j] * dp[j];
+            }
+            const float* qt = q + (size_t)t * hs;
+            float* dqt = dq + (size_t)t * hs;
+            for (int j = 0; j < n; ++j) {
+                const float ds = scale * p[j] * (dp[j] - rowsum);
+                const size_t o = (size_t)(lo + j) * hs;
+                axpy(dqt, ds, k + o, hs);
+                axpy(dk + o, ds, qt, hs);
+            }
+        }
+    }
+
     // ---- layernorm -------------------------------------------------------------------
     // Σ x (n)
     static float row_sum(const float* x, int n) {
@@ -704,15 +769,13 @@ struct Kernels {
         }
     }
 
-    // The entry points, in KernelTable's order.
+    // The entry points, one per line of kernel_list.h.
     static constexpr detail::KernelTable table() {
-        return {matmul_nn,         matmul_nt,          matmul_tn,
-                matmul_nt_lower,   matmul_nn_lower,    matmul_tn_lower,
-                attention_softmax, attention_softmax_backward,
-                layernorm_forward, layernorm_backward, gelu_forward,
-                gelu_backward,     crossentropy_forward, crossentropy_backward,
-                adamw_update,      sgd_momentum_update,
-                feature_map_forward, feature_map_backward, fast_weight_step};
+        return {
+#define ICL_KERNEL(name, params, args) name,
+#include "icl/kernel_list.h"
+#undef ICL_KERNEL
+        };
     }
 };
 

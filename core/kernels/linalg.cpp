@@ -5,27 +5,27 @@
 
 namespace icl {
 
-Mat identity(int n) {
-    Mat m(n, n);
+Matrix identity(int n) {
+    Matrix m = matrix(n, n);
     for (int i = 0; i < n; ++i) m(i, i) = 1.0f;
     return m;
 }
 
-Mat transpose(const Mat& a) {
-    Mat t(a.cols, a.rows);
-    for (int i = 0; i < a.rows; ++i)
-        for (int j = 0; j < a.cols; ++j) t(j, i) = a(i, j);
+Matrix transpose(const Matrix& a) {
+    Matrix t = matrix(cols(a), rows(a));
+    for (int i = 0; i < rows(a); ++i)
+        for (int j = 0; j < cols(a); ++j) t(j, i) = a(i, j);
     return t;
 }
 
-Mat matmul(const Mat& a, const Mat& b) {
-    Mat c(a.rows, b.cols);
-    for (int i = 0; i < a.rows; ++i)
-        for (int k = 0; k < a.cols; ++k) {
+Matrix matmul(const Matrix& a, const Matrix& b) {
+    Matrix c = matrix(rows(a), cols(b));
+    for (int i = 0; i < rows(a); ++i)
+        for (int k = 0; k < cols(a); ++k) {
             const float aik = a(i, k);
-            const float* brow = b.row(k);
-            float* crow = c.row(i);
-            for (int j = 0; j < b.cols; ++j) crow[j] += aik * brow[j];
+            const float* brow = row(b, k);
+            float* crow = row(c, i);
+            for (int j = 0; j < cols(b); ++j) crow[j] += aik * brow[j];
         }
     return c;
 }
@@ -36,30 +36,30 @@ float dot(const float* a, const float* b, int n) {
     return s;
 }
 
-void matvec(const Mat& a, const float* x, float* y) {
-    for (int i = 0; i < a.rows; ++i) y[i] = dot(a.row(i), x, a.cols);
+void matvec(const Matrix& a, const float* x, float* y) {
+    for (int i = 0; i < rows(a); ++i) y[i] = dot(row(a, i), x, cols(a));
 }
 
-std::vector<float> matvec(const Mat& a, const float* x) {
-    std::vector<float> y(static_cast<size_t>(a.rows));
+std::vector<float> matvec(const Matrix& a, const float* x) {
+    std::vector<float> y(static_cast<size_t>(rows(a)));
     matvec(a, x, y.data());
     return y;
 }
 
-std::vector<float> matvec_t(const Mat& a, const float* x) {
-    std::vector<float> y(static_cast<size_t>(a.cols), 0.0f);
-    for (int i = 0; i < a.rows; ++i) {
-        const float* r = a.row(i);
-        for (int j = 0; j < a.cols; ++j) y[j] += r[j] * x[i];
+std::vector<float> matvec_t(const Matrix& a, const float* x) {
+    std::vector<float> y(static_cast<size_t>(cols(a)), 0.0f);
+    for (int i = 0; i < rows(a); ++i) {
+        const float* r = row(a, i);
+        for (int j = 0; j < cols(a); ++j) y[j] += r[j] * x[i];
     }
     return y;
 }
 
-void add_outer(Mat& a, float alpha, const float* u, const float* v) {
-    for (int i = 0; i < a.rows; ++i) {
+void add_outer(Matrix& a, float alpha, const float* u, const float* v) {
+    for (int i = 0; i < rows(a); ++i) {
         const float s = alpha * u[i];
-        float* r = a.row(i);
-        for (int j = 0; j < a.cols; ++j) r[j] += s * v[j];
+        float* r = row(a, i);
+        for (int j = 0; j < cols(a); ++j) r[j] += s * v[j];
     }
 }
 
@@ -92,8 +92,8 @@ Expected<std::vector<double>> solve_linear(std::vector<double> a, std::vector<do
     return z;
 }
 
-Expected<std::vector<double>> least_squares(const Mat& x, const float* y, double lambda) {
-    const int k = x.rows, d = x.cols;
+Expected<std::vector<double>> least_squares(const Matrix& x, const float* y, double lambda) {
+    const int k = rows(x), d = cols(x);
     std::vector<double> w(static_cast<size_t>(d), 0.0);
     if (k == 0) return w;
     if (lambda == 0.0 && k < d) {

@@ -72,7 +72,7 @@ Status step(const Model& model, KvCache& cache, int token, float* logits, const 
     for (int l = 0; l < c.layers; ++l) {
         const BlockSlots& p = lay.blocks[(size_t)l];
         const AttentionMask mask = c.mask(l);
-        layernorm_forward(h, &mean, &rstd, x, model.at(p.ln1_w), model.at(p.ln1_b), 1, C);
+        layernorm_forward(h, &mean, &rstd, x, model.at(p.ln1_w), model.at(p.ln1_b), 1, C, kLayerNormEps);
         linear_forward(qkv, h, model.at(p.wq), model.at(p.bq), 1, C, 3 * C);
         const AttentionKind kind = c.kind(l);
         if (kind == AttentionKind::delta) {
@@ -116,7 +116,7 @@ Status step(const Model& model, KvCache& cache, int token, float* logits, const 
         linear_forward(h, atty, model.at(p.wo), model.at(p.bo), 1, C, C);
         for (int i = 0; i < C; ++i) x[i] += h[i];
         if (!c.attention_only) {
-            layernorm_forward(h, &mean, &rstd, x, model.at(p.ln2_w), model.at(p.ln2_b), 1, C);
+            layernorm_forward(h, &mean, &rstd, x, model.at(p.ln2_w), model.at(p.ln2_b), 1, C, kLayerNormEps);
             linear_forward(fc, h, model.at(p.w1), model.at(p.b1), 1, C, F);
             gelu_forward(fc_gelu, fc, (size_t)F);
             linear_forward(h, fc_gelu, model.at(p.w2), model.at(p.b2), 1, F, C);
@@ -124,7 +124,7 @@ Status step(const Model& model, KvCache& cache, int token, float* logits, const 
         }
         add_residual(l + 1);
     }
-    layernorm_forward(h, &mean, &rstd, x, model.at(lay.lnf_w), model.at(lay.lnf_b), 1, C);
+    layernorm_forward(h, &mean, &rstd, x, model.at(lay.lnf_w), model.at(lay.lnf_b), 1, C, kLayerNormEps);
     matmul_nt(logits, h, model.at(lay.wte), 1, C, c.vocab, false);
     cache.length = t + 1;
     return Ok{};

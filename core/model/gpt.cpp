@@ -207,86 +207,9 @@ void add_momentum_backward(float* dv, float* r, const float* dO, int T, int hs, 
         }
 }
 
-// Banded layers with window w < T score only the pairs t−w < j ≤ t: O(T·w·hs) per head
-// in plain loops instead of the O(T²·hs) matmuls over a (T,T) matrix that is then
-// masked. They still write the whole (T,T) P, zeros outside the band: every reader of
-// att (Activations::attention, the heatmaps, probes and induction scores) indexes it
-// as (T,T), and zeroing T² floats is a stream of stores, hs times fewer operations
-// than the score matmul alone that the band skips. The loops are scalar or 4-wide where
-// the matmuls use the widest SIMD, so the band pays off when w is small next to T
-// (measured natively with AVX-512 at T = 65: for w below about T/4).
-
-// One head: P (T,T) = softmax over row t's band j in [max(0, t−w+1), t] of
-// scale · q_t · k_j (0 outside it); O (T,hs) = P v; q, k, v (T,hs).
-void banded_head_forward(float* P, float* O, const float* q, const float* k, const float* v, int T,
-                         int hs, int w, float scale) {
-    std::fill_n(P, (size_t)T * T, 0.0f);
-    for (int t = 0; t < T; ++t) {
-        const int lo = std::max(0, t - w + 1);
-        const float* qt = q + (size_t)t * hs;
-        float* p = P + (size_t)t * T;
-        float mx = -INFINITY;
-        for (int j = lo; j <= t; ++j) {
-            const float* kj = k + (size_t)j * hs;
-            float s = 0.0f;
-            for (int c = 0; c < hs; ++c) s += qt[c] * kj[c];
-            p[j] = scale * s;
-            mx = std::max(mx, p[j]);
-        }
-        float sum = 0.0f;
-        for (int j = lo; j <= t; ++j) sum += (p[j] = std::exp(p[j] - mx));
-        const float inv = 1.0f / sum;  // sum >= 1: the max term is exp(0)
-        float* o = O + (size_t)t * hs;
-        std::fill_n(o, hs, 0.0f);
-        for (int j = lo; j <= t; ++j) {
-            p[j] *= inv;
-            const float* vj = v + (size_t)j * hs;
-            for (int c = 0; c < hs; ++c) o[c] += p[j] * vj[c];
-        }
-    }
-}
-
-// One head's backward over the band (the pairs outside it have P = 0 and pass nothing):
-//   dv_j = Σ_t P_tj dO_t,   dP_tj = dO_t · v_j,   dS_tj = scale P_tj (dP_tj − Σ_i P_ti dP_ti),
-//   dq_t = Σ_j dS_tj k_j,   dk_j = Σ_t dS_tj q_t.
-// dq, dk, dv (T,hs) written; dO, q, k, v (T,hs); P (T,T); dp scratch (w).
-void banded_head_backward(float* dq, float* dk, float* dv, float* dp, const float* dO,
-                          const float* q, const float* k, const float* v, const float* P, int T,
-                          int hs, int w, float scale) {
-    std::fill_n(dk, (size_t)T * hs, 0.0f);
-    std::fill_n(dv, (size_t)T * hs, 0.0f);
-    for (int t = 0; t < T; ++t) {
-        const int lo = std::max(0, t - w + 1);
-        const float* p = P + (size_t)t * T;
-        const float* dot = dO + (size_t)t * hs;
-        float rowsum = 0.0f;  // Σ_j P_tj dP_tj
-        for (int j = lo; j <= t; ++j) {
-            const float* vj = v + (size_t)j * hs;
-            float* dvj = dv + (size_t)j * hs;
-            float s = 0.0f;
-            for (int c = 0; c < hs; ++c) {
-                s += dot[c] * vj[c];
-                dvj[c] += p[j] * dot[c];
-            }
-            dp[j - lo] = s;
-            rowsum += p[j] * s;
-        }
-        const float* qt = q + (size_t)t * hs;
-        float* dqt = dq + (size_t)t * hs;
-        std::fill_n(dqt, hs, 0.0f);
-        for (int j = lo; j <= t; ++j) {
-            const float ds = scale * p[j] * (dp[j - lo] - rowsum);
-            const float* kj = k + (size_t)j * hs;
-            float* dkj = dk + (size_t)j * hs;
-            for (int c = 0; c < hs; ++c) {
-                dqt[c] += ds * kj[c];
-                dkj[c] += ds * qt[c];
-            }
-        }
-    }
-}
-
-// A window >= T allows every causal pair: the dense matmuls do that faster.
+// A banded layer with window w < T computes only its band (banded_attention_*, see
+// kernel_list.h for the cost); a window >= T allows every causal pair, which the
+// dense matmuls do faster.
 bool skips_masked_work(AttentionMask mask, int T) {
     return mask.kind == AttentionMask::banded && mask.window < T;
 }
@@ -314,7 +237,7 @@ void attention_forward(float* att, float* atty, const float* q, const float* k, 
             float* P = att + bh * T * T;
             if (band) {
                 ICL_PROFILE_SCOPE("fwd attn banded");
-                banded_head_forward(P, O, qh, kh, vh, T, hs, mask.window, scale);
+                banded_attention_forward(P, O, qh, kh, vh, T, hs, mask.window, scale);
             } else {
                 {
                     ICL_PROFILE_SCOPE("fwd attn matmul q x kT");
@@ -353,8 +276,9 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dO, const 
             const float* P = att + ((size_t)b * H + h) * T * T;
             if (band) {
                 ICL_PROFILE_SCOPE("bwd attn banded");
-                banded_head_backward(dq + o, dk + o, dv + o, dP, dO + o, q + o, k + o, v + o, P, T,
-                                     hs, mask.window, scale);
+                for (float* g : {dq + o, dk + o, dv + o}) std::fill_n(g, (size_t)T * hs, 0.0f);
+                banded_attention_backward(dq + o, dk + o, dv + o, dP, dO + o, q + o, k + o, v + o, P,
+                                          T, hs, mask.window, scale);
             } else {
                 {
                     ICL_PROFILE_SCOPE("bwd attn matmul dO x vT, PT x dO");
@@ -710,7 +634,7 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
         {
             ICL_PROFILE_SCOPE("fwd layernorm");
             layernorm_forward(acts.ptr(a.ln1), acts.ptr(a.ln1_mean), acts.ptr(a.ln1_rstd), x,
-                              model.at(p.ln1_w), model.at(p.ln1_b), BT, C);
+                              model.at(p.ln1_w), model.at(p.ln1_b), BT, C, kLayerNormEps);
         }
         {
             ICL_PROFILE_SCOPE("fwd matmul qkv (BT,C) x (C,3C)");
@@ -762,7 +686,7 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
             {
                 ICL_PROFILE_SCOPE("fwd layernorm");
                 layernorm_forward(acts.ptr(a.ln2), acts.ptr(a.ln2_mean), acts.ptr(a.ln2_rstd), ra,
-                                  model.at(p.ln2_w), model.at(p.ln2_b), BT, C);
+                                  model.at(p.ln2_w), model.at(p.ln2_b), BT, C, kLayerNormEps);
             }
             {
                 ICL_PROFILE_SCOPE("fwd matmul fc (BT,C) x (C,F)");
@@ -785,7 +709,7 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
     {
         ICL_PROFILE_SCOPE("fwd layernorm");
         layernorm_forward(acts.ptr(acts.lnf), acts.ptr(acts.lnf_mean), acts.ptr(acts.lnf_rstd), x,
-                          model.at(lay.lnf_w), model.at(lay.lnf_b), BT, C);
+                          model.at(lay.lnf_w), model.at(lay.lnf_b), BT, C, kLayerNormEps);
     }
     {
         ICL_PROFILE_SCOPE("fwd matmul lm head (BT,C) x (C,V)");

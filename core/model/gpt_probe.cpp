@@ -21,7 +21,7 @@ Status check(const Model& m, const Activations& a, int layer, int max_layer, int
 
 // rows (T) of `cols` floats at `stride` apart, starting at src
 Matrix copy_rows(const float* src, int T, int cols, int stride) {
-    Matrix out = xt::zeros<float>({(size_t)T, (size_t)cols});
+    Matrix out = matrix(T, cols);
     for (int t = 0; t < T; ++t)
         for (int c = 0; c < cols; ++c) out(t, c) = src[(size_t)t * stride + c];
     return out;

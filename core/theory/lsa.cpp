@@ -8,15 +8,15 @@ namespace icl {
 namespace {
 
 // C = Σ_{i<n} e_i ⊗ e_i, the context tokens' Gram matrix. tokens: rows × D -> D × D
-Mat context_gram(const Mat& tokens, int n_context) {
-    const int dim = tokens.cols;
-    Mat c(dim, dim);
-    for (int i = 0; i < n_context; ++i) add_outer(c, 1.0f, tokens.row(i), tokens.row(i));
+Matrix context_gram(const Matrix& tokens, int n_context) {
+    const int dim = cols(tokens);
+    Matrix c = matrix(dim, dim);
+    for (int i = 0; i < n_context; ++i) add_outer(c, 1.0f, row(tokens, i), row(tokens, i));
     return c;
 }
 
-void add_into(Mat& a, const Mat& b) {
-    for (size_t i = 0; i < a.v.size(); ++i) a.v[i] += b.v[i];
+void add_into(Matrix& a, const Matrix& b) {
+    for (size_t i = 0; i < a.size(); ++i) a.storage()[i] += b.storage()[i];
 }
 
 }  // namespace
@@ -25,17 +25,17 @@ LsaLayer combine(const LsaWeights& w) { return {matmul(transpose(w.w_k), w.w_q),
 
 LsaWeights gd_construction(int d, float eta, int n_context) {
     const int dim = d + 1;
-    LsaWeights w{Mat(dim, dim), Mat(dim, dim), Mat(dim, dim), identity(dim)};
+    LsaWeights w{matrix(dim, dim), matrix(dim, dim), matrix(dim, dim), identity(dim)};
     for (int i = 0; i < d; ++i) w.w_k(i, i) = w.w_q(i, i) = 1.0f;  // [[I_x, 0], [0, 0]]
     w.w_v(d, d) = -1.0f;                                             // [[0, 0], [W0 = 0, −I_y]]
     const float scale = n_context > 0 ? eta / float(n_context) : 0.0f;
-    for (float& p : w.p.v) p *= scale;                               // P = (η/n) I
+    for (float& p : w.p.storage()) p *= scale;                               // P = (η/n) I
     return w;
 }
 
-Mat regression_tokens(const RegressionTask& task) {
-    const int n = task.x.rows, d = task.x.cols;
-    Mat e(n + 1, d + 1);
+Matrix regression_tokens(const RegressionTask& task) {
+    const int n = rows(task.x), d = cols(task.x);
+    Matrix e = matrix(n + 1, d + 1);
     for (int i = 0; i < n; ++i) {
         for (int c = 0; c < d; ++c) e(i, c) = task.x(i, c);
         e(i, d) = task.y[i];
@@ -45,46 +45,46 @@ Mat regression_tokens(const RegressionTask& task) {
 }
 
 // Row form of one layer: E' = E + E M with M = W_KQᵀ C W_PVᵀ (so e_j' = e_j + W_PV C W_KQ e_j).
-LsaForward lsa_forward(const LsaModel& model, const Mat& tokens, int n_context) {
+LsaForward lsa_forward(const LsaModel& model, const Matrix& tokens, int n_context) {
     LsaForward f;
-    Mat e = tokens;
+    Matrix e = tokens;
     for (const LsaLayer& layer : model) {
         f.layer_inputs.push_back(e);
-        const Mat c = context_gram(e, n_context);
-        const Mat m = matmul(matmul(transpose(layer.w_kq), c), transpose(layer.w_pv));
+        const Matrix c = context_gram(e, n_context);
+        const Matrix m = matmul(matmul(transpose(layer.w_kq), c), transpose(layer.w_pv));
         add_into(e, matmul(e, m));
     }
     f.output = std::move(e);
     return f;
 }
 
-float lsa_prediction(const Mat& output) { return -output(output.rows - 1, output.cols - 1); }
+float lsa_prediction(const Matrix& output) { return -output(rows(output) - 1, cols(output) - 1); }
 
 float lsa_predict(const LsaModel& model, const RegressionTask& task) {
-    return lsa_prediction(lsa_forward(model, regression_tokens(task), task.x.rows).output);
+    return lsa_prediction(lsa_forward(model, regression_tokens(task), rows(task.x)).output);
 }
 
-Mat lsa_backward(const LsaModel& model, const LsaForward& fwd, int n_context, float d_pred, LsaModel& grads) {
-    Mat g(fwd.output.rows, fwd.output.cols);  // ∂loss/∂(tokens after the current layer)
-    g(g.rows - 1, g.cols - 1) = -d_pred;
+Matrix lsa_backward(const LsaModel& model, const LsaForward& fwd, int n_context, float d_pred, LsaModel& grads) {
+    Matrix g = matrix(rows(fwd.output), cols(fwd.output));  // ∂loss/∂(tokens after the current layer)
+    g(rows(g) - 1, cols(g) - 1) = -d_pred;
     for (int l = static_cast<int>(model.size()) - 1; l >= 0; --l) {
         const LsaLayer& layer = model[l];
-        const Mat& e = fwd.layer_inputs[l];
-        const Mat c = context_gram(e, n_context);
-        const Mat kq_t = transpose(layer.w_kq), pv_t = transpose(layer.w_pv);
-        const Mat m = matmul(matmul(kq_t, c), pv_t);
+        const Matrix& e = fwd.layer_inputs[l];
+        const Matrix c = context_gram(e, n_context);
+        const Matrix kq_t = transpose(layer.w_kq), pv_t = transpose(layer.w_pv);
+        const Matrix m = matmul(matmul(kq_t, c), pv_t);
         // E' = E + E M
-        const Mat dm = matmul(transpose(e), g);
-        Mat de = g;
+        const Matrix dm = matmul(transpose(e), g);
+        Matrix de = g;
         add_into(de, matmul(g, transpose(m)));
         // M = W_KQᵀ C W_PVᵀ, C symmetric
         add_into(grads[l].w_kq, matmul(matmul(c, pv_t), transpose(dm)));
         add_into(grads[l].w_pv, matmul(matmul(transpose(dm), kq_t), c));
-        Mat dc = matmul(matmul(layer.w_kq, dm), layer.w_pv);
+        Matrix dc = matmul(matmul(layer.w_kq, dm), layer.w_pv);
         add_into(dc, transpose(dc));  // C = Σ e_i ⊗ e_i: ∂/∂e_i = (dC + dCᵀ) e_i
         for (int i = 0; i < n_context; ++i) {
-            const std::vector<float> back = matvec(dc, e.row(i));
-            for (int k = 0; k < e.cols; ++k) de(i, k) += back[k];
+            const std::vector<float> back = matvec(dc, row(e, i));
+            for (int k = 0; k < cols(e); ++k) de(i, k) += back[k];
         }
         g = std::move(de);
     }
@@ -92,15 +92,15 @@ Mat lsa_backward(const LsaModel& model, const LsaForward& fwd, int n_context, fl
 }
 
 std::vector<float> lsa_query_sensitivity(const LsaModel& model, const RegressionTask& task) {
-    const int n = task.x.rows, d = task.x.cols;
+    const int n = rows(task.x), d = cols(task.x);
     const LsaForward fwd = lsa_forward(model, regression_tokens(task), n);
     LsaModel scratch = model;
     for (LsaLayer& l : scratch) {
-        std::fill(l.w_kq.v.begin(), l.w_kq.v.end(), 0.0f);
-        std::fill(l.w_pv.v.begin(), l.w_pv.v.end(), 0.0f);
+        std::fill(l.w_kq.storage().begin(), l.w_kq.storage().end(), 0.0f);
+        std::fill(l.w_pv.storage().begin(), l.w_pv.storage().end(), 0.0f);
     }
-    const Mat dtokens = lsa_backward(model, fwd, n, 1.0f, scratch);
-    return std::vector<float>(dtokens.row(n), dtokens.row(n) + d);
+    const Matrix dtokens = lsa_backward(model, fwd, n, 1.0f, scratch);
+    return std::vector<float>(row(dtokens, n), row(dtokens, n) + d);
 }
 
 double lsa_mean_loss(const LsaModel& model, const std::vector<RegressionTask>& tasks) {
@@ -115,9 +115,9 @@ double lsa_mean_loss(const LsaModel& model, const std::vector<RegressionTask>& t
 LsaTrainer::LsaTrainer(const LsaTrainConfig& cfg, uint64_t seed) : cfg_(cfg), rng_(seed), adam_(cfg.lr) {
     const int dim = cfg.task.d + 1;
     for (int l = 0; l < cfg.layers; ++l) {
-        LsaLayer layer{Mat(dim, dim), Mat(dim, dim)};
-        for (float& w : layer.w_kq.v) w = rng_.normal(0.0f, cfg.init_std);
-        for (float& w : layer.w_pv.v) w = rng_.normal(0.0f, cfg.init_std);
+        LsaLayer layer{matrix(dim, dim), matrix(dim, dim)};
+        for (float& w : layer.w_kq.storage()) w = rng_.normal(0.0f, cfg.init_std);
+        for (float& w : layer.w_pv.storage()) w = rng_.normal(0.0f, cfg.init_std);
         model_.push_back(std::move(layer));
     }
 }
@@ -125,8 +125,8 @@ LsaTrainer::LsaTrainer(const LsaTrainConfig& cfg, uint64_t seed) : cfg_(cfg), rn
 double LsaTrainer::step() {
     LsaModel grads = model_;
     for (LsaLayer& l : grads) {
-        std::fill(l.w_kq.v.begin(), l.w_kq.v.end(), 0.0f);
-        std::fill(l.w_pv.v.begin(), l.w_pv.v.end(), 0.0f);
+        std::fill(l.w_kq.storage().begin(), l.w_kq.storage().end(), 0.0f);
+        std::fill(l.w_pv.storage().begin(), l.w_pv.storage().end(), 0.0f);
     }
     double loss = 0.0;
     for (int b = 0; b < cfg_.batch; ++b) {
@@ -142,10 +142,10 @@ double LsaTrainer::step() {
     std::vector<std::vector<float>*> params;
     std::vector<const std::vector<float>*> grad_list;
     for (size_t l = 0; l < model_.size(); ++l) {
-        params.push_back(&model_[l].w_kq.v);
-        params.push_back(&model_[l].w_pv.v);
-        grad_list.push_back(&grads[l].w_kq.v);
-        grad_list.push_back(&grads[l].w_pv.v);
+        params.push_back(&model_[l].w_kq.storage());
+        params.push_back(&model_[l].w_pv.storage());
+        grad_list.push_back(&grads[l].w_kq.storage());
+        grad_list.push_back(&grads[l].w_pv.storage());
     }
     adam_.step(params, grad_list);
     return loss;

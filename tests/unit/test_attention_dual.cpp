@@ -11,9 +11,9 @@ using namespace icl;
 using icl::testing::scalar;
 
 namespace {
-Mat random_mat(Rng& rng, int r, int c) {
-    Mat m(r, c);
-    for (float& x : m.v) x = rng.normal();
+Matrix random_mat(Rng& rng, int r, int c) {
+    Matrix m = matrix(r, c);
+    for (float& x : m.storage()) x = rng.normal();
     return m;
 }
 }  // namespace
@@ -21,9 +21,9 @@ Mat random_mat(Rng& rng, int r, int c) {
 TEST_CASE("attention_dual: attention form, fast-weight form and (mask . Q K^T) V in double agree") {
     Rng rng(21);
     const int T = 9, dk = 5, dv = 4;
-    const Mat q = random_mat(rng, T, dk), k = random_mat(rng, T, dk), v = random_mat(rng, T, dv);
-    std::vector<Mat> history;
-    const Mat attn = linear_attention_causal(q, k, v), fast = fast_weight_causal(q, k, v, &history);
+    const Matrix q = random_mat(rng, T, dk), k = random_mat(rng, T, dk), v = random_mat(rng, T, dv);
+    std::vector<Matrix> history;
+    const Matrix attn = linear_attention_causal(q, k, v), fast = fast_weight_causal(q, k, v, &history);
     REQUIRE(history.size() == size_t(T));
     for (int t = 0; t < T; ++t)
         for (int c = 0; c < dv; ++c) {
@@ -38,19 +38,19 @@ TEST_CASE("attention_dual: attention form, fast-weight form and (mask . Q K^T) V
         }
     // Dai et al.'s split at the last position: ΔW_ICL q + W_ZSL q = y_T.
     const int n_demos = 6;
-    const Mat delta = outer_product_sum(v, k, 0, n_demos), zsl = outer_product_sum(v, k, n_demos, T);
-    const auto a = matvec(delta, q.row(T - 1)), b = matvec(zsl, q.row(T - 1));
+    const Matrix delta = outer_product_sum(v, k, 0, n_demos), zsl = outer_product_sum(v, k, n_demos, T);
+    const auto a = matvec(delta, row(q, T - 1)), b = matvec(zsl, row(q, T - 1));
     for (int c = 0; c < dv; ++c) CHECK(a[c] + b[c] == doctest::Approx(attn(T - 1, c)).epsilon(1e-5).scale(1.0));
     // The last fast-weight matrix is the sum of both parts.
-    for (size_t i = 0; i < delta.v.size(); ++i)
-        CHECK(history.back().v[i] == doctest::Approx(delta.v[i] + zsl.v[i]).epsilon(1e-5).scale(1.0));
+    for (size_t i = 0; i < delta.size(); ++i)
+        CHECK(history.back().storage()[i] == doctest::Approx(delta.storage()[i] + zsl.storage()[i]).epsilon(1e-5).scale(1.0));
 }
 
 TEST_CASE("attention_dual: softmax attention matches a double reference and is a convex mix of values") {
     Rng rng(22);
     const int T = 7, dk = 4, dv = 3;
-    const Mat q = random_mat(rng, T, dk), k = random_mat(rng, T, dk), v = random_mat(rng, T, dv);
-    const Mat y = softmax_attention_causal(q, k, v);
+    const Matrix q = random_mat(rng, T, dk), k = random_mat(rng, T, dk), v = random_mat(rng, T, dv);
+    const Matrix y = softmax_attention_causal(q, k, v);
     for (int t = 0; t < T; ++t) {
         std::vector<double> w(t + 1);
         double sum = 0;

@@ -12,9 +12,9 @@ using icl::testing::scalar;
 
 namespace {
 
-Mat random_mat(Rng& rng, int r, int c, float std) {
-    Mat m(r, c);
-    for (float& x : m.v) x = rng.normal(0.0f, std);
+Matrix random_mat(Rng& rng, int r, int c, float std) {
+    Matrix m = matrix(r, c);
+    for (float& x : m.storage()) x = rng.normal(0.0f, std);
     return m;
 }
 
@@ -24,16 +24,16 @@ TEST_CASE("dual_form: SGD weights match an independent double-precision SGD, and
     Rng rng(11);
     const int d_in = 6, d_out = 3, n = 9, epochs = 3;
     const float lr = 0.2f;
-    const Mat w0 = random_mat(rng, d_out, d_in, 0.3f), x = random_mat(rng, n, d_in, 0.4f),
+    const Matrix w0 = random_mat(rng, d_out, d_in, 0.3f), x = random_mat(rng, n, d_in, 0.4f),
               y = random_mat(rng, n, d_out, 1.0f);
     LinearTrainConfig cfg;
     cfg.lr = lr;
     cfg.epochs = epochs;
     const LinearLayerRun run = train_linear_layer(w0, x, y, cfg);
-    REQUIRE(run.keys.rows == n * epochs);
+    REQUIRE(rows(run.keys) == n * epochs);
 
     // Plain SGD in double, written out here from the loss ½||Wx − y||².
-    std::vector<double> w(w0.v.begin(), w0.v.end());
+    std::vector<double> w(w0.storage().begin(), w0.storage().end());
     for (int e = 0; e < epochs; ++e)
         for (int i = 0; i < n; ++i)
             for (int o = 0; o < d_out; ++o) {
@@ -42,13 +42,13 @@ TEST_CASE("dual_form: SGD weights match an independent double-precision SGD, and
                 const double g = pred - y(i, o);
                 for (int c = 0; c < d_in; ++c) w[o * d_in + c] -= lr * g * x(i, c);
             }
-    for (size_t k = 0; k < w.size(); ++k) CHECK(run.w.v[k] == doctest::Approx(w[k]).epsilon(1e-5));
+    for (size_t k = 0; k < w.size(); ++k) CHECK(run.w.storage()[k] == doctest::Approx(w[k]).epsilon(1e-5));
 
     // W0 + E Kᵀ as an explicit matrix product in double, from the recorded keys/values.
     for (int o = 0; o < d_out; ++o)
         for (int c = 0; c < d_in; ++c) {
             double s = w0(o, c);
-            for (int t = 0; t < run.keys.rows; ++t) s += double(run.values(t, o)) * run.keys(t, c);
+            for (int t = 0; t < rows(run.keys); ++t) s += double(run.values(t, o)) * run.keys(t, c);
             CHECK(s == doctest::Approx(w[o * d_in + c]).epsilon(1e-5));
         }
 

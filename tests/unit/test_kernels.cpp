@@ -3,6 +3,7 @@
 // differences; the attention masks; the optimizer steps against PyTorch's formulas.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -313,12 +314,12 @@ TEST_CASE("kernels: layernorm forward matches the reference; output has mean bet
             const auto gamma = randv(rng, C, 0.5f, 1.5f), beta = randv(rng, C);
             std::vector<float> y0((size_t)N * C), m0(N), r0(N);
             icl::ref::layernorm_forward(y0.data(), m0.data(), r0.data(), x.data(), gamma.data(),
-                                        beta.data(), N, C);
+                                        beta.data(), N, C, icl::kLayerNormEps);
             for (Isa isa : isas.list) {
                 icl::set_isa(isa);
                 std::vector<float> y((size_t)N * C), m(N), r(N);
                 icl::layernorm_forward(y.data(), m.data(), r.data(), x.data(), gamma.data(),
-                                       beta.data(), N, C);
+                                       beta.data(), N, C, icl::kLayerNormEps);
                 INFO("N=" << N << " C=" << C << " isa=" << isa_str(isa));
                 CHECK(worst(y, y0, 1e-5, 1e-5) <= 1.0);
                 CHECK(worst(m, m0, 1e-6, 1e-5) <= 1.0);
@@ -330,7 +331,7 @@ TEST_CASE("kernels: layernorm forward matches the reference; output has mean bet
     std::vector<float> x(C), y(C), one(C, 1.0f), zero(C, 0.0f);
     for (int c = 0; c < C; ++c) x[c] = 10.0f + 0.5f * c;
     float mean, rstd;
-    icl::layernorm_forward(y.data(), &mean, &rstd, x.data(), one.data(), zero.data(), 1, C);
+    icl::layernorm_forward(y.data(), &mean, &rstd, x.data(), one.data(), zero.data(), 1, C, icl::kLayerNormEps);
     double s = 0, s2 = 0;
     for (float v : y) s += v, s2 += (double)v * v;
     CHECK(mean == doctest::Approx(10.0f + 0.5f * 31.5f));
@@ -350,7 +351,7 @@ TEST_CASE("kernels: layernorm backward matches finite differences and accumulate
             const auto Wt = randv(rng, (size_t)N * C);
             std::vector<float> y((size_t)N * C), mean(N), rstd(N);
             icl::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), gamma.data(),
-                                   beta.data(), N, C);
+                                   beta.data(), N, C, icl::kLayerNormEps);
             const auto dx0 = randv(rng, (size_t)N * C), dg0 = randv(rng, C), db0 = randv(rng, C);
             auto dx = dx0, dg = dg0, db = db0;
             icl::layernorm_backward(dx.data(), dg.data(), db.data(), Wt.data(), x.data(), mean.data(),
@@ -358,7 +359,7 @@ TEST_CASE("kernels: layernorm backward matches finite differences and accumulate
             auto loss = [&] {
                 std::vector<float> yy((size_t)N * C), mm(N), rr(N);
                 icl::layernorm_forward(yy.data(), mm.data(), rr.data(), x.data(), gamma.data(),
-                                       beta.data(), N, C);
+                                       beta.data(), N, C, icl::kLayerNormEps);
                 return weighted_sum(Wt, yy);
             };
             INFO("C=" << C << " isa=" << isa_str(isa));
@@ -378,7 +379,7 @@ TEST_CASE("kernels: layernorm backward matches the reference on awkward sizes") 
         const auto dy = randv(rng, (size_t)N * C);
         std::vector<float> y((size_t)N * C), mean(N), rstd(N);
         icl::ref::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), gamma.data(),
-                                    beta.data(), N, C);
+                                    beta.data(), N, C, icl::kLayerNormEps);
         std::vector<float> dx0((size_t)N * C, 0.5f), dg0(C, 0.25f), db0(C, -0.5f);
         auto dx = dx0, dg = dg0, db = db0;
         icl::ref::layernorm_backward(dx.data(), dg.data(), db.data(), dy.data(), x.data(),
@@ -602,4 +603,69 @@ TEST_CASE("kernels: causal matmuls match the reference and the full product, eve
                 CHECK(worst(tn, want_tn, atol, 1e-5) <= 1.0);
             }
         }
+}
+
+// ---- banded attention ------------------------------------------------------------------
+
+TEST_CASE("kernels: banded attention matches the masked dense reference and every isa") {
+    EachIsa isas;
+    icl::Rng rng(41);
+    for (int T : {1, 5, 17, 40})
+        for (int hs : {1, 7, 16, 17})
+            for (int w : {1, 3, 8, 64}) {
+                const float scale = 1.0f / std::sqrt((float)hs);
+                const size_t TT = (size_t)T * T, Th = (size_t)T * hs;
+                const auto q = randv(rng, Th), k = randv(rng, Th), v = randv(rng, Th), dO = randv(rng, Th);
+                INFO("T=" << T << " hs=" << hs << " w=" << w);
+                // Independent: the dense path's reference kernels under the banded mask.
+                AttentionMask mask;
+                mask.kind = AttentionMask::banded;
+                mask.window = w;
+                std::vector<float> S(TT), Pd(TT), Od(Th), dP(TT), dS(TT, 0.0f), dqd(Th), dkd(Th), dvd(Th);
+                icl::ref::matmul_nt(S.data(), q.data(), k.data(), T, hs, T, false);
+                icl::ref::attention_softmax(Pd.data(), S.data(), T, scale, mask);
+                icl::ref::matmul_nn(Od.data(), Pd.data(), v.data(), T, T, hs, false);
+                icl::ref::matmul_nt(dP.data(), dO.data(), v.data(), T, hs, T, false);
+                icl::ref::matmul_tn(dvd.data(), Pd.data(), dO.data(), T, T, hs, false);
+                icl::ref::attention_softmax_backward(dS.data(), dP.data(), Pd.data(), T, scale);
+                icl::ref::matmul_nn(dqd.data(), dS.data(), k.data(), T, T, hs, false);
+                icl::ref::matmul_tn(dkd.data(), dS.data(), q.data(), T, T, hs, false);
+                // The banded reference, backward accumulating onto 0.5.
+                std::vector<float> P0(TT, 7.0f), O0(Th), dp(w), dq0(Th, 0.5f), dk0(Th, 0.5f), dv0(Th, 0.5f);
+                icl::ref::banded_attention_forward(P0.data(), O0.data(), q.data(), k.data(), v.data(), T, hs, w, scale);
+                icl::ref::banded_attention_backward(dq0.data(), dk0.data(), dv0.data(), dp.data(), dO.data(),
+                                                    q.data(), k.data(), v.data(), P0.data(), T, hs, w, scale);
+                auto minus_half = [](std::vector<float> g) {
+                    for (float& x : g) x -= 0.5f;
+                    return g;
+                };
+                // Sums of at most max(w, hs) products of numbers in [-1, 1] and of P <= 1,
+                // in another order: float rounding of about 1e-7 per term.
+                const double atol = 2e-7 * (std::min(w, T) + hs + 4);
+                CHECK(worst(P0, Pd, atol, 1e-5) <= 1.0);
+                CHECK(worst(O0, Od, atol, 1e-5) <= 1.0);
+                CHECK(worst(minus_half(dq0), dqd, atol, 1e-5) <= 1.0);
+                CHECK(worst(minus_half(dk0), dkd, atol, 1e-5) <= 1.0);
+                CHECK(worst(minus_half(dv0), dvd, atol, 1e-5) <= 1.0);
+                for (Isa isa : isas.list) {
+                    icl::set_isa(isa);
+                    INFO("isa=" << isa_str(isa));
+                    std::vector<float> P(TT, 7.0f), O(Th), dq(Th, 0.5f), dk(Th, 0.5f), dv(Th, 0.5f);
+                    std::fill(dp.begin(), dp.end(), 0.0f);
+                    icl::banded_attention_forward(P.data(), O.data(), q.data(), k.data(), v.data(), T, hs, w, scale);
+                    icl::banded_attention_backward(dq.data(), dk.data(), dv.data(), dp.data(), dO.data(),
+                                                   q.data(), k.data(), v.data(), P.data(), T, hs, w, scale);
+                    size_t outside = 0;  // exactly 0 outside the band
+                    for (int i = 0; i < T; ++i)
+                        for (int j = 0; j < T; ++j)
+                            if (!mask.allows(i, j)) outside += P[(size_t)i * T + j] != 0.0f;
+                    CHECK(outside == 0);
+                    // the fast exp is within 2 ulp of std::exp; the rest as above
+                    CHECK(worst(P, P0, atol, 1e-5) <= 1.0);
+                    CHECK(worst(O, O0, atol, 1e-5) <= 1.0);
+                    CHECK(worst(dq, dq0, atol, 1e-5) <= 1.0);
+                    CHECK(worst(dk, dk0, atol, 1e-5) <= 1.0);
+                    CHECK(worst(dv, dv0, atol, 1e-5) <= 1.0);
+                }
+            }
 }

@@ -12,9 +12,9 @@ namespace {
 LsaModel random_model(Rng& rng, int dim, int layers, float std) {
     LsaModel m;
     for (int l = 0; l < layers; ++l) {
-        LsaLayer layer{Mat(dim, dim), Mat(dim, dim)};
-        for (float& w : layer.w_kq.v) w = rng.normal(0.0f, std);
-        for (float& w : layer.w_pv.v) w = rng.normal(0.0f, std);
+        LsaLayer layer{matrix(dim, dim), matrix(dim, dim)};
+        for (float& w : layer.w_kq.storage()) w = rng.normal(0.0f, std);
+        for (float& w : layer.w_pv.storage()) w = rng.normal(0.0f, std);
         m.push_back(layer);
     }
     return m;
@@ -74,7 +74,7 @@ TEST_CASE("lsa: hand-written backward matches central finite differences (1 and 
         const LsaForward fwd = lsa_forward(model, regression_tokens(t), 5);
         const float r = lsa_prediction(fwd.output) - t.y_query;
         LsaModel grads = random_model(rng, cfg.d + 1, layers, 0.0f);
-        const Mat dtokens = lsa_backward(model, fwd, 5, r, grads);
+        const Matrix dtokens = lsa_backward(model, fwd, 5, r, grads);
         const double h = 1e-2;  // inputs are O(0.5), float forward: a wide step keeps rounding small
         auto check = [&](float& param, float analytic) {
             const float keep = param;
@@ -87,9 +87,9 @@ TEST_CASE("lsa: hand-written backward matches central finite differences (1 and 
             CHECK(analytic == doctest::Approx(numeric).epsilon(2e-2).scale(1e-3));
         };
         for (int l = 0; l < layers; ++l)
-            for (size_t i = 0; i < model[l].w_kq.v.size(); ++i) {
-                check(model[l].w_kq.v[i], grads[l].w_kq.v[i]);
-                check(model[l].w_pv.v[i], grads[l].w_pv.v[i]);
+            for (size_t i = 0; i < model[l].w_kq.size(); ++i) {
+                check(model[l].w_kq.storage()[i], grads[l].w_kq.storage()[i]);
+                check(model[l].w_pv.storage()[i], grads[l].w_pv.storage()[i]);
             }
         // ∂/∂x_q by finite differences on the query input.
         RegressionTask moved = t;

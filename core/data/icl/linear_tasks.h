@@ -24,7 +24,7 @@ struct TaskConfig {
 
 struct RegressionTask {
     std::vector<float> w;        // d
-    Mat x;                       // n × d, context inputs
+    Matrix x;                       // n × d, context inputs
     std::vector<float> y;        // n, context targets
     std::vector<float> x_query;  // d
     float y_query = 0.0f;

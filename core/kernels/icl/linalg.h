@@ -1,42 +1,54 @@
-// Small dense linear algebra for the lesson-sized demos (d ≈ 10, N ≈ 10..64): a
-// row-major float matrix, the few products the dual-form and LSA code share, and
-// linear solvers in double for least squares and ridge. Plain loops: at these sizes
-// clarity beats the SIMD kernels of kernels.h, and nothing here depends on them.
+// The core's matrix type and the small dense linear algebra of the lesson-sized demos
+// (d ≈ 10, N ≈ 10..64).
+//
+// Matrix is an xtensor (rows × cols, row-major, over a std::vector): the one array type
+// the core hands out at its API — the demos' matrices, the dual-form, linear-attention
+// and LSA code, the GPT's probes (gpt_probe.h) — so xtensor's expressions and views
+// work on anything the core returns. Inside the core, loops index it with operator()
+// or walk row(m, i), never through views or lazy expressions; and the GPT's hot
+// kernels (kernels.h) take raw pointers with xsimd batches instead: their buffers are
+// slices of one arena, the SIMD loops need plain contiguous pointers, and an xtensor
+// per activation would allocate and check shapes inside the training step. The
+// products here are plain loops: at these sizes clarity beats the SIMD kernels, and
+// nothing here depends on them. Linear solvers work in double.
 #pragma once
 #include <cstddef>
 #include <vector>
+#include <xtensor/xtensor.hpp>
 
 #include "icl/expected.h"
 
 namespace icl {
 
-// rows × cols, row-major.
-struct Mat {
-    int rows = 0, cols = 0;
-    std::vector<float> v;
+// rows × cols, row-major, contiguous; storage() is the std::vector of rows·cols floats.
+using Matrix = xt::xtensor_container<std::vector<float>, 2, xt::layout_type::row_major>;
 
-    Mat() = default;
-    Mat(int r, int c, float fill = 0.0f) : rows(r), cols(c), v(static_cast<size_t>(r) * c, fill) {}
-    float& operator()(int i, int j) { return v[static_cast<size_t>(i) * cols + j]; }
-    float operator()(int i, int j) const { return v[static_cast<size_t>(i) * cols + j]; }
-    float* row(int i) { return v.data() + static_cast<size_t>(i) * cols; }
-    const float* row(int i) const { return v.data() + static_cast<size_t>(i) * cols; }
-};
+// A rows × cols matrix filled with `fill`.
+inline Matrix matrix(int rows, int cols, float fill = 0.0f) {
+    return Matrix(Matrix::shape_type{static_cast<size_t>(rows), static_cast<size_t>(cols)}, fill);
+}
+inline int rows(const Matrix& m) { return static_cast<int>(m.shape()[0]); }
+inline int cols(const Matrix& m) { return static_cast<int>(m.shape()[1]); }
+// row i: cols(m) contiguous floats
+inline float* row(Matrix& m, int i) { return m.data() + static_cast<size_t>(i) * m.shape()[1]; }
+inline const float* row(const Matrix& m, int i) {
+    return m.data() + static_cast<size_t>(i) * m.shape()[1];
+}
 
-Mat identity(int n);
-Mat transpose(const Mat& a);
+Matrix identity(int n);
+Matrix transpose(const Matrix& a);
 // a: m × k, b: k × n -> m × n
-Mat matmul(const Mat& a, const Mat& b);
+Matrix matmul(const Matrix& a, const Matrix& b);
 
 // a · b, both of length n
 float dot(const float* a, const float* b, int n);
 // a: rows × cols, x: cols -> y: rows   (y = a x)
-void matvec(const Mat& a, const float* x, float* y);
-std::vector<float> matvec(const Mat& a, const float* x);
+void matvec(const Matrix& a, const float* x, float* y);
+std::vector<float> matvec(const Matrix& a, const float* x);
 // a: rows × cols, x: rows -> y: cols   (y = aᵀ x)
-std::vector<float> matvec_t(const Mat& a, const float* x);
+std::vector<float> matvec_t(const Matrix& a, const float* x);
 // a: rows × cols += alpha · u ⊗ v, u: rows, v: cols
-void add_outer(Mat& a, float alpha, const float* u, const float* v);
+void add_outer(Matrix& a, float alpha, const float* u, const float* v);
 
 // Solves A z = b for square A (n × n, row-major, double) by Gaussian elimination with
 // partial pivoting. Error if A is singular to working precision.
@@ -45,6 +57,6 @@ Expected<std::vector<double>> solve_linear(std::vector<double> a, std::vector<do
 // Least squares on k examples x_i (rows of X: k × d) with targets y (k):
 // lambda = 0: the minimum-norm solution X⁺ y (Xᵀ(XXᵀ)⁻¹y when k < d, (XᵀX)⁻¹Xᵀy otherwise);
 // lambda > 0: ridge, (XᵀX + λI)⁻¹ Xᵀ y. k = 0 gives w = 0. Returns w (d).
-Expected<std::vector<double>> least_squares(const Mat& x, const float* y, double lambda);
+Expected<std::vector<double>> least_squares(const Matrix& x, const float* y, double lambda);
 
 }  // namespace icl

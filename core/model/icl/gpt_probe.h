@@ -7,7 +7,7 @@
 
 #include "icl/expected.h"
 #include "icl/gpt.h"
-#include "icl/tensor.h"
+#include "icl/linalg.h"
 
 namespace icl::gpt {
 

@@ -14,12 +14,12 @@
 namespace icl {
 
 // q, k: T × d_k, v: T × d_v -> T × d_v
-Mat linear_attention_causal(const Mat& q, const Mat& k, const Mat& v);
+Matrix linear_attention_causal(const Matrix& q, const Matrix& k, const Matrix& v);
 // Same shapes. If history is given it receives W_t (d_v × d_k) after each position t.
-Mat fast_weight_causal(const Mat& q, const Mat& k, const Mat& v, std::vector<Mat>* history = nullptr);
+Matrix fast_weight_causal(const Matrix& q, const Matrix& k, const Matrix& v, std::vector<Matrix>* history = nullptr);
 // Softmax attention with scores (k_i · q_t)/√d_k over i ≤ t. Same shapes.
-Mat softmax_attention_causal(const Mat& q, const Mat& k, const Mat& v);
+Matrix softmax_attention_causal(const Matrix& q, const Matrix& k, const Matrix& v);
 // Σ_{begin ≤ i < end} v_i ⊗ k_i. k: T × d_k, v: T × d_v -> d_v × d_k
-Mat outer_product_sum(const Mat& v, const Mat& k, int begin, int end);
+Matrix outer_product_sum(const Matrix& v, const Matrix& k, int begin, int end);
 
 }  // namespace icl

@@ -23,15 +23,15 @@ struct LinearTrainConfig {
 };
 
 struct LinearLayerRun {
-    Mat w0, w;      // d_out × d_in: before and after training
-    Mat keys;       // T × d_in: x_t, the input of update t
-    Mat values;     // T × d_out: e_t = −η ∇_y L_t at update t (as SGD would apply it)
+    Matrix w0, w;      // d_out × d_in: before and after training
+    Matrix keys;       // T × d_in: x_t, the input of update t
+    Matrix values;     // T × d_out: e_t = −η ∇_y L_t at update t (as SGD would apply it)
     std::vector<float> epoch_loss;  // mean ½||W x − y||² over the training set after each epoch
 };
 
 // Trains W from w0 on pairs (x: n × d_in, y: n × d_out), one example per update, in
 // order, for cfg.epochs passes (T = n · epochs updates), recording x_t and e_t.
-LinearLayerRun train_linear_layer(const Mat& w0, const Mat& x, const Mat& y, const LinearTrainConfig& cfg);
+LinearLayerRun train_linear_layer(const Matrix& w0, const Matrix& x, const Matrix& y, const LinearTrainConfig& cfg);
 
 // Primal: W x. x: d_in -> d_out
 std::vector<float> primal_output(const LinearLayerRun& run, const float* x);

@@ -23,12 +23,12 @@ namespace icl {
 
 // The four matrices of one LSA layer, each D × D.
 struct LsaWeights {
-    Mat w_k, w_q, w_v, p;
+    Matrix w_k, w_q, w_v, p;
 };
 
 // One layer as the products that act: W_KQ = W_Kᵀ W_Q and W_PV = P W_V, each D × D.
 struct LsaLayer {
-    Mat w_kq, w_pv;
+    Matrix w_kq, w_pv;
 };
 using LsaModel = std::vector<LsaLayer>;  // layers, applied in order
 
@@ -38,22 +38,22 @@ LsaLayer combine(const LsaWeights& w);
 LsaWeights gd_construction(int d, float eta, int n_context);
 
 // The tokens of a task: (n + 1) × (d + 1), context rows then the query row (x_q, 0).
-Mat regression_tokens(const RegressionTask& task);
+Matrix regression_tokens(const RegressionTask& task);
 
 struct LsaForward {
-    std::vector<Mat> layer_inputs;  // tokens entering each layer, (n + 1) × D
-    Mat output;                     // tokens after the last layer
+    std::vector<Matrix> layer_inputs;  // tokens entering each layer, (n + 1) × D
+    Matrix output;                     // tokens after the last layer
 };
 // tokens: (n + 1) × D, the first n_context rows give keys and values.
-LsaForward lsa_forward(const LsaModel& model, const Mat& tokens, int n_context);
+LsaForward lsa_forward(const LsaModel& model, const Matrix& tokens, int n_context);
 // ŷ = −(y entry of the query token), the last entry of the last row.
-float lsa_prediction(const Mat& output);
+float lsa_prediction(const Matrix& output);
 float lsa_predict(const LsaModel& model, const RegressionTask& task);
 
 // Backward of a scalar loss through ŷ, given d_pred = ∂loss/∂ŷ: ADDS ∂loss/∂(W_KQ, W_PV)
 // of every layer into grads (same shapes as model) and returns ∂loss/∂tokens,
 // (n + 1) × D.
-Mat lsa_backward(const LsaModel& model, const LsaForward& fwd, int n_context, float d_pred, LsaModel& grads);
+Matrix lsa_backward(const LsaModel& model, const LsaForward& fwd, int n_context, float d_pred, LsaModel& grads);
 
 // ∂ŷ/∂x_q, the model's sensitivity to the query input (analytic, by lsa_backward). -> d
 std::vector<float> lsa_query_sensitivity(const LsaModel& model, const RegressionTask& task);

@@ -1,0 +1,125 @@
+// The kernel list, written once. Each entry is
+//     ICL_KERNEL(name, (parameters), (arguments))
+// with a shape comment above it; every place that needs the list defines ICL_KERNEL
+// and includes this file:
+//   kernels.h        declares each kernel twice: icl::name (the dispatcher) and
+//                    icl::ref::name (the scalar reference, kernels_ref.cpp);
+//   kernels_table.h  makes KernelTable, one function pointer per kernel;
+//   kernels.cpp      fills the scalar table with icl::ref and defines each dispatcher
+//                    as a call through the current instruction set's table;
+//   kernels_simd.h   fills each instruction set's table with Kernels<Arch>::name.
+// Adding a kernel: a line here, its reference in kernels_ref.cpp, its fast version in
+// kernels_simd.h and a test against the reference in tests/unit/test_kernels.cpp.
+// No include guard: included once per expansion.
+
+// ---- matmul --------------------------------------------------------------------
+// C (M,N) = A (M,K) · B (K,N)            [+= C if accumulate]
+ICL_KERNEL(matmul_nn, (float* C, const float* A, const float* B, int M, int K, int N, bool accumulate),
+           (C, A, B, M, K, N, accumulate))
+// C (M,N) = A (M,K) · B(N,K)ᵀ            [+= C if accumulate]
+ICL_KERNEL(matmul_nt, (float* C, const float* A, const float* B, int M, int K, int N, bool accumulate),
+           (C, A, B, M, K, N, accumulate))
+// C (M,N) = A(K,M)ᵀ · B (K,N)            [+= C if accumulate]
+ICL_KERNEL(matmul_tn, (float* C, const float* A, const float* B, int M, int K, int N, bool accumulate),
+           (C, A, B, M, K, N, accumulate))
+
+// ---- causal matmuls: one attention head's (T,T) products, on and below the diagonal ----
+// (every attention mask allows only j <= i, so the other half is never needed)
+// S (T,T) = A (T,K) · B(T,K)ᵀ for j <= i, 0 above the diagonal          (q kᵀ, dO vᵀ)
+ICL_KERNEL(matmul_nt_lower, (float* S, const float* A, const float* B, int T, int K),
+           (S, A, B, T, K))
+// C (T,N) = L (T,T) · B (T,N) for L lower-triangular (0 above the diagonal, as a
+// softmax's P and its dS are): the work skips the zero half       (P v, dS k)
+ICL_KERNEL(matmul_nn_lower, (float* C, const float* L, const float* B, int T, int N),
+           (C, L, B, T, N))
+// C (T,N) = L(T,T)ᵀ · B (T,N), L lower-triangular as above          (Pᵀ dO, dSᵀ q)
+ICL_KERNEL(matmul_tn_lower, (float* C, const float* L, const float* B, int T, int N),
+           (C, L, B, T, N))
+
+// ---- softmax over attention scores ----------------------------------------------
+// P (T,T) = softmax_row(scale * S (T,T)) over the positions `mask` allows; entries
+// it forbids are exactly 0. Row i is query position i.
+ICL_KERNEL(attention_softmax, (float* P, const float* S, int T, float scale, AttentionMask mask),
+           (P, S, T, scale, mask))
+// dS (T,T) += scale * P ∘ (dP − rowsum(dP ∘ P))      (masked entries get 0)
+// P is a masked softmax: 0 above the diagonal (j > i), which the fast paths skip.
+ICL_KERNEL(attention_softmax_backward, (float* dS, const float* dP, const float* P, int T, float scale),
+           (dS, dP, P, T, scale))
+
+// ---- banded attention: one head whose mask keeps the last w keys ----------------
+// A banded layer with window w < T scores only the pairs t−w < j <= t: O(T·w·hs) work
+// instead of the dense path's O(T²·hs) matmuls over a (T,T) matrix that is then
+// masked. P is still written whole, zeros outside the band: every reader of att
+// indexes it as (T,T), and zeroing T² floats costs hs times less than the score
+// matmul the band skips.
+// P (T,T) = softmax over row t's band j in [max(0, t−w+1), t] of scale · q_t · k_j,
+// 0 outside it; O (T,hs) = P v; q, k, v (T,hs); w >= 1
+ICL_KERNEL(banded_attention_forward,
+           (float* P, float* O, const float* q, const float* k, const float* v, int T, int hs,
+            int w, float scale),
+           (P, O, q, k, v, T, hs, w, scale))
+// Over the band (pairs outside it have P = 0 and pass nothing), with dO, q, k, v (T,hs),
+// P (T,T) from the forward, dp scratch (w):
+//   dv_j += Σ_t P_tj dO_t,   dP_tj = dO_t · v_j,   dS_tj = scale P_tj (dP_tj − Σ_i P_ti dP_ti),
+//   dq_t += Σ_j dS_tj k_j,   dk_j += Σ_t dS_tj q_t          (dq, dk, dv (T,hs))
+ICL_KERNEL(banded_attention_backward,
+           (float* dq, float* dk, float* dv, float* dp, const float* dO, const float* q,
+            const float* k, const float* v, const float* P, int T, int hs, int w, float scale),
+           (dq, dk, dv, dp, dO, q, k, v, P, T, hs, w, scale))
+
+// ---- layernorm ------------------------------------------------------------------
+// y (N,C) = (x − mean) * rstd * gamma (C) + beta (C); writes mean (N), rstd (N)
+// (GPT-2 and PyTorch use eps = 1e-5)
+ICL_KERNEL(layernorm_forward,
+           (float* y, float* mean, float* rstd, const float* x, const float* gamma,
+            const float* beta, int N, int C, float eps),
+           (y, mean, rstd, x, gamma, beta, N, C, eps))
+// dx (N,C) +=, dgamma (C) +=, dbeta (C) +=
+ICL_KERNEL(layernorm_backward,
+           (float* dx, float* dgamma, float* dbeta, const float* dy, const float* x,
+            const float* mean, const float* rstd, const float* gamma, int N, int C),
+           (dx, dgamma, dbeta, dy, x, mean, rstd, gamma, N, C))
+
+// ---- GELU (tanh approximation, as GPT-2) -----------------------------------------
+// y (n) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+ICL_KERNEL(gelu_forward, (float* y, const float* x, size_t n), (y, x, n))
+// dx (n) += dy * gelu'(x)
+ICL_KERNEL(gelu_backward, (float* dx, const float* x, const float* dy, size_t n), (dx, x, dy, n))
+
+// ---- cross-entropy --------------------------------------------------------------
+// probs (N,V) = softmax(logits (N,V)); losses (N) = −log probs[n, targets[n]]
+ICL_KERNEL(crossentropy_forward,
+           (float* losses, float* probs, const float* logits, const int* targets, int N, int V),
+           (losses, probs, logits, targets, N, V))
+// dlogits (N,V) += dlosses[n] * (probs − onehot(targets[n]))
+ICL_KERNEL(crossentropy_backward,
+           (float* dlogits, const float* probs, const int* targets, const float* dlosses, int N, int V),
+           (dlogits, probs, targets, dlosses, N, V))
+
+// ---- optimizer updates (elementwise over n parameters) ---------------------------
+// AdamW (Loshchilov & Hutter): decoupled decay  p -= lr * (m̂ / (sqrt(v̂) + eps) + wd * p);
+// t is the 1-based step count used for bias correction.
+ICL_KERNEL(adamw_update,
+           (float* p, const float* g, float* m, float* v, size_t n, float lr, float beta1,
+            float beta2, float eps, float weight_decay, int t),
+           (p, g, m, v, n, lr, beta1, beta2, eps, weight_decay, t))
+// SGD with momentum (PyTorch's form): buf = momentum * buf + (g + wd * p); p -= lr * buf
+ICL_KERNEL(sgd_momentum_update,
+           (float* p, const float* g, float* buf, size_t n, float lr, float momentum,
+            float weight_decay),
+           (p, g, buf, n, lr, momentum, weight_decay))
+
+// ---- linear attention and fast weights (Katharopoulos et al. 2020; Schlag et al. 2021) ----
+// y (n) = φ(x) = elu(x) + 1 = x + 1 for x > 0, exp(x) otherwise: a positive feature map
+ICL_KERNEL(feature_map_forward, (float* y, const float* x, size_t n), (y, x, n))
+// dx (n) += dy * φ'(x), φ'(x) = 1 for x > 0, exp(x) otherwise
+ICL_KERNEL(feature_map_backward, (float* dx, const float* x, const float* dy, size_t n),
+           (dx, x, dy, n))
+// One step of a fast-weight memory W (rows, dk), row-major, k and q (dk), v (rows):
+//   u = beta (v − W k) if delta (the delta rule: one gradient step of size beta on
+//       ½‖W k − v‖²), u = beta v otherwise (the sum rule of linear attention);
+//   W += u ⊗ k;  y (rows) = W q   (read after the write).
+ICL_KERNEL(fast_weight_step,
+           (float* W, float* y, const float* q, const float* k, const float* v, float beta,
+            bool delta, int rows, int dk),
+           (W, y, q, k, v, beta, delta, rows, dk))
