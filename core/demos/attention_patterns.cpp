@@ -45,7 +45,7 @@ public:
         for (int v = 0; v < 2; ++v) {
             gpt::Config c;
             c.vocab = tasks::suite().vocab();
-            c.context = 1 + 4 * tasks::kMaxShots;
+            c.context = tasks::prompt_length(tasks::kMaxShots, false);
             c.width = 32;
             c.heads = 2;
             c.layers = ctx_.params.i("layers");

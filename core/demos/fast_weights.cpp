@@ -149,8 +149,8 @@ private:
         if (!prompt) return prompt.error();
         const std::vector<int>& tok = prompt.value().tokens;
         const int T = (int)tok.size();
-        const int demo_end = T - 2;  // "<s>", 16 × "x → y ;", then the query "x →"
-        for (int t : tok) view_.prompt += (view_.prompt.empty() ? "" : " ") + s.words[(size_t)t];
+        const int demo_end = prompt.value().demos_end();  // "<s>", 16 × "x → y ;", then the query "x →"
+        view_.prompt = s.text(tok);
         gpt::Activations acts;
         if (Status st = gpt::forward(m, acts, tok.data(), nullptr, 1, T); !st) return st;
         const int H = cfg_.heads, hs = cfg_.width / H, rows = hs + 1;
@@ -380,7 +380,7 @@ Result FastWeightsSession::result() const {
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     gpt::Config c;
     c.vocab = tasks::suite().vocab();
-    c.context = 1 + 4 * kPairs;
+    c.context = tasks::prompt_length(kPairs, false);
     c.width = ctx.params.i("width");
     c.layers = 2;
     c.heads = 2;

@@ -94,11 +94,13 @@ private:
         o.shots = k;
         auto seq = tasks::make_prompt(s, task, o, rng_);
         if (!seq) return seq.error();
-        const std::vector<int>& prompt = seq.value().tokens;
-        const int T = (int)prompt.size(), target = seq.value().slots.back().target, qx = prompt[(size_t)T - 2];
+        const tasks::Sequence& icl_prompt = seq.value();
+        const std::vector<int>& prompt = icl_prompt.tokens;
+        const int T = (int)prompt.size(), target = icl_prompt.slots.back().target;
         std::vector<std::pair<int, int>> demos;
-        for (int j = 0; j < k; ++j) demos.push_back({prompt[(size_t)1 + 4 * j], prompt[(size_t)3 + 4 * j]});
-        const std::vector<int> zs = {tasks::kBos, qx, tasks::kArrow};
+        for (const tasks::Span& d : icl_prompt.pairs) demos.push_back({prompt[(size_t)d.x], prompt[(size_t)d.y]});
+        const tasks::Sequence zero_shot = tasks::format_prompt({}, prompt[(size_t)icl_prompt.query.x]);
+        const std::vector<int>& zs = zero_shot.tokens;
 
         auto zsl = look(model_, zs, target);
         auto icl = look(model_, prompt, target);
@@ -136,11 +138,12 @@ private:
                                           ft.value().out[(size_t)l].data(), (size_t)C) / L;
             aou_rnd += metrics::update_cosine(zsl.value().out[(size_t)l].data(), icl.value().out[(size_t)l].data(),
                                               rnd.value().out[(size_t)l].data(), (size_t)C) / L;
-            // SimAM: per head, the attention to the query's own tokens (BOS, x, →): positions
-            // 0, T−2, T−1 in the ICL prompt and 0, 1, 2 in the zero-shot prompt
+            // SimAM: per head, the attention to the query's own tokens (BOS, x, →): all three
+            // tokens of the zero-shot prompt, the same three of the ICL prompt
+            const tasks::Span& q = icl_prompt.query;
             for (int h = 0; h < H; ++h) {
                 const float* a_icl = icl.value().att[(size_t)l].data() + (size_t)h * T;
-                const float own[3] = {a_icl[0], a_icl[T - 2], a_icl[T - 1]};
+                const float own[3] = {a_icl[0], a_icl[q.x], a_icl[q.arrow]};
                 const float* a_zsl = zsl.value().att[(size_t)l].data() + (size_t)h * 3;
                 const float* a_ft = ft.value().att[(size_t)l].data() + (size_t)h * 3;
                 am_before += metrics::cosine(own, a_zsl, 3) / (L * H);
@@ -159,7 +162,7 @@ private:
             for (int j = 0; j < k; ++j) {
                 for (int l = 0; l < L; ++l)
                     for (int h = 0; h < H; ++h)
-                        for (int p = 1 + 4 * j; p < 5 + 4 * j; ++p)
+                        for (int p = icl_prompt.pairs[(size_t)j].x; p <= icl_prompt.pairs[(size_t)j].sep; ++p)
                             attention[(size_t)j] += icl.value().att[(size_t)l][(size_t)h * T + p] / (L * H);
                 std::vector<std::pair<int, int>> without = demos;
                 without.erase(without.begin() + j);

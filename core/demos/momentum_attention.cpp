@@ -223,7 +223,7 @@ Result MomentumSession::result() const {
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     gpt::Config c;
     c.vocab = tasks::suite().vocab();
-    c.context = 1 + 4 * kPairs;
+    c.context = tasks::prompt_length(kPairs, false);
     c.width = ctx.params.i("width");
     c.layers = 2;
     c.heads = 2;

@@ -9,8 +9,6 @@
 
 namespace icl::finetune {
 
-std::vector<int> zero_shot_prompt(int x) { return {tasks::kBos, x, tasks::kArrow}; }
-
 Expected<Losses> finetune(gpt::Model& model, const std::vector<Example>& examples, const Options& options) {
     if (examples.empty()) return make_error("fine-tuning needs at least one example");
     auto trainer = gpt::Trainer::make(model, options.optimizer, options.trainable);
@@ -18,7 +16,7 @@ Expected<Losses> finetune(gpt::Model& model, const std::vector<Example>& example
     const int B = (int)examples.size(), T = 3;
     std::vector<int> tokens, targets;
     for (const Example& e : examples) {
-        const std::vector<int> p = zero_shot_prompt(e.x);
+        const std::vector<int> p = tasks::format_prompt({}, e.x).tokens;  // BOS x →
         tokens.insert(tokens.end(), p.begin(), p.end());
         targets.insert(targets.end(), {-1, -1, e.y});
     }

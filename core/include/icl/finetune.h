@@ -26,9 +26,6 @@ struct Options {
 struct Losses { float before = 0, after = 0; };
 Expected<Losses> finetune(gpt::Model& model, const std::vector<Example>& examples, const Options& options);
 
-// The zero-shot prompt "BOS x →" the fine-tuned model answers.
-std::vector<int> zero_shot_prompt(int x);
-
 // sqrt(Σ (a - b)²) over two parameter buffers of the same size.
 double delta_norm(const std::vector<float>& a, const std::vector<float>& b);
 // FNV-1a 64 of a parameter buffer's bytes, as 16 hex digits.
