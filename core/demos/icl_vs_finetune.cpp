@@ -65,6 +65,7 @@ Status finetune_kv(gpt::Model& m, const std::vector<finetune::Example>& examples
     o.batch = 1;
     o.steps = (int)examples.size();
     o.trainable = kv_names(m);
+    o.losses = false;  // only the weights are read
     if (auto r = finetune::finetune(m, examples, o); !r) return r.error();
     return Ok{};
 }

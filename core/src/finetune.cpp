@@ -34,8 +34,9 @@ Expected<Losses> finetune(gpt::Model& model, const std::vector<Example>& example
         return Ok{};
     };
     Losses losses;
+    if (!options.losses) losses.before = losses.after = std::nanf("");
     const int B = options.batch == 0 ? n : options.batch;
-    if (B < n || options.steps == 0)
+    if (options.losses && (B < n || options.steps == 0))
         if (Status st = mean_loss(losses.before); !st) return st.error();
     std::vector<int> tk, tg;
     for (int s = 0; s < options.steps; ++s) {
@@ -54,9 +55,10 @@ Expected<Losses> finetune(gpt::Model& model, const std::vector<Example>& example
         }
         Expected<float> loss = trainer.value().step(step_tokens, step_targets, B, T);
         if (!loss) return loss.error();
-        if (s == 0 && B == n) losses.before = loss.value();  // the full batch's loss before the first step
+        if (s == 0 && B == n && options.losses) losses.before = loss.value();  // the full batch's, before the first step
     }
-    if (Status st = mean_loss(losses.after); !st) return st.error();
+    if (options.losses)
+        if (Status st = mean_loss(losses.after); !st) return st.error();
     return losses;
 }
 

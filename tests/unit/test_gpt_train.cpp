@@ -217,6 +217,14 @@ TEST_CASE("finetune: batch 1 is SGD example by example, in order; a bad batch is
     const std::vector<int> all = {0, 3, 1, 0, 5, 1, 0, 7, 1}, all_targets = {-1, -1, 4, -1, -1, 6, -1, -1, 3};
     REQUIRE(gpt::forward(model.value(), acts, all.data(), all_targets.data(), 3, 3));
     CHECK(losses.value().before == doctest::Approx(acts.loss).epsilon(1e-6));
+    // without the losses: the same weights, NaN losses
+    o.losses = false;
+    gpt::Model quiet = model.value();
+    auto none = finetune::finetune(quiet, ex, o);
+    REQUIRE(none);
+    CHECK(quiet.params == tuned.params);
+    CHECK(std::isnan(none.value().before));
+    CHECK(std::isnan(none.value().after));
     for (int bad : {-1, 4}) {
         o.batch = bad;
         gpt::Model m = model.value();

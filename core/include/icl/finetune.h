@@ -22,10 +22,11 @@ struct Options {
                                          // steps = k: one epoch of SGD, example by example)
     OptimizerConfig optimizer;           // default: AdamW, lr 1e-3, no decay
     std::vector<std::string> trainable;  // tensor names; empty = all
+    bool losses = true;                  // false: skip the forward passes Losses needs
 };
 
 // Fine-tunes `model` in place on the examples; returns the mean loss over all of them
-// before the first step and after the last. Errors: no examples, steps < 0, a batch
+// before the first step and after the last (NaN with options.losses false). Errors: no examples, steps < 0, a batch
 // outside [0, k], a bad optimizer config or tensor name, a diverging step (named).
 struct Losses { float before = 0, after = 0; };
 Expected<Losses> finetune(gpt::Model& model, const std::vector<Example>& examples, const Options& options);
