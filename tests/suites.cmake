@@ -36,6 +36,10 @@ if(ICL_WASM)
   icl_add_suite(browser-hostile LABELS browser
                 COMMAND node tests/browser/hostile.mjs ${ICL_NATIVE_BIN_DIR}/icl $<TARGET_FILE_DIR:icl_core_wasm>)
   icl_add_suite(app-browser LABELS app browser COMMAND ${ICL_SRC}/tests/app/lab.sh ${ICL_SITE_DIR})
+  # The authors' watch mode (scripts/serve --watch): save -> reload within a second, lint
+  # errors in the page. SERIAL: it times the reload.
+  icl_add_suite(browser-watch LABELS browser SERIAL
+                COMMAND node tests/browser/watch.mjs ${ICL_NATIVE_BIN_DIR}/icl $<TARGET_FILE_DIR:icl_core_wasm>)
 elseif(ICL_SANITIZE OR ICL_FUZZ)
   # One sanitizer tree (the asan preset) holds both: ctest --preset asan / --preset fuzz
   # pick them by label.

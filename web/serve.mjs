@@ -13,10 +13,15 @@
 // whole file (a range request gets the plain bytes). Every file carries an ETag (size
 // and time of what is sent) with "no-cache": the browser asks each time and gets a 304
 // for an unchanged file, so the next lesson takes the wasm core from its cache.
+// With --watch (the authors' watch mode, web/watch.mjs) it also rebuilds a lesson's pages
+// when its Markdown changes and adds a reload client to the .html pages it sends:
+//   node web/serve.mjs <site dir> [port] --watch [--lessons lessons] [--icl build/bin/icl] [--wasm build/wasm/bin]
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
 
 export const MAX_OPEN_FILES = 16;
 export const MAX_WAITING = 512;
@@ -57,7 +62,8 @@ export function parseRange(header, size) {
   return { start, end };
 }
 
-export function createServer(siteDir) {
+// watch: what startWatch (web/watch.mjs) returns, for the watch mode's pages and events.
+export function createServer(siteDir, { watch = null } = {}) {
   const root = path.resolve(siteDir);
   let realRoot = root;
   try { realRoot = fs.realpathSync(root); } catch { /* served as 404s */ }
@@ -105,6 +111,10 @@ export function createServer(siteDir) {
       plain(res, 400, 'bad request: the path holds a NUL or a backslash');
       return;
     }
+    if (watch && rel.startsWith('/__icl/')) {
+      watchEndpoint(req, res, rel);
+      return;
+    }
     let file = path.join(root, rel);
     if (file !== root && !file.startsWith(root + path.sep)) {
       plain(res, 403, 'forbidden');
@@ -121,6 +131,12 @@ export function createServer(siteDir) {
         }
         file = path.join(file, 'index.html');
       }
+      const inLab = rel === '/lab' || rel.startsWith('/lab/');
+      const watched = watch && !inLab && file.endsWith('.html');
+      if (watched && watch.problemsPage()) {  // the lint fails: every page lists the problems
+        sendHtml(res, req, 200, watch.problemsPage());
+        return;
+      }
       fs.realpath(file, (err1, real) => {
       // A link inside the site that leads out of it is outside too.
       if (!err1 && real !== realRoot && !real.startsWith(realRoot + path.sep)) {
@@ -130,6 +146,15 @@ export function createServer(siteDir) {
       fs.stat(file, (err2, st2) => {
         if (err1 || err2 || !st2.isFile()) {  // a FIFO, a device or a folder is never opened
           plain(res, 404, 'not found');
+          return;
+        }
+        if (watched) {  // the page as built, with the reload client
+          const version = watch.state().version;
+          fs.readFile(file, 'utf8', (err3, html) => {
+            if (err3) { plain(res, 404, 'not found'); return; }
+            sendHtml(res, req, 200, html.replace(/<\/body>\s*<\/html>\s*$/,
+              `<script type="module" src="/__icl/watch.js?v=${version}"></script>\n</body>\n</html>\n`));
+          });
           return;
         }
         const range = parseRange(req.headers.range, st2.size);
@@ -144,7 +169,6 @@ export function createServer(siteDir) {
           'Accept-Ranges': 'bytes',
           Vary: 'Accept-Encoding',
         };
-        const inLab = rel === '/lab' || rel.startsWith('/lab/');
         if (inLab) headers['Content-Security-Policy'] = LAB_CSP;
         let sent = st2;  // what goes out: the file, or its gzip copy
         if (!range && /\bgzip\b/.test(req.headers['accept-encoding'] || '')) {
@@ -193,6 +217,30 @@ export function createServer(siteDir) {
     });
   };
 
+  // Watch mode only: a page made in memory (the problem list, or a page with the client).
+  const sendHtml = (res, req, status, html) => {
+    res.writeHead(status, { 'Content-Type': types['.html'], 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+    res.end(req.method === 'HEAD' ? undefined : html);
+  };
+  const clientFiles = { '/__icl/watch.js': ['watch-client.js', types['.js']], '/__icl/watch.css': ['watch-client.css', types['.css']] };
+  const watchEndpoint = (req, res, rel) => {
+    if (rel === '/__icl/events') {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+      const send = (state) => res.write(`data: ${JSON.stringify(state)}\n\n`);
+      send(watch.state());
+      const unsubscribe = watch.subscribe(send);
+      res.on('close', unsubscribe);
+      return;
+    }
+    const client = clientFiles[rel];
+    if (!client) { plain(res, 404, 'not found'); return; }
+    fs.readFile(path.join(here, client[0]), (err, data) => {
+      if (err) { plain(res, 404, 'not found'); return; }
+      res.writeHead(200, { 'Content-Type': client[1], 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+      res.end(req.method === 'HEAD' ? undefined : data);
+    });
+  };
+
   const server = http.createServer((req, res) => {
     try {
       handle(req, res);
@@ -208,8 +256,25 @@ export function createServer(siteDir) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] || '').href) {
-  const server = createServer(process.argv[2] || 'build/site');
-  server.listen(Number(process.argv[3] || 8000), '127.0.0.1', () => {
+  const positional = [], options = {};
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--watch') options.watch = true;
+    else if (['--lessons', '--icl', '--wasm'].includes(argv[i]) && i + 1 < argv.length) options[argv[i].slice(2)] = argv[++i];
+    else if (argv[i].startsWith('--')) { console.error(`serve: unknown or incomplete option '${argv[i]}'`); process.exit(2); }
+    else positional.push(argv[i]);
+  }
+  const siteDir = positional[0] || 'build/site';
+  let watch = null;
+  if (options.watch) {
+    const { startWatch } = await import('./watch.mjs');
+    const lessonsDir = options.lessons || 'lessons';
+    watch = await startWatch({ lessonsDir, out: siteDir, icl: options.icl || 'build/bin/icl', wasm: options.wasm || 'build/wasm/bin' });
+    await watch.ready;
+    console.log(`watch: rebuilding the pages of ${lessonsDir}/*/*.md as they change; open pages reload`);
+  }
+  const server = createServer(siteDir, { watch });
+  server.listen(Number(positional[1] || 8000), '127.0.0.1', () => {
     console.log(`ICL Lab is served at http://127.0.0.1:${server.address().port}/  (Ctrl-C stops)`);
   });
 }

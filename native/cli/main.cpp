@@ -41,6 +41,9 @@ const char* kUsage =
     "  lessons build --out <dir> [--dir lessons] [--draft]\n"
     "                                  lint, then write <dir>/index.json and\n"
     "                                  <dir>/<lang>/<id>.json (nothing if the lint fails)\n"
+    "  lessons new <id> [--lang en|ko] [--dir lessons]\n"
+    "                                  write <dir>/<lang>/<NN>-<id>.md, a skeleton lesson\n"
+    "                                  with one demo and one check (docs/authoring.md)\n"
     "  train <recipe.json> [--out file.icl] [--eval-only | --restore]\n"
     "                                  train a checkpoint from its recipe (deterministic),\n"
     "                                  write it beside the recipe (or to --out) in the\n"
@@ -141,15 +144,46 @@ int cmd_run(int argc, char** argv) {
     return 0;
 }
 
+// Default lessons folder: ./lessons when there is one (a checkout), else the shipped lessons.
+std::string default_lessons_dir() {
+    std::error_code ec;
+    return std::filesystem::is_directory("lessons", ec) ? "lessons" : icl::find_lessons_dir(ICL_SOURCE_DIR);
+}
+
+// `icl lessons new <id>`: exit 0 written, 2 a bad id or language, an existing lesson, no
+// such folder, 1 the file could not be written.
+int cmd_lessons_new(int argc, char** argv) {
+    if (argc < 4 || argv[3][0] == '-') return usage_error("lessons new needs a lesson id (e.g. icl lessons new attention-sinks --lang en)");
+    const std::string id = argv[3];
+    std::string dir = default_lessons_dir(), lang = "en";
+    for (int i = 4; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--dir" && i + 1 < argc) dir = argv[++i];
+        else if (a == "--lang" && i + 1 < argc) lang = argv[++i];
+        else return usage_error("lessons new: unknown or incomplete option '" + a + "'");
+    }
+    auto written = icl::write_lesson_skeleton(dir, id, lang);
+    if (!written) {
+        const std::string& message = written.error().message;
+        if (message.rfind("cannot ", 0) != 0) return usage_error(message);  // what was asked for is wrong
+        std::fprintf(stderr, "icl: %s\n", message.c_str());                // the write failed
+        return 1;
+    }
+    std::printf("wrote %s: one demo block and one predict check.\n"
+                "  icl lessons check --draft --dir %s   passes it as a draft; a published lesson needs 4 checks\n"
+                "  and a version in each language with the same demos and checks (docs/authoring.md).\n",
+                written.value().c_str(), dir.c_str());
+    return 0;
+}
+
 // `icl lessons check|build`: exit 0 clean (warnings allowed), 1 lint errors or a failed
 // write, 2 bad usage.
 int cmd_lessons(int argc, char** argv) {
-    if (argc < 3) return usage_error("lessons needs check or build");
+    if (argc < 3) return usage_error("lessons needs check, build or new");
     const std::string action = argv[2];
-    if (action != "check" && action != "build") return usage_error("lessons: unknown action '" + action + "' (expected check or build)");
-    // Default: ./lessons when there is one (a checkout), else the shipped lessons.
-    std::error_code ec;
-    std::string dir = std::filesystem::is_directory("lessons", ec) ? "lessons" : icl::find_lessons_dir(ICL_SOURCE_DIR), out;
+    if (action == "new") return cmd_lessons_new(argc, argv);
+    if (action != "check" && action != "build") return usage_error("lessons: unknown action '" + action + "' (expected check, build or new)");
+    std::string dir = default_lessons_dir(), out;
     icl::LintOptions options;
     for (int i = 3; i < argc; ++i) {
         const std::string a = argv[i];

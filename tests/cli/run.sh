@@ -101,6 +101,46 @@ else
 fi
 rm -rf "$out"
 
+# icl lessons new (docs/authoring.md): a skeleton beside the fixture lesson, in en and then
+# ko (the translation takes the en order), that the lint passes as a draft with its demo
+# run; refused: an existing lesson, a bad id, an unknown language, no such folder
+out=$(mktemp -d)
+cp -r tests/lessons/good "$out/lessons"
+expect lessons-new-en 0 "^wrote $out/lessons/en/02-sinks\.md: one demo block and one predict check" -- lessons new sinks --lang en --dir "$out/lessons"
+expect lessons-new-ko 0 "^wrote $out/lessons/ko/02-sinks\.md" -- lessons new sinks --lang ko --dir "$out/lessons"
+expect lessons-new-draft-passes 0 '^lessons: 4 files, 0 errors, 2 warnings$' -- lessons check --draft --run-demos --dir "$out/lessons"
+expect lessons-new-one-check 1 "^$out/lessons/en/02-sinks\.md:1: the lesson has 1 checks \(a lesson needs at least 4\)" -- lessons check --dir "$out/lessons"
+expect lessons-new-builds 0 'wrote index.json and 4 lesson files' -- lessons build --draft --dir "$out/lessons" --out "$out/json"
+if grep -q '"kind": "demo"' "$out/json/ko/sinks.json" 2>/dev/null && grep -q '"type": "predict"' "$out/json/en/sinks.json" 2>/dev/null; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); echo "FAIL lessons-new-builds: the skeleton's JSON has no demo or no predict check"
+fi
+cp "$out/lessons/en/02-sinks.md" "$out/before.md"
+expect lessons-new-exists 2 "lesson 'sinks' exists: $out/lessons/en/02-sinks\.md \(it is not overwritten\)" -- lessons new sinks --lang en --dir "$out/lessons"
+cmp -s "$out/before.md" "$out/lessons/en/02-sinks.md" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL lessons-new-exists changed the lesson"; }
+expect lessons-new-exists-by-name 2 "lesson 'basics' exists" -- lessons new basics --lang ko --dir "$out/lessons"
+expect lessons-new-bad-id 2 "lesson id 'two words' is not usable: use 1 to 64 letters, digits, '-' and '_'" -- lessons new "two words" --dir "$out/lessons"
+expect lessons-new-path-id 2 "lesson id '../x' is not usable" -- lessons new ../x --dir "$out/lessons"
+expect lessons-new-review 2 "lesson id 'review' is taken" -- lessons new review --dir "$out/lessons"
+expect lessons-new-unknown-lang 2 "unknown language 'fr': the lessons are written in en and ko" -- lessons new x --lang fr --dir "$out/lessons"
+expect lessons-new-no-dir 2 "no such directory $out/none/en" -- lessons new x --dir "$out/none"
+expect lessons-new-no-id 2 'lessons new needs a lesson id' -- lessons new --lang en
+[ "$(ls "$out/lessons/en" "$out/lessons/ko" | grep -c '\.md$')" = 4 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL lessons-new wrote a file it refused"; }
+rm -rf "$out"
+
+# The icl commands of docs/authoring.md's sh examples run as written, exit 0 (except a
+# line with a <placeholder>, and --run-demos, which is the lessons-lint suite)
+while IFS= read -r line; do
+  case "$line" in *'<'*|*--run-demos*) continue ;; esac
+  args=${line#build/bin/icl }
+  if out=$(eval "\"\$icl\" $args" 2>&1); then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1)); echo "FAIL docs/authoring.md example '$line': ${out:0:300}"
+  fi
+done < <(awk '/^```sh$/ { f = 1; next } /^```$/ { f = 0 } f' docs/authoring.md | grep '^build/bin/icl ' | sed 's/  *#.*$//')
+
 # icl train and the checkpoints the demos read
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)

@@ -5,13 +5,17 @@
 #ifndef ICL_WASM
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
 
 #include "icl/demo.h"
 #include "icl/lesson.h"
+#include "icl/lesson_set.h"
 #include "icl/tex_text.h"
 
 TEST_CASE("authoring guide: its demo and check examples parse, and every check type has one") {
@@ -20,10 +24,20 @@ TEST_CASE("authoring guide: its demo and check examples parse, and every check t
     // An example is a line opening a ``` fence whose first info word is demo or check, up
     // to the next line that is ``` (the guide wraps them in ```` fences to show them).
     // Figures the guide writes as code spans, `{{0.66 @adam:rel_diff ±0.02}}`, go in as text.
+    // A whole lesson shown in a ````` markdown fence (the worked example) is tested on its
+    // own below: its directives are not examples here.
     std::string examples, figures, line;
     int demos = 0, checks = 0;
-    bool inside = false;
+    bool inside = false, whole_lesson = false;
     while (std::getline(in, line)) {
+        if (whole_lesson) {
+            whole_lesson = line != "`````";
+            continue;
+        }
+        if (line == "`````markdown") {
+            whole_lesson = true;
+            continue;
+        }
         if (inside) {
             examples += line + "\n";
             inside = line != "```";
@@ -79,6 +93,73 @@ TEST_CASE("authoring guide: its demo and check examples parse, and every check t
     CHECK(std::any_of(quoted.begin(), quoted.end(), [](const icl::Figure& f) { return f.relative; }));
     for (const icl::Figure& f : quoted)
         CHECK_MESSAGE(instances.count(f.instance) == 1, "figure ", f.text, " quotes '", f.instance, "', no example instance");
+}
+
+// Every ```markdown / ````markdown / `````markdown block of the guide: one that starts
+// with front matter is a whole lesson (the front-matter example, the worked example) and
+// parses as one; any other is lesson text and parses after a front matter. The worked
+// example is what `icl lessons new` writes, and passes the lint as a draft, put in en/
+// and ko/ of a lesson tree.
+TEST_CASE("authoring guide: every markdown example parses, and the worked example is the skeleton and passes the lint") {
+    std::ifstream in(ICL_SOURCE_DIR "/docs/authoring.md");
+    REQUIRE(in);
+    std::vector<std::string> blocks;
+    std::string line, fence, block;
+    while (std::getline(in, line)) {
+        if (!fence.empty()) {
+            if (line == fence) {
+                blocks.push_back(block);
+                fence.clear();
+            } else {
+                block += line + "\n";
+            }
+            continue;
+        }
+        const size_t ticks = line.find_first_not_of('`');
+        if (ticks >= 3 && ticks != std::string::npos && line.substr(ticks) == "markdown") {
+            fence = line.substr(0, ticks);
+            block.clear();
+        }
+    }
+    REQUIRE_MESSAGE(fence.empty(), "a markdown example is not closed by ", fence);
+    REQUIRE(blocks.size() >= 6);
+    // The text examples go in one page, in order (a check may grade an instance of an
+    // earlier example); a whole lesson is a page of its own.
+    int whole = 0, text = 0;
+    std::string worked, texts = "---\nid: example\ntitle: T\norder: 1\nsummary: S\n---\n";
+    const auto parses = [](const std::string& doc) {
+        const icl::LessonParse parsed = icl::parse_lesson_collect(doc, "lessons/en/01-example.md");
+        CHECK_MESSAGE(parsed.problems.empty(), (parsed.problems.empty() ? "" : icl::to_string(parsed.problems.front())), "\nin:\n", doc);
+        CHECK_MESSAGE(parsed.math_problems.empty(), (parsed.math_problems.empty() ? "" : icl::to_string(parsed.math_problems.front())), "\nin:\n", doc);
+        return parsed.lesson;
+    };
+    for (const std::string& b : blocks) {
+        if (b.rfind("---\n", 0) != 0) {
+            texts += "\n" + b;
+            ++text;
+            continue;
+        }
+        ++whole;
+        if (parses(b).id == "attention-sinks") worked = b;
+    }
+    parses(texts);
+    CHECK(whole >= 2);
+    CHECK(text >= 4);
+    REQUIRE_MESSAGE(!worked.empty(), "the guide has no worked example with id attention-sinks");
+    CHECK(worked == icl::lesson_skeleton("attention-sinks", "en", 9));
+
+    namespace fs = std::filesystem;
+    const fs::path root = fs::temp_directory_path() / ("icl_authoring_doc_" + std::to_string(getpid()));
+    fs::remove_all(root);
+    for (const char* lang : {"en", "ko"}) {
+        fs::create_directories(root / lang);
+        std::ofstream(root / lang / "09-attention-sinks.md", std::ios::binary) << worked;
+    }
+    const icl::LessonSet set = icl::load_lesson_set(root.string(), icl::LintOptions{true, false});
+    fs::remove_all(root);
+    CHECK_MESSAGE(set.errors() == 0, (set.problems.empty() ? "" : icl::to_string(set.problems.front())));
+    CHECK(set.files == 2);
+    CHECK(set.warnings() == 2);  // one check where a lesson needs 4, in each language
 }
 
 // A row of the table is | `TeX` | what the app shows |: the text up to " — " (a remark

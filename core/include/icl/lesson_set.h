@@ -60,4 +60,18 @@ nlohmann::json lesson_index_json(const LessonSet& set);
 // Writes <out>/index.json and <out>/<lang>/<id>.json. Refuses a set with errors.
 Status write_lesson_json(const LessonSet& set, const std::string& out_dir);
 
+// `icl lessons new`: the text of a new lesson's skeleton in `lang` ("en" | "ko"): front
+// matter, a paragraph, one demo block (dual_form) and one predict check on it. It parses,
+// and passes the lint as a draft (LintOptions::draft: a lesson needs 4 checks; the
+// skeleton has one, to be copied).
+std::string lesson_skeleton(const std::string& id, const std::string& lang, int order);
+
+// Writes lesson_skeleton(id, lang, order) to <dir>/<lang>/<NN>-<id>.md and returns that
+// path. order: the lesson's order in another language when it has this id there (the
+// translation goes beside it), else one past the largest order in <dir>. Refuses, naming
+// the problem: an id that is not letters, digits, '-' and '_' (or is 'review', the review
+// page's name), a language the lessons are not written in, a missing <dir>/<lang>, a
+// lesson with this id in <dir>/<lang> (it is never overwritten).
+Expected<std::string> write_lesson_skeleton(const std::string& dir, const std::string& id, const std::string& lang);
+
 }  // namespace icl

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -415,6 +417,86 @@ Status write_lesson_json(const LessonSet& set, const std::string& out_dir) {
         if (shaped) fs::remove(fs::path(out_dir) / lang / base, ec);
     }
     return Ok{};
+}
+
+std::string lesson_skeleton(const std::string& id, const std::string& lang, int order) {
+    const bool ko = lang == "ko";
+    std::string s = "---\nid: " + id + "\n";
+    s += ko ? "title: 새 강의 (제목을 쓰세요)\n" : "title: A new lesson (write its title)\n";
+    s += "order: " + std::to_string(order) + "\n";
+    s += ko ? "summary: 이 강의에서 무엇을 보게 되는지 한 문장으로 쓰세요.\n"
+            : "summary: One sentence on what the learner will see.\n";
+    s += "---\n";
+    s += ko ? "## 무엇을 보게 되나\n\n"
+              "여기에 강의를 씁니다. 본문, $W x = W_0 x + \\sum_t e_t (x_t^\\top x)$ 같은 수식, 데모 블록과 확인 문제를 "
+              "섞어 쓸 수 있습니다. 모든 지시문은 docs/authoring.md에 예시와 함께 정리되어 있습니다. "
+              "영어판과 한국어판은 데모 블록과 확인 문제가 같은 순서로 같아야 합니다.\n\n"
+            : "## What you'll see\n\n"
+              "Write the lesson here: text, math such as $W x = W_0 x + \\sum_t e_t (x_t^\\top x)$, demo blocks and "
+              "checks. docs/authoring.md describes every directive with an example. The English and Korean "
+              "files must have the same demo blocks and checks, in the same order.\n\n";
+    s += "```demo dual_form\n"
+         "n_train: 12\n"
+         "optimizer: sgd\n"
+         "```\n\n";
+    s += "```check id=predict-sgd type=predict demo=dual_form scalar=\"rel_diff\"\n";
+    s += ko ? "실행하기 전에 예측해 보세요. 평범한 SGD로 학습하면 `rel_diff`(원래 형태와 쌍대 형태의 가장 큰 차이를 가장 큰 "
+              "출력으로 나눈 값)는 어디에 놓일까요?\n"
+              "a) [0, 1e-5] 부동소수점 반올림 수준\n"
+              "b) [1e-5, inf] 반올림보다 큰 차이\n"
+              "---\n"
+              "SGD의 갱신은 모두 정확히 $e_t \\otimes x_t$이므로, 두 형태는 부동소수점 연산 순서만큼만 다릅니다.\n"
+              "b: 근사라고 생각하기 쉽지만, SGD로 학습한 선형 층에서는 아무것도 근사하지 않습니다.\n"
+            : "Before running: where will `rel_diff`, the largest gap between the two forms divided by the largest "
+              "output, land with plain SGD?\n"
+              "a) [0, 1e-5] at float rounding\n"
+              "b) [1e-5, inf] above rounding\n"
+              "---\n"
+              "Every SGD update is exactly $e_t \\otimes x_t$, so the two forms differ only in the order of float "
+              "operations.\n"
+              "b: It is tempting to call it an approximation; for a linear layer trained by SGD nothing is approximated.\n";
+    s += "```\n";
+    return s;
+}
+
+Expected<std::string> write_lesson_skeleton(const std::string& dir, const std::string& id, const std::string& lang) {
+    const bool id_ok = !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+    });
+    if (!id_ok)
+        return make_error("lesson id '" + id + "' is not usable: use 1 to 64 letters, digits, '-' and '_' (e.g. attention-sinks)");
+    if (id == "review") return make_error("lesson id 'review' is taken: <lang>/review.html is the review page");
+    if (std::find(std::begin(kLangs), std::end(kLangs), lang) == std::end(kLangs))
+        return make_error("unknown language '" + lang + "': the lessons are written in en and ko");
+    const fs::path lang_dir = fs::path(dir) / lang;
+    std::error_code ec;
+    if (!fs::is_directory(lang_dir, ec)) return make_error("no such directory " + lang_dir.string() + " (give the lessons folder with --dir)");
+    // An existing lesson: by its front matter, or by its file name when it does not parse.
+    const LessonSet set = load_lesson_set(dir, LintOptions{true, false});
+    int order = -1, largest = 0;
+    for (const auto& [l, list] : set.lessons)
+        for (const Lesson& lesson : list) {
+            largest = std::max(largest, lesson.order);
+            if (lesson.id != id) continue;
+            if (l == lang)
+                return make_error("lesson '" + id + "' exists: " + (lang_dir / fs::path(lesson.source).filename()).string() +
+                                  " (it is not overwritten)");
+            order = lesson.order;  // the translation of a lesson in another language: beside it
+        }
+    for (fs::directory_iterator it(lang_dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        const std::string tail = "-" + id + ".md";
+        if (name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0)
+            return make_error("lesson '" + id + "' exists: " + (lang_dir / name).string() + " (it is not overwritten)");
+    }
+    if (order < 0) order = largest + 1;
+    const std::string path = (lang_dir / ((order < 10 ? "0" : "") + std::to_string(order) + "-" + id + ".md")).string();
+    std::FILE* f = std::fopen(path.c_str(), "wx");  // never over a file that appeared meanwhile
+    if (!f) return make_error("cannot create " + path + ": " + std::strerror(errno));
+    const std::string text = lesson_skeleton(id, lang, order);
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) != 0 || !ok) return make_error("cannot write " + path);
+    return path;
 }
 
 }  // namespace icl

@@ -1,0 +1,271 @@
+// The site build as a module: web/build-site.mjs runs it once; the watch mode of
+// web/serve.mjs (web/watch.mjs) keeps it loaded and runs it again on each change to a
+// lesson, so only what changed is done again: a lesson whose JSON is unchanged keeps its
+// KaTeX rendering and demo validation, and a page whose HTML is unchanged is not written.
+//
+//   const site = await createSite({ wasm: 'build/wasm/bin' });
+//   const { lessonsByLang, problems, warnings } = site.load(lessonJsonDir);  // problems: errors as values
+//   site.outputs(lessonsByLang)   // Map(path in the site -> text): every page, index.json, math-styles.css
+//   site.writeAssets(out)         // web/src, KaTeX's CSS and fonts, the wasm core, demo assets
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { inlineStylesToClasses } from './inline-styles.mjs';
+import { lessonPage, indexPage, reviewPage, embedPage } from './templates.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const web = path.resolve(here, '..');
+const require = createRequire(import.meta.url);
+const katex = require('katex');
+export const langs = ['en', 'ko'];
+
+// ---- math --------------------------------------------------------------------------
+const entities = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+const decodeEntities = (s) => s.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (m, e) => {
+  if (e[0] === '#') return String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1)));
+  return entities[e.toLowerCase()] ?? m;
+});
+// KaTeX's HTML for each TeX source met (the watch mode renders a lesson again after each
+// save, and most of its math is as it was): (display ? 'D' : 'I') + TeX -> { html, error }.
+const mathMemo = new Map();
+function renderMath(html, where, warnings) {
+  return html.replace(/<x-equation( type="display")?>([\s\S]*?)<\/x-equation>/g, (m, display, tex) => {
+    const source = decodeEntities(tex);
+    const key = (display ? 'D' : 'I') + source;
+    let hit = mathMemo.get(key);
+    if (!hit) {
+      try {
+        hit = { html: katex.renderToString(source, { displayMode: Boolean(display), throwOnError: true, strict: 'ignore' }) };
+      } catch (e) {
+        hit = { html: katex.renderToString(source, { displayMode: Boolean(display), throwOnError: false, strict: 'ignore' }), error: e.message };
+      }
+      if (mathMemo.size > 50000) mathMemo.clear();
+      mathMemo.set(key, hit);
+    }
+    if (hit.error) warnings.push(`${where}: ${hit.error}`);
+    return hit.html;
+  });
+}
+
+// Headings get ids numbered in page order, so the language switch can keep the place
+// (the two translations have the same sections).
+function numberHeadings(html, counter) {
+  return html.replace(/<h([2-4])>/g, (m, level) => `<h${level} id="s${++counter.n}">`);
+}
+
+// The static import graph of an entry module under web/src (for <link rel=modulepreload>).
+function moduleGraph(entry, seen = new Set()) {
+  if (seen.has(entry)) return seen;
+  seen.add(entry);
+  const text = fs.readFileSync(path.join(web, 'src', entry), 'utf8');
+  for (const m of text.matchAll(/^import[^'"]*from\s+['"](\.[^'"]+)['"]/gm)) {
+    moduleGraph(path.posix.normalize(path.posix.join(path.posix.dirname(entry), m[1])), seen);
+  }
+  return seen;
+}
+
+const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
+
+export async function createSite({ wasm }) {
+  // ---- the wasm core, loaded here to describe the demos the lessons use -------------
+  const wasmJs = path.join(wasm, 'icl_core.js');
+  const wasmBin = path.join(wasm, 'icl_core.wasm');
+  const core = await require(path.resolve(wasmJs))({ wasmBinary: fs.readFileSync(wasmBin) });
+  const callCore = (name, ...a) => {
+    const value = JSON.parse(core[name](...a));
+    if (value && value.error) throw new Error(value.error);
+    return value;
+  };
+  const demoInfo = {};
+  for (const lang of langs) demoInfo[lang] = Object.fromEntries(callCore('demos', lang).map((d) => [d.id, d]));
+
+  // The files a demo reads (DemoInfo.assets, relative to lessons/): handed to the core
+  // before a lesson's demo is started for validation, and copied into the site for the
+  // worker to fetch from <site>/lessons/.
+  const lessonSources = path.resolve(web, '..', 'lessons');
+  const assetSource = (id, name) => {
+    const from = path.resolve(lessonSources, name);
+    if (!from.startsWith(lessonSources + path.sep)) throw new Error(`demo '${id}' lists asset '${name}' outside lessons/`);
+    if (!fs.existsSync(from)) throw new Error(`demo '${id}' needs lessons/${name}, which does not exist`);
+    return from;
+  };
+  const assetsInCore = new Set();
+  const putAssets = (id) => {
+    for (const name of demoInfo.en[id].assets || []) {
+      if (assetsInCore.has(name)) continue;
+      callCore('put_asset', name, new Uint8Array(fs.readFileSync(assetSource(id, name))));
+      assetsInCore.add(name);
+    }
+  };
+
+  const modules = {
+    lesson: [...moduleGraph('lesson.js')], index: [...moduleGraph('index.js')],
+    review: [...moduleGraph('review.js')], embed: [...moduleGraph('embed.js')],
+  };
+  const styleClasses = new Map();  // inline style text -> class name (KaTeX's inline styles, see inline-styles.mjs)
+  const validated = new Set();     // demo + params the core started once already
+
+  // One lesson's JSON (as `icl lessons build` wrote it) made ready for its page: math
+  // rendered, headings numbered, each demo block's parameters validated by starting it.
+  // Throws an Error naming the lesson and line when a demo refuses its parameters.
+  function prepare(lang, lesson, warnings) {
+    const where = `${lang}/${lesson.id}`;
+    const counter = { n: 0 };
+    const blocks = lesson.blocks.map((b) => {
+      if (b.kind === 'html') return { ...b, html: inlineStylesToClasses(numberHeadings(renderMath(b.html, where, warnings), counter), styleClasses) };
+      if (b.kind === 'check') {
+        const fix = (h) => (h ? inlineStylesToClasses(renderMath(h, where, warnings), styleClasses) : h);
+        return { ...b, prompt_html: fix(b.prompt_html), feedback_html: fix(b.feedback_html),
+          options: (b.options || []).map((o) => ({ ...o, html: fix(o.html), feedback_html: fix(o.feedback_html) })) };
+      }
+      if (b.kind === 'demo') {
+        if (!demoInfo[lang][b.demo]) throw new Error(`${where}: demo '${b.demo}' is not in the wasm core (known: ${Object.keys(demoInfo[lang]).join(', ')})`);
+        // The core validates the lesson's parameters now, not in a learner's browser.
+        const key = `${lang} ${b.demo} ${JSON.stringify(b.params || {})}`;
+        if (!validated.has(key)) {
+          try {
+            putAssets(b.demo);
+            const { handle } = callCore('start', b.demo, JSON.stringify(b.params || {}), lang, 1);
+            core.drop(handle);
+          } catch (e) {
+            throw new Error(`${lesson.source || where}:${b.line}: ${e.message}`);
+          }
+          validated.add(key);
+        }
+      }
+      return b;
+    });
+    return { ...lesson, blocks };
+  }
+
+  // lang/id -> { text: the lesson JSON as read, lesson: prepared, warnings }
+  const cache = new Map();
+
+  // Reads <dir>/index.json and the lesson files it lists; a lesson whose file is as it
+  // was last time is taken from the cache. Returns { lessonsByLang, problems, warnings,
+  // prepared: how many lessons were prepared again }.
+  function load(dir) {
+    const problems = [], warnings = [];
+    let prepared = 0;
+    let index;
+    try {
+      index = readJson(path.join(dir, 'index.json'));
+    } catch (e) {
+      return { problems: [`cannot read ${path.join(dir, 'index.json')}: ${e.message}`], warnings, prepared };
+    }
+    const lessonsByLang = {};
+    const seen = new Set();
+    for (const lang of langs) {
+      if (!Array.isArray(index[lang])) { problems.push(`index.json has no "${lang}" list`); continue; }
+      lessonsByLang[lang] = [];
+      for (const entry of index[lang]) {
+        const key = `${lang}/${entry.id}`;
+        seen.add(key);
+        let text;
+        try {
+          text = fs.readFileSync(path.join(dir, lang, `${entry.id}.json`), 'utf8');
+        } catch (e) {
+          problems.push(`cannot read ${lang}/${entry.id}.json: ${e.message}`);
+          continue;
+        }
+        let hit = cache.get(key);
+        if (!hit || hit.text !== text) {
+          const w = [];
+          try {
+            hit = { text, lesson: prepare(lang, JSON.parse(text), w), warnings: w };
+          } catch (e) {
+            cache.delete(key);
+            problems.push(e.message);
+            continue;
+          }
+          cache.set(key, hit);
+          prepared++;
+        }
+        warnings.push(...hit.warnings);
+        lessonsByLang[lang].push(hit.lesson);
+      }
+      if (lessonsByLang[lang].some((l) => l.id === 'review')) problems.push(`${lang}: a lesson may not have the id 'review' (${lang}/review.html is the review page)`);
+    }
+    for (const key of cache.keys()) if (!seen.has(key)) cache.delete(key);
+    return { lessonsByLang, problems, warnings, prepared };
+  }
+
+  const usedDemos = (lessonsByLang) =>
+    new Set(langs.flatMap((l) => lessonsByLang[l].flatMap((x) => x.blocks.filter((b) => b.kind === 'demo').map((b) => b.demo))));
+
+  // Every generated file of the site, by its path in the site (posix): the lesson,
+  // review, embed and index pages, index.json and math-styles.css.
+  // A page is made again only when what it is made of changed: the prepared lessons (the
+  // same objects while their JSON is unchanged) and the small values beside them.
+  const pageMemo = new Map();  // path -> { deps, text }
+  const page = (name, deps, make) => {
+    const hit = pageMemo.get(name);
+    if (hit && hit.deps.length === deps.length && hit.deps.every((d, i) => d === deps[i])) return hit.text;
+    const text = make();
+    pageMemo.set(name, { deps, text });
+    return text;
+  };
+
+  function outputs(lessonsByLang) {
+    const files = new Map();
+    for (const lang of langs) {
+      const list = lessonsByLang[lang];
+      const other = langs.find((l) => l !== lang);
+      list.forEach((lesson, i) => {
+        const hasOther = lessonsByLang[other].some((l) => l.id === lesson.id);
+        const prev = list[i - 1], next = list[i + 1];
+        files.set(`${lang}/${lesson.id}.html`, page(`${lang}/${lesson.id}.html`,
+          [lesson, hasOther, prev && prev.id, prev && prev.title, next && next.id, next && next.title],
+          () => lessonPage({ lesson, lang, other, hasOther, prev, next, demoInfo: demoInfo[lang], modules: modules.lesson })));
+      });
+      files.set(`${lang}/review.html`, page(`${lang}/review.html`, list.slice(), () => reviewPage({ lang, lessons: list, modules: modules.review })));
+    }
+    // One embed page per demo the lessons run, per language: <lang>/embed/<demo>.html.
+    for (const lang of langs) {
+      for (const id of usedDemos(lessonsByLang)) {
+        if (!/^[a-z0-9_]+$/.test(id)) throw new Error(`demo id '${id}' cannot name an embed page (want a-z, 0-9 and _)`);
+        const lessons = lessonsByLang[lang].flatMap((l) => l.blocks.filter((b) => b.kind === 'demo' && b.demo === id)
+          .map((b) => ({ id: l.id, instance: b.name, params: b.params || {} })));
+        const assetBytes = (demoInfo[lang][id].assets || []).reduce((n, name) => n + fs.statSync(assetSource(id, name)).size, 0);
+        files.set(`${lang}/embed/${id}.html`, page(`${lang}/embed/${id}.html`, [JSON.stringify(lessons), assetBytes], () => embedPage({ lang, demo: id, info: demoInfo[lang][id], lessons, assetBytes, modules: modules.embed })));
+      }
+    }
+    const indexData = Object.fromEntries(langs.map((lang) => [lang, lessonsByLang[lang].map((l) => ({
+      id: l.id, title: l.title, order: l.order, summary: l.summary,
+      checks: l.blocks.filter((b) => b.kind === 'check').map((b) => b.id),
+      demos: l.blocks.filter((b) => b.kind === 'demo').map((b) => b.demo),
+    }))]));
+    files.set('index.html', indexPage({ index: indexData, modules: modules.index }));
+    files.set('index.json', JSON.stringify(indexData));
+    files.set('assets/math-styles.css',
+      [...styleClasses].map(([style, cls]) => `.${cls}{${style.split(';').filter((d) => d.trim()).map((d) => `${d.trim()}!important`).join(';')}}`).join('\n') + '\n');
+    return files;
+  }
+
+  // The files pages load that no lesson generates: web/src as assets/, KaTeX's CSS and
+  // woff2 fonts, the wasm core, and the files the lessons' demos read.
+  function writeAssets(out, lessonsByLang) {
+    const copy = (from, to) => {
+      fs.mkdirSync(path.dirname(to), { recursive: true });
+      fs.copyFileSync(from, to);
+    };
+    fs.cpSync(path.join(web, 'src'), path.join(out, 'assets'), { recursive: true });
+    const katexDist = path.join(path.dirname(require.resolve('katex/package.json')), 'dist');
+    for (const f of fs.readdirSync(path.join(katexDist, 'fonts')).filter((f) => f.endsWith('.woff2'))) {
+      copy(path.join(katexDist, 'fonts', f), path.join(out, 'assets', 'katex', 'fonts', f));
+    }
+    // katex.min.css lists woff2, woff and ttf; browsers that read this CSS take woff2 first.
+    fs.mkdirSync(path.join(out, 'assets', 'katex'), { recursive: true });
+    fs.writeFileSync(path.join(out, 'assets', 'katex', 'katex.min.css'), fs.readFileSync(path.join(katexDist, 'katex.min.css'), 'utf8')
+      .replace(/,url\(fonts\/[^)]+\.woff\) format\("woff"\)/g, '')
+      .replace(/,url\(fonts\/[^)]+\.ttf\) format\("truetype"\)/g, ''));
+    for (const id of usedDemos(lessonsByLang)) {
+      for (const name of demoInfo.en[id].assets || []) copy(assetSource(id, name), path.join(out, 'lessons', name));
+    }
+    copy(wasmJs, path.join(out, 'assets', 'icl_core.js'));
+    copy(wasmBin, path.join(out, 'assets', 'icl_core.wasm'));
+  }
+
+  return { demoInfo, load, outputs, writeAssets, usedDemos };
+}
