@@ -65,13 +65,7 @@ public:
         const tasks::Suite& s = tasks::suite();
         for (int u = 0; u < budget && !done(); ++u) {
             std::vector<int> tokens, targets;
-            for (int b = 0; b < kBatch; ++b) {
-                const int task = (int)rng_->below((uint32_t)s.tasks.size());
-                const tasks::Sequence seq = tasks::make_training_sequence(s, task, kPairs, *rng_);
-                const std::vector<int> t = tasks::slot_targets(seq);
-                tokens.insert(tokens.end(), seq.tokens.begin(), seq.tokens.end());
-                targets.insert(targets.end(), t.begin(), t.end());
-            }
+            tasks::append_training_batch(s, kBatch, kPairs, *rng_, tokens, targets);
             for (Arm& a : arms_) {
                 auto loss = a.trainer->step(tokens.data(), targets.data(), kBatch, cfg_.context);
                 if (!loss) { error_ = loss.error().message; return; }

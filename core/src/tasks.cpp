@@ -318,6 +318,17 @@ std::vector<int> slot_targets(const Sequence& seq) {
     return targets;
 }
 
+void append_training_batch(const Suite& s, int batch, int pairs, Rng& rng, std::vector<int>& tokens,
+                           std::vector<int>& targets) {
+    for (int b = 0; b < batch; ++b) {
+        const int task = (int)rng.below((uint32_t)s.tasks.size());
+        const Sequence seq = make_training_sequence(s, task, pairs, rng);
+        const std::vector<int> t = slot_targets(seq);
+        tokens.insert(tokens.end(), seq.tokens.begin(), seq.tokens.end());
+        targets.insert(targets.end(), t.begin(), t.end());
+    }
+}
+
 SlotScore score_logits(const float* logits, int V, int target) {
     float mx = logits[0];
     for (int v = 1; v < V; ++v) mx = std::max(mx, logits[v]);

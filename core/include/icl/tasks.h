@@ -149,6 +149,12 @@ Sequence make_remapped_sequence(const Suite& s, int task, int pairs, Rng& rng);
 // Next-token targets (length T, -1 = not scored) for a sequence's slots.
 std::vector<int> slot_targets(const Sequence& seq);
 
+// A training batch: `batch` documents, each of a task drawn uniformly from the suite and
+// `pairs` pairs (make_training_sequence), appended to tokens and their slot targets to
+// targets; each is prompt_length(pairs, false) long.
+void append_training_batch(const Suite& s, int batch, int pairs, Rng& rng, std::vector<int>& tokens,
+                           std::vector<int>& targets);
+
 // ---- evaluation against any next-token model ---------------------------------------
 
 // The model interface: logits (B*T*V, row-major) for a (B,T) batch of token ids.
