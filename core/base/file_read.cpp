@@ -36,19 +36,25 @@ struct Fd {
 };
 
 template <class Out>
-Expected<Out> read_into(const std::string& path, size_t max_bytes) {
+Expected<Out> read_into(const std::string& path, size_t max_bytes, bool* missing) {
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
     // The mode is checked right after, on the opened file (no race with a swapped link).
+    // O_NOCTTY: a terminal device is refused below, and must not become ours meanwhile.
+    if (missing) *missing = false;
     Fd f;
-    f.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (f.fd < 0) return make_error("cannot open '" + path + "': " + std::strerror(errno));
+    f.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (f.fd < 0) {
+        if (missing) *missing = errno == ENOENT;
+        return make_error("cannot open '" + path + "': " + std::strerror(errno));
+    }
     struct stat st {};
     if (::fstat(f.fd, &st) != 0) return make_error("cannot read '" + path + "': " + std::strerror(errno));
     if (!S_ISREG(st.st_mode))
         return make_error("'" + path + "' is " + kind_of(st.st_mode) + ", not a regular file; it was not read");
     if (st.st_size < 0 || static_cast<uint64_t>(st.st_size) > max_bytes)
         return make_error("'" + path + "' is " + mib(static_cast<size_t>(st.st_size)) + ", larger than the " + mib(max_bytes) +
-                          " such a file may be; it was not read");
+                          " such a file may be (" + std::to_string(st.st_size) + " bytes, more than the " +
+                          std::to_string(max_bytes) + "); it was not read");
     const int flags = ::fcntl(f.fd, F_GETFL);
     if (flags >= 0) ::fcntl(f.fd, F_SETFL, flags & ~O_NONBLOCK);
     Out out;
@@ -76,12 +82,12 @@ Expected<Out> read_into(const std::string& path, size_t max_bytes) {
 
 }  // namespace
 
-Expected<std::string> read_regular_file(const std::string& path, size_t max_bytes) {
-    return read_into<std::string>(path, max_bytes);
+Expected<std::string> read_regular_file(const std::string& path, size_t max_bytes, bool* missing) {
+    return read_into<std::string>(path, max_bytes, missing);
 }
 
 Expected<std::vector<uint8_t>> read_regular_file_bytes(const std::string& path, size_t max_bytes) {
-    return read_into<std::vector<uint8_t>>(path, max_bytes);
+    return read_into<std::vector<uint8_t>>(path, max_bytes, nullptr);
 }
 
 }  // namespace icl

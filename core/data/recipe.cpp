@@ -48,7 +48,7 @@ hmm::Hmm unseen_concept(const HmmSpec& spec) {
 
 int data_context(const Recipe& r) {
     if (r.data == "hmm") return 1 + r.hmm.segments * (r.hmm.segment_length + 1);
-    return 1 + 4 * (tasks::kMaxShots + 1);  // a 16-shot prompt plus its answer
+    return tasks::prompt_length(tasks::kMaxShots + 1, false);  // a 16-shot prompt plus its answer
 }
 
 Expected<Recipe> parse(const std::string& text, const std::string& file) {

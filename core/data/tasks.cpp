@@ -120,12 +120,9 @@ std::vector<int> pair_indices(const Task& t, Split split) {
     return idx;
 }
 
-void push_pair(Sequence& seq, int x, int y, int shots, bool scored, bool format = true) {
-    seq.tokens.push_back(x);
-    if (format) seq.tokens.push_back(kArrow);
-    if (scored) seq.slots.push_back({(int)seq.tokens.size() - 1, y, shots});
-    seq.tokens.push_back(y);
-    if (format) seq.tokens.push_back(kSep);
+// Scores the prediction after the span's → (without format, after its x).
+void score(Sequence& seq, const Span& at, int target, int shots) {
+    seq.slots.push_back({at.arrow >= 0 ? at.arrow : at.x, target, shots, at.x});
 }
 
 }  // namespace
@@ -142,6 +139,13 @@ int Suite::find_task(const std::string& id) const {
     return -1;
 }
 
+std::string Suite::text(const std::vector<int>& tokens, int from, int to) const {
+    std::string out;
+    for (int i = from; i < (to < 0 ? (int)tokens.size() : to); ++i)
+        out += (out.empty() ? "" : " ") + words[(size_t)tokens[(size_t)i]];
+    return out;
+}
+
 std::vector<int> Suite::words_of_domain(const std::string& domain, bool inputs) const {
     std::vector<int> out;
     for (const Task& t : tasks) {
@@ -152,6 +156,29 @@ std::vector<int> Suite::words_of_domain(const std::string& domain, bool inputs) 
         }
     }
     return out;
+}
+
+Sequence format_prompt(const std::vector<Pair>& pairs, int query_x, bool format) {
+    Sequence seq;
+    seq.tokens.reserve((size_t)prompt_length((int)pairs.size(), query_x >= 0));
+    auto put = [&seq](int token) {
+        seq.tokens.push_back(token);
+        return (int)seq.tokens.size() - 1;
+    };
+    put(kBos);
+    for (const Pair& p : pairs) {
+        Span sp;
+        sp.x = put(p.x);
+        if (format) sp.arrow = put(kArrow);
+        sp.y = put(p.y);
+        if (format) sp.sep = put(kSep);
+        seq.pairs.push_back(sp);
+    }
+    if (query_x >= 0) {
+        seq.query.x = put(query_x);
+        seq.query.arrow = put(kArrow);
+    }
+    return seq;
 }
 
 const Suite& suite() {
@@ -205,9 +232,7 @@ Expected<Sequence> make_prompt(const Suite& s, int task, const PromptOptions& o,
     if (!ood.empty()) shuffle(ood, rng);
 
     const int in_context_at = o.query_in_context && o.shots > 0 ? (int)rng.below((uint32_t)o.shots) : -1;
-    Sequence seq;
-    seq.tokens.push_back(kBos);
-    const bool format = o.condition != DemoCondition::no_format;
+    std::vector<Pair> shown;
     for (int i = 0; i < o.shots; ++i) {
         const Pair& d = i == in_context_at ? q : t.pairs[(size_t)demos[(size_t)i]];
         int x = d.x, y = map[(size_t)d.y];
@@ -220,11 +245,10 @@ Expected<Sequence> make_prompt(const Suite& s, int task, const PromptOptions& o,
             case DemoCondition::outside_labels: y = outside[rng.below((uint32_t)outside.size())]; break;
             default: break;
         }
-        push_pair(seq, x, y, 0, false, format);
+        shown.push_back({x, y});
     }
-    seq.tokens.push_back(q.x);
-    seq.tokens.push_back(kArrow);
-    seq.slots.push_back({(int)seq.tokens.size() - 1, map[(size_t)q.y], o.shots});
+    Sequence seq = format_prompt(shown, q.x, o.condition != DemoCondition::no_format);
+    score(seq, seq.query, map[(size_t)q.y], o.shots);
     return seq;
 }
 
@@ -238,26 +262,30 @@ Expected<Sequence> make_curve_sequence(const Suite& s, int task, int n, Rng& rng
                           std::to_string(std::min(kMaxShots, (int)idx.size() - 1)) + "] for task " + t.id);
     shuffle(idx, rng);
     const std::vector<int> map = label_map(t, s.vocab(), rng);
-    Sequence seq;
-    seq.tokens.push_back(kBos);
+    std::vector<Pair> pairs;
     for (int i = 0; i <= n; ++i) {
         const Pair& p = t.pairs[(size_t)idx[(size_t)i]];
-        push_pair(seq, p.x, map[(size_t)p.y], i, true);
+        pairs.push_back({p.x, map[(size_t)p.y]});
     }
-    seq.tokens.pop_back();  // the last answer and separator are the model's to predict
-    seq.tokens.pop_back();
+    const Pair last = pairs.back();  // the query: its answer is the model's to predict
+    pairs.pop_back();
+    Sequence seq = format_prompt(pairs, last.x);
+    for (int i = 0; i < n; ++i) score(seq, seq.pairs[(size_t)i], pairs[(size_t)i].y, i);
+    score(seq, seq.query, last.y, n);
     return seq;
 }
 
 Sequence make_training_sequence(const Suite& s, int task, int pairs, Rng& rng) {
     const Task& t = s.tasks[(size_t)task];
     const std::vector<int> map = label_map(t, s.vocab(), rng);
-    Sequence seq;
-    seq.tokens.push_back(kBos);
+    std::vector<Pair> drawn;
     for (int i = 0; i < pairs; ++i) {
         const Pair& p = t.pairs[rng.below((uint32_t)t.pairs.size())];
-        push_pair(seq, p.x, map[(size_t)p.y], i, !p.held_out);
+        drawn.push_back({p.x, map[(size_t)p.y], p.held_out});
     }
+    Sequence seq = format_prompt(drawn);
+    for (int i = 0; i < pairs; ++i)
+        if (!drawn[(size_t)i].held_out) score(seq, seq.pairs[(size_t)i], drawn[(size_t)i].y, i);
     return seq;
 }
 
@@ -270,13 +298,17 @@ Sequence make_remapped_sequence(const Suite& s, int task, int pairs, Rng& rng) {
     std::vector<int> ys((size_t)m);
     for (int& y : ys) y = t.outputs[rng.below((uint32_t)t.outputs.size())];
     std::vector<bool> seen((size_t)m, false);
-    Sequence seq;
-    seq.tokens.push_back(kBos);
+    std::vector<Pair> drawn;
+    std::vector<bool> scored;
     for (int i = 0; i < pairs; ++i) {
         const int j = (int)rng.below((uint32_t)m);
-        push_pair(seq, t.pairs[(size_t)idx[(size_t)j]].x, ys[(size_t)j], i, seen[(size_t)j]);
+        drawn.push_back({t.pairs[(size_t)idx[(size_t)j]].x, ys[(size_t)j]});
+        scored.push_back(seen[(size_t)j]);  // an answer can be known only once its x has appeared
         seen[(size_t)j] = true;
     }
+    Sequence seq = format_prompt(drawn);
+    for (int i = 0; i < pairs; ++i)
+        if (scored[(size_t)i]) score(seq, seq.pairs[(size_t)i], drawn[(size_t)i].y, i);
     return seq;
 }
 
@@ -284,6 +316,17 @@ std::vector<int> slot_targets(const Sequence& seq) {
     std::vector<int> targets(seq.tokens.size(), -1);
     for (const Slot& sl : seq.slots) targets[(size_t)sl.pos] = sl.target;
     return targets;
+}
+
+void append_training_batch(const Suite& s, int batch, int pairs, Rng& rng, std::vector<int>& tokens,
+                           std::vector<int>& targets) {
+    for (int b = 0; b < batch; ++b) {
+        const int task = (int)rng.below((uint32_t)s.tasks.size());
+        const Sequence seq = make_training_sequence(s, task, pairs, rng);
+        const std::vector<int> t = slot_targets(seq);
+        tokens.insert(tokens.end(), seq.tokens.begin(), seq.tokens.end());
+        targets.insert(targets.end(), t.begin(), t.end());
+    }
 }
 
 SlotScore score_logits(const float* logits, int V, int target) {

@@ -45,7 +45,7 @@ public:
         for (int v = 0; v < 2; ++v) {
             gpt::Config c;
             c.vocab = tasks::suite().vocab();
-            c.context = 1 + 4 * tasks::kMaxShots;
+            c.context = tasks::prompt_length(tasks::kMaxShots, false);
             c.width = 32;
             c.heads = 2;
             c.layers = ctx_.params.i("layers");
@@ -70,15 +70,8 @@ public:
         const int B = 16;
         for (int b = 0; b < budget && !done(); ++b, ++step_) {
             std::vector<int> tokens, targets;
-            int T = 0;
-            const tasks::Suite& s = tasks::suite();
-            for (int i = 0; i < B; ++i) {
-                tasks::Sequence seq = tasks::make_training_sequence(s, (int)rng_.below((uint32_t)s.tasks.size()), tasks::kMaxShots, rng_);
-                const std::vector<int> tg = tasks::slot_targets(seq);
-                T = (int)seq.tokens.size();
-                tokens.insert(tokens.end(), seq.tokens.begin(), seq.tokens.end());
-                targets.insert(targets.end(), tg.begin(), tg.end());
-            }
+            const int T = tasks::prompt_length(tasks::kMaxShots, false);
+            tasks::append_training_batch(tasks::suite(), B, tasks::kMaxShots, rng_, tokens, targets);
             for (Run& r : runs_) {
                 const auto t0 = std::chrono::steady_clock::now();
                 auto loss = r.trainer->step(tokens.data(), targets.data(), B, T);

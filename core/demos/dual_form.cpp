@@ -46,7 +46,7 @@ public:
         x_test_ = random_normal(rng, n_test, d_in, x_std);
 
         LinearTrainConfig cfg;
-        cfg.optimizer = adam ? Optimizer::adam : Optimizer::sgd;
+        cfg.optimizer = adam ? LinearOptimizer::adam : LinearOptimizer::sgd;
         cfg.lr = p.f("lr");
         cfg.epochs = p.i("epochs");
         run_ = train_linear_layer(w0, x_train, y_train, cfg);

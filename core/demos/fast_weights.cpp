@@ -65,13 +65,7 @@ public:
         const tasks::Suite& s = tasks::suite();
         for (int u = 0; u < budget && !done(); ++u) {
             std::vector<int> tokens, targets;
-            for (int b = 0; b < kBatch; ++b) {
-                const int task = (int)rng_->below((uint32_t)s.tasks.size());
-                const tasks::Sequence seq = tasks::make_training_sequence(s, task, kPairs, *rng_);
-                const std::vector<int> t = tasks::slot_targets(seq);
-                tokens.insert(tokens.end(), seq.tokens.begin(), seq.tokens.end());
-                targets.insert(targets.end(), t.begin(), t.end());
-            }
+            tasks::append_training_batch(s, kBatch, kPairs, *rng_, tokens, targets);
             for (Arm& a : arms_) {
                 auto loss = a.trainer->step(tokens.data(), targets.data(), kBatch, cfg_.context);
                 if (!loss) { error_ = loss.error().message; return; }
@@ -150,8 +144,8 @@ private:
         if (!prompt) return prompt.error();
         const std::vector<int>& tok = prompt.value().tokens;
         const int T = (int)tok.size();
-        const int demo_end = T - 2;  // "<s>", 16 × "x → y ;", then the query "x →"
-        for (int t : tok) view_.prompt += (view_.prompt.empty() ? "" : " ") + s.words[(size_t)t];
+        const int demo_end = prompt.value().demos_end();  // "<s>", 16 × "x → y ;", then the query "x →"
+        view_.prompt = s.text(tok);
         gpt::Activations acts;
         if (Status st = gpt::forward(m, acts, tok.data(), nullptr, 1, T); !st) return st;
         const int H = cfg_.heads, hs = cfg_.width / H, rows = hs + 1;
@@ -376,7 +370,7 @@ std::vector<Panel> FastWeightsSession::panels() const {
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     gpt::Config c;
     c.vocab = tasks::suite().vocab();
-    c.context = 1 + 4 * kPairs;
+    c.context = tasks::prompt_length(kPairs, false);
     c.width = ctx.params.i("width");
     c.layers = 2;
     c.heads = 2;

@@ -64,7 +64,7 @@ private:
         p_corrupt_ = fv.value().p_corrupt;
         // zero-shot on the held-back pairs B, with and without the vector
         std::vector<std::vector<int>> zs;
-        for (const auto& q : Bset) zs.push_back({tasks::kBos, q.x, tasks::kArrow});
+        for (const auto& q : Bset) zs.push_back(tasks::format_prompt({}, q.x).tokens);
         gpt::Hooks add;
         add.residual_adds = {{layer, 2, fv_}};
         std::vector<float> p0, p1;
@@ -84,12 +84,12 @@ private:
             query = {s.find_word("fast"), s.find_word("slow")};
         }
         std::vector<float> pa, pb, pz;
-        if (Status st = probs({few_shot_prompt(demos, query.x)}, nullptr, pa); !st) return st;
-        if (Status st = probs({{tasks::kBos, query.x, tasks::kArrow}}, nullptr, pz); !st) return st;
-        if (Status st = probs({{tasks::kBos, query.x, tasks::kArrow}}, &add, pb); !st) return st;
-        for (const tasks::Pair& d : demos) case_prompt_ += s.words[(size_t)d.x] + " → " + s.words[(size_t)d.y] + " ; ";
-        case_prompt_ += s.words[(size_t)query.x] + " →";
-        case_query_ = s.words[(size_t)query.x] + " →";
+        const std::vector<int> zero_shot = tasks::format_prompt({}, query.x).tokens, few_shot = tasks::format_prompt(demos, query.x).tokens;
+        if (Status st = probs({few_shot}, nullptr, pa); !st) return st;
+        if (Status st = probs({zero_shot}, nullptr, pz); !st) return st;
+        if (Status st = probs({zero_shot}, &add, pb); !st) return st;
+        case_prompt_ = s.text(few_shot, 1);  // without BOS
+        case_query_ = s.text(zero_shot, 1);
         case_expected_ = s.words[(size_t)query.y];
         case_icl_ = s.words[(size_t)argmax(pa.data(), V)];
         case_zs_ = s.words[(size_t)argmax(pz.data(), V)];

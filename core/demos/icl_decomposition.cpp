@@ -29,19 +29,21 @@ public:
         Rng rng(ctx_.seed, 21);
         std::vector<int> tokens;
         int T = 0;
+        tasks::Sequence first;  // the prompts share one layout
         for (int p = 0; p < P; ++p) {
             tasks::PromptOptions o;
             o.shots = k;
             auto seq = tasks::make_prompt(s, task, o, rng);
             if (!seq) { error_ = seq.error().message; return; }
             T = (int)seq.value().tokens.size();
+            if (p == 0) first = seq.value();
             tokens.insert(tokens.end(), seq.value().tokens.begin(), seq.value().tokens.end());
             targets_.push_back(seq.value().slots.back().target);
         }
         gpt::Activations acts;
         if (Status st = gpt::forward(model_, acts, tokens.data(), nullptr, P, T); !st) { error_ = st.error().message; return; }
-        // Layout: BOS, then k demonstrations of 4 tokens (x → y ;), then the query x →.
-        const int demo_from = 1, demo_to = 1 + 4 * k, t = T - 1;
+        // Layout: BOS, then k demonstrations (x → y ;), then the query x →.
+        const int demo_from = first.demos_begin(), demo_to = first.demos_end(), t = first.query.arrow;
         const int L = model_.config.layers, H = model_.config.heads;
         rel_.assign((size_t)L * H, 0.0);
         scaled_.assign((size_t)L * H, 0.0);
@@ -53,7 +55,7 @@ public:
         // demonstrations, so its W_ZSL q is not what the model computes zero-shot.
         std::vector<int> zero;
         for (int b = 0; b < P; ++b)
-            for (int i : {0, T - 2, T - 1}) zero.push_back(tokens[(size_t)b * T + (size_t)i]);
+            for (int i : {0, first.query.x, first.query.arrow}) zero.push_back(tokens[(size_t)b * T + (size_t)i]);
         gpt::Activations zacts;
         if (Status st = gpt::forward(model_, zacts, zero.data(), nullptr, P, 3); !st) { error_ = st.error().message; return; }
         zsl_cos_.assign((size_t)model_.config.layers, 0.0);

@@ -9,6 +9,7 @@
 
 #include "icl/format.h"
 #include "icl/demo.h"
+#include "icl/finetune.h"
 #include "icl/gpt_train.h"
 #include "icl/metrics.h"
 #include "icl/recipe.h"
@@ -55,19 +56,17 @@ std::vector<std::string> kv_names(const gpt::Model& m) {
 }
 
 // SGD on W_K and W_V only, batch 1, one epoch over the examples in order; each example
-// is "BOS x → y" with the loss on y (the prompt's template, causal LM loss).
-Status finetune_kv(gpt::Model& m, const std::vector<std::pair<int, int>>& examples, float lr) {
-    OptimizerConfig o;
-    o.kind = OptimizerConfig::sgd;
-    o.lr = lr;
-    o.momentum = 0.0f;
-    auto trainer = gpt::Trainer::make(m, o, kv_names(m));
-    if (!trainer) return trainer.error();
-    for (const auto& [x, y] : examples) {
-        const int tokens[4] = {tasks::kBos, x, tasks::kArrow, y};
-        const int targets[4] = {-1, -1, y, -1};
-        if (auto s = trainer.value().step(tokens, targets, 1, 4); !s) return s.error();
-    }
+// is "BOS x →" with the loss on y (the prompt's template, causal LM loss).
+Status finetune_kv(gpt::Model& m, const std::vector<finetune::Example>& examples, float lr) {
+    finetune::Options o;
+    o.optimizer.kind = OptimizerConfig::sgd;
+    o.optimizer.lr = lr;
+    o.optimizer.momentum = 0.0f;
+    o.batch = 1;
+    o.steps = (int)examples.size();
+    o.trainable = kv_names(m);
+    o.losses = false;  // only the weights are read
+    if (auto r = finetune::finetune(m, examples, o); !r) return r.error();
     return Ok{};
 }
 
@@ -95,11 +94,13 @@ private:
         o.shots = k;
         auto seq = tasks::make_prompt(s, task, o, rng_);
         if (!seq) return seq.error();
-        const std::vector<int>& prompt = seq.value().tokens;
-        const int T = (int)prompt.size(), target = seq.value().slots.back().target, qx = prompt[(size_t)T - 2];
-        std::vector<std::pair<int, int>> demos;
-        for (int j = 0; j < k; ++j) demos.push_back({prompt[(size_t)1 + 4 * j], prompt[(size_t)3 + 4 * j]});
-        const std::vector<int> zs = {tasks::kBos, qx, tasks::kArrow};
+        const tasks::Sequence& icl_prompt = seq.value();
+        const std::vector<int>& prompt = icl_prompt.tokens;
+        const int T = (int)prompt.size(), target = icl_prompt.slots.back().target;
+        std::vector<finetune::Example> demos;
+        for (const tasks::Span& d : icl_prompt.pairs) demos.push_back({prompt[(size_t)d.x], prompt[(size_t)d.y]});
+        const tasks::Sequence zero_shot = tasks::format_prompt({}, prompt[(size_t)icl_prompt.query.x]);
+        const std::vector<int>& zs = zero_shot.tokens;
 
         auto zsl = look(model_, zs, target);
         auto icl = look(model_, prompt, target);
@@ -113,15 +114,14 @@ private:
         gpt::Model rnd_model = model_;
         for (const std::string& name : kv_names(model_)) {
             const gpt::TensorInfo* t = model_.find(name);
-            double dn = 0, rn = 0;
+            const double dn = finetune::delta_norm(ft_model.params.data() + t->offset, model_.params.data() + t->offset, t->size);
+            double rn = 0;
             std::vector<float> dir(t->size);
             for (size_t i = 0; i < t->size; ++i) {
-                const double d = ft_model.params[t->offset + i] - model_.params[t->offset + i];
-                dn += d * d;
                 dir[i] = rng_.normal();
                 rn += (double)dir[i] * dir[i];
             }
-            const double scale = rn > 0 ? std::sqrt(dn / rn) : 0;
+            const double scale = rn > 0 ? dn / std::sqrt(rn) : 0;
             for (size_t i = 0; i < t->size; ++i) rnd_model.params[t->offset + i] += (float)(scale * dir[i]);
         }
         auto rnd = look(rnd_model, zs, target);
@@ -137,11 +137,12 @@ private:
                                           ft.value().out[(size_t)l].data(), (size_t)C) / L;
             aou_rnd += metrics::update_cosine(zsl.value().out[(size_t)l].data(), icl.value().out[(size_t)l].data(),
                                               rnd.value().out[(size_t)l].data(), (size_t)C) / L;
-            // SimAM: per head, the attention to the query's own tokens (BOS, x, →): positions
-            // 0, T−2, T−1 in the ICL prompt and 0, 1, 2 in the zero-shot prompt
+            // SimAM: per head, the attention to the query's own tokens (BOS, x, →): all three
+            // tokens of the zero-shot prompt, the same three of the ICL prompt
+            const tasks::Span& q = icl_prompt.query;
             for (int h = 0; h < H; ++h) {
                 const float* a_icl = icl.value().att[(size_t)l].data() + (size_t)h * T;
-                const float own[3] = {a_icl[0], a_icl[T - 2], a_icl[T - 1]};
+                const float own[3] = {a_icl[0], a_icl[q.x], a_icl[q.arrow]};
                 const float* a_zsl = zsl.value().att[(size_t)l].data() + (size_t)h * 3;
                 const float* a_ft = ft.value().att[(size_t)l].data() + (size_t)h * 3;
                 am_before += metrics::cosine(own, a_zsl, 3) / (L * H);
@@ -160,9 +161,9 @@ private:
             for (int j = 0; j < k; ++j) {
                 for (int l = 0; l < L; ++l)
                     for (int h = 0; h < H; ++h)
-                        for (int p = 1 + 4 * j; p < 5 + 4 * j; ++p)
+                        for (int p = icl_prompt.pairs[(size_t)j].x; p <= icl_prompt.pairs[(size_t)j].sep; ++p)
                             attention[(size_t)j] += icl.value().att[(size_t)l][(size_t)h * T + p] / (L * H);
-                std::vector<std::pair<int, int>> without = demos;
+                std::vector<finetune::Example> without = demos;
                 without.erase(without.begin() + j);
                 gpt::Model loo = model_;
                 if (Status st = finetune_kv(loo, without, lr); !st) return st;

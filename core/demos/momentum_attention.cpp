@@ -42,13 +42,7 @@ public:
         const tasks::Suite& s = tasks::suite();
         for (int u = 0; u < budget && !done(); ++u) {
             std::vector<int> tokens, targets;
-            for (int b = 0; b < kBatch; ++b) {
-                const int task = (int)rng_->below((uint32_t)s.tasks.size());
-                const tasks::Sequence seq = tasks::make_training_sequence(s, task, kPairs, *rng_);
-                const std::vector<int> t = tasks::slot_targets(seq);
-                tokens.insert(tokens.end(), seq.tokens.begin(), seq.tokens.end());
-                targets.insert(targets.end(), t.begin(), t.end());
-            }
+            tasks::append_training_batch(s, kBatch, kPairs, *rng_, tokens, targets);
             for (Arm& a : arms_) {
                 auto loss = a.trainer->step(tokens.data(), targets.data(), kBatch, cfg_.context);
                 if (!loss) { error_ = loss.error().message; return; }
@@ -94,12 +88,7 @@ private:
         Rng val(ctx_.seed, 52);  // the same validation documents for every model and seed
         std::vector<int> tokens, targets;
         const int n = 64;
-        for (int b = 0; b < n; ++b) {
-            const tasks::Sequence seq = tasks::make_training_sequence(s, (int)val.below((uint32_t)s.tasks.size()), kPairs, val);
-            const std::vector<int> t = tasks::slot_targets(seq);
-            tokens.insert(tokens.end(), seq.tokens.begin(), seq.tokens.end());
-            targets.insert(targets.end(), t.begin(), t.end());
-        }
+        tasks::append_training_batch(s, n, kPairs, val, tokens, targets);
         std::vector<tasks::Sequence> curves;
         for (int task = 0; task < (int)s.tasks.size(); ++task)
             for (int i = 0; i < 8; ++i) {
@@ -219,7 +208,7 @@ std::vector<Panel> MomentumSession::panels() const {
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     gpt::Config c;
     c.vocab = tasks::suite().vocab();
-    c.context = 1 + 4 * kPairs;
+    c.context = tasks::prompt_length(kPairs, false);
     c.width = ctx.params.i("width");
     c.layers = 2;
     c.heads = 2;

@@ -28,9 +28,12 @@ public:
         auto base = tasks::make_curve_sequence(s, task, k, rng);
         if (!base) { error_ = base.error().message; return; }
         const tasks::Sequence& b = base.value();
-        std::vector<int> demo_tokens(b.tokens.begin(), b.tokens.end() - 2);  // BOS (x → y ;)^k
+        std::vector<tasks::Pair> demos;  // the curve's first k pairs (its query is not used)
         std::vector<finetune::Example> examples;
-        for (int j = 0; j < k; ++j) examples.push_back({b.tokens[(size_t)b.slots[(size_t)j].pos - 1], b.slots[(size_t)j].target});
+        for (int j = 0; j < k; ++j) {
+            demos.push_back({b.tokens[(size_t)b.slots[(size_t)j].x], b.slots[(size_t)j].target});
+            examples.push_back({demos.back().x, demos.back().y});
+        }
         // Queries: training pairs not among the examples, with the prompt's label map
         // (topic_remap: the labels the examples show).
         const tasks::Task& t = s.tasks[(size_t)task];
@@ -55,12 +58,11 @@ public:
 
         auto score = [&](const gpt::Model& m, bool in_context, tasks::Accuracy& acc) -> bool {
             std::vector<int> tokens;
-            const std::vector<int> prefix = in_context ? demo_tokens : std::vector<int>{tasks::kBos};
             for (const auto& q : queries) {
-                tokens.insert(tokens.end(), prefix.begin(), prefix.end());
-                tokens.insert(tokens.end(), {q.first, tasks::kArrow});
+                const std::vector<int> p = tasks::format_prompt(in_context ? demos : std::vector<tasks::Pair>{}, q.first).tokens;
+                tokens.insert(tokens.end(), p.begin(), p.end());
             }
-            const int T = (int)prefix.size() + 2, B = (int)queries.size(), V = s.vocab();
+            const int T = tasks::prompt_length(in_context ? k : 0, true), B = (int)queries.size(), V = s.vocab();
             std::vector<float> logits;
             if (Status st = recipe::logits_fn(m)(tokens, B, T, logits); !st) { error_ = st.error().message; return false; }
             for (int i = 0; i < B; ++i)
@@ -84,7 +86,8 @@ public:
             norm_ = finetune::delta_norm(model_.params, std::vector<float>(model_.params.size(), 0.0f));
             hash_ft_ = finetune::weights_hash(tuned.params);
         }
-        for (const auto& e : examples) shown_ += (shown_.empty() ? "" : " ; ") + s.words[(size_t)e.x] + " → " + s.words[(size_t)e.y];
+        const std::vector<int> shown = tasks::format_prompt(demos).tokens;  // BOS (x → y ;)^k
+        if (k > 0) shown_ = s.text(shown, 1, (int)shown.size() - 1);    // without BOS and the last ";"
         n_ = (int)queries.size();
     }
     bool done() const override { return done_; }

@@ -78,7 +78,7 @@ private:
                 std::vector<finetune::Example> train;
                 for (int j = 0; j < k; ++j) {
                     const tasks::Slot& sl = seq.slots[(size_t)j];
-                    train.push_back({seq.tokens[(size_t)sl.pos - 1], sl.target});
+                    train.push_back({seq.tokens[(size_t)sl.x], sl.target});
                 }
                 gpt::Model tuned = model_;
                 if (auto r = finetune::finetune(tuned, train, fo); !r) { error_ = r.error().message; return; }
@@ -86,7 +86,7 @@ private:
                 std::vector<int> targets;
                 for (int j = k; j <= tasks::kMaxShots; ++j) {
                     const tasks::Slot& sl = seq.slots[(size_t)j];
-                    const std::vector<int> q = finetune::zero_shot_prompt(seq.tokens[(size_t)sl.pos - 1]);
+                    const std::vector<int> q = tasks::format_prompt({}, seq.tokens[(size_t)sl.x]).tokens;
                     tokens.insert(tokens.end(), q.begin(), q.end());
                     targets.push_back(sl.target);
                 }

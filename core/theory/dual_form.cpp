@@ -1,6 +1,9 @@
 #include "icl/dual_form.h"
 
 #include <cmath>
+#include <optional>
+
+#include "icl/optim.h"
 
 namespace icl {
 
@@ -8,7 +11,17 @@ LinearLayerRun train_linear_layer(const Matrix& w0, const Matrix& x, const Matri
     const int n = rows(x), d_in = cols(x), d_out = cols(y);
     const int steps = n * cfg.epochs;
     LinearLayerRun run{w0, w0, matrix(steps, d_in), matrix(steps, d_out), {}};
-    Matrix m = matrix(d_out, d_in), v = matrix(d_out, d_in);  // Adam moments
+    std::optional<Optimizer> adam;
+    if (cfg.optimizer == LinearOptimizer::adam) {
+        OptimizerConfig o;
+        o.lr = cfg.lr;
+        o.beta1 = cfg.beta1;
+        o.beta2 = cfg.beta2;
+        o.eps = cfg.eps;
+        const size_t size = run.w.size();
+        adam.emplace(o, std::vector<ParamSlot>{ParamSlot{"w", 0, size, false, true}}, size);
+    }
+    Matrix grad_w = matrix(d_out, d_in);
     std::vector<float> grad_y(static_cast<size_t>(d_out));
     int t = 0;
     for (int epoch = 0; epoch < cfg.epochs; ++epoch) {
@@ -18,20 +31,14 @@ LinearLayerRun train_linear_layer(const Matrix& w0, const Matrix& x, const Matri
             for (int o = 0; o < d_out; ++o) grad_y[o] -= y(i, o);  // ∇_y ½||Wx − y||² = Wx − y
             for (int c = 0; c < d_in; ++c) run.keys(t, c) = xi[c];
             for (int o = 0; o < d_out; ++o) run.values(t, o) = -cfg.lr * grad_y[o];
-            if (cfg.optimizer == Optimizer::sgd) {
+            if (!adam) {
                 add_outer(run.w, 1.0f, row(run.values, t), xi);  // W += e_t ⊗ x_t
                 continue;
             }
-            // Adam on ∇_W L = ∇_y L ⊗ x_t, with bias correction.
-            const float c1 = 1.0f - std::pow(cfg.beta1, float(t + 1));
-            const float c2 = 1.0f - std::pow(cfg.beta2, float(t + 1));
+            // Adam on ∇_W L = ∇_y L ⊗ x_t
             for (int o = 0; o < d_out; ++o)
-                for (int c = 0; c < d_in; ++c) {
-                    const float g = grad_y[o] * xi[c];
-                    m(o, c) = cfg.beta1 * m(o, c) + (1.0f - cfg.beta1) * g;
-                    v(o, c) = cfg.beta2 * v(o, c) + (1.0f - cfg.beta2) * g * g;
-                    run.w(o, c) -= cfg.lr * (m(o, c) / c1) / (std::sqrt(v(o, c) / c2) + cfg.eps);
-                }
+                for (int c = 0; c < d_in; ++c) grad_w(o, c) = grad_y[o] * xi[c];
+            if (!adam->step(run.w.data(), grad_w.data())) return run;
         }
         float loss = 0.0f;
         for (int i = 0; i < n; ++i) {

@@ -8,13 +8,6 @@
 
 namespace icl {
 
-std::vector<int> few_shot_prompt(const std::vector<tasks::Pair>& demos, int qx) {
-    std::vector<int> t = {tasks::kBos};
-    for (const tasks::Pair& p : demos) t.insert(t.end(), {p.x, tasks::kArrow, p.y, tasks::kSep});
-    t.insert(t.end(), {qx, tasks::kArrow});
-    return t;
-}
-
 Status last_position_probs(const gpt::Model& model, gpt::Activations& acts, const std::vector<std::vector<int>>& prompts,
                            const gpt::Hooks* hooks, std::vector<float>& out) {
     const int B = (int)prompts.size(), T = (int)prompts[0].size(), V = model.config.vocab;
@@ -64,7 +57,7 @@ Expected<FunctionVector> function_vector(const gpt::Model& model, const tasks::T
             }
             const tasks::Pair& q = A[(size_t)order[(size_t)k]];
             if (kind == Prompts::zero_shot) demos.clear();  // the task is left for the model to guess
-            prompts.push_back(few_shot_prompt(demos, q.x));
+            prompts.push_back(tasks::format_prompt(demos, q.x).tokens);
             targets.push_back(q.y);
         }
         return prompts;

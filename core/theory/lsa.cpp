@@ -112,7 +112,36 @@ double lsa_mean_loss(const LsaModel& model, const std::vector<RegressionTask>& t
     return tasks.empty() ? 0.0 : sum / double(tasks.size());
 }
 
-LsaTrainer::LsaTrainer(const LsaTrainConfig& cfg, uint64_t seed) : cfg_(cfg), rng_(seed), adam_(cfg.lr) {
+namespace {
+
+// Adam (AdamW with no decay) over the layers' W_KQ and W_PV, one buffer of 2·layers·D² floats.
+Optimizer lsa_adam(const LsaTrainConfig& cfg) {
+    OptimizerConfig o;
+    o.lr = cfg.lr;
+    const size_t dim = (size_t)cfg.task.d + 1, total = 2 * (size_t)cfg.layers * dim * dim;
+    return Optimizer(o, {ParamSlot{"lsa", 0, total, false, true}}, total);
+}
+
+// Copies every layer's W_KQ then W_PV into flat (gather) or back out of it (scatter).
+void gather(const LsaModel& m, std::vector<float>& flat) {
+    flat.clear();
+    for (const LsaLayer& l : m) {
+        flat.insert(flat.end(), l.w_kq.begin(), l.w_kq.end());
+        flat.insert(flat.end(), l.w_pv.begin(), l.w_pv.end());
+    }
+}
+void scatter(const std::vector<float>& flat, LsaModel& m) {
+    auto it = flat.begin();
+    for (LsaLayer& l : m)
+        for (Matrix* w : {&l.w_kq, &l.w_pv}) {
+            std::copy(it, it + (long)w->size(), w->begin());
+            it += (long)w->size();
+        }
+}
+
+}  // namespace
+
+LsaTrainer::LsaTrainer(const LsaTrainConfig& cfg, uint64_t seed) : cfg_(cfg), rng_(seed), adam_(lsa_adam(cfg)) {
     const int dim = cfg.task.d + 1;
     for (int l = 0; l < cfg.layers; ++l) {
         LsaLayer layer{matrix(dim, dim), matrix(dim, dim)};
@@ -139,15 +168,10 @@ double LsaTrainer::step() {
     }
     loss /= cfg_.batch;
     if (!std::isfinite(loss)) return loss;
-    std::vector<std::vector<float>*> params;
-    std::vector<const std::vector<float>*> grad_list;
-    for (size_t l = 0; l < model_.size(); ++l) {
-        params.push_back(&model_[l].w_kq.storage());
-        params.push_back(&model_[l].w_pv.storage());
-        grad_list.push_back(&grads[l].w_kq.storage());
-        grad_list.push_back(&grads[l].w_pv.storage());
-    }
-    adam_.step(params, grad_list);
+    gather(model_, params_);
+    gather(grads, grads_);
+    if (!adam_.step(params_.data(), grads_.data())) return std::nan("");  // a non-finite gradient: no step
+    scatter(params_, model_);
     return loss;
 }
 

@@ -2,7 +2,6 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,8 +11,9 @@
 #else
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
+
+#include "icl/file_read.h"
 #endif
 
 namespace fs = std::filesystem;
@@ -89,40 +89,13 @@ struct Lock {
     bool ok() const { return true; }
 };
 #else
-// Only a regular file of at most kMaxBytes is read: a FIFO would block, /dev/zero or a
-// 4 GB file would exhaust memory.
+// Only a regular file of at most kMaxBytes is read (icl/file_read.h): a FIFO would
+// block, /dev/zero or a 4 GB file would exhaust memory.
 Stored read_stored_text(const std::string& path) {
     Stored s;
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        if (errno == ENOENT) s.missing = true;
-        else s.problem = std::string("it cannot be opened: ") + std::strerror(errno);
-        return s;
-    }
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        s.problem = "it is not a regular file";
-        return s;
-    }
-    if (static_cast<uint64_t>(st.st_size) > kMaxBytes) {
-        ::close(fd);
-        s.problem = "it is " + std::to_string(st.st_size) + " bytes, more than the " + std::to_string(kMaxBytes) +
-                    " a progress file may have";
-        return s;
-    }
-    std::string text;
-    char buffer[65536];
-    for (;;) {
-        const ssize_t got = ::read(fd, buffer, sizeof buffer);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) { s.problem = std::string("it cannot be read: ") + std::strerror(errno); break; }
-        if (got == 0) break;
-        text.append(buffer, static_cast<size_t>(got));
-        if (text.size() > kMaxBytes) { s.problem = "it grew past the 1 MiB a progress file may have"; break; }
-    }
-    ::close(fd);
-    s.text = std::move(text);
+    auto text = icl::read_regular_file(path, kMaxBytes, &s.missing);
+    if (text) s.text = std::move(text.value());
+    else if (!s.missing) s.problem = text.error().message;
     return s;
 }
 

@@ -8,6 +8,7 @@
 #include "alloc_meter.h"
 #include "gpt_test_util.h"
 #include "icl/gpt.h"
+#include "icl/finetune.h"
 #include "icl/gpt_train.h"
 #include "icl/optim.h"
 
@@ -184,5 +185,51 @@ TEST_CASE("training: a step after the first allocates nothing (forward, backward
             peak = meter.peak_above_start();
         }
         CHECK(peak == 0);
+    }
+}
+
+TEST_CASE("finetune: batch 1 is SGD example by example, in order; a bad batch is an error") {
+    auto model = gpt::make_model(small_config(), 5);
+    REQUIRE(model);
+    const std::vector<finetune::Example> ex = {{3, 4}, {5, 6}, {7, 3}};
+    finetune::Options o;
+    o.optimizer.kind = OptimizerConfig::sgd;
+    o.optimizer.lr = 0.5f;
+    o.optimizer.momentum = 0.0f;
+    o.batch = 1;
+    o.steps = 4;  // one epoch and the first example again
+    gpt::Model tuned = model.value();
+    auto losses = finetune::finetune(tuned, ex, o);
+    REQUIRE(losses);
+    // by hand: w ← w − lr ∇L(BOS x →, y) for examples 0, 1, 2, 0
+    gpt::Model ref = model.value();
+    OptimizerConfig sgd = o.optimizer;
+    auto trainer = gpt::Trainer::make(ref, sgd);
+    REQUIRE(trainer);
+    for (int e : {0, 1, 2, 0}) {
+        const int tokens[3] = {0, ex[(size_t)e].x, 1}, targets[3] = {-1, -1, ex[(size_t)e].y};
+        REQUIRE(trainer.value().step(tokens, targets, 1, 3));
+    }
+    CHECK(finetune::delta_norm(tuned.params, ref.params) <= 1e-6 * finetune::delta_norm(ref.params, model.value().params));
+    CHECK(finetune::delta_norm(tuned.params, model.value().params) > 0.0);
+    // the loss before is the mean over all three, not the first step's one example
+    gpt::Activations acts;
+    const std::vector<int> all = {0, 3, 1, 0, 5, 1, 0, 7, 1}, all_targets = {-1, -1, 4, -1, -1, 6, -1, -1, 3};
+    REQUIRE(gpt::forward(model.value(), acts, all.data(), all_targets.data(), 3, 3));
+    CHECK(losses.value().before == doctest::Approx(acts.loss).epsilon(1e-6));
+    // without the losses: the same weights, NaN losses
+    o.losses = false;
+    gpt::Model quiet = model.value();
+    auto none = finetune::finetune(quiet, ex, o);
+    REQUIRE(none);
+    CHECK(quiet.params == tuned.params);
+    CHECK(std::isnan(none.value().before));
+    CHECK(std::isnan(none.value().after));
+    for (int bad : {-1, 4}) {
+        o.batch = bad;
+        gpt::Model m = model.value();
+        auto r = finetune::finetune(m, ex, o);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message.find("batch = " + std::to_string(bad)) != std::string::npos);
     }
 }

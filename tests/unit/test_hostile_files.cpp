@@ -47,10 +47,12 @@ TEST_CASE("file read: a FIFO, a /dev/zero link, a folder and a file past the lim
     const auto t0 = std::chrono::steady_clock::now();
     const std::string fifo = (s.root / "progress.json").string();
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-    auto r = icl::read_regular_file(fifo, 1 << 20);
+    bool missing = true;
+    auto r = icl::read_regular_file(fifo, 1 << 20, &missing);
     REQUIRE_FALSE(r.ok());
     CHECK(contains(r.error().message, "FIFO"));
     CHECK(contains(r.error().message, fifo));
+    CHECK_FALSE(missing);  // there, but not a regular file
 
     fs::create_symlink("/dev/zero", s.root / "zero.icl");
     auto z = icl::read_regular_file_bytes((s.root / "zero.icl").string(), 1 << 20);
@@ -67,10 +69,17 @@ TEST_CASE("file read: a FIFO, a /dev/zero link, a folder and a file past the lim
     auto b = icl::read_regular_file(big.string(), 4u << 20);
     REQUIRE_FALSE(b.ok());
     CHECK(contains(b.error().message, "5.0 MiB, larger than the 4.0 MiB"));
+    CHECK(contains(b.error().message, "5242880 bytes, more than the 4194304"));
 
-    auto m = icl::read_regular_file((s.root / "missing.json").string(), 1 << 20);
+    auto m = icl::read_regular_file((s.root / "missing.json").string(), 1 << 20, &missing);
     REQUIRE_FALSE(m.ok());
     CHECK(contains(m.error().message, "cannot open"));
+    CHECK(missing);  // a first run, for a caller that keeps a file of its own
+    // a missing folder on the way is missing too; a file used as a folder is not (ENOTDIR)
+    CHECK_FALSE(icl::read_regular_file((s.root / "no" / "p.json").string(), 1 << 20, &missing).ok());
+    CHECK(missing);
+    CHECK_FALSE(icl::read_regular_file((big / "p.json").string(), 1 << 20, &missing).ok());
+    CHECK_FALSE(missing);
 
     auto ok = icl::read_regular_file(s.write("a.md", std::string("a\0b", 3)).string(), 3);
     REQUIRE(ok.ok());

@@ -217,3 +217,53 @@ TEST_CASE("tasks: score_logits ranks the target; evaluate groups slots by shots"
     for (int k = 0; k <= 4; ++k) CHECK(acc[(size_t)k].accuracy() == 1.0);
     CHECK(acc[5].n == 0);
 }
+
+TEST_CASE("tasks: format_prompt lays out BOS x → y ; … x → and names every pair's positions") {
+    const Suite& s = suite();
+    const int hot = s.find_word("hot"), cold = s.find_word("cold"), big = s.find_word("big"),
+              small = s.find_word("small"), fast = s.find_word("fast");
+    REQUIRE(std::min({hot, cold, big, small, fast}) > kSep);
+    auto same_span = [](const Span& a, const Span& b) {
+        return a.x == b.x && a.arrow == b.arrow && a.y == b.y && a.sep == b.sep;
+    };
+    // Todd et al.'s example prompt, written out by hand
+    const Sequence p = format_prompt({{hot, cold}, {big, small}}, fast);
+    CHECK(p.tokens == std::vector<int>{0, hot, 1, cold, 2, big, 1, small, 2, fast, 1});
+    CHECK(s.text(p.tokens) == "<s> hot → cold ; big → small ; fast →");
+    REQUIRE(p.pairs.size() == 2);
+    CHECK(same_span(p.pairs[0], Span{1, 2, 3, 4}));
+    CHECK(same_span(p.pairs[1], Span{5, 6, 7, 8}));
+    CHECK(same_span(p.query, Span{9, 10, -1, -1}));
+    CHECK(p.demos_begin() == 1);
+    CHECK(p.demos_end() == 9);
+    CHECK((int)p.tokens.size() == prompt_length(2, true));
+    CHECK(p.slots.empty());
+    // zero-shot: BOS x →
+    const Sequence z = format_prompt({}, fast);
+    CHECK(z.tokens == std::vector<int>{0, fast, 1});
+    CHECK(same_span(z.query, Span{1, 2, -1, -1}));
+    CHECK(z.demos_end() == 1);
+    // a training document: pairs, no query
+    const Sequence d = format_prompt({{hot, cold}});
+    CHECK(d.tokens == std::vector<int>{0, hot, 1, cold, 2});
+    CHECK(same_span(d.query, Span{}));
+    CHECK(d.demos_end() == 5);
+    CHECK((int)d.tokens.size() == prompt_length(1, false));
+    // without format (Min et al.): x y x y, and the query keeps its arrow
+    const Sequence n = format_prompt({{hot, cold}, {big, small}}, fast, false);
+    CHECK(n.tokens == std::vector<int>{0, hot, cold, big, small, fast, 1});
+    CHECK(same_span(n.pairs[1], Span{3, -1, 4, -1}));
+    CHECK(same_span(n.query, Span{5, 6, -1, -1}));
+    // the sequences the suite makes carry the same spans, and each slot names its x
+    Rng rng(7);
+    const Sequence c = make_curve_sequence(s, s.find_task("antonym"), 3, rng).value();
+    REQUIRE(c.slots.size() == 4);
+    for (int i = 0; i < 3; ++i) {
+        CHECK(same_span(c.pairs[(size_t)i], Span{1 + 4 * i, 2 + 4 * i, 3 + 4 * i, 4 + 4 * i}));
+        CHECK(c.slots[(size_t)i].pos == 2 + 4 * i);
+        CHECK(c.slots[(size_t)i].x == 1 + 4 * i);
+    }
+    CHECK(c.slots[3].pos == 14);
+    CHECK(c.slots[3].x == 13);
+    CHECK(same_span(c.query, Span{13, 14, -1, -1}));
+}

@@ -105,6 +105,7 @@ export async function createSite({ wasm }) {
   };
   const styleClasses = new Map();  // inline style text -> class name (KaTeX's inline styles, see inline-styles.mjs)
   const validated = new Set();     // demo + params the core started once already
+  const firstResults = new Map();  // demo + params -> the Result its run ends with (see firstResult)
 
   // One lesson's JSON (as `icl lessons build` wrote it) made ready for its page: math
   // rendered, headings numbered, each demo block's parameters validated by starting it.
@@ -136,7 +137,32 @@ export async function createSite({ wasm }) {
       }
       return b;
     });
-    return { ...lesson, blocks };
+    return { ...lesson, blocks, firstResult: firstResult(lang, lesson, blocks) };
+  }
+
+  // The result the page's first demo draws at load (its first analytic demo that reads
+  // no file, in the lesson's setup), computed now by this same wasm core exactly as the
+  // worker computes it (seed 1, stepped to done), so the page can draw it before its
+  // engine is ready: { name: instance, result } or null. lesson.js draws it
+  // only when the URL does not set that demo up; the live run replaces it.
+  function firstResult(lang, lesson, blocks) {
+    const b = blocks.find((x) => x.kind === 'demo' && demoInfo[lang][x.demo].analytic && !(demoInfo[lang][x.demo].assets || []).length);
+    if (!b) return null;
+    const params = JSON.stringify(b.params || {});
+    const key = `${lang} ${b.demo} ${params}`;
+    if (!firstResults.has(key)) {
+      const { handle } = callCore('start', b.demo, params, lang, 1);
+      let result;
+      try {
+        for (let i = 0; i < 1000 && !(result && result.done); i++) result = JSON.parse(core.step(handle, 1 << 16));
+      } finally {
+        core.drop(handle);
+      }
+      // A result with an error, or one that never ends, is not drawn ahead: the page waits for its engine.
+      firstResults.set(key, result && result.done && !result.error ? result : null);
+    }
+    const result = firstResults.get(key);
+    return result ? { name: b.name, result } : null;
   }
 
   // lang/id -> { text: the lesson JSON as read, lesson: prepared, warnings }

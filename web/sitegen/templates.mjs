@@ -107,7 +107,7 @@ ${body}
 ${nav('bottom')}
 </main>
 <script type="application/json" id="lesson-data">${jsonData(data)}</script>
-<script type="module" src="../assets/lesson.js"></script>
+${lesson.firstResult ? `<script type="application/json" id="first-result">${jsonData(lesson.firstResult)}</script>\n` : ''}<script type="module" src="../assets/lesson.js"></script>
 </body>
 </html>
 `;

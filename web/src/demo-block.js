@@ -119,6 +119,17 @@ export class DemoBlock {
     this.run();
   }
 
+  // The Result the site build computed for the lesson's own setup with this same wasm
+  // core (web/sitegen/site.mjs, firstResult), drawn while the engine loads; the first
+  // live run replaces it, and no check or own-run answer is taken from it.
+  showPrecomputed(result) {
+    this.result = result;
+    this.resultParams = { ...this.lessonParams };
+    this.precomputed = true;
+    this.section.dataset.precomputed = 'shown';
+    this.draw();
+  }
+
   run() {
     if (this.stop) this.stop();
     const w = this.words;
@@ -130,6 +141,7 @@ export class DemoBlock {
     const t0 = performance.now();
     this.stop = this.client.run({ demo: this.block.demo, params, lang: this.lang, seed: 1 },
       (result) => {
+        this.precomputed = false;
         this.result = result;
         this.resultParams = params;
         if (result.done) this.finished(result.error ? 'error' : 'done');
@@ -217,13 +229,16 @@ export class DemoBlock {
     this.exportBar.hidden = false;
     this.draws += 1;
     this.section.dataset.draws = String(this.draws);
-    // The page's first drawn result, for the page-speed budget the browser tests read.
-    if (!document.body.dataset.firstDrawMs) document.body.dataset.firstDrawMs = String(Math.round(performance.now()));
+    // The page's first drawn result, for the page-speed budget the browser tests read
+    // (and the first one the engine computed on this page, drawn after it).
+    const now = String(Math.round(performance.now()));
+    if (!document.body.dataset.firstDrawMs) document.body.dataset.firstDrawMs = now;
+    if (!this.precomputed && !document.body.dataset.firstLiveDrawMs) document.body.dataset.firstLiveDrawMs = now;
   }
 
   // The Result of the learner's current setup, run to the end (own-run checks).
   async currentResult() {
-    if (!this.stop && this.result && this.result.done && same(this.resultParams, this.params)) return this.result;
+    if (!this.stop && !this.precomputed && this.result && this.result.done && same(this.resultParams, this.params)) return this.result;
     const finished = new Promise((resolve) => this.ownWaiters.push(resolve));
     if (!this.stop) this.run();
     return finished;
@@ -235,7 +250,7 @@ export class DemoBlock {
     if (!same(this.params, this.lessonParams)) {
       return this.client.runToEnd({ demo: this.block.demo, params: this.lessonParams, lang: this.lang, seed: 1 });
     }
-    if (this.result && this.result.done && same(this.resultParams, this.lessonParams)) return this.result;
+    if (!this.precomputed && this.result && this.result.done && same(this.resultParams, this.lessonParams)) return this.result;
     const finished = new Promise((resolve) => this.waiters.push(resolve));
     if (!this.stop) this.run();
     return finished;

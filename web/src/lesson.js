@@ -5,7 +5,7 @@ import { pageClient } from './core-client.js';
 import { DemoBlock } from './demo-block.js';
 import { CheckBlock } from './check-block.js';
 import { loadProgressFor } from './progress.js';
-import { applyUrlParams, hrefOnUse } from './url-state.js';
+import { applyUrlParams, hrefOnUse, readUrlParams } from './url-state.js';
 import { addShareBar } from './share.js';
 import { wordsFor } from './i18n.js';
 import { notice } from './notices.js';
@@ -20,6 +20,16 @@ for (const block of data.demos) {
   demoBlocks[block.name] = new DemoBlock({ block, section, client, lang: data.lang, words });
   addShareBar(demoBlocks[block.name], data.id, words);
 }
+// The first demo's result in the lesson's setup, computed by the site build with the
+// same core (inert JSON, never run): drawn now, before the engine is ready — unless the
+// URL sets that demo up, when the learner must see their own setup's result only.
+const first = document.getElementById('first-result');
+if (first) {
+  const { name, result } = JSON.parse(first.textContent);
+  const block = demoBlocks[name];
+  if (block && !readUrlParams(window.location.search, [name]).byInstance[name].length) block.showPrecomputed(result);
+}
+
 const checkBlocks = data.checks.map((check) => {
   const section = document.querySelector(`section.check[data-check="${CSS.escape(check.id)}"]`);
   return new CheckBlock({ check, section, client, words, lessonId: data.id, demoBlocks,

@@ -29,9 +29,11 @@ constexpr size_t kCheckpoint = 40u << 20;   // a checkpoint (.icl): 8 Mi floats 
 
 // The file's bytes, or an error "'<path>': <problem>" where the problem is one of:
 // cannot open (with the system's reason), is not a regular file (a FIFO / a device /
-// a directory / a socket), is larger than the limit (its size and the limit), a read
-// error. `max_bytes` bounds what is read even if the file grows while it is read.
-Expected<std::string> read_regular_file(const std::string& path, size_t max_bytes);
+// a directory / a socket), is larger than the limit (its size and the limit, in MiB and
+// in bytes), a read error. `max_bytes` bounds what is read even if the file grows while
+// it is read. When `missing` is given it is set to whether the error is that the file
+// does not exist (ENOENT: a first run, for a caller with a file of its own).
+Expected<std::string> read_regular_file(const std::string& path, size_t max_bytes, bool* missing = nullptr);
 Expected<std::vector<uint8_t>> read_regular_file_bytes(const std::string& path, size_t max_bytes);
 
 }  // namespace icl

@@ -56,6 +56,8 @@ struct Suite {
     int vocab() const { return (int)words.size(); }
     int find_word(const std::string& w) const;   // -1 if absent
     int find_task(const std::string& id) const;  // -1 if absent
+    // The words of tokens[from, to) joined by spaces (to = -1: to the end).
+    std::string text(const std::vector<int>& tokens, int from = 0, int to = -1) const;
     // Input words of the other domains (Min et al.'s "inputs from another distribution")
     // and their words usable as labels outside a task's label space.
     std::vector<int> words_of_domain(const std::string& domain, bool inputs) const;
@@ -73,11 +75,30 @@ struct Slot {
     int pos = 0;      // index of the "→" (or, without format, the x) token
     int target = 0;   // the token that should follow
     int shots = 0;    // demonstrations before this query
+    int x = 0;        // index of the input x this slot answers
+};
+// Where one pair's tokens sit in a sequence; -1 where a token is absent (a pair without
+// format has no → and ;, the query no y and ;).
+struct Span {
+    int x = -1, arrow = -1, y = -1, sep = -1;
 };
 struct Sequence {
     std::vector<int> tokens;
     std::vector<Slot> slots;
+    std::vector<Span> pairs;  // the demonstrations (a training document's pairs), in order
+    Span query;               // the query "x →" (x = -1: none, as in a training document)
+    // The demonstrations' positions [demos_begin, demos_end): from after BOS to the query
+    // (or the end).
+    int demos_begin() const { return 1; }
+    int demos_end() const { return query.x >= 0 ? query.x : (int)tokens.size(); }
 };
+
+// The one writer of the prompt format: BOS, each pair as "x → y ;" (or "x y" without
+// format), then, when query_x >= 0, the query "x →" (always with its arrow). Returns the
+// tokens with every pair's span and the query's; no slot is scored (the callers below
+// add theirs). Length prompt_length(pairs, query) with format.
+Sequence format_prompt(const std::vector<Pair>& pairs, int query_x = -1, bool format = true);
+constexpr int prompt_length(int pairs, bool query) { return 1 + 4 * pairs + (query ? 2 : 0); }
 
 enum class Split { train, held_out };
 
@@ -127,6 +148,12 @@ Sequence make_remapped_sequence(const Suite& s, int task, int pairs, Rng& rng);
 
 // Next-token targets (length T, -1 = not scored) for a sequence's slots.
 std::vector<int> slot_targets(const Sequence& seq);
+
+// A training batch: `batch` documents, each of a task drawn uniformly from the suite and
+// `pairs` pairs (make_training_sequence), appended to tokens and their slot targets to
+// targets; each is prompt_length(pairs, false) long.
+void append_training_batch(const Suite& s, int batch, int pairs, Rng& rng, std::vector<int>& tokens,
+                           std::vector<int>& targets);
 
 // ---- evaluation against any next-token model ---------------------------------------
 

@@ -13,10 +13,10 @@
 
 namespace icl {
 
-enum class Optimizer { sgd, adam };
+enum class LinearOptimizer { sgd, adam };  // adam: the Optimizer of icl/optim.h, AdamW without decay
 
 struct LinearTrainConfig {
-    Optimizer optimizer = Optimizer::sgd;
+    LinearOptimizer optimizer = LinearOptimizer::sgd;
     float lr = 0.1f;
     int epochs = 1;
     float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;  // Adam only
@@ -30,7 +30,8 @@ struct LinearLayerRun {
 };
 
 // Trains W from w0 on pairs (x: n × d_in, y: n × d_out), one example per update, in
-// order, for cfg.epochs passes (T = n · epochs updates), recording x_t and e_t.
+// order, for cfg.epochs passes (T = n · epochs updates), recording x_t and e_t. A
+// non-finite Adam gradient stops the training there (fewer epoch losses).
 LinearLayerRun train_linear_layer(const Matrix& w0, const Matrix& x, const Matrix& y, const LinearTrainConfig& cfg);
 
 // Primal: W x. x: d_in -> d_out

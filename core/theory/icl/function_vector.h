@@ -38,7 +38,4 @@ Expected<FunctionVector> function_vector(const gpt::Model& model, const tasks::T
 Status last_position_probs(const gpt::Model& model, gpt::Activations& acts, const std::vector<std::vector<int>>& prompts,
                            const gpt::Hooks* hooks, std::vector<float>& out);
 
-// BOS (x → y ;)* qx →
-std::vector<int> few_shot_prompt(const std::vector<tasks::Pair>& demos, int query_x);
-
 }  // namespace icl

@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "icl/adam.h"
 #include "icl/linalg.h"
 #include "icl/linear_tasks.h"
+#include "icl/optim.h"
 #include "icl/rng.h"
 
 namespace icl {
@@ -84,7 +84,8 @@ private:
     LsaTrainConfig cfg_;
     Rng rng_;
     LsaModel model_;
-    Adam adam_;
+    Optimizer adam_;                   // AdamW without decay over params_
+    std::vector<float> params_, grads_;  // every layer's W_KQ, W_PV side by side, as adam_ sees them
 };
 
 }  // namespace icl
