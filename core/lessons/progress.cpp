@@ -248,7 +248,7 @@ std::string iso_utc(int64_t ms) {
     const int64_t day = doy - (153 * mp + 2) / 5 + 1;
     const int64_t month = mp < 10 ? mp + 3 : mp - 9;
     const int64_t year = yoe + era * 400 + (month <= 2);
-    char buf[40];
+    char buf[128];  // room for any int64 year, so the compiler sees no truncation
     std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ", static_cast<long long>(year),
                   static_cast<long long>(month), static_cast<long long>(day), static_cast<long long>(rem / 3600),
                   static_cast<long long>(rem / 60 % 60), static_cast<long long>(rem % 60));

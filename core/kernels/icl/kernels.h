@@ -23,8 +23,8 @@ void set_isa(Isa isa);          // clamps to best_isa()
 const char* isa_name(Isa isa);  // "scalar" | "sse4.1" | "avx2+fma" | "avx512"
 
 // Which key positions j a query at position i may attend to (always j <= i).
-// banded needs window >= 1 and strided needs stride >= 1 (the xtensor-level
-// wrappers check this); then j = i is always allowed, so no row is empty.
+// banded needs window >= 1 and strided needs stride >= 1 (gpt::validate, in
+// gpt_config.cpp, checks this); then j = i is always allowed, so no row is empty.
 struct AttentionMask {
     enum Kind { causal, banded, strided } kind = causal;
     int window = 0;  // banded: j > i - window
