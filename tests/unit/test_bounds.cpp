@@ -169,9 +169,12 @@ void check_largest(const char* id) {
 // One case per demo (not one for the whole registry, which took ~490 s under ASan alone),
 // each on a line of its own, so that tests/unit/shard.sh, which deals test cases
 // round-robin in file order, spreads them over the shards.
-#define ICL_LARGEST_CASE(id)                                                 \
-    static const bool DOCTEST_ANONYMOUS(largest_case_) = own_case(id); \
-    TEST_CASE("bounds: " id " at its largest parameters refuses or runs a step within the budget") { check_largest(id); }
+#define ICL_LARGEST_CASE(id, ...)                                                                         \
+    static const bool DOCTEST_ANONYMOUS(largest_case_) = own_case(id);                                  \
+    TEST_CASE("bounds: " id " at its largest parameters refuses or runs a step within the budget" __VA_ARGS__) { \
+        check_largest(id);                                                                              \
+    }
+// The two slowest under ASan (76 s and 31 s) go in the "slow" suite, which shard.sh deals first.
 ICL_LARGEST_CASE("attention_dual")
 ICL_LARGEST_CASE("attention_patterns")
 ICL_LARGEST_CASE("bayes_posterior")
@@ -187,11 +190,11 @@ ICL_LARGEST_CASE("induction_heads")
 ICL_LARGEST_CASE("lsa_gd_construction")
 ICL_LARGEST_CASE("lsa_training")
 ICL_LARGEST_CASE("momentum_attention")
-ICL_LARGEST_CASE("pretrain_ft_icl")
+ICL_LARGEST_CASE("pretrain_ft_icl", * doctest::test_suite("slow"))
 ICL_LARGEST_CASE("prompt_lab")
 ICL_LARGEST_CASE("regression_lab")
 ICL_LARGEST_CASE("sequence_lab")
-ICL_LARGEST_CASE("shots_curve")
+ICL_LARGEST_CASE("shots_curve", * doctest::test_suite("slow"))
 #undef ICL_LARGEST_CASE
 
 TEST_CASE("bounds: every other demo at its largest parameters refuses or runs a step within the budget") {
