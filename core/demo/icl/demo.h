@@ -252,6 +252,8 @@ nlohmann::json to_json(const DemoDef& def, Lang lang);
 // A parameter's default as its JSON value (what to_json writes as "default", and what a
 // front end puts in a control before the learner touches it).
 nlohmann::json default_json(const ParamSpec& spec);
+// A parameter's ParamSpec JSON (the form above), help in `lang`.
+nlohmann::json to_json(const ParamSpec& spec, Lang lang);
 
 void register_demo(const DemoDef* def);
 const std::vector<const DemoDef*>& all_demos();      // sorted by id
