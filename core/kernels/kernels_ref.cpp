@@ -37,6 +37,17 @@ void matmul_tn(float* C, const float* A, const float* B, int M, int K, int N, bo
         }
 }
 
+// dW (OC,IC) += dY(N,OC)ᵀ · X (N,IC); db (OC) += Σ_n dY(n, :)
+void linear_weight_grad(float* dW, float* db, const float* dY, const float* X, int N, int IC, int OC) {
+    matmul_tn(dW, dY, X, OC, N, IC, true);
+    if (db)
+        for (int o = 0; o < OC; ++o) {
+            float s = 0.0f;
+            for (int n = 0; n < N; ++n) s += dY[n * OC + o];
+            db[o] += s;
+        }
+}
+
 // S (T,T) = A (T,K) · B(T,K)ᵀ for j <= i, 0 above
 void matmul_nt_lower(float* S, const float* A, const float* B, int T, int K) {
     for (int i = 0; i < T; ++i)
@@ -226,6 +237,25 @@ void gelu_backward(float* dx, const float* x, const float* dy, size_t n) {
         const float du = kGeluS * (1.0f + 3.0f * kGeluC * x[i] * x[i]);
         dx[i] += dy[i] * (0.5f * (1.0f + t) + 0.5f * x[i] * (1.0f - t * t) * du);
     }
+}
+
+// pre (N,F) += bias; y = gelu(pre)
+void bias_gelu_forward(float* y, float* pre, const float* bias, int N, int F) {
+    for (int n = 0; n < N; ++n)
+        for (int j = 0; j < F; ++j) pre[n * F + j] += bias[j];
+    gelu_forward(y, pre, (size_t)N * F);
+}
+
+// d (N,F): dy in, dy * gelu'(pre) out; dbias (F) += Σ_n of it
+void bias_gelu_backward(float* d, float* dbias, const float* pre, int N, int F) {
+    for (int n = 0; n < N; ++n)
+        for (int j = 0; j < F; ++j) {
+            const size_t i = (size_t)n * F + j;
+            float g = 0.0f;
+            gelu_backward(&g, pre + i, d + i, 1);
+            d[i] = g;
+            dbias[j] += g;
+        }
 }
 
 // losses (N), probs (N,V) from logits (N,V), targets (N) in [0, V).

@@ -83,24 +83,32 @@ struct Kernels {
     // C tile (mr,nr) (+)= A (mr,kc) · Bp (kc,NR), A(r,k) = A[r*rsa + k*csa], Bp packed
     // k-major. Rows past mr repeat row mr−1 (valid memory, result dropped). C is
     // written directly for a full tile, otherwise through a local tile.
-    template <int NV>
+    // With SUM, also sums[r] += Σ_k A(r,k) for r < mr: vector adds of the broadcasts the
+    // tile makes anyway (a linear layer's bias gradient rides on its dW product).
+    template <int NV, bool SUM = false>
     static void micro_kernel(int kc, const float* A, size_t rsa, size_t csa, const float* Bp,
-                             float* C, int ldc, int mr, int nr, bool accumulate) {
+                             float* C, int ldc, int mr, int nr, bool accumulate,
+                             float* sums = nullptr) {
         constexpr int nrf = kNR<NV>;
         const float* a[MR];
         ICL_UNROLL for (int r = 0; r < MR; ++r) a[r] = A + std::min(r, mr - 1) * rsa;
         B c[MR][NV];
         ICL_UNROLL for (int r = 0; r < MR; ++r) ICL_UNROLL for (int v = 0; v < NV; ++v) c[r][v] = B(0.0f);
+        B s[SUM ? MR : 1];
+        ICL_UNROLL for (int r = 0; r < (SUM ? MR : 1); ++r) s[r] = B(0.0f);
         size_t kk = 0;
         for (int k = 0; k < kc; ++k, kk += csa) {
             B b[NV];
             ICL_UNROLL for (int v = 0; v < NV; ++v) b[v] = B::load_aligned(Bp + v * W);
             ICL_UNROLL for (int r = 0; r < MR; ++r) {
                 const B av(a[r][kk]);
+                if constexpr (SUM) s[r] += av;  // every lane the same sum
                 ICL_UNROLL for (int v = 0; v < NV; ++v) c[r][v] = fma(av, b[v], c[r][v]);
             }
             Bp += nrf;
         }
+        if constexpr (SUM)
+            for (int r = 0; r < mr; ++r) sums[r] += s[r].get(0);
         if (mr == MR && nr == nrf) {
             ICL_UNROLL for (int r = 0; r < MR; ++r) {
                 float* cr = C + (size_t)r * ldc;
@@ -173,10 +181,11 @@ struct Kernels {
     enum Tri { kFull, kLowerC, kLowerA, kUpperA };
 
     // C (M,N) (+)= op(A) (M,K) · op(B) (K,N), B packed, blocked for the caches.
+    // rowsum (M), if given: rowsum[i] += Σ_k op(A)(i,k), summed by the first column tile.
     template <int NV>
     static void gemm_packed_nv(float* C, const float* A, size_t rsa, size_t csa, const float* Bm,
                                size_t rsb, size_t csb, int M, int K, int N, bool accumulate,
-                               Tri tri = kFull) {
+                               Tri tri = kFull, float* rowsum = nullptr) {
         constexpr int NR = kNR<NV>, NC = kNC<NV>;
         const int kc_max = std::min(K, KC);
         const int nc_max = std::min((N + NR - 1) / NR * NR, NC);
@@ -201,9 +210,14 @@ struct Kernels {
                             int k0 = pc, k1 = pc + kc;  // the k this tile needs in this K block
                             if (tri == kLowerA) k1 = std::min(k1, i0 + mr);
                             if (tri == kUpperA) k0 = std::max(k0, i0);
-                            micro_kernel<NV>(std::max(0, k1 - k0), A + i0 * rsa + k0 * csa, rsa, csa,
-                                             Bp + (size_t)jr * kc + (size_t)(k0 - pc) * NR, Ct, N, mr,
-                                             nr, acc);
+                            const float* At = A + i0 * rsa + k0 * csa;
+                            const float* Bt = Bp + (size_t)jr * kc + (size_t)(k0 - pc) * NR;
+                            if (rowsum && jc == 0 && jr == 0)
+                                micro_kernel<NV, true>(std::max(0, k1 - k0), At, rsa, csa, Bt, Ct, N,
+                                                       mr, nr, acc, rowsum + i0);
+                            else
+                                micro_kernel<NV>(std::max(0, k1 - k0), At, rsa, csa, Bt, Ct, N, mr,
+                                                 nr, acc);
                             if (tri == kLowerC && j0 + nr - 1 > i0)  // zero the part above it
                                 for (int r = 0; r < mr; ++r)
                                     for (int j = std::max(0, i0 + r + 1 - j0); j < nr; ++j)
@@ -215,9 +229,10 @@ struct Kernels {
     }
     static void gemm_packed(float* C, const float* A, size_t rsa, size_t csa, const float* Bm,
                             size_t rsb, size_t csb, int M, int K, int N, bool accumulate,
-                            Tri tri = kFull) {
-        if (N <= W) return gemm_packed_nv<1>(C, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate, tri);
-        gemm_packed_nv<2>(C, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate, tri);
+                            Tri tri = kFull, float* rowsum = nullptr) {
+        if (N <= W)
+            return gemm_packed_nv<1>(C, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate, tri, rowsum);
+        gemm_packed_nv<2>(C, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate, tri, rowsum);
     }
 
     // Small problems (few rows, few columns, or little work) skip packing.
@@ -284,6 +299,21 @@ struct Kernels {
                           bool accumulate) {
         if (small(M, K, N)) return gemm_rows(C, A, 1, M, Bm, M, K, N, accumulate);
         gemm_packed(C, A, 1, M, Bm, N, 1, M, K, N, accumulate);
+    }
+
+    // dW (OC,IC) += dY(N,OC)ᵀ · X (N,IC), the tn product; db (OC) += Σ_n dY(n, :), summed
+    // from the dY entries the product's first column tile broadcasts (no pass of its own)
+    static void linear_weight_grad(float* dW, float* db, const float* dY, const float* X, int N,
+                                   int IC, int OC) {
+        if (!small(OC, N, IC)) return gemm_packed(dW, dY, 1, OC, X, IC, 1, OC, N, IC, true, kFull, db);
+        gemm_rows(dW, dY, 1, OC, X, OC, N, IC, true);
+        if (!db) return;
+        for (int n = 0; n < N; ++n) {
+            const float* d = dY + (size_t)n * OC;
+            int o = 0;
+            for (; o + W <= OC; o += W) (B::load_unaligned(db + o) + B::load_unaligned(d + o)).store_unaligned(db + o);
+            for (; o < OC; ++o) db[o] += d[o];
+        }
     }
 
     // ---- exp -------------------------------------------------------------------------
@@ -608,35 +638,64 @@ struct Kernels {
         return B(1.0f) / (B(1.0f) + exp_approx(xsimd::min(B(-2.0f) * u, B(88.0f))));
     }
 
+    // gelu(x) and gelu'(x), one vector and one scalar (the tails, as the reference)
+    static B gelu_v(B xv) { return xv * half_one_plus_tanh(B(kS) * (xv + B(kC) * xv * xv * xv)); }
+    static B gelu_grad_v(B xv) {
+        // with h = 0.5 (1 + t): 0.5 (1 − t²) = 2 h (1 − h)
+        const B h = half_one_plus_tanh(B(kS) * (xv + B(kC) * xv * xv * xv));
+        const B du = B(kS) * (B(1.0f) + B(3.0f * kC) * xv * xv);
+        return h + B(2.0f) * xv * h * (B(1.0f) - h) * du;
+    }
+    static float gelu_s(float x) { return 0.5f * x * (1.0f + std::tanh(kS * (x + kC * x * x * x))); }
+    static float gelu_grad_s(float x) {
+        const float t = std::tanh(kS * (x + kC * x * x * x));
+        const float du = kS * (1.0f + 3.0f * kC * x * x);
+        return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du;
+    }
+
     // y (n) = 0.5 x (1 + tanh(s (x + c x^3)))
     static void gelu_forward(float* y, const float* x, size_t n) {
         size_t i = 0;
-        for (; i + W <= n; i += W) {
-            const B xv = B::load_unaligned(x + i);
-            const B u = B(kS) * (xv + B(kC) * xv * xv * xv);
-            (xv * half_one_plus_tanh(u)).store_unaligned(y + i);
-        }
-        for (; i < n; ++i) {
-            const float u = kS * (x[i] + kC * x[i] * x[i] * x[i]);
-            y[i] = 0.5f * x[i] * (1.0f + std::tanh(u));
-        }
+        for (; i + W <= n; i += W) gelu_v(B::load_unaligned(x + i)).store_unaligned(y + i);
+        for (; i < n; ++i) y[i] = gelu_s(x[i]);
     }
 
     // dx (n) += dy * gelu'(x)
     static void gelu_backward(float* dx, const float* x, const float* dy, size_t n) {
         size_t i = 0;
-        for (; i + W <= n; i += W) {
-            // with h = 0.5 (1 + t): 0.5 (1 − t²) = 2 h (1 − h)
-            const B xv = B::load_unaligned(x + i);
-            const B h = half_one_plus_tanh(B(kS) * (xv + B(kC) * xv * xv * xv));
-            const B du = B(kS) * (B(1.0f) + B(3.0f * kC) * xv * xv);
-            const B g = h + B(2.0f) * xv * h * (B(1.0f) - h) * du;
-            (B::load_unaligned(dx + i) + B::load_unaligned(dy + i) * g).store_unaligned(dx + i);
+        for (; i + W <= n; i += W)
+            (B::load_unaligned(dx + i) + B::load_unaligned(dy + i) * gelu_grad_v(B::load_unaligned(x + i)))
+                .store_unaligned(dx + i);
+        for (; i < n; ++i) dx[i] += dy[i] * gelu_grad_s(x[i]);
+    }
+
+    // pre (N,F) += bias, y = gelu(pre): one pass
+    static void bias_gelu_forward(float* y, float* pre, const float* bias, int N, int F) {
+        for (int r = 0; r < N; ++r) {
+            float* p = pre + (size_t)r * F;
+            float* yr = y + (size_t)r * F;
+            int j = 0;
+            for (; j + W <= F; j += W) {
+                const B xv = B::load_unaligned(p + j) + B::load_unaligned(bias + j);
+                xv.store_unaligned(p + j);
+                gelu_v(xv).store_unaligned(yr + j);
+            }
+            for (; j < F; ++j) yr[j] = gelu_s(p[j] += bias[j]);
         }
-        for (; i < n; ++i) {
-            const float t = std::tanh(kS * (x[i] + kC * x[i] * x[i] * x[i]));
-            const float du = kS * (1.0f + 3.0f * kC * x[i] * x[i]);
-            dx[i] += dy[i] * (0.5f * (1.0f + t) + 0.5f * x[i] * (1.0f - t * t) * du);
+    }
+
+    // d (N,F) = dy in, dy * gelu'(pre) out; dbias (F) += Σ_n of it: one pass
+    static void bias_gelu_backward(float* d, float* dbias, const float* pre, int N, int F) {
+        for (int r = 0; r < N; ++r) {
+            const float* p = pre + (size_t)r * F;
+            float* dr = d + (size_t)r * F;
+            int j = 0;
+            for (; j + W <= F; j += W) {
+                const B g = B::load_unaligned(dr + j) * gelu_grad_v(B::load_unaligned(p + j));
+                g.store_unaligned(dr + j);
+                (B::load_unaligned(dbias + j) + g).store_unaligned(dbias + j);
+            }
+            for (; j < F; ++j) dbias[j] += (dr[j] *= gelu_grad_s(p[j]));
         }
     }
 

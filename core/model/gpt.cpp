@@ -95,19 +95,48 @@ void copy_head(float* dst, const float* src, int hs) {
     }
 }
 
-// (B,T,3C) -> three (B,H,T,hs): the q, k, v of every head made contiguous
-void split_heads(float* q, float* k, float* v, const float* qkv, int B, int T, int C, int H) {
+// dst (n) = a (n) + b (n), N a compile-time size (vectorised, no loop overhead)
+template <int N>
+void add_fixed(float* __restrict dst, const float* __restrict a, const float* __restrict b) {
+    for (int i = 0; i < N; ++i) dst[i] = a[i] + b[i];
+}
+// dst (hs) = src (hs) + bias (hs): copy_head with the layer's bias added on the way
+void copy_head_bias(float* dst, const float* src, const float* bias, int hs) {
+    switch (hs) {
+        case 8: return add_fixed<8>(dst, src, bias);
+        case 16: return add_fixed<16>(dst, src, bias);
+        case 32: return add_fixed<32>(dst, src, bias);
+        case 64: return add_fixed<64>(dst, src, bias);
+        default:
+            for (int i = 0; i < hs; ++i) dst[i] = src[i] + bias[i];
+    }
+}
+
+// (B,T,3C) + bias (3C) -> three (B,H,T,hs): the q, k, v of every head made contiguous,
+// the qkv projection's bias added in the same pass
+void split_heads(float* q, float* k, float* v, const float* qkv, const float* bias, int B, int T,
+                 int C, int H) {
     const int hs = C / H;
     for (int b = 0; b < B; ++b)
         for (int t = 0; t < T; ++t) {
             const float* row = qkv + ((size_t)b * T + t) * 3 * C;
             for (int h = 0; h < H; ++h) {
                 const size_t dst = (((size_t)b * H + h) * T + t) * hs;
-                copy_head(q + dst, row + h * hs, hs);
-                copy_head(k + dst, row + C + h * hs, hs);
-                copy_head(v + dst, row + 2 * C + h * hs, hs);
+                copy_head_bias(q + dst, row + h * hs, bias + h * hs, hs);
+                copy_head_bias(k + dst, row + C + h * hs, bias + C + h * hs, hs);
+                copy_head_bias(v + dst, row + 2 * C + h * hs, bias + 2 * C + h * hs, hs);
             }
         }
+}
+
+// out (N,C) += a (N,C) + bias (C): a residual add with the sublayer's bias folded in
+void add_residual_bias(float* __restrict out, const float* __restrict a, const float* __restrict bias, int N,
+                       int C) {
+    for (size_t n = 0; n < (size_t)N; ++n) {
+        float* o = out + n * C;
+        const float* r = a + n * C;
+        for (int c = 0; c < C; ++c) o[c] += r[c] + bias[c];
+    }
 }
 
 // three (B,H,T,hs) -> (B,T,3C): the inverse of split_heads
@@ -575,11 +604,7 @@ void linear_forward(float* out, const float* inp, const float* W, const float* b
 void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, const float* inp,
                      const float* W, int N, int IC, int OC, bool accumulate_dinp) {
     matmul_nn(dinp, dout, W, N, OC, IC, accumulate_dinp);  // dinp (N,IC) (+)= dout (N,OC) · W (OC,IC)
-    matmul_tn(dW, dout, inp, OC, N, IC, true);   // dW (OC,IC) += doutᵀ · inp
-    if (!dbias) return;
-    ICL_PROFILE_SCOPE("bwd bias sum");
-    for (size_t n = 0; n < (size_t)N; ++n)
-        for (int o = 0; o < OC; ++o) dbias[o] += dout[n * OC + o];
+    linear_weight_grad(dW, dbias, dout, inp, N, IC, OC);     // dW += doutᵀ · inp, dbias += Σ dout
 }
 
 // ---- forward ----------------------------------------------------------------------------
@@ -638,11 +663,11 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
         }
         {
             ICL_PROFILE_SCOPE("fwd matmul qkv (BT,C) x (C,3C)");
-            linear_forward(qkv, acts.ptr(a.ln1), model.at(p.wq), model.at(p.bq), BT, C, 3 * C);
+            linear_forward(qkv, acts.ptr(a.ln1), model.at(p.wq), nullptr, BT, C, 3 * C);
         }
         {
-            ICL_PROFILE_SCOPE("fwd copy split heads");
-            split_heads(acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v), qkv, B, T, C, H);
+            ICL_PROFILE_SCOPE("fwd copy split heads");  // + bq
+            split_heads(acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v), qkv, model.at(p.bq), B, T, C, H);
         }
         const AttentionKind kind = c.kind(l);
         if (kind == AttentionKind::softmax) {
@@ -668,15 +693,15 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
             if (h.layer == l) zero_head(acts.ptr(a.atty), B, T, C, C / H, h.head);
         for (const HeadPatch& h : acts.head_patches)
             if (h.layer == l) patch_head(acts.ptr(a.atty), h, B, T, C, C / H, false);
-        // res_attn = x + atty · Woᵀ + bo
+        // res_attn = x + atty · Woᵀ + bo (the bias added with the residual, one pass)
         float* ra = acts.ptr(a.res_attn);
         {
             ICL_PROFILE_SCOPE("fwd matmul wo (BT,C) x (C,C)");
-            linear_forward(ra, acts.ptr(a.atty), model.at(p.wo), model.at(p.bo), BT, C, C);
+            linear_forward(ra, acts.ptr(a.atty), model.at(p.wo), nullptr, BT, C, C);
         }
         {
             ICL_PROFILE_SCOPE("fwd residual add");
-            for (size_t i = 0; i < (size_t)BT * C; ++i) ra[i] += x[i];
+            add_residual_bias(ra, x, model.at(p.bo), BT, C);
         }
         float* out = acts.ptr(a.res_out);
         if (c.attention_only) {
@@ -690,18 +715,18 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
             }
             {
                 ICL_PROFILE_SCOPE("fwd matmul fc (BT,C) x (C,F)");
-                linear_forward(acts.ptr(a.fc), acts.ptr(a.ln2), model.at(p.w1), model.at(p.b1), BT, C, F);
+                linear_forward(acts.ptr(a.fc), acts.ptr(a.ln2), model.at(p.w1), nullptr, BT, C, F);
             }
             {
-                ICL_PROFILE_SCOPE("fwd gelu");
-                gelu_forward(acts.ptr(a.fc_gelu), acts.ptr(a.fc), (size_t)BT * F);
+                ICL_PROFILE_SCOPE("fwd bias + gelu");  // fc += b1 (kept for the backward), gelu
+                bias_gelu_forward(acts.ptr(a.fc_gelu), acts.ptr(a.fc), model.at(p.b1), BT, F);
             }
             {
                 ICL_PROFILE_SCOPE("fwd matmul fc2 (BT,F) x (F,C)");
-                linear_forward(out, acts.ptr(a.fc_gelu), model.at(p.w2), model.at(p.b2), BT, F, C);
+                linear_forward(out, acts.ptr(a.fc_gelu), model.at(p.w2), nullptr, BT, F, C);
             }
-            ICL_PROFILE_SCOPE("fwd residual add");
-            for (size_t i = 0; i < (size_t)BT * C; ++i) out[i] += ra[i];
+            ICL_PROFILE_SCOPE("fwd residual add");  // + b2
+            add_residual_bias(out, ra, model.at(p.b2), BT, C);
         }
         apply_residual_adds(out, hooks, l + 1, B, T, C);
         x = out;
@@ -755,12 +780,11 @@ Status backward(const Model& model, Activations& acts, float* grads) {
     const size_t FT = c.attention_only ? 0 : (size_t)BT * F;
     const size_t dlogits_n = (size_t)BT * V;
     const size_t hs = (size_t)(C / H), BTH = (size_t)BT * H;
-    acts.grad_scratch.resize(dlogits_n + 2 * FT + 9 * BTC + 2 * (size_t)T * T + 5 * (size_t)T * hs +
+    acts.grad_scratch.resize(dlogits_n + FT + 9 * BTC + 2 * (size_t)T * T + 5 * (size_t)T * hs +
                              2 * (size_t)T + hs + 2 * BTH);
     float* dlogits = acts.grad_scratch.data();
-    float* dhidden = dlogits + dlogits_n;  // (B,T,F)
-    float* dfc = dhidden + FT;             // (B,T,F)
-    float* dres = dfc + FT;                // (B,T,C)
+    float* dhidden = dlogits + dlogits_n;  // (B,T,F): d(gelu out), then in place d(fc)
+    float* dres = dhidden + FT;            // (B,T,C)
     float* dln = dres + BTC;               // (B,T,C)
     float* dO = dln + BTC;                 // (B,H,T,hs)
     float* dq = dO + BTC;                  // (B,H,T,hs) x3
@@ -805,13 +829,13 @@ Status backward(const Model& model, Activations& acts, float* grads) {
                                 F, C, false);
             }
             {
-                ICL_PROFILE_SCOPE("bwd gelu");
-                std::fill_n(dfc, FT, 0.0f);
-                gelu_backward(dfc, acts.ptr(a.fc), dhidden, FT);
+                ICL_PROFILE_SCOPE("bwd bias + gelu");  // dhidden becomes d(fc); b1's gradient
+                bias_gelu_backward(dhidden, g(p.b1), acts.ptr(a.fc), BT, F);
             }
             {
                 ICL_PROFILE_SCOPE("bwd matmul fc");
-                linear_backward(dln, g(p.w1), g(p.b1), dfc, acts.ptr(a.ln2), model.at(p.w1), BT, C, F, false);
+                linear_backward(dln, g(p.w1), nullptr, dhidden, acts.ptr(a.ln2), model.at(p.w1), BT, C, F,
+                                false);
             }
             ICL_PROFILE_SCOPE("bwd layernorm");
             layernorm_backward(dres, g(p.ln2_w), g(p.ln2_b), dln, acts.ptr(a.res_attn),

@@ -124,6 +124,31 @@ TEST_CASE("kernels: matmul across cache blocks (K past one K block, M past one M
     }
 }
 
+TEST_CASE("kernels: linear_weight_grad (dW and the fused bias sum) matches the reference, every isa") {
+    EachIsa isas;
+    icl::Rng rng(4);
+    // (N, IC, OC): the unpacked small path; the packed one past a K block (N > 256),
+    // past an M block (OC > 128) and a partial column tile; one vector of columns
+    const int shapes[][3] = {{3, 5, 7}, {300, 70, 130}, {64, 16, 192}, {65, 33, 17}};
+    for (const auto& s : shapes) {
+        const int N = s[0], IC = s[1], OC = s[2];
+        const auto dY = randv(rng, (size_t)N * OC), X = randv(rng, (size_t)N * IC);
+        const auto dW0 = randv(rng, (size_t)OC * IC), db0 = randv(rng, OC);
+        std::vector<float> dWr = dW0, dbr = db0;
+        icl::ref::linear_weight_grad(dWr.data(), dbr.data(), dY.data(), X.data(), N, IC, OC);
+        for (Isa isa : isas.list) {
+            icl::set_isa(isa);
+            std::vector<float> dW = dW0, db = db0, dW2 = dW0;
+            icl::linear_weight_grad(dW.data(), db.data(), dY.data(), X.data(), N, IC, OC);
+            icl::linear_weight_grad(dW2.data(), nullptr, dY.data(), X.data(), N, IC, OC);
+            INFO("N=" << N << " IC=" << IC << " OC=" << OC << " isa=" << isa_str(isa));
+            CHECK(worst(dW, dWr, 2e-7 * (N + 4), 1e-5) <= 1.0);
+            CHECK(worst(db, dbr, 2e-7 * (N + 4), 1e-5) <= 1.0);
+            CHECK(dW2 == dW);
+        }
+    }
+}
+
 TEST_CASE("kernels: reference matmul layouts agree with a hand-computed product") {
     // A = [[1,2,3],[4,5,6]] (2,3), B = [[1,0],[0,1],[1,1]] (3,2): A·B = [[4,5],[10,11]]
     const float A[] = {1, 2, 3, 4, 5, 6}, B[] = {1, 0, 0, 1, 1, 1};
@@ -431,6 +456,30 @@ TEST_CASE("kernels: gelu forward/backward match the reference and finite differe
     CHECK(ys[0] == 0.0f);
     CHECK(ys[1] == doctest::Approx(0.841192).epsilon(1e-5));
     CHECK(ys[2] == doctest::Approx(-0.00363739).epsilon(1e-3));
+}
+
+TEST_CASE("kernels: bias + gelu forward/backward (one pass each) match the reference, every isa") {
+    EachIsa isas;
+    icl::Rng rng(12);
+    const int N = 3;
+    for (int F : {1, 7, 17, 65}) {
+        const auto pre0 = randv(rng, (size_t)N * F, -4.0f, 4.0f), bias = randv(rng, F);
+        const auto dy = randv(rng, (size_t)N * F), db0 = randv(rng, F);
+        std::vector<float> prer = pre0, yr((size_t)N * F), dr = dy, dbr = db0;
+        icl::ref::bias_gelu_forward(yr.data(), prer.data(), bias.data(), N, F);
+        icl::ref::bias_gelu_backward(dr.data(), dbr.data(), prer.data(), N, F);
+        for (Isa isa : isas.list) {
+            icl::set_isa(isa);
+            std::vector<float> pre = pre0, y((size_t)N * F), d = dy, db = db0;
+            icl::bias_gelu_forward(y.data(), pre.data(), bias.data(), N, F);
+            icl::bias_gelu_backward(d.data(), db.data(), pre.data(), N, F);
+            INFO("F=" << F << " isa=" << isa_str(isa));
+            CHECK(pre == prer);
+            CHECK(worst(y, yr, 1e-6, 1e-5) <= 1.0);
+            CHECK(worst(d, dr, 1e-6, 1e-5) <= 1.0);
+            CHECK(worst(db, dbr, 1e-6, 1e-5) <= 1.0);
+        }
+    }
 }
 
 // ---- cross-entropy ------------------------------------------------------------------------

@@ -22,6 +22,10 @@ ICL_KERNEL(matmul_nt, (float* C, const float* A, const float* B, int M, int K, i
 // C (M,N) = A(K,M)ᵀ · B (K,N)            [+= C if accumulate]
 ICL_KERNEL(matmul_tn, (float* C, const float* A, const float* B, int M, int K, int N, bool accumulate),
            (C, A, B, M, K, N, accumulate))
+// A linear layer's weight and bias gradients in one pass over dY:
+// dW (OC,IC) += dY(N,OC)ᵀ · X (N,IC);  db (OC) += Σ_n dY(n, :)   (db may be null)
+ICL_KERNEL(linear_weight_grad, (float* dW, float* db, const float* dY, const float* X, int N, int IC, int OC),
+           (dW, db, dY, X, N, IC, OC))
 
 // ---- causal matmuls: one attention head's (T,T) products, on and below the diagonal ----
 // (every attention mask allows only j <= i, so the other half is never needed)
@@ -85,6 +89,15 @@ ICL_KERNEL(layernorm_backward,
 ICL_KERNEL(gelu_forward, (float* y, const float* x, size_t n), (y, x, n))
 // dx (n) += dy * gelu'(x)
 ICL_KERNEL(gelu_backward, (float* dx, const float* x, const float* dy, size_t n), (dx, x, dy, n))
+// The MLP's bias and GELU in one pass (the matmul before it leaves the bias out):
+// pre (N,F) += bias (F) in every row (pre is kept: the backward reads it); y (N,F) = gelu(pre)
+ICL_KERNEL(bias_gelu_forward, (float* y, float* pre, const float* bias, int N, int F),
+           (y, pre, bias, N, F))
+// Its backward, reading pre once. In place (the one exception to += above, so the
+// caller needs no zeroed buffer): d (N,F) holds dy on entry and d(pre) = dy * gelu'(pre)
+// on return; dbias (F) += Σ_n d(pre)(n, :)
+ICL_KERNEL(bias_gelu_backward, (float* d, float* dbias, const float* pre, int N, int F),
+           (d, dbias, pre, N, F))
 
 // ---- cross-entropy --------------------------------------------------------------
 // probs (N,V) = softmax(logits (N,V)); losses (N) = −log probs[n, targets[n]]
