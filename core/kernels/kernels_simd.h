@@ -730,26 +730,29 @@ struct Kernels {
     }
 
     // ---- optimizers (elementwise over n) --------------------------------------------------
-    // p, g, m, v (n): one AdamW step, t >= 1 (bias corrections 1 − beta^t)
+    // p, g, m, v (n): one AdamW step, t >= 1 (bias corrections 1 − beta^t), on grad_scale·g.
+    // Vectors in PyTorch's arithmetic: p (1 − lr wd) − (lr/bc1) m / (sqrt(v)/sqrt(bc2) + eps),
+    // one division a lane (m̂ and v̂ are never formed).
     static void adamw_update(float* p, const float* g, float* m, float* v, size_t n, float lr,
-                             float beta1, float beta2, float eps, float weight_decay, int t) {
+                             float beta1, float beta2, float eps, float weight_decay, int t,
+                             float grad_scale) {
         const float bc1 = 1.0f - std::pow(beta1, (float)t);
         const float bc2 = 1.0f - std::pow(beta2, (float)t);
-        const B b1(beta1), b2(beta2), ob1(1.0f - beta1), ob2(1.0f - beta2);
+        const B b1(beta1), b2(beta2), ob1(1.0f - beta1), ob2(1.0f - beta2), gs(grad_scale);
+        const B step(lr / bc1), rsb2(1.0f / std::sqrt(bc2)), decay(1.0f - lr * weight_decay);
         size_t i = 0;
         for (; i + W <= n; i += W) {
-            const B gv = B::load_unaligned(g + i), pv = B::load_unaligned(p + i);
+            const B gv = gs * B::load_unaligned(g + i), pv = B::load_unaligned(p + i);
             const B mv = b1 * B::load_unaligned(m + i) + ob1 * gv;
             const B vv = b2 * B::load_unaligned(v + i) + ob2 * gv * gv;
             mv.store_unaligned(m + i);
             vv.store_unaligned(v + i);
-            const B mhat = mv / B(bc1), vhat = vv / B(bc2);
-            (pv - B(lr) * (mhat / (xsimd::sqrt(vhat) + B(eps)) + B(weight_decay) * pv))
-                .store_unaligned(p + i);
+            (decay * pv - step * mv / fma(xsimd::sqrt(vv), rsb2, B(eps))).store_unaligned(p + i);
         }
         for (; i < n; ++i) {
-            m[i] = beta1 * m[i] + (1.0f - beta1) * g[i];
-            v[i] = beta2 * v[i] + (1.0f - beta2) * g[i] * g[i];
+            const float gi = grad_scale * g[i];
+            m[i] = beta1 * m[i] + (1.0f - beta1) * gi;
+            v[i] = beta2 * v[i] + (1.0f - beta2) * gi * gi;
             const float mhat = m[i] / bc1, vhat = v[i] / bc2;
             p[i] -= lr * (mhat / (std::sqrt(vhat) + eps) + weight_decay * p[i]);
         }

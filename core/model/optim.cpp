@@ -1,5 +1,6 @@
 #include "icl/optim.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "icl/kernels.h"
@@ -81,13 +82,13 @@ Expected<float> Optimizer::step(float* params, float* grads) {
     if (!std::isfinite(norm))
         return make_error(std::string("optimizer: the gradient norm is ") +
                           (std::isnan(norm) ? "NaN" : "infinite"));
-    // As torch.nn.utils.clip_grad_norm_: scale by clip / (norm + 1e-6) when that is < 1.
-    if (config_.clip_norm > 0.0f) {
-        const float coef = config_.clip_norm / (norm + 1e-6f);
-        if (coef < 1.0f)
-            for (const ParamSlot& s : runs_)
-                for (size_t i = 0; i < s.size; ++i) grads[s.offset + i] *= coef;
-    }
+    // As torch.nn.utils.clip_grad_norm_: scale by clip / (norm + 1e-6) when that is < 1
+    // (AdamW applies the scale as it reads each gradient; SGD's pass scales them first).
+    float coef = 1.0f;
+    if (config_.clip_norm > 0.0f) coef = std::min(1.0f, config_.clip_norm / (norm + 1e-6f));
+    if (coef < 1.0f && config_.kind != OptimizerConfig::adamw)
+        for (const ParamSlot& s : runs_)
+            for (size_t i = 0; i < s.size; ++i) grads[s.offset + i] *= coef;
     ++t_;
     ICL_PROFILE_SCOPE("opt adamw");
     for (const ParamSlot& s : runs_) {
@@ -96,7 +97,7 @@ Expected<float> Optimizer::step(float* params, float* grads) {
         const float* g = grads + s.offset;
         if (config_.kind == OptimizerConfig::adamw)
             adamw_update(p, g, m_.data() + s.offset, v_.data() + s.offset, s.size, config_.lr,
-                         config_.beta1, config_.beta2, config_.eps, wd, t_);
+                         config_.beta1, config_.beta2, config_.eps, wd, t_, coef);
         else
             sgd_momentum_update(p, g, m_.data() + s.offset, s.size, config_.lr, config_.momentum, wd);
     }

@@ -534,13 +534,14 @@ TEST_CASE("kernels: AdamW follows PyTorch's AdamW step for step, every isa") {
     for (Isa isa : isas.list) {
         icl::set_isa(isa);
         float p = 1.0f, g = 0.5f, m = 0.0f, v = 0.0f;
-        icl::adamw_update(&p, &g, &m, &v, 1, 0.1f, 0.9f, 0.999f, 1e-8f, 0.01f, 1);
+        icl::adamw_update(&p, &g, &m, &v, 1, 0.1f, 0.9f, 0.999f, 1e-8f, 0.01f, 1, 1.0f);
         CHECK(p == doctest::Approx(0.899).epsilon(1e-6));
         CHECK(m == doctest::Approx(0.05));
         CHECK(v == doctest::Approx(0.00025));
     }
     // Five steps of torch.optim.AdamW's update (decay first, then the bias-corrected
-    // step lr/bc1 · m / (sqrt(v)/sqrt(bc2) + eps)), in double, on awkward sizes.
+    // step lr/bc1 · m / (sqrt(v)/sqrt(bc2) + eps)), in double, on awkward sizes, the
+    // gradients scaled by 0.7 first (as clip_grad_norm_ would) through grad_scale.
     icl::Rng rng(12);
     const double lr = 3e-3, b1 = 0.9, b2 = 0.95, eps = 1e-8, wd = 0.1;
     for (int n : kAwkward) {
@@ -550,7 +551,7 @@ TEST_CASE("kernels: AdamW follows PyTorch's AdamW step for step, every isa") {
         std::vector<double> pt(p0.begin(), p0.end()), mt(n, 0.0), vt(n, 0.0);
         for (int t = 1; t <= 5; ++t)
             for (int i = 0; i < n; ++i) {
-                const double g = grads[t - 1][i];
+                const double g = 0.7 * grads[t - 1][i];
                 pt[i] *= 1.0 - lr * wd;
                 mt[i] = b1 * mt[i] + (1 - b1) * g;
                 vt[i] = b2 * vt[i] + (1 - b2) * g * g;
@@ -564,7 +565,7 @@ TEST_CASE("kernels: AdamW follows PyTorch's AdamW step for step, every isa") {
             std::vector<float> m(n, 0.0f), v(n, 0.0f);
             for (int t = 1; t <= 5; ++t)
                 icl::adamw_update(p.data(), grads[t - 1].data(), m.data(), v.data(), n, (float)lr,
-                                  (float)b1, (float)b2, (float)eps, (float)wd, t);
+                                  (float)b1, (float)b2, (float)eps, (float)wd, t, 0.7f);
             INFO("n=" << n << " isa=" << isa_str(isa));
             CHECK(worst(p, want, 1e-6, 1e-5) <= 1.0);
         }

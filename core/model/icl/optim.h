@@ -40,8 +40,9 @@ public:
     // `slots` cover a buffer of `total` floats; config must be valid.
     Optimizer(OptimizerConfig config, std::vector<ParamSlot> slots, size_t total);
 
-    // One update of params from grads (both `total` floats). Clips grads in place
-    // when clip_norm > 0. Returns the gradient norm before clipping, or an error if it
+    // One update of params from grads (both `total` floats), the gradients clipped
+    // when clip_norm > 0 (AdamW scales them as it reads them and leaves grads as they
+    // were; SGD scales grads in place). Returns the gradient norm before clipping, or an error if it
     // is NaN or infinite (then params are unchanged).
     Expected<float> step(float* params, float* grads);
 
