@@ -323,7 +323,13 @@ struct Kernels {
     static B exp_approx(B x) {
         using I = xsimd::batch<int32_t, Arch>;
         x = xsimd::max(x, B(-87.33654f));
-        const B n = xsimd::nearbyint(x * B(1.44269504088896341f));
+        // n = x·log2(e) rounded to the nearest integer by adding 1.5·2^23, which leaves n
+        // in the sum's low mantissa bits: 2^n's exponent field comes from those bits by an
+        // integer subtract, with no float-to-int conversion (SIMD128 has no rounding one,
+        // and Emscripten emulates _mm_cvttps_epi32 with four scalar lrint calls)
+        const B magic(12582912.0f);
+        const B nm = x * B(1.44269504088896341f) + magic;
+        const B n = nm - magic;
         B r = fma(n, B(-0.693359375f), x);
         r = fma(n, B(2.12194440e-4f), r);
         B p = B(1.9875691500e-4f);
@@ -333,7 +339,7 @@ struct Kernels {
         p = fma(p, r, B(1.6666665459e-1f));
         p = fma(p, r, B(5.0000001201e-1f));
         const B y = fma(p * r, r, r + B(1.0f));
-        const I e = (xsimd::to_int(n) + I(127)) << 23;  // 2^n, n >= −126
+        const I e = (xsimd::bitwise_cast<I>(nm) - xsimd::bitwise_cast<I>(magic) + I(127)) << 23;  // 2^n, n >= −126
         return y * xsimd::bitwise_cast<B>(e);
     }
 
