@@ -301,12 +301,20 @@ struct Kernels {
         gemm_packed(C, A, 1, M, Bm, N, 1, M, K, N, accumulate);
     }
 
-    // dW (OC,IC) += dY(N,OC)ᵀ · X (N,IC), the tn product; db (OC) += Σ_n dY(n, :), summed
-    // from the dY entries the product's first column tile broadcasts (no pass of its own)
+    // dW (OC,IC) += dY(N,OC)ᵀ · X (N,IC), the tn product; db (OC) += Σ_n dY(n, :). With
+    // AVX-512 db is summed from the dY entries the product's first column tile broadcasts
+    // (MR more vector registers: 27 of 32); the narrower sets have none to spare (AVX2's
+    // 6x2 tile would need 21 of 16, SSE/SIMD128's 4x2 one 15 of 16, where V8 already
+    // spills a 6x2 tile), so there db is one pass over dY after the product.
     static void linear_weight_grad(float* dW, float* db, const float* dY, const float* X, int N,
                                    int IC, int OC) {
-        if (!small(OC, N, IC)) return gemm_packed(dW, dY, 1, OC, X, IC, 1, OC, N, IC, true, kFull, db);
-        gemm_rows(dW, dY, 1, OC, X, OC, N, IC, true);
+        constexpr bool fuse = std::is_same_v<Arch, xsimd::avx512f>;
+        if (!small(OC, N, IC)) {
+            gemm_packed(dW, dY, 1, OC, X, IC, 1, OC, N, IC, true, kFull, fuse ? db : nullptr);
+            if (fuse) return;
+        } else {
+            gemm_rows(dW, dY, 1, OC, X, OC, N, IC, true);
+        }
         if (!db) return;
         for (int n = 0; n < N; ++n) {
             const float* d = dY + (size_t)n * OC;
