@@ -36,6 +36,10 @@ if(ICL_WASM)
   icl_add_suite(browser-hostile LABELS browser
                 COMMAND node tests/browser/hostile.mjs ${ICL_NATIVE_BIN_DIR}/icl $<TARGET_FILE_DIR:icl_core_wasm>)
   icl_add_suite(app-browser LABELS app browser COMMAND ${ICL_SRC}/tests/app/lab.sh ${ICL_SITE_DIR})
+  # A language is a folder: a pseudo-locale made at test time goes through the lint, the
+  # CLI, a site build, a page in Chromium and the desktop app.
+  icl_add_suite(pseudo-locale LABELS browser
+                COMMAND node tests/browser/pseudo-locale.mjs ${ICL_NATIVE_BIN_DIR} $<TARGET_FILE_DIR:icl_core_wasm>)
   # The authors' watch mode (scripts/serve --watch): save -> reload within a second, lint
   # errors in the page. SERIAL: it times the reload.
   icl_add_suite(browser-watch LABELS browser SERIAL

@@ -5,6 +5,7 @@
 //
 //   node web/build-site.mjs --out build/site --wasm build/wasm/bin --icl build/bin/icl
 //   node web/build-site.mjs --out DIR --wasm build/wasm/bin --lessons DIR_WITH_INDEX_JSON
+//   ... --sources LESSONS_FOLDER     the lesson sources (catalogues, checkpoints; default lessons/)
 //
 // With --icl the lesson JSON is made by `icl lessons build --out <out>/../lessons-json`;
 // with --lessons an existing JSON tree is used (e.g. one built with --draft).
@@ -12,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 
-const { createSite, langs } = await import('./sitegen/site.mjs');
+const { createSite } = await import('./sitegen/site.mjs');
 
 function parseArgs(argv) {
   const args = {};
@@ -40,14 +41,15 @@ if (!lessonsDir) {
   lessonsDir = path.join(path.dirname(out), 'lessons-json');
   fs.rmSync(lessonsDir, { recursive: true, force: true });
   try {
-    execFileSync(path.resolve(args.icl), ['lessons', 'build', '--out', lessonsDir], { stdio: ['ignore', 'inherit', 'inherit'] });
+    execFileSync(path.resolve(args.icl), ['lessons', 'build', '--out', lessonsDir, ...(args.sources ? ['--dir', args.sources] : [])], { stdio: ['ignore', 'inherit', 'inherit'] });
   } catch {
     fail(`'${args.icl} lessons build --out ${lessonsDir}' failed (its message is above)`);
   }
 }
 
 // ---- pages and assets --------------------------------------------------------------
-const site = await createSite({ wasm: args.wasm });
+const site = await createSite({ wasm: args.wasm, lessons: args.sources || undefined });
+const { langs } = site;
 const { lessonsByLang, problems, warnings } = site.load(lessonsDir);
 if (problems.length) fail(problems.join('\nbuild-site: '));
 let files;

@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { escapeHtml as esc } from './src/html-escape.js';
-import { createSite, langs } from './sitegen/site.mjs';
+import { createSite, languagesOf } from './sitegen/site.mjs';
 import { CSP } from './sitegen/templates.mjs';
 
 const DEBOUNCE_MS = 25;  // editors write a file in several steps (truncate, write, rename)
@@ -75,7 +75,7 @@ ${items}
 // icl: the icl binary; wasm: the folder of icl_core.js/.wasm.
 // Returns { ready (a promise of the first build), state(), subscribe(fn) -> unsubscribe, close() }.
 export async function startWatch({ lessonsDir, out, icl, wasm, draft = true, log = console.log }) {
-  const site = await createSite({ wasm });
+  const site = await createSite({ wasm, lessons: lessonsDir });
   const jsonDir = fs.mkdtempSync(path.join(os.tmpdir(), 'icl-watch-'));
   let version = 0;
   const pageVersion = new Map();  // page path in the site -> version it was last written at
@@ -177,7 +177,7 @@ export async function startWatch({ lessonsDir, out, icl, wasm, draft = true, log
   };
 
   const watchers = [];
-  for (const lang of langs) {
+  for (const lang of languagesOf(lessonsDir)) {
     const dir = path.join(lessonsDir, lang);
     try {
       watchers.push(fs.watch(dir, (event, name) => { if (!name || String(name).endsWith('.md')) schedule(); }));

@@ -103,10 +103,15 @@ std::string WorkerApi::progress_csv(const std::string& text) const {
 std::string WorkerApi::version() const { return text(json{{"version", ICL_VERSION}}); }
 
 std::string WorkerApi::demos(const std::string& lang_text) const {
-    auto lang = parse_lang(lang_text);
+    auto lang = check_lang_code(lang_text);
     if (!lang) return error_json(lang.error().message);
     json out = json::array();
-    for (const DemoDef* d : all_demos()) out.push_back(to_json(*d, lang.value()));
+    for (const DemoDef* d : all_demos()) {
+        // Without its catalogue in the asset store (the worker's first call, which wants
+        // only the assets) the texts are their ⟦keys⟧; the site build puts them first.
+        auto texts = load_texts(lang.value(), d->id);
+        out.push_back(to_json(*d, texts ? texts.value() : Texts()));
+    }
     return text(out);
 }
 
@@ -136,8 +141,6 @@ std::string WorkerApi::parse_params(const std::string& id, const std::string& ke
 
 std::string WorkerApi::start(const std::string& id, const std::string& params_text, const std::string& lang_text,
                              double seed) {
-    auto lang = parse_lang(lang_text);
-    if (!lang) return error_json(lang.error().message);
     auto params = parse_json(params_text, "the parameters");
     if (!params) return error_json(params.error().message);
     if (!params.value().is_object()) return error_json("the parameters must be a JSON object");
@@ -146,7 +149,10 @@ std::string WorkerApi::start(const std::string& id, const std::string& params_te
     if (sessions_.size() >= kMaxSessions)
         return error_json("too many demo sessions are open (" + std::to_string(kMaxSessions) + ")");
     try {
-        auto session = start_demo(id, params.value(), lang.value(), static_cast<uint64_t>(seed));
+        if (!find_demo(id)) return error_json(start_demo(id, params.value(), Texts(), 0).error().message);
+        auto texts = load_texts(lang_text, id);
+        if (!texts) return error_json(texts.error().message);
+        auto session = start_demo(id, params.value(), texts.value(), static_cast<uint64_t>(seed));
         if (!session) return error_json(session.error().message);
         const int handle = next_handle_++;
         sessions_[handle] = std::move(session.value());

@@ -134,12 +134,13 @@ Result Session::result() const {
 
 // ---- registry --------------------------------------------------------------------
 
-json to_json(const DemoDef& def, Lang lang) {
+json to_json(const DemoDef& def, const Texts& text, bool with_texts) {
     json params = json::array();
-    for (const auto& s : def.params) params.push_back(to_json(s, lang));
-    return {{"id", def.id}, {"title", lang == Lang::ko ? def.title_ko : def.title_en},
-            {"summary", lang == Lang::ko ? def.summary_ko : def.summary_en}, {"paper", def.paper},
-            {"analytic", def.analytic}, {"assets", def.assets}, {"params", params}};
+    for (const auto& s : def.params) params.push_back(to_json(s, text));
+    json out = {{"id", def.id}, {"title", text("title")}, {"summary", text("summary")}, {"paper", def.paper},
+                {"analytic", def.analytic}, {"assets", def.assets}, {"params", params}};
+    if (with_texts) out["texts"] = text.messages();
+    return out;
 }
 
 namespace {
@@ -178,7 +179,11 @@ const DemoDef* find_demo(const std::string& id) {
     return nullptr;
 }
 
-Expected<std::unique_ptr<Session>> start_demo(const std::string& id, const json& params, Lang lang,
+Expected<Texts> load_texts(const std::string& lang, const std::string& demo_id) {
+    return load_catalogue(lang, {"common", demo_id});
+}
+
+Expected<std::unique_ptr<Session>> start_demo(const std::string& id, const json& params, const Texts& text,
                                               uint64_t seed) {
     const DemoDef* def = find_demo(id);
     if (!def) {
@@ -201,7 +206,7 @@ Expected<std::unique_ptr<Session>> start_demo(const std::string& id, const json&
                               (raised.empty() ? "" : " (lower one of " + raised + ")"));
         }
     }
-    auto session = def->start(DemoContext{std::move(validated.value()), lang, seed});
+    auto session = def->start(DemoContext{std::move(validated.value()), text, seed});
     if (session) session.value()->demo_id_ = def->id;
     return session;
 }

@@ -244,8 +244,7 @@ std::string points_text(const std::vector<Point2>& points) {
 
 // ---- building specs ---------------------------------------------------------------
 
-ParamSpec ParamSpec::integer(std::string name, int min, int max, int default_value, int step,
-                             std::string help_en, std::string help_ko) {
+ParamSpec ParamSpec::integer(std::string name, int min, int max, int default_value, int step) {
     ParamSpec s;
     s.name = std::move(name);
     s.type = ParamType::Int;
@@ -253,14 +252,11 @@ ParamSpec ParamSpec::integer(std::string name, int min, int max, int default_val
     s.max = max;
     s.default_value = default_value;
     s.step = step;
-    s.help_en = std::move(help_en);
-    s.help_ko = std::move(help_ko);
     return s;
 }
 
-ParamSpec ParamSpec::real(std::string name, double min, double max, double default_value, double step,
-                          std::string help_en, std::string help_ko) {
-    ParamSpec s = integer(std::move(name), 0, 0, 0, 0, std::move(help_en), std::move(help_ko));
+ParamSpec ParamSpec::real(std::string name, double min, double max, double default_value, double step) {
+    ParamSpec s = integer(std::move(name), 0, 0, 0, 0);
     s.type = ParamType::Float;
     s.min = min;
     s.max = max;
@@ -269,15 +265,14 @@ ParamSpec ParamSpec::real(std::string name, double min, double max, double defau
     return s;
 }
 
-ParamSpec ParamSpec::boolean(std::string name, bool default_value, std::string help_en, std::string help_ko) {
-    ParamSpec s = integer(std::move(name), 0, 1, default_value ? 1 : 0, 1, std::move(help_en), std::move(help_ko));
+ParamSpec ParamSpec::boolean(std::string name, bool default_value) {
+    ParamSpec s = integer(std::move(name), 0, 1, default_value ? 1 : 0, 1);
     s.type = ParamType::Bool;
     return s;
 }
 
-ParamSpec ParamSpec::choice(std::string name, std::vector<std::string> choices, std::string default_choice,
-                            std::string help_en, std::string help_ko) {
-    ParamSpec s = integer(std::move(name), 0, 0, 0, 0, std::move(help_en), std::move(help_ko));
+ParamSpec ParamSpec::choice(std::string name, std::vector<std::string> choices, std::string default_choice) {
+    ParamSpec s = integer(std::move(name), 0, 0, 0, 0);
     s.type = ParamType::Choice;
     s.step = 0;
     s.choices = std::move(choices);
@@ -286,8 +281,8 @@ ParamSpec ParamSpec::choice(std::string name, std::vector<std::string> choices, 
 }
 
 ParamSpec ParamSpec::text(std::string name, std::string default_text, int max_length,
-                          std::vector<std::string> vocabulary, std::string help_en, std::string help_ko) {
-    ParamSpec s = integer(std::move(name), 0, 0, 0, 0, std::move(help_en), std::move(help_ko));
+                          std::vector<std::string> vocabulary) {
+    ParamSpec s = integer(std::move(name), 0, 0, 0, 0);
     s.type = ParamType::Text;
     s.step = 0;
     s.default_text = std::move(default_text);
@@ -297,9 +292,8 @@ ParamSpec ParamSpec::text(std::string name, std::string default_text, int max_le
 }
 
 ParamSpec ParamSpec::points(std::string name, Point2 x_range, Point2 y_range, int min_count, int max_count,
-                            double snap, std::vector<Point2> default_points, std::string help_en,
-                            std::string help_ko) {
-    ParamSpec s = integer(std::move(name), 0, 0, 0, 0, std::move(help_en), std::move(help_ko));
+                            double snap, std::vector<Point2> default_points) {
+    ParamSpec s = integer(std::move(name), 0, 0, 0, 0);
     s.type = ParamType::Points;
     s.min = x_range[0];
     s.max = x_range[1];
@@ -449,8 +443,8 @@ json default_json(const ParamSpec& s) {
     return nullptr;
 }
 
-json to_json(const ParamSpec& s, Lang lang) {
-    json p = {{"name", s.name}, {"type", type_name(s.type)}, {"help", lang == Lang::ko ? s.help_ko : s.help_en}};
+json to_json(const ParamSpec& s, const Texts& text) {
+    json p = {{"name", s.name}, {"type", type_name(s.type)}, {"help", text("param." + s.name)}};
     if (s.type == ParamType::Points) {
         p["x_min"] = s.min;
         p["x_max"] = s.max;

@@ -195,65 +195,53 @@ public:
     std::vector<Panel> panels() const override {
         std::vector<Panel> panels;
         if (!done_) return panels;
-        const Lang L = ctx_.lang;
+        const Texts& msg = ctx_.text;
         const int T = rows(fast_), shown = std::min(ctx_.params.i("show_after"), n_demos_);
 
-        ScalarsPanel s{tr(L, "Two forms of one linear attention; linear vs softmax for this seed and over the draws",
-                          "한 linear attention의 두 형태; 이 seed와 여러 draw에서 본 linear 대 softmax"), {}};
+        ScalarsPanel s{msg("two_forms_of_one"), {}};
         s.items.push_back({"max_abs_diff", max_abs_diff_, "",
-                           tr(L, "largest |attention form − fast-weight form| over all positions",
-                              "모든 위치에서 |attention 형태 − fast-weight 형태|의 최댓값")});
+                           msg("largest_attention_form_fast")});
         s.items.push_back({"rel_diff", rel_diff_, "",
-                           tr(L, "max_abs_diff divided by the largest |y|", "max_abs_diff를 가장 큰 |y|로 나눈 값")});
+                           msg("max_abs_diff_divided")});
         s.items.push_back({"split_diff", split_diff_, "",
-                           tr(L, "largest |ΔW_ICL q + W_ZSL q − y| at the last position",
-                              "마지막 위치에서 |ΔW_ICL q + W_ZSL q − y|의 최댓값")});
+                           msg("largest_w_icl_q")});
         s.items.push_back({"softmax_rel_err", softmax_rel_err_, "",
-                           tr(L, "||linear − softmax|| / ||softmax|| at the last position",
-                              "마지막 위치에서 ||linear − softmax|| / ||softmax||")});
+                           msg("linear_softmax_softmax_at")});
         s.items.push_back({"softmax_cos", softmax_cos_, "",
-                           tr(L, "cosine between the linear and the softmax output at the last position",
-                              "마지막 위치에서 linear 출력과 softmax 출력의 cosine")});
-        s.items.push_back({"tokens", double(T), "", tr(L, "sequence length T", "sequence 길이 T")});
+                           msg("cosine_between_the_linear")});
+        s.items.push_back({"tokens", double(T), "", msg("sequence_length_t")});
         // Over the draws (quartiles); in the same panel so every scalar is found in one place.
         ScalarsPanel& g = s;
-        const char* q_en[3] = {"lower quartile", "median", "upper quartile"};
-        const char* q_ko[3] = {"아래 사분위", "중앙값", "위 사분위"};
         const char* q_name[3] = {"_q1", "_median", "_q3"};
+        const char* q_key[3] = {"quartile.q1", "quartile.median", "quartile.q3"};
         for (int i = 0; i < 3; ++i)
             g.items.push_back({std::string("cos") + q_name[i], draw_cos_[i], "",
-                               std::string(tr(L, q_en[i], q_ko[i])) + tr(L, " of cos(linear, softmax) over the draws (quartiles)", ": draw별 cos(linear, softmax) (사분위)")});
+                               msg("of_cos_linear_softmax", {{"quartile", msg(q_key[i])}})});
         for (int i = 0; i < 3; ++i)
             g.items.push_back({std::string("scaled_err") + q_name[i], draw_scaled_[i], "",
-                               std::string(tr(L, q_en[i], q_ko[i])) +
-                                   tr(L, " of the relative error after the best rescaling of the linear form, √(1 − cos²)",
-                                      ": linear 형태의 크기를 가장 잘 맞춘 뒤의 상대 오차 √(1 − cos²)")});
+                               msg("of_the_relative_error", {{"quartile", msg(q_key[i])}})});
         g.items.push_back({"rel_err_median", draw_rel_[1], "",
-                           tr(L, "median of ||linear − softmax|| / ||softmax|| as they are (no rescaling)",
-                              "크기를 맞추지 않은 ||linear − softmax|| / ||softmax||의 중앙값")});
+                           msg("median_of_linear_softmax")});
         g.items.push_back({"centred_err_median", centred_median_, "",
-                           tr(L, "median relative error of the normalised, centred linear form (1/T) Σ v_i (1 + z_i − z̄)",
-                              "정규화하고 중심을 맞춘 linear 형태 (1/T) Σ v_i (1 + z_i − z̄)의 상대 오차 중앙값")});
+                           msg("median_relative_error_of")});
         g.items.push_back({"seed_cos_rank", seed_cos_rank_, "",
-                           tr(L, "share of the draws whose cosine is below this seed's softmax_cos",
-                              "이 seed의 softmax_cos보다 cosine이 작은 draw의 비율")});
+                           msg("share_of_the_draws")});
         panels.push_back(s);
 
         const auto key_labels = numbered_labels("k", cols(history_.front()));
         const auto value_labels = numbered_labels("v", rows(history_.front()));
         panels.push_back(heatmap_of(
             history_[static_cast<size_t>(shown - 1)],
-            std::string(tr(L, "Fast weights W after demonstration ", "demonstration ")) + std::to_string(shown) +
-                tr(L, "", "개를 읽은 뒤의 fast weight W"),
-            tr(L, "key entry", "key 성분"), tr(L, "value entry", "value 성분"), true, value_labels, key_labels));
-        panels.push_back(heatmap_of(delta_icl_, tr(L, "ΔW_ICL = Σ over demonstrations of v_i ⊗ k_i", "ΔW_ICL = demonstration들의 v_i ⊗ k_i 합"),
-                                      tr(L, "key entry", "key 성분"), tr(L, "value entry", "value 성분"), true, value_labels, key_labels));
-        panels.push_back(heatmap_of(w_zsl_, tr(L, "W_ZSL = Σ of v_i ⊗ k_i over the query's own tokens", "W_ZSL = query 자신의 token들에 대한 합"),
-                                      tr(L, "key entry", "key 성분"), tr(L, "value entry", "value 성분"), true, value_labels, key_labels));
+            msg("fast_weights_w_after", {{"n", shown}}),
+            msg("key_entry"), msg("value_entry"), true, value_labels, key_labels));
+        panels.push_back(heatmap_of(delta_icl_, msg("w_icl_over_demonstrations"),
+                                      msg("key_entry"), msg("value_entry"), true, value_labels, key_labels));
+        panels.push_back(heatmap_of(w_zsl_, msg("w_zsl_of_v"),
+                                      msg("key_entry"), msg("value_entry"), true, value_labels, key_labels));
 
         LinesPanel growth;
-        growth.title = tr(L, "The fast-weight matrix grows one token at a time", "fast-weight 행렬은 token 하나씩 자란다");
-        growth.x_label = tr(L, "position t", "위치 t");
+        growth.title = msg("the_fast_weight_matrix");
+        growth.x_label = msg("position_t");
         growth.y_label = "||W_t||_F";
         Series norm{"||W_t||_F", {}, {}, {}, false};
         for (int t = 0; t < T; ++t) {
@@ -266,38 +254,20 @@ public:
         panels.push_back(growth);
 
         LinesPanel sweep;
-        sweep.title = tr(L, "Linear vs softmax attention at the last position, by embedding scale (medians over the draws)",
-                         "임베딩 크기에 따른 마지막 위치의 linear 대 softmax attention (draw 중앙값)");
-        sweep.x_label = tr(L, "embedding scale", "임베딩 크기");
-        sweep.y_label = tr(L, "relative error / cosine", "상대 오차 / cosine");
+        sweep.title = msg("linear_vs_softmax_attention");
+        sweep.x_label = msg("embedding_scale");
+        sweep.y_label = msg("relative_error_cosine");
         sweep.log_x = true;
         Series rel = sweep_rel_, cos = sweep_cos_, cen = sweep_centred_;
-        rel.name = tr(L, "relative error", "상대 오차");
-        cos.name = tr(L, "cosine (bars: half the interquartile range)", "cosine (막대: 사분위 범위의 절반)");
+        rel.name = msg("relative_error");
+        cos.name = msg("cosine_bars_half_the");
         cos.dashed = true;
-        cen.name = tr(L, "relative error, normalised centred linear form", "상대 오차, 정규화·중심화한 linear 형태");
+        cen.name = msg("relative_error_normalised_centred");
         sweep.series = {rel, cos, cen};
         panels.push_back(sweep);
 
-        NotePanel note{tr(L, "What to see", "무엇을 볼까"),
-                       tr(L,
-                          "The attention and fast-weight forms agree to float rounding, and ΔW_ICL q + W_ZSL q is the same "
-                          "output, so without softmax the demonstrations act as a weight update (Dai et al. 2023). How close "
-                          "is the softmax attention a real GPT uses? One draw says little (softmax_cos is this seed's; "
-                          "seed_cos_rank says where it falls among the draws): read the quartiles over the draws. The gap is "
-                          "mostly what dropping the softmax removes besides its curvature: at small scores softmax attention is "
-                          "(1/T) Σ v_i (1 + z_i − z̄) to first order (z_i = k_i·q/√d), a linear form that is normalised (1/T) "
-                          "and has a mean term (1/T) Σ v_i; the plain linear form has neither, so its raw relative error "
-                          "tends to 1 at small scale (from below when the cosine is positive, from above when it is negative), "
-                          "while the normalised, centred form matches to about 1e-3.",
-                          "attention 형태와 fast-weight 형태는 float 반올림 수준까지 같고, ΔW_ICL q + W_ZSL q도 같은 출력입니다. "
-                          "softmax가 없다면 demonstration은 가중치 update처럼 작용합니다(Dai et al. 2023). 실제 GPT가 쓰는 softmax "
-                          "attention과는 얼마나 가까울까요? 한 번 뽑은 입력으로는 알 수 없습니다(softmax_cos는 이 seed의 값이고, "
-                          "seed_cos_rank는 그 값이 여러 draw 가운데 어디쯤인지 알려 줍니다). draw들의 사분위를 읽으세요. 차이의 대부분은 "
-                          "softmax의 곡률이 아니라 softmax를 빼면서 함께 사라진 것입니다. score가 작을 때 softmax attention은 1차 근사로 "
-                          "(1/T) Σ v_i (1 + z_i − z̄)입니다(z_i = k_i·q/√d). 정규화(1/T)되어 있고 평균 항 (1/T) Σ v_i가 있는 linear "
-                          "형태입니다. 그냥 linear 형태에는 둘 다 없으므로, 작은 크기에서 그 상대 오차는 1로 다가갑니다(cosine이 양수면 "
-                          "아래에서, 음수면 위에서). 반면 정규화하고 중심을 맞춘 형태는 약 1e-3까지 맞습니다.")};
+        NotePanel note{msg("what_to_see"),
+                       msg("the_attention_and_fast")};
         panels.push_back(note);
         return panels;
     }
@@ -321,31 +291,18 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 const DemoDef attention_dual_def = [] {
     DemoDef d;
     d.id = "attention_dual";
-    d.title_en = "Linear attention as fast weights: demonstrations write a weight update";
-    d.title_ko = "fast weight로 본 linear attention: demonstration이 가중치 update를 쓴다";
-    d.summary_en = "Causal linear attention over demonstrations and a query, computed as attention and as a fast-weight matrix "
-            "W_t = W_{t−1} + v_t ⊗ k_t; split into W_ZSL + ΔW_ICL; and compared with softmax attention.";
-    d.summary_ko = "demonstration과 query에 대한 causal linear attention을 attention으로, 그리고 fast-weight 행렬 "
-            "W_t = W_{t−1} + v_t ⊗ k_t로 계산하고, W_ZSL + ΔW_ICL로 나눈 뒤, softmax attention과 비교합니다.";
     d.paper = "Dai et al. 2023; Irie, Csordás, Schmidhuber 2022";
     d.analytic = true;
     d.params = {
         // Largest problem, every size at its max: peak 0.1 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        ParamSpec::integer("d_model", 2, 32, 8, 1, "token embedding size", "token 임베딩 차원"),
-        ParamSpec::integer("d_head", 2, 16, 6, 1, "query/key/value size", "query/key/value 차원"),
-        ParamSpec::integer("n_demos", 1, 24, 6, 1, "demonstration tokens before the query",
-                           "query 앞의 demonstration token 수"),
-        ParamSpec::integer("n_query_tokens", 1, 8, 2, 1, "the query's own tokens (the last one asks)",
-                           "query 자신의 token 수 (마지막 token이 묻는다)"),
-        ParamSpec::real("input_scale", 0.05, 3, 1, 0.05,
-                        "multiplies the token embeddings (scores grow with its square)",
-                        "token 임베딩에 곱하는 값 (score는 그 제곱으로 커짐)"),
-        ParamSpec::integer("show_after", 1, 24, 6, 1, "draw W after this many demonstrations (at most n_demos)",
-                           "demonstration 몇 개 뒤의 W를 그릴지 (n_demos까지)"),
-        ParamSpec::integer("draws", 1, 2000, 1000, 1,
-                           "random draws of tokens and projections for the quartiles (the first is this seed's)",
-                           "사분위를 낼 token과 projection의 무작위 draw 수 (첫 draw가 이 seed의 것)"),
+        ParamSpec::integer("d_model", 2, 32, 8, 1),
+        ParamSpec::integer("d_head", 2, 16, 6, 1),
+        ParamSpec::integer("n_demos", 1, 24, 6, 1),
+        ParamSpec::integer("n_query_tokens", 1, 8, 2, 1),
+        ParamSpec::real("input_scale", 0.05, 3, 1, 0.05),
+        ParamSpec::integer("show_after", 1, 24, 6, 1),
+        ParamSpec::integer("draws", 1, 2000, 1000, 1),
     };
     d.start = start;
     return d;

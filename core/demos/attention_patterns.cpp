@@ -85,15 +85,15 @@ public:
 
     double progress() const override { return steps_ ? (double)step_ / steps_ : 1; }
     std::vector<Panel> panels() const override {
-        const Lang lang = ctx_.lang;
+        const Texts& msg = ctx_.text;
         const int T = ctx_.params.i("T");
         std::vector<Panel> panels;
         const long long nd = attended_pairs(T, dense_), nb = attended_pairs(T, banded_), ns = attended_pairs(T, strided_);
-        ScalarsPanel head{tr(lang, "Attended pairs at this T", "이 T에서 attention하는 쌍 수"), {}};
-        head.items.push_back({"pairs_dense", (double)nd, "", tr(lang, "dense (causal): T(T+1)/2", "dense (causal): T(T+1)/2")});
-        head.items.push_back({"pairs_banded", (double)nb, "", tr(lang, "locally banded, window w: at most T·w", "locally banded, 창 w: 많아야 T·w")});
-        head.items.push_back({"pairs_strided", (double)ns, "", tr(lang, "strided: local w plus every stride-th", "strided: 가까운 것 + stride 간격")});
-        head.items.push_back({"banded_over_dense", (double)nb / nd, "", tr(lang, "banded / dense", "banded / dense")});
+        ScalarsPanel head{msg("attended_pairs_at_this"), {}};
+        head.items.push_back({"pairs_dense", (double)nd, "", msg("dense_causal_t_t")});
+        head.items.push_back({"pairs_banded", (double)nb, "", msg("locally_banded_window_w")});
+        head.items.push_back({"pairs_strided", (double)ns, "", msg("strided_local_w_plus")});
+        head.items.push_back({"banded_over_dense", (double)nb / nd, "", msg("banded_dense")});
         double ld = 0, la = 0;
         const int tail = std::min(10, step_);
         for (int i = step_ - tail; i < step_; ++i) {
@@ -101,48 +101,28 @@ public:
             la += runs_[1].loss[(size_t)i] / tail;
         }
         if (step_ > 0) {
-            head.items.push_back({"loss_dense", ld, "nats", tr(lang, "all-dense model, loss (mean of the last 10 steps)", "모두 dense인 모델의 loss (마지막 10 step 평균)")});
-            head.items.push_back({"loss_alternating", la, "nats", tr(lang, "alternating dense/banded model, same", "dense/banded 번갈아 쓰는 모델, 같은 기준")});
-            head.items.push_back({"ms_per_step_dense", 1e3 * runs_[0].seconds / step_, "ms", tr(lang, "time per training step, all dense", "학습 step당 시간, 모두 dense")});
-            head.items.push_back({"ms_per_step_alternating", 1e3 * runs_[1].seconds / step_, "ms", tr(lang, "time per training step, alternating", "학습 step당 시간, 번갈아")});
+            head.items.push_back({"loss_dense", ld, "nats", msg("all_dense_model_loss")});
+            head.items.push_back({"loss_alternating", la, "nats", msg("alternating_dense_banded_model")});
+            head.items.push_back({"ms_per_step_dense", 1e3 * runs_[0].seconds / step_, "ms", msg("time_per_training_step")});
+            head.items.push_back({"ms_per_step_alternating", 1e3 * runs_[1].seconds / step_, "ms", msg("time_per_training_step_2")});
         }
         panels.push_back(head);
         panels.push_back(NotePanel{
-            tr(lang, "What to see", "무엇을 볼까"),
-            tr(lang,
-               "Dense causal attention compares every position with every earlier one: T(T+1)/2 pairs, growing as T². A "
-               "locally banded layer looks only w positions back: at most T·w pairs, growing as T. GPT-3 (Brown et al. "
-               "2020) alternates dense and locally banded layers, so information still travels the whole context through "
-               "the dense layers. This core computes a banded layer on its band only, while a dense layer multiplies the "
-               "full T×T matrices. Even so, at this lesson's T ≈ 65 with w = 8 the alternating model's step is only a "
-               "few percent faster: the MLP and the projections, the same in both models, take most of the time. With a "
-               "window near T the band's plain loops can even be slower than the dense layer's vectorized matrix "
-               "products. The saving grows with T (the same tiny model timed separately at T = 512: about 30% per "
-               "step), and the counts show where it comes from at GPT-3's T = 2048. Both tiny models start from the "
-               "same weights and see the same batches.",
-               "dense causal attention은 각 위치를 앞의 모든 위치와 비교합니다: T(T+1)/2 쌍, T²으로 늘어납니다. "
-               "locally banded layer는 w칸 앞까지만 봅니다: 많아야 T·w 쌍, T에 비례해 늘어납니다. GPT-3 (Brown et al. "
-               "2020)은 dense layer와 locally banded layer를 번갈아 써서, dense layer를 통해 정보가 여전히 context 전체로 "
-               "퍼집니다. 이 core는 banded layer를 band 안에서만 계산하고, dense layer는 T×T 행렬 전체를 곱합니다. "
-               "그래도 이 수업의 T ≈ 65, w = 8에서는 번갈아 쓰는 모델의 step이 몇 % 빨라질 뿐입니다. 두 모델에 똑같이 "
-               "드는 MLP와 projection이 시간의 대부분을 차지하기 때문입니다. window가 T에 가까우면 band를 도는 단순한 "
-               "loop가 dense layer의 vector화된 행렬 곱보다 오히려 느릴 수도 있습니다. 절약은 T가 길수록 커지고(같은 작은 "
-               "모델을 T = 512에서 따로 재면 step당 약 30%), GPT-3의 T = 2048에서 절약이 어디서 오는지는 센 쌍 수가 "
-               "보여 줍니다. 두 작은 모델은 같은 weight에서 출발해 같은 batch를 봅니다.")});
+            msg("what_to_see"),
+            msg("dense_causal_attention_compares")});
         const int Td = std::min(T, 64);
         const AttentionMask masks[3] = {dense_, banded_, strided_};
-        const char* names_en[3] = {"dense (causal)", "locally banded", "strided"};
-        const char* names_ko[3] = {"dense (causal)", "locally banded", "strided"};
+        const char* names[3] = {"mask.dense", "mask.banded", "mask.strided"};
         for (int m = 0; m < 3; ++m) {
-            HeatmapPanel h{std::string(tr(lang, names_en[m], names_ko[m])) + " (T = " + std::to_string(Td) + ")",
-                           tr(lang, "key position j", "key 위치 j"), tr(lang, "query position i", "query 위치 i"), Td, Td, {}, {}, {}, false};
+            HeatmapPanel h{msg("mask_heatmap", {{"mask", msg(names[m])}, {"T", Td}}),
+                           msg("key_position_j"), msg("query_position_i"), Td, Td, {}, {}, {}, false};
             for (int i = 0; i < Td; ++i)
                 for (int j = 0; j < Td; ++j) h.values.push_back(masks[m].allows(i, j) ? 1.0 : 0.0);
             panels.push_back(h);
         }
-        LinesPanel growth{tr(lang, "Attended pairs against T", "T에 따른 attention 쌍 수"), "T", tr(lang, "pairs", "쌍 수"), true, true, {}};
+        LinesPanel growth{msg("attended_pairs_against_t"), "T", msg("pairs"), true, true, {}};
         for (int m = 0; m < 3; ++m) {
-            Series s{tr(lang, names_en[m], names_ko[m]), {}, {}, {}, false};
+            Series s{msg(names[m]), {}, {}, {}, false};
             for (int t = 16; t <= 2048; t *= 2) {
                 s.x.push_back(t);
                 s.y.push_back((double)attended_pairs(t, masks[m]));
@@ -151,9 +131,9 @@ public:
         }
         panels.push_back(growth);
         if (step_ > 0) {
-            LinesPanel loss{tr(lang, "Training loss, same data", "같은 데이터에서의 학습 loss"), tr(lang, "step", "step"), "nats", false, false, {}};
+            LinesPanel loss{msg("training_loss_same_data"), msg("step"), "nats", false, false, {}};
             for (int v = 0; v < 2; ++v) {
-                Series s{v == 0 ? tr(lang, "all dense", "모두 dense") : tr(lang, "alternating dense / banded", "dense / banded 번갈아"), {}, {}, {}, v == 1};
+                Series s{v == 0 ? msg("all_dense") : msg("alternating_dense_banded"), {}, {}, {}, v == 1};
                 for (int i = 0; i < step_; ++i) {
                     s.x.push_back(i + 1);
                     s.y.push_back(runs_[v].loss[(size_t)i]);
@@ -182,25 +162,16 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 const DemoDef kAttentionPatterns = [] {
     DemoDef d;
     d.id = "attention_patterns";
-    d.title_en = "Dense, banded and strided attention: what GPT-3 alternates";
-    d.title_ko = "dense, banded, strided attention: GPT-3가 번갈아 쓰는 것";
-    d.summary_en = "The masks for a chosen T, the attended pairs against T (T² vs T·w), and a tiny GPT with alternating "
-            "dense/banded layers trained beside an all-dense one.";
-    d.summary_ko = "정한 T에서의 mask, T에 따른 attention 쌍 수 (T² vs T·w), 그리고 dense/banded를 번갈아 쓰는 작은 GPT와 "
-            "모두 dense인 GPT의 학습 비교.";
     d.paper = "Brown et al. 2020 (GPT-3); Child et al. 2019";
     d.params = {
         // Largest problem, every size at its max: peak 32 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        ParamSpec::integer("T", 4, 2048, 32, 1, "sequence length for the masks and counts",
-                           "mask와 쌍 수를 볼 sequence 길이"),
-        ParamSpec::integer("window", 1, 64, 8, 1, "banded window w (and strided's local part)", "banded 창 w"),
-        ParamSpec::integer("stride", 1, 64, 8, 1, "strided: every stride-th earlier position",
-                           "strided: stride 간격의 앞 위치"),
-        ParamSpec::boolean("train", true, "train the two tiny models", "작은 모델 두 개를 학습"),
-        ParamSpec::integer("layers", 2, 4, 2, 2, "layers of each tiny model (even: dense, banded, ...)",
-                           "작은 모델의 layer 수 (짝수)"),
-        ParamSpec::integer("steps", 1, 2000, 60, 1, "training steps of each model", "모델마다 학습 step 수"),
+        ParamSpec::integer("T", 4, 2048, 32, 1),
+        ParamSpec::integer("window", 1, 64, 8, 1),
+        ParamSpec::integer("stride", 1, 64, 8, 1),
+        ParamSpec::boolean("train", true),
+        ParamSpec::integer("layers", 2, 4, 2, 2),
+        ParamSpec::integer("steps", 1, 2000, 60, 1),
     };
     d.start = start;
     d.assets = {};

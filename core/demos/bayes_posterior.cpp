@@ -57,51 +57,34 @@ public:
 
     double progress() const override { return (double)k_ / (k_max_ + 1); }
     std::vector<Panel> panels() const override {
-        const Lang lang = ctx_.lang;
+        const Texts& msg = ctx_.text;
         std::vector<Panel> panels;
         const int n = (int)seen_.size();
-        ScalarsPanel head{tr(lang, "Tiny GPT vs the exact Bayesian answer", "작은 GPT vs 정확한 Bayes 답"), {}};
+        ScalarsPanel head{msg("tiny_gpt_vs_the"), {}};
         if (n > 0) {
             const recipe::HmmScores& a = seen_.front();
             const recipe::HmmScores& b = seen_.back();
-            head.items.push_back({"kl_k0", a.kl, "nats", tr(lang, "KL(Bayes ‖ model), no demonstrations", "KL(Bayes ‖ 모델), demonstration 없음")});
-            head.items.push_back({"kl_kmax", b.kl, "nats", tr(lang, "KL(Bayes ‖ model), k_max demonstrations", "KL(Bayes ‖ 모델), demonstration k_max개")});
-            head.items.push_back({"acc_k0", a.model_acc, "", tr(lang, "model accuracy, k = 0", "모델 정확도, k = 0")});
-            head.items.push_back({"acc_kmax", b.model_acc, "", tr(lang, "model accuracy, k = k_max", "모델 정확도, k = k_max")});
-            head.items.push_back({"bayes_acc_kmax", b.bayes_acc, "", tr(lang, "Bayes-optimal accuracy, k = k_max", "Bayes 최적 정확도, k = k_max")});
-            head.items.push_back({"entropy_k0", a.posterior_entropy, "nats", tr(lang, "posterior entropy over concepts, k = 0", "concept posterior의 entropy, k = 0")});
-            head.items.push_back({"entropy_kmax", b.posterior_entropy, "nats", tr(lang, "posterior entropy over concepts, k = k_max", "concept posterior의 entropy, k = k_max")});
+            head.items.push_back({"kl_k0", a.kl, "nats", msg("kl_bayes_model_no")});
+            head.items.push_back({"kl_kmax", b.kl, "nats", msg("kl_bayes_model_k")});
+            head.items.push_back({"acc_k0", a.model_acc, "", msg("model_accuracy_k_0")});
+            head.items.push_back({"acc_kmax", b.model_acc, "", msg("model_accuracy_k_k")});
+            head.items.push_back({"bayes_acc_kmax", b.bayes_acc, "", msg("bayes_optimal_accuracy_k")});
+            head.items.push_back({"entropy_k0", a.posterior_entropy, "nats", msg("posterior_entropy_over_concepts")});
+            head.items.push_back({"entropy_kmax", b.posterior_entropy, "nats", msg("posterior_entropy_over_concepts_2")});
             head.items.push_back({"unseen_acc_kmax", unseen_scores_.back().model_acc, "",
-                                  tr(lang, "model accuracy on a concept outside the mixture, k = k_max", "mixture 밖 concept에서 모델 정확도, k = k_max")});
+                                  msg("model_accuracy_on_a")});
         }
         panels.push_back(head);
         panels.push_back(NotePanel{
-            tr(lang, "What to see", "무엇을 볼까"),
-            tr(lang,
-               "Every document the model was trained on came from one of a few HMM concepts. A prompt's demonstrations "
-               "are evidence about which one: the exact posterior over concepts sharpens (its entropy falls) and the "
-               "Bayes-optimal prediction improves with k. The model never sees the concepts, yet its next-symbol "
-               "distribution follows the Bayesian one (small KL) and its accuracy stays near the Bayes-optimal one. "
-               "When the query's own symbols already identify the concept (compare the entropy at k = 0 with ln of "
-               "the number of concepts), accuracy moves little with k for both — Xie et al. 2022's picture at lesson scale (their GINC data set is larger: more concepts, longer "
-               "documents, bigger models). For a concept outside the mixture the demonstrations cannot pin down a known "
-               "concept: Xie et al. report that in-context learning then fails; here compare the dashed line.",
-               "모델이 학습한 문서는 모두 몇 개 안 되는 HMM concept 중 하나에서 나왔습니다. prompt의 demonstration은 "
-               "그것이 어느 concept인지에 대한 증거입니다: concept에 대한 정확한 posterior가 뾰족해지고 (entropy가 "
-               "줄고) k가 늘수록 Bayes 최적 예측이 좋아집니다. 모델은 concept를 본 적이 없는데도 다음 기호 분포가 Bayes "
-               "분포를 따라가고 (KL이 작음) 정확도도 Bayes 최적 정확도 가까이에 머뭅니다. query 자신의 기호만으로 이미 "
-               "concept가 거의 드러나면 (k = 0의 entropy를 concept 수의 ln과 비교해 보세요) 둘 다 k에 따라 정확도가 "
-               "별로 변하지 않습니다. Xie et al. 2022의 그림을 수업 "
-               "규모로 옮긴 것입니다 (그들의 GINC 데이터는 concept도 많고 문서도 길고 모델도 큽니다). mixture 밖의 "
-               "concept에서는 demonstration이 아는 concept를 가리키지 못합니다. Xie et al.은 이때 in-context learning이 "
-               "실패한다고 보고합니다. 여기서는 점선을 비교해 보세요.")});
-        LinesPanel acc{tr(lang, "Accuracy against k", "k에 따른 정확도"), tr(lang, "demonstrations k", "demonstration 수 k"),
-                       tr(lang, "accuracy", "정확도"), false, false, {}};
-        LinesPanel kl{tr(lang, "KL(Bayes-optimal ‖ model) against k", "k에 따른 KL(Bayes 최적 ‖ 모델)"),
-                      tr(lang, "demonstrations k", "demonstration 수 k"), "nats", false, false, {}};
-        Series m{tr(lang, "tiny GPT", "작은 GPT"), {}, {}, {}, false}, bo{tr(lang, "Bayes-optimal", "Bayes 최적"), {}, {}, {}, false},
-            un{tr(lang, "tiny GPT, unseen concept", "작은 GPT, 처음 보는 concept"), {}, {}, {}, true},
-            k1{tr(lang, "tiny GPT", "작은 GPT"), {}, {}, {}, false}, ent{tr(lang, "posterior entropy", "posterior entropy"), {}, {}, {}, true};
+            msg("what_to_see"),
+            msg("every_document_the_model")});
+        LinesPanel acc{msg("accuracy_against_k"), msg("demonstrations_k"),
+                       msg("accuracy"), false, false, {}};
+        LinesPanel kl{msg("kl_bayes_optimal_model"),
+                      msg("demonstrations_k"), "nats", false, false, {}};
+        Series m{msg("tiny_gpt"), {}, {}, {}, false}, bo{msg("bayes_optimal"), {}, {}, {}, false},
+            un{msg("tiny_gpt_unseen_concept"), {}, {}, {}, true},
+            k1{msg("tiny_gpt"), {}, {}, {}, false}, ent{msg("posterior_entropy"), {}, {}, {}, true};
         for (int k = 0; k < n; ++k) {
             for (Series* s : {&m, &bo, &un, &k1, &ent}) s->x.push_back(k);
             m.y.push_back(seen_[(size_t)k].model_acc);
@@ -114,8 +97,8 @@ public:
         kl.series = {k1, ent};
         panels.push_back(acc);
         panels.push_back(kl);
-        HeatmapPanel post{tr(lang, "One prompt: p(concept | demonstrations)", "prompt 하나: p(concept | demonstration)"),
-                          tr(lang, "concept", "concept"), tr(lang, "demonstrations k", "demonstration 수 k"), n,
+        HeatmapPanel post{msg("one_prompt_p_concept"),
+                          msg("concept"), msg("demonstrations_k"), n,
                           (int)mixture_.concepts.size(), posterior_rows_, {}, {}, false};
         for (int k = 0; k < n; ++k) post.row_labels.push_back("k=" + std::to_string(k));
         for (size_t c = 0; c < mixture_.concepts.size(); ++c) post.col_labels.push_back("c" + std::to_string(c));
@@ -164,25 +147,16 @@ size_t peak_bytes(const Params& p) {
 const DemoDef kBayesPosterior = [] {
     DemoDef d;
     d.id = "bayes_posterior";
-    d.title_en = "In-context learning as Bayesian inference over concepts";
-    d.title_ko = "개념에 대한 Bayes 추론으로서의 in-context learning";
-    d.summary_en = "A tiny GPT trained on a mixture of HMM concepts, compared with the exact posterior over concepts and the "
-            "Bayes-optimal prediction as demonstrations accumulate.";
-    d.summary_ko = "HMM concept mixture로 학습한 작은 GPT를, demonstration이 쌓일 때의 정확한 concept posterior 및 Bayes 최적 "
-            "예측과 비교합니다.";
     d.paper = "Xie et al. 2022";
     d.params = {
         // Largest problem: prompts 256 at k_max 7 peaks near 200 MiB at the last k (peak_bytes;
         // the budget is kDemoMemoryBudget, 256 MiB; 512 prompts took 373 MB and failed at k = 7).
-        ParamSpec::integer("k_max", 1, 16, 7, 1, "largest number of demonstrations (capped by the model's context)",
-                           "demonstration 최대 수 (모델 context로 제한)"),
-        ParamSpec::integer("prompts", 8, 256, 64, 1, "prompts per concept and k", "concept와 k마다 prompt 수"),
+        ParamSpec::integer("k_max", 1, 16, 7, 1),
+        ParamSpec::integer("prompts", 8, 256, 64, 1),
         // concept and query_symbols: the shipped recipe's 5 concepts and 6-symbol segments
         // (start refuses more for a retrained model with fewer).
-        ParamSpec::integer("concept", 0, 4, 0, 1, "the concept of the heatmap's prompt", "heatmap prompt의 concept"),
-        ParamSpec::integer("query_symbols", 1, 5, 1, 1,
-                           "symbols of the query segment given before the one asked (few: the demonstrations must name the concept)",
-                           "묻는 기호 앞에 주는 query segment의 기호 수 (적을수록 demonstration이 concept를 알려 줘야 함)"),
+        ParamSpec::integer("concept", 0, 4, 0, 1),
+        ParamSpec::integer("query_symbols", 1, 5, 1, 1),
     };
     d.start = start;
     d.assets = {"checkpoints/hmm.json", "checkpoints/hmm.icl"};

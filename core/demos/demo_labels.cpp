@@ -12,14 +12,15 @@ namespace icl {
 namespace {
 
 // The bars, in order: (label id, condition, shots forced to 0?)
-struct Condition { const char* id; const char* en; const char* ko; tasks::DemoCondition cond; bool none; };
+// (the label's words are the catalogue's "condition.<id>")
+struct Condition { const char* id; tasks::DemoCondition cond; bool none; };
 const Condition kConditions[] = {
-    {"gold", "gold labels", "정답 label", tasks::DemoCondition::gold, false},
-    {"random_labels", "random labels (in the label space)", "무작위 label (label 공간 안)", tasks::DemoCondition::random_labels, false},
-    {"no_demos", "no demonstrations", "demonstration 없음", tasks::DemoCondition::gold, true},
-    {"ood_inputs", "inputs from another domain", "다른 분포의 입력", tasks::DemoCondition::ood_inputs, false},
-    {"outside_labels", "labels outside the label space", "label 공간 밖의 label", tasks::DemoCondition::outside_labels, false},
-    {"no_format", "no format (x y x y ...)", "형식 없음 (x y x y ...)", tasks::DemoCondition::no_format, false},
+    {"gold", tasks::DemoCondition::gold, false},
+    {"random_labels", tasks::DemoCondition::random_labels, false},
+    {"no_demos", tasks::DemoCondition::gold, true},
+    {"ood_inputs", tasks::DemoCondition::ood_inputs, false},
+    {"outside_labels", tasks::DemoCondition::outside_labels, false},
+    {"no_format", tasks::DemoCondition::no_format, false},
 };
 constexpr int kN = 6;
 
@@ -55,7 +56,7 @@ public:
 
     double progress() const override { return (double)seed_ / seeds_; }
     std::vector<Panel> panels() const override {
-        const Lang lang = ctx_.lang;
+        const Texts& msg = ctx_.text;
         const tasks::Task& task = tasks::suite().tasks[(size_t)task_];
         std::vector<Panel> panels;
         std::vector<double> mean(kN, 0), sd(kN, 0);
@@ -65,39 +66,18 @@ public:
             for (double x : v) sd[(size_t)c] += (x - mean[(size_t)c]) * (x - mean[(size_t)c]) / (double)v.size();
             sd[(size_t)c] = std::sqrt(sd[(size_t)c]);
         }
-        ScalarsPanel head{tr(lang, "Accuracy by demonstration condition", "demonstration 조건별 정확도"), {}};
+        ScalarsPanel head{msg("accuracy_by_demonstration_condition"), {}};
         for (int c = 0; c < kN; ++c)
-            head.items.push_back({std::string("acc_") + kConditions[c].id, mean[(size_t)c], "", tr(lang, kConditions[c].en, kConditions[c].ko)});
+            head.items.push_back({std::string("acc_") + kConditions[c].id, mean[(size_t)c], "", msg(std::string("condition.") + kConditions[c].id)});
         head.items.push_back({"gold_minus_random", mean[0] - mean[1], "",
-                              tr(lang, "accuracy lost by random labels", "무작위 label로 잃은 정확도")});
-        head.items.push_back({"chance", task.chance(), "", tr(lang, "chance: 1 / size of the label space", "우연 수준: 1 / label 개수")});
+                              msg("accuracy_lost_by_random")});
+        head.items.push_back({"chance", task.chance(), "", msg("chance_1_size_of")});
         panels.push_back(head);
-        char buf[640];
-        std::snprintf(buf, sizeof buf,
-                      tr(lang,
-                         "Here random labels cost %.0f points (gold %.2f, random %.2f). Min et al. 2022 found that random "
-                         "labels cost large models only 0–5 points, while other input distributions (3–16) and labels "
-                         "outside the label space (5–16 for direct models) cost more. ",
-                         "여기서는 무작위 label이 %.0f점을 깎습니다 (정답 %.2f, 무작위 %.2f). Min et al. 2022는 큰 모델에서 "
-                         "무작위 label이 0–5점만 깎고, 다른 분포의 입력 (3–16점)과 label 공간 밖의 label (direct 모델에서 "
-                         "5–16점)이 더 크게 깎는다고 보고했습니다. "),
-                      100 * (mean[0] - mean[1]), mean[0], mean[1]);
         panels.push_back(NotePanel{
-            tr(lang, "What the tiny model shows", "작은 모델이 보여 주는 것"),
-            std::string(buf) +
-                tr(lang,
-                   "This tiny model was trained with prompts whose labels are permuted in context (topic_remap) and with "
-                   "documents whose mapping exists only in the prompt, so it has learned to take the mapping from the "
-                   "demonstrations seriously: if random labels hurt it more "
-                   "than they hurt GPT-3-sized models, that is a property of its training, not a contradiction. "
-                   "'No format' drops → and ; from the demonstrations, a format it never saw in training.",
-                   "이 작은 모델은 context 안에서 label을 섞은 prompt (topic_remap)와 대응 관계가 prompt 안에만 있는 문서로도 "
-                   "학습했기 때문에 demonstration의 "
-                   "대응 관계를 진지하게 받아들이도록 배웠습니다. 그래서 무작위 label이 큰 모델보다 더 크게 깎더라도 그것은 "
-                   "학습 방식 탓이지 논문과 모순되는 것이 아닙니다. '형식 없음'은 demonstration에서 → 와 ; 를 뺀 것으로, "
-                   "학습 때 한 번도 본 적 없는 형식입니다.")});
-        BarsPanel bars{tr(lang, "Accuracy (mean ± sd over seeds)", "정확도 (seed 평균 ± 표준편차)"), tr(lang, "accuracy", "정확도"), {}, mean, sd};
-        for (int c = 0; c < kN; ++c) bars.labels.push_back(tr(lang, kConditions[c].en, kConditions[c].ko));
+            msg("what_the_tiny_model"),
+            msg("note", {{"cost", 100 * (mean[0] - mean[1])}, {"gold", mean[0]}, {"random", mean[1]}})});
+        BarsPanel bars{msg("accuracy_mean_sd_over"), msg("accuracy"), {}, mean, sd};
+        for (int c = 0; c < kN; ++c) bars.labels.push_back(msg(std::string("condition.") + kConditions[c].id));
         panels.push_back(bars);
         return panels;
     }
@@ -118,22 +98,14 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 const DemoDef kDemoLabels = [] {
     DemoDef d;
     d.id = "demo_labels";
-    d.title_en = "What in the demonstrations matters: labels, inputs, label space, format";
-    d.title_ko = "demonstration에서 무엇이 중요한가: label, 입력, label 공간, 형식";
-    d.summary_en = "Min et al.'s ablations on a tiny GPT: gold vs random labels, no demonstrations, inputs from another "
-            "distribution, labels outside the label space, and no format.";
-    d.summary_ko = "작은 GPT로 Min et al.의 실험을 합니다: 정답 label vs 무작위 label, demonstration 없음, 다른 분포의 입력, "
-            "label 공간 밖의 label, 형식 없음.";
     d.paper = "Min et al. 2022";
     d.params = {
         // Largest problem, every size at its max: peak 26 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        ParamSpec::choice("task", {"topic", "continent", "category"}, "topic",
-                          "a classification task (inputs from topics, labels from a fixed label space)",
-                          "분류 task (주제별 입력, 정해진 label 공간)"),
-        ParamSpec::integer("shots", 1, 16, 8, 1, "demonstrations k", "demonstration 수 k"),
-        ParamSpec::integer("seeds", 1, 10, 5, 1, "independent draws (the spread)", "새로 뽑는 횟수 (편차)"),
-        ParamSpec::integer("prompts", 4, 128, 32, 1, "prompts per condition and seed", "조건과 seed마다 prompt 수"),
+        ParamSpec::choice("task", {"topic", "continent", "category"}, "topic"),
+        ParamSpec::integer("shots", 1, 16, 8, 1),
+        ParamSpec::integer("seeds", 1, 10, 5, 1),
+        ParamSpec::integer("prompts", 4, 128, 32, 1),
     };
     d.start = start;
     d.assets = {"checkpoints/tasks.json", "checkpoints/tasks.icl"};

@@ -51,8 +51,7 @@ public:
         cfg.epochs = p.i("epochs");
         run_ = train_linear_layer(w0, x_train, y_train, cfg);
         if (!std::all_of(run_.w.storage().begin(), run_.w.storage().end(), [](float w) { return std::isfinite(w); })) {
-            error_ = tr(ctx_.lang, "training diverged (non-finite weights): lower lr",
-                        "학습이 발산했습니다(가중치가 유한하지 않음): lr을 낮추세요");
+            error_ = ctx_.text("diverged");
             return;
         }
         primal_ = matrix(n_test, d_out);
@@ -83,35 +82,31 @@ public:
     std::vector<Panel> panels() const override {
         std::vector<Panel> panels;
         if (!done_ || !error_.empty()) return panels;
-        const Lang L = ctx_.lang;
+        const Texts& msg = ctx_.text;
         const Params& p = ctx_.params;
         const bool adam = p.s("optimizer") == "adam";
         const int d_in = p.i("d_in"), d_out = p.i("d_out"), n_test = p.i("n_test"), T = rows(run_.keys);
 
-        ScalarsPanel s{tr(L, "Primal vs dual", "primal과 dual 비교"), {}};
+        ScalarsPanel s{msg("primal_vs_dual"), {}};
         s.items.push_back({"max_abs_diff", max_abs_diff_, "",
-                           tr(L, "largest |W x − (W0 x + Σ e_t (x_t·x))| over test outputs",
-                              "테스트 출력에서 |W x − (W0 x + Σ e_t (x_t·x))|의 최댓값")});
+                           msg("largest_w_x_w0")});
         s.items.push_back({"rel_diff", rel_diff_, "",
-                           tr(L, "max_abs_diff divided by the largest |W x|", "max_abs_diff를 가장 큰 |W x|로 나눈 값")});
+                           msg("max_abs_diff_divided")});
         s.items.push_back({"updates", double(T), "",
-                           tr(L, "number of weight updates T = n_train × epochs (keys and values)",
-                              "가중치 update 횟수 T = n_train × epochs (key와 value의 개수)")});
+                           msg("number_of_weight_updates")});
         s.items.push_back({"train_loss", double(run_.epoch_loss.back()), "",
-                           tr(L, "mean ½||W x − y||² on the training pairs after training",
-                              "학습 후 학습 쌍에서의 평균 ½||W x − y||²")});
+                           msg("mean_w_x_y")});
         s.items.push_back({"test_loss", test_loss_, "",
-                           tr(L, "mean ½||W x − W* x||² against the noise-free teacher on test inputs",
-                              "테스트 입력에서 잡음 없는 teacher W*와의 평균 ½||W x − W* x||²")});
+                           msg("mean_w_x_w")});
         panels.push_back(s);
 
         LinesPanel outputs;
-        outputs.title = tr(L, "Output 1 at each test input: primal and dual", "테스트 입력별 첫 번째 출력: primal과 dual");
-        outputs.x_label = tr(L, "test input", "테스트 입력");
+        outputs.title = msg("output_1_at_each");
+        outputs.x_label = msg("test_input");
         outputs.y_label = "y₁";
-        Series primal{tr(L, "primal W x", "primal W x"), {}, {}, {}, false};
-        Series dual{adam ? tr(L, "dual with SGD-form terms", "SGD 형태 항으로 만든 dual")
-                         : tr(L, "dual W0 x + Σ e_t (x_t·x)", "dual W0 x + Σ e_t (x_t·x)"),
+        Series primal{msg("primal_w_x"), {}, {}, {}, false};
+        Series dual{adam ? msg("dual_with_sgd_form")
+                         : msg("dual_w0_x_e"),
                     {}, {}, {}, true};
         for (int j = 0; j < n_test; ++j) {
             primal.x.push_back(j + 1);
@@ -122,40 +117,26 @@ public:
         outputs.series = {primal, dual};
 
         panels.push_back(heatmap_of(
-            scores_, tr(L, "Attention scores x_i · x_test: which training inputs each test input spotlights",
-                        "attention score x_i · x_test: 각 테스트 입력이 어떤 학습 입력에 주목하는가"),
-            tr(L, "test input (query)", "테스트 입력 (query)"), tr(L, "training input (key)", "학습 입력 (key)"), true,
+            scores_, msg("attention_scores_x_i"),
+            msg("test_input_query"), msg("training_input_key"), true,
             numbered_labels("x", rows(scores_)), numbered_labels("q", n_test)));
         panels.push_back(outputs);
 
         auto shape = [](int a, int b) { return std::to_string(a) + " × " + std::to_string(b); };
-        TablePanel t{tr(L, "The attention that the trained layer is", "학습된 층이 곧 이 attention"),
-                     {tr(L, "matrix", "행렬"), tr(L, "shape", "모양"), tr(L, "holds", "담긴 것")},
+        TablePanel t{msg("the_attention_that_the"),
+                     {msg("matrix"), msg("shape"), msg("holds")},
                      {}};
-        t.rows.push_back({"Q", shape(d_in, n_test), tr(L, "test inputs x (one query per column)", "테스트 입력 x (열마다 query 하나)")});
-        t.rows.push_back({"K", shape(d_in, T), tr(L, "training inputs x_t, one per update", "update마다의 학습 입력 x_t")});
-        t.rows.push_back({"V", shape(d_out, T), tr(L, "error signals e_t = −η ∇_y L_t", "오차 신호 e_t = −η ∇_y L_t")});
-        t.rows.push_back({"W0", shape(d_out, d_in), tr(L, "initial weights (the part that needs no attention)",
-                                                     "초기 가중치 (attention과 무관한 부분)")});
+        t.rows.push_back({"Q", shape(d_in, n_test), msg("test_inputs_x_one")});
+        t.rows.push_back({"K", shape(d_in, T), msg("training_inputs_x_t")});
+        t.rows.push_back({"V", shape(d_out, T), msg("error_signals_e_t")});
+        t.rows.push_back({"W0", shape(d_out, d_in), msg("initial_weights_the_part")});
         panels.push_back(t);
 
-        NotePanel note{tr(L, "What to see", "무엇을 볼까"), ""};
+        NotePanel note{msg("what_to_see"), ""};
         if (!adam)
-            note.text = tr(L,
-                "With SGD the primal and dual outputs agree to float rounding (max_abs_diff about 1e-7 at the defaults): the trained layer "
-                "is exactly unnormalized attention whose keys are the training inputs and values the error signals, as "
-                "Irie et al. 2022 state. Here the data are a random teacher, not a real task.",
-                "SGD에서는 primal과 dual 출력이 float 반올림 수준(기본값에서 max_abs_diff ≈ 1e-7)까지 일치합니다. 학습된 층은 "
-                "학습 입력을 key로, 오차 신호를 value로 하는 정규화 없는 attention과 정확히 같습니다(Irie et al. 2022). "
-                "단, 여기 데이터는 실제 task가 아니라 무작위 teacher입니다.");
+            note.text = msg("with_sgd_the_primal");
         else
-            note.text = tr(L,
-                "With Adam the weights move by −η m̂/(√v̂+ε), which is not a sum of e_t ⊗ x_t, so the dual column here "
-                "(the same error signals e_t = −η ∇_y L_t, applied as SGD would) no longer matches W x: rel_diff measures "
-                "what Adam's momentum and per-weight scaling add beyond attention over the training inputs.",
-                "Adam에서는 가중치가 −η m̂/(√v̂+ε)만큼 움직이는데, 이것은 e_t ⊗ x_t의 합이 아닙니다. 그래서 여기의 dual "
-                "(같은 오차 신호 e_t = −η ∇_y L_t를 SGD처럼 더한 것)은 W x와 더 이상 일치하지 않고, rel_diff는 Adam의 "
-                "momentum과 가중치별 스케일링이 학습 입력에 대한 attention 너머로 더한 몫을 잽니다.");
+            note.text = msg("with_adam_the_weights");
         panels.push_back(note);
         return panels;
     }
@@ -175,28 +156,19 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 const DemoDef dual_form_def = [] {
     DemoDef d;
     d.id = "dual_form";
-    d.title_en = "A linear layer trained by gradient descent is attention";
-    d.title_ko = "경사 하강법으로 학습한 선형 층은 attention이다";
-    d.summary_en = "Train y = W x by SGD and compute each test output twice: as W x and as attention W0 x + Σ e_t (x_t · x) "
-            "over the training inputs (keys) and error signals (values).";
-    d.summary_ko = "y = W x를 SGD로 학습한 뒤, 테스트 출력을 두 번 계산합니다: W x로 한 번, 그리고 학습 입력을 key로, 오차 신호를 "
-            "value로 하는 attention W0 x + Σ e_t (x_t · x)로 한 번.";
     d.paper = "Irie, Csordás, Schmidhuber 2022";
     d.analytic = true;
     d.params = {
         // Largest problem, every size at its max: peak 0.2 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        ParamSpec::integer("d_in", 1, 32, 8, 1, "input size d_in", "입력 차원 d_in"),
-        ParamSpec::integer("d_out", 1, 8, 2, 1, "output size d_out", "출력 차원 d_out"),
-        ParamSpec::integer("n_train", 1, 64, 12, 1, "number of training pairs", "학습 쌍의 개수"),
-        ParamSpec::integer("n_test", 1, 16, 6, 1, "number of test inputs (queries)", "테스트 입력(query)의 개수"),
-        ParamSpec::integer("epochs", 1, 20, 2, 1, "passes over the training pairs (one update per pair)",
-                           "학습 쌍을 몇 번 돌지 (쌍마다 update 한 번)"),
-        ParamSpec::real("lr", 0.001, 1, 0.3, 0.001, "learning rate η", "학습률 η"),
-        ParamSpec::real("noise", 0, 1, 0.1, 0.01, "std of the noise added to training targets",
-                        "학습 target에 더하는 잡음의 표준편차"),
-        ParamSpec::choice("optimizer", {"sgd", "adam"}, "sgd", "sgd keeps the dual form exact; adam breaks it",
-                          "sgd는 dual form을 정확히 지키고, adam은 깨뜨립니다"),
+        ParamSpec::integer("d_in", 1, 32, 8, 1),
+        ParamSpec::integer("d_out", 1, 8, 2, 1),
+        ParamSpec::integer("n_train", 1, 64, 12, 1),
+        ParamSpec::integer("n_test", 1, 16, 6, 1),
+        ParamSpec::integer("epochs", 1, 20, 2, 1),
+        ParamSpec::real("lr", 0.001, 1, 0.3, 0.001),
+        ParamSpec::real("noise", 0, 1, 0.1, 0.01),
+        ParamSpec::choice("optimizer", {"sgd", "adam"}, "sgd"),
     };
     d.start = start;
     return d;

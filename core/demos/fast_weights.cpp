@@ -242,13 +242,13 @@ private:
 };
 
 std::vector<Panel> FastWeightsSession::panels() const {
-    const Lang lang = ctx_.lang;
-    const char* names_en[kArms] = {"softmax", "linear", "delta rule"};
-    const char* names_ko[kArms] = {"softmax", "linear", "delta rule"};
+    const Texts& msg = ctx_.text;
+    std::vector<std::string> names;  // the arms' labels
+    for (const char* id : {"arm.softmax", "arm.linear", "arm.delta"}) names.push_back(msg(id));
     std::vector<Panel> panels;
 
     // mean over seeds of accuracy at k = 0, 1, 16 and the gain 16 − 0
-    ScalarsPanel sc{tr(lang, "Means over the seeds finished", "끝난 seed 평균"), {}};
+    ScalarsPanel sc{msg("means_over_the_seeds"), {}};
     const char* ids[kArms] = {"softmax", "linear", "delta"};
     for (int i = 0; i < kArms; ++i) {
         std::vector<double> k0, k16, gain;
@@ -259,12 +259,12 @@ std::vector<Panel> FastWeightsSession::panels() const {
         }
         double m, sd;
         mean_sd(k0, m, sd);
-        sc.items.push_back({std::string(ids[i]) + "_k0", m, "", std::string(tr(lang, "zero-shot accuracy, ", "zero-shot 정확도, ")) + (lang == Lang::ko ? names_ko[i] : names_en[i])});
+        sc.items.push_back({std::string(ids[i]) + "_k0", m, "", msg("zero_shot_accuracy", {{"arm", names[i]}})});
         mean_sd(k16, m, sd);
-        sc.items.push_back({std::string(ids[i]) + "_k16", m, "", std::string(tr(lang, "16-shot accuracy, ", "16-shot 정확도, ")) + (lang == Lang::ko ? names_ko[i] : names_en[i])});
+        sc.items.push_back({std::string(ids[i]) + "_k16", m, "", msg("16_shot_accuracy", {{"arm", names[i]}})});
         mean_sd(gain, m, sd);
-        sc.items.push_back({std::string(ids[i]) + "_gain", m, "", std::string(tr(lang, "gain from 16 demonstrations (k=16 − k=0), ", "demonstration 16개로 얻은 향상 (k=16 − k=0), ")) + (lang == Lang::ko ? names_ko[i] : names_en[i])});
-        sc.items.push_back({std::string(ids[i]) + "_gain_sd", sd, "", tr(lang, "its spread over seeds (standard deviation)", "seed 간 표준편차")});
+        sc.items.push_back({std::string(ids[i]) + "_gain", m, "", msg("gain_from_16_demonstrations", {{"arm", names[i]}})});
+        sc.items.push_back({std::string(ids[i]) + "_gain_sd", sd, "", msg("its_spread_over_seeds")});
     }
     for (int i = 1; i < kArms; ++i) {  // paired by seed: same batches, same prompts
         std::vector<double> d;
@@ -273,30 +273,29 @@ std::vector<Panel> FastWeightsSession::panels() const {
         double m, sd;
         mean_sd(d, m, sd);
         sc.items.push_back({std::string(ids[i]) + "_minus_softmax_k16", m, "",
-                            std::string(tr(lang, "16-shot accuracy minus softmax's, same seed, mean: ", "같은 seed의 16-shot 정확도 − softmax의 것, 평균: ")) +
-                                (lang == Lang::ko ? names_ko[i] : names_en[i])});
+                            msg("16_shot_accuracy_minus", {{"arm", names[i]}})});
     }
-    sc.items.push_back({"identity_err", view_.identity_err, "", tr(lang, "linear model: |forward − (W_ZSL + ΔW_ICL) read| over the largest output, every head", "linear 모델: |forward − (W_ZSL + ΔW_ICL) 읽기| / 가장 큰 출력, 모든 head")});
-    sc.items.push_back({"demo_share", view_.demo_share, "", tr(lang, "linear model: ‖ΔW_ICL φ(q)‖ / ‖(W_ZSL + ΔW_ICL) φ(q)‖ at the query, mean over heads", "linear 모델: query에서 ‖ΔW_ICL φ(q)‖ / ‖(W_ZSL + ΔW_ICL) φ(q)‖, head 평균")});
+    sc.items.push_back({"identity_err", view_.identity_err, "", msg("linear_model_forward_w")});
+    sc.items.push_back({"demo_share", view_.demo_share, "", msg("linear_model_w_icl")});
     for (size_t l = 0; l < betas_.size(); ++l)
-        sc.items.push_back({"delta_beta_L" + std::to_string(l), betas_[l], "", tr(lang, "delta model: mean step size β in layer ", "delta 모델: layer ") + std::to_string(l) + tr(lang, "", "의 평균 step 크기 β")});
-    sc.items.push_back({"seeds_done", (double)curves_[0].size(), "", tr(lang, "seeds finished", "끝난 seed 수")});
+        sc.items.push_back({"delta_beta_L" + std::to_string(l), betas_[l], "", msg("delta_model_mean_step", {{"layer", (int)l}})});
+    sc.items.push_back({"seeds_done", (double)curves_[0].size(), "", msg("seeds_finished")});
     panels.push_back(sc);
 
-    LinesPanel loss{tr(lang, "Training loss, first seed (smoothed)", "학습 loss, 첫 seed (평활)"), "step", "nats", false, false, {}};
+    LinesPanel loss{msg("training_loss_first_seed"), "step", "nats", false, false, {}};
     for (int i = 0; i < kArms; ++i) {
         const auto& lc = loss_curves_[i].first.empty() && !arms_.empty()
                              ? std::make_pair(arms_[(size_t)i].steps, arms_[(size_t)i].loss)
                              : loss_curves_[i];
-        loss.series.push_back({lang == Lang::ko ? names_ko[i] : names_en[i], lc.first, lc.second, {}, i == 2});
+        loss.series.push_back({names[i], lc.first, lc.second, {}, i == 2});
     }
     panels.push_back(loss);
 
-    LinesPanel shots{tr(lang, "Shots curve: accuracy vs demonstrations (mean ± sd over seeds)", "shots 곡선: demonstration 수에 따른 정확도 (seed 평균 ± 표준편차)"),
-                     tr(lang, "demonstrations k", "demonstration 수 k"), tr(lang, "accuracy", "정확도"), false, false, {}};
+    LinesPanel shots{msg("shots_curve_accuracy_vs"),
+                     msg("demonstrations_k"), msg("accuracy"), false, false, {}};
     for (int i = 0; i < kArms; ++i) {
         if (curves_[i].empty()) continue;
-        Series se{lang == Lang::ko ? names_ko[i] : names_en[i], {}, {}, {}, i == 2};
+        Series se{names[i], {}, {}, {}, i == 2};
         for (int k = 0; k <= tasks::kMaxShots; ++k) {
             std::vector<double> v;
             for (const auto& c : curves_[i]) v.push_back(c[(size_t)k]);
@@ -311,26 +310,24 @@ std::vector<Panel> FastWeightsSession::panels() const {
     panels.push_back(shots);
 
     if (!view_.growth.empty()) {
-        LinesPanel g{tr(lang, "Linear model: ‖ΔW_ICL‖ as the demonstrations are read, token by token (first seed)",
-                        "linear 모델: demonstration을 token마다 읽으며 커지는 ‖ΔW_ICL‖ (첫 seed)"),
-                     tr(lang, "demonstration token", "demonstration token"), "‖ΔW‖_F", false, false, {}};
+        LinesPanel g{msg("linear_model_w_icl_2"),
+                     msg("demonstration_token"), "‖ΔW‖_F", false, false, {}};
         for (size_t h = 0; h < view_.growth.size(); ++h) {
             Series se{view_.heads[h], {}, view_.growth[h], {}, false};
             for (size_t t = 0; t < view_.growth[h].size(); ++t) se.x.push_back((double)t + 1);
             g.series.push_back(se);
         }
         panels.push_back(g);
-        HeatmapPanel hm{tr(lang, "Linear model: ΔW_ICL = Σ over demonstration tokens of v ⊗ φ(k), each head side by side",
-                           "linear 모델: ΔW_ICL = demonstration token들의 v ⊗ φ(k) 합, head별로 나란히"),
-                        tr(lang, "key feature (per head)", "key feature (head별)"), tr(lang, "value component", "value 성분"),
+        HeatmapPanel hm{msg("linear_model_w_icl_3"),
+                        msg("key_feature_per_head"), msg("value_component"),
                         view_.hs, (int)view_.growth.size() * view_.hs, view_.final_dw, {}, {}, true};
         for (size_t h = 0; h < view_.growth.size(); ++h)
             for (int c = 0; c < view_.hs; ++c) hm.col_labels.push_back(c == 0 ? view_.heads[h] : "");
         panels.push_back(hm);
     }
 
-    TablePanel t{tr(lang, "Per seed: accuracy at k = 0 → 1 → 4 → 16", "seed별: k = 0 → 1 → 4 → 16 정확도"),
-                 {tr(lang, "seed", "seed"), "softmax", "linear", "delta rule"}, {}};
+    TablePanel t{msg("per_seed_accuracy_at"),
+                 {msg("seed"), "softmax", "linear", "delta rule"}, {}};
     for (size_t sd = 0; sd < curves_[0].size(); ++sd) {
         std::vector<std::string> row{std::to_string(sd)};
         for (int i = 0; i < kArms; ++i) {
@@ -343,27 +340,8 @@ std::vector<Panel> FastWeightsSession::panels() const {
     panels.push_back(t);
 
     panels.push_back(NotePanel{
-        tr(lang, "What to see", "무엇을 볼까"),
-        tr(lang,
-           "The three models share the width, depth, data order and number of AdamW steps; only what each head computes "
-           "differs. Softmax: softmax(q·k/√d) over the earlier tokens. Linear (Katharopoulos et al. 2020): weights "
-           "φ(q)·φ(k) with φ = elu + 1, divided by their sum — the same numbers as fast weights S_t = S_{t−1} + v_t ⊗ φ(k_t) "
-           "read as S_t φ(q_t). Delta rule (Schlag, Irie, Schmidhuber 2021): W_t = W_{t−1} + β_t (v_t − W_{t−1} φ̂(k_t)) ⊗ "
-           "φ̂(k_t), one gradient step of size β_t (learned, σ of a projection) on ½‖W φ̂(k_t) − v_t‖² per token. In the "
-           "linear model Dai et al. 2023's split is exact: the demonstrations write ΔW_ICL into each head, the query's own "
-           "tokens W_ZSL, and the head's output is (W_ZSL + ΔW_ICL) φ(q) divided by the same split of the normaliser — "
-           "identity_err measures it against the forward pass. Compare the gains from 0 to 16 demonstrations with their "
-           "spread over seeds before reading anything into a difference; these are models of a few tens of thousands of "
-           "parameters trained for seconds, not the papers' models.",
-           "세 모델은 폭, 깊이, 데이터 순서, AdamW step 수가 같고 head가 계산하는 것만 다릅니다. softmax: 앞 token들에 대한 "
-           "softmax(q·k/√d). linear (Katharopoulos et al. 2020): φ = elu + 1로 φ(q)·φ(k)를 weight로 쓰고 그 합으로 나눕니다. "
-           "이는 fast weight S_t = S_{t−1} + v_t ⊗ φ(k_t)를 S_t φ(q_t)로 읽은 것과 같은 수입니다. delta rule (Schlag, Irie, "
-           "Schmidhuber 2021): W_t = W_{t−1} + β_t (v_t − W_{t−1} φ̂(k_t)) ⊗ φ̂(k_t). token마다 ½‖W φ̂(k_t) − v_t‖²에 "
-           "크기 β_t(projection의 σ로 학습)의 gradient step을 한 번 밟습니다. linear 모델에서는 Dai et al. 2023의 분해가 "
-           "정확합니다. demonstration은 각 head에 ΔW_ICL을, query 자신의 token은 W_ZSL을 쓰고, head의 출력은 "
-           "(W_ZSL + ΔW_ICL) φ(q)를 normaliser의 같은 분해로 나눈 값입니다. identity_err가 이를 forward와 비교합니다. "
-           "0에서 16 demonstration까지의 향상은 seed 간 흩어짐과 함께 보고 차이를 읽으세요. 이 모델들은 parameter 수만 개를 "
-           "몇 초 학습한 것이지 논문의 모델이 아닙니다.")});
+        msg("what_to_see"),
+        msg("the_three_models_share")});
     return panels;
 }
 
@@ -382,23 +360,14 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 const DemoDef kFastWeights = [] {
     DemoDef d;
     d.id = "fast_weights";
-    d.title_en = "Softmax, linear and delta-rule attention: three tiny GPTs, and the fast weights the demonstrations write";
-    d.title_ko = "softmax, linear, delta-rule attention: 작은 GPT 세 개와 demonstration이 쓰는 fast weight";
-    d.summary_en = "Three tiny GPTs that differ only in their attention (softmax, linear, delta rule) trained on the same batches; "
-            "loss, shots curves over seeds, and the exact ΔW_ICL the demonstrations write into the linear model's heads.";
-    d.summary_ko = "attention만 다른(softmax, linear, delta rule) 작은 GPT 세 개를 같은 batch로 학습합니다. loss, seed별 shots 곡선, "
-            "그리고 demonstration이 linear 모델의 head에 쓰는 정확한 ΔW_ICL을 봅니다.";
     d.paper = "Katharopoulos et al. 2020; Schlag, Irie, Schmidhuber 2021; Dai et al. 2023";
     d.params = {
-        ParamSpec::integer("steps", 20, 2000, 500, 10, "AdamW steps per model", "모델당 AdamW step 수"),
-        ParamSpec::integer("seeds", 1, 8, 2, 1, "independent runs of the three models", "세 모델의 독립 실행 수"),
-        ParamSpec::integer("width", 16, 64, 32, 2, "residual width (2 layers, 2 heads)",
-                           "residual 폭 (2 layer, head 2개)"),
-        ParamSpec::real("lr", 1e-4, 3e-2, 1e-2, 1e-4, "learning rate", "learning rate"),
-        ParamSpec::integer("sequences", 1, 32, 6, 1, "16-shot curve prompts per task for the shots curve",
-                           "shots 곡선에 쓰는 task당 16-shot prompt 수"),
-        ParamSpec::choice("task", tasks::task_ids(), "antonym", "the prompt whose ΔW_ICL is drawn",
-                          "ΔW_ICL을 그릴 prompt의 task"),
+        ParamSpec::integer("steps", 20, 2000, 500, 10),
+        ParamSpec::integer("seeds", 1, 8, 2, 1),
+        ParamSpec::integer("width", 16, 64, 32, 2),
+        ParamSpec::real("lr", 1e-4, 3e-2, 1e-2, 1e-4),
+        ParamSpec::integer("sequences", 1, 32, 6, 1),
+        ParamSpec::choice("task", tasks::task_ids(), "antonym"),
     };
     d.start = start;
     d.assets = {};

@@ -109,81 +109,44 @@ private:
 };
 
 std::vector<Panel> FunctionVectorSession::panels() const {
-    const Lang lang = ctx_.lang;
+    const Texts& msg = ctx_.text;
     std::vector<Panel> panels;
     if (!done_ || !error_.empty()) return panels;
     const int L = model_.config.layers, H = model_.config.heads;
-    ScalarsPanel s{tr(lang, "Function vector", "function vector"), {}};
-    s.items.push_back({"zs_acc", zs_acc_, "", tr(lang, "zero-shot accuracy on the held-back inputs", "따로 둔 입력에서 zero-shot 정확도")});
-    s.items.push_back({"zs_acc_fv", fv_acc_, "", tr(lang, "the same with the function vector added", "function vector를 더했을 때 같은 정확도")});
-    s.items.push_back({"fv_gain", fv_acc_ - zs_acc_, "", tr(lang, "zs_acc_fv − zs_acc", "zs_acc_fv − zs_acc")});
+    ScalarsPanel s{msg("function_vector"), {}};
+    s.items.push_back({"zs_acc", zs_acc_, "", msg("zero_shot_accuracy_on")});
+    s.items.push_back({"zs_acc_fv", fv_acc_, "", msg("the_same_with_the")});
+    s.items.push_back({"fv_gain", fv_acc_ - zs_acc_, "", msg("zs_acc_fv_zs")});
     s.items.push_back({"top_cie", *std::max_element(cie_.begin(), cie_.end()), "",
-                       tr(lang, "largest causal indirect effect of one head (probability of the right answer)", "head 하나의 가장 큰 causal indirect effect (정답 확률)")});
-    s.items.push_back({"p_clean", p_clean_, "", tr(lang, "mean probability of the right answer on the ICL prompts", "ICL prompt에서 정답의 평균 확률")});
+                       msg("largest_causal_indirect_effect")});
+    s.items.push_back({"p_clean", p_clean_, "", msg("mean_probability_of_the")});
     s.items.push_back({"p_corrupted", p_corrupt_, "",
-                       tr(lang, "the same on the corrupted prompts (the room an indirect effect has: p_clean − p_corrupted)",
-                          "망가뜨린 prompt에서 같은 값 (indirect effect가 움직일 수 있는 폭: p_clean − p_corrupted)")});
+                       msg("the_same_on_the")});
     s.items.push_back({"case_right", case_fv_ == case_expected_ ? 1.0 : 0.0, "",
-                       tr(lang, "1 if the concrete case's zero-shot query with the vector gives the expected answer",
-                          "구체적인 예의 zero-shot query에 vector를 더했을 때 기대한 답이 나오면 1")});
+                       msg("1_if_the_concrete")});
     panels.push_back(s);
     std::vector<std::string> rows, cols;
     for (int l = 0; l < L; ++l) rows.push_back("L" + std::to_string(l));
     for (int h = 0; h < H; ++h) cols.push_back("H" + std::to_string(h));
-    panels.push_back(HeatmapPanel{tr(lang, "Causal indirect effect per head", "head별 causal indirect effect"), tr(lang, "head", "head"),
-                                    tr(lang, "layer", "layer"), L, H, cie_, rows, cols, true});
-    TablePanel t{tr(lang, "The concrete case", "구체적인 예"),
-                 {tr(lang, "prompt", "prompt"), tr(lang, "answer", "답"), tr(lang, "expected", "기대한 답")}, {}};
+    panels.push_back(HeatmapPanel{msg("causal_indirect_effect_per"), msg("head"),
+                                    msg("layer"), L, H, cie_, rows, cols, true});
+    TablePanel t{msg("the_concrete_case"),
+                 {msg("prompt"), msg("answer"), msg("expected")}, {}};
     t.rows.push_back({case_prompt_, case_icl_, case_expected_});
     t.rows.push_back({case_query_, case_zs_, case_expected_});
-    t.rows.push_back({case_query_ + tr(lang, " (+ function vector)", " (+ function vector)"), case_fv_, case_expected_});
+    t.rows.push_back({msg("function_vector_2", {{"query", case_query_}}), case_fv_, case_expected_});
     panels.push_back(t);
-    BarsPanel acc{tr(lang, "Zero-shot accuracy on held-back inputs", "따로 둔 입력에서 zero-shot 정확도"), tr(lang, "accuracy", "정확도"),
-                  {tr(lang, "without", "없이"), tr(lang, "with the function vector", "function vector와 함께")}, {zs_acc_, fv_acc_}, {}};
+    BarsPanel acc{msg("zero_shot_accuracy_on_2"), msg("accuracy"),
+                  {msg("without"), msg("with_the_function_vector")}, {zs_acc_, fv_acc_}, {}};
     panels.push_back(acc);
     std::string heads;
     for (const auto& h : top_) heads += (heads.empty() ? "" : ", ") + h;
     const bool shuffled = ctx_.params.s("corrupted") == "shuffled_labels";
-    std::string note = tr(lang,
-        "Following Todd et al. 2024 at lesson scale: the mean of each head's output (before W_O) at the last token over "
-        "ICL prompts of the task; its causal indirect effect = P(right answer | mean patched in) − P(right answer) on "
-        "corrupted prompts (positive: the head's mean carries the task there). The function vector is the sum of the top "
-        "heads' means through their slice of W_O (here ",
-        "Todd et al. 2024를 작은 규모로 따릅니다: task의 ICL prompt들에서 마지막 token의 각 head 출력(W_O 전) 평균, 그리고 "
-        "망가뜨린 prompt에 그 평균을 넣었을 때의 causal indirect effect = P(정답 | 평균을 넣음) − P(정답) (양수: 그 head의 "
-        "평균이 task를 나른다). function vector는 상위 head들의 평균을 각자의 W_O 조각에 통과시켜 더한 것이고 (여기서는 ");
-    note += heads;
-    note += tr(lang,
-        "), added to the residual stream after the chosen layer at the zero-shot prompt's last token. The inputs asked "
-        "zero-shot are training pairs never used in the prompts that built the vector. ",
-        ") 선택한 layer 뒤의 residual stream에 zero-shot prompt의 마지막 token 위치로 더합니다. zero-shot으로 묻는 입력은 "
-        "vector를 만든 prompt에 한 번도 쓰지 않은 학습 pair입니다. ");
-    note += shuffled
-        ? tr(lang,
-             "Corrupted prompts here are Todd et al.'s: the demonstrations' labels shuffled. This model is hardly hurt by "
-             "that (p_corrupted is close to p_clean): it recognises the task from the label words alone, so no head can "
-             "show much effect and the ranking is close to noise. Switch to zero_shot to see the difference. ",
-             "여기서 망가뜨린 prompt는 Todd et al.의 것, 곧 demonstration의 label을 섞은 것입니다. 이 모델은 그래도 거의 "
-             "흔들리지 않습니다 (p_corrupted가 p_clean에 가깝다): label 단어만 보고도 task를 알아보므로 어떤 head도 효과를 "
-             "크게 보일 수 없고 순위는 잡음에 가깝습니다. zero_shot으로 바꿔 차이를 보세요. ")
-        : tr(lang,
-             "Todd et al. corrupt prompts by shuffling the demonstrations' labels; this small model recognises the task "
-             "from the label words alone, so shuffled labels barely hurt it (try corrupted = shuffled_labels) and no head "
-             "could show an effect. Here the means are patched into zero-shot prompts instead, where the model must guess "
-             "between the two tasks on the same inputs (p_corrupted). ",
-             "Todd et al.은 demonstration의 label을 섞어 prompt를 망가뜨립니다. 이 작은 모델은 label 단어만 보고도 task를 "
-             "알아보므로 label을 섞어도 거의 흔들리지 않고 (corrupted = shuffled_labels로 해 보세요), 어떤 head도 효과를 "
-             "보일 수 없습니다. 그래서 여기서는 평균을 zero-shot prompt에 넣습니다. 같은 입력에 task가 둘이라 모델이 "
-             "짐작해야 하는 곳입니다 (p_corrupted). ");
-    note += tr(lang,
-        "What differs from the paper: Todd et al. use GPT-J and larger models on dozens of tasks; this model has 16 heads. ",
-        "논문과 다른 점: Todd et al.은 GPT-J 등 큰 모델과 수십 개 task를 썼습니다. 이 모델의 head는 16개입니다. ");
-    note += fv_acc_ > zs_acc_
-        ? tr(lang, "Here the vector raises zero-shot accuracy (zs_acc → zs_acc_fv).",
-             "여기서는 vector가 zero-shot 정확도를 올립니다 (zs_acc → zs_acc_fv).")
-        : tr(lang, "Here it does not raise zero-shot accuracy: the paper's result is not reproduced with these settings.",
-             "여기서는 vector가 zero-shot 정확도를 올리지 못합니다: 이 설정에서는 논문의 결과가 재현되지 않습니다.");
-    panels.push_back(NotePanel{tr(lang, "What to see", "무엇을 볼까"), note});
+    const std::string note =
+        msg("note", {{"heads", heads},
+                     {"corruption", msg(shuffled ? "corrupted_prompts_here_are" : "todd_et_al_corrupt")},
+                     {"verdict", msg(fv_acc_ > zs_acc_ ? "here_the_vector_raises" : "here_it_does_not")}});
+    panels.push_back(NotePanel{msg("what_to_see"), note});
     return panels;
 }
 
@@ -205,30 +168,17 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 const DemoDef kFunctionVectors = [] {
     DemoDef d;
     d.id = "function_vectors";
-    d.title_en = "Function vectors: a task carried by a few heads";
-    d.title_ko = "function vector: 몇 개의 head가 나르는 task";
-    d.summary_en = "Heads of the shipped task model ranked by their causal effect on the task; their mean outputs summed into one "
-            "vector that, added to a zero-shot prompt, makes the model do the task.";
-    d.summary_ko = "배포된 task 모델의 head를 task에 대한 인과 효과로 순위 매기고, 그 평균 출력을 하나의 vector로 더해 zero-shot prompt에 "
-            "넣으면 모델이 task를 수행합니다.";
     d.paper = "Todd et al. 2024";
     d.analytic = true;
     d.params = {
         // Largest problem, every size at its max: peak 58 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        ParamSpec::choice("task", task_ids(), "antonym",
-                          "the task (each adjective, number and country has two tasks, so zero-shot the model must guess)",
-                          "task (형용사, 수, 나라마다 task가 둘이라 zero-shot에서 모델은 짐작해야 함)"),
-        ParamSpec::integer("shots", 2, 10, 8, 1, "demonstrations per ICL prompt", "ICL prompt당 demonstration 수"),
-        ParamSpec::integer("prompts", 4, 64, 32, 1, "ICL prompts averaged over (and shuffled-label prompts)",
-                           "평균 낼 ICL prompt 수 (label을 섞은 prompt도)"),
-        ParamSpec::choice("corrupted", {"zero_shot", "shuffled_labels"}, "zero_shot",
-                          "prompts the head means are patched into to rank heads: zero-shot (the task missing) or Todd et al.'s shuffled labels",
-                          "head 순위를 매길 때 평균을 넣을 prompt: zero-shot (task가 빠짐) 또는 Todd et al.의 label 섞기"),
-        ParamSpec::integer("top_heads", 1, 16, 6, 1, "heads summed into the function vector",
-                           "function vector에 더할 head 수"),
-        ParamSpec::integer("layer", 0, 4, 1, 1, "add the vector after this block (0 = after the embeddings)",
-                           "이 block 뒤에 vector를 더함 (0 = embedding 뒤)"),
+        ParamSpec::choice("task", task_ids(), "antonym"),
+        ParamSpec::integer("shots", 2, 10, 8, 1),
+        ParamSpec::integer("prompts", 4, 64, 32, 1),
+        ParamSpec::choice("corrupted", {"zero_shot", "shuffled_labels"}, "zero_shot"),
+        ParamSpec::integer("top_heads", 1, 16, 6, 1),
+        ParamSpec::integer("layer", 0, 4, 1, 1),
     };
     d.start = start;
     d.assets = {"checkpoints/tasks.json", "checkpoints/tasks.icl"};

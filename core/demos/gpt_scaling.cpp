@@ -47,54 +47,47 @@ public:
     bool done() const override { return done_; }
 
     std::vector<Panel> panels() const override {
-        const Lang lang = ctx_.lang;
+        const Texts& msg = ctx_.text;
         const Params& p = ctx_.params;
         const ParamCount c = gpt_param_count(p.i("layers"), p.i("width"), p.i("vocab"), p.i("context"));
         const double total = static_cast<double>(c.total());
         std::vector<Panel> panels;
 
-        ScalarsPanel s{tr(lang, "Your configuration", "지금 설정한 모델"), {}};
-        s.items.push_back({"params", total, "", tr(lang, "total parameters", "전체 parameter 수")});
+        ScalarsPanel s{msg("your_configuration"), {}};
+        s.items.push_back({"params", total, "", msg("total_parameters")});
         s.items.push_back({"block_share", (c.attention + c.mlp + c.layernorm) / total, "",
-                           tr(lang, "share of parameters inside the L blocks", "L개 block 안에 있는 parameter 비율")});
+                           msg("share_of_parameters_inside")});
         s.items.push_back({"embedding_share", (c.token_embedding + c.position_embedding) / total, "",
-                           tr(lang, "share in token + position embeddings", "token + position embedding 비율")});
+                           msg("share_in_token_position")});
         s.items.push_back({"gpt3_over_gpt2", count(kGpt3[7]) / count(kGpt2Xl), "x",
-                           tr(lang, "GPT-3 175B / GPT-2 1.5B by the formula", "공식으로 센 GPT-3 175B / GPT-2 1.5B")});
+                           msg("gpt_3_175b_gpt")});
         panels.push_back(s);
 
         panels.push_back(NotePanel{
-            tr(lang, "The formula", "공식"),
-            tr(lang,
-               "params = V·d + T·d + L·(12·d² + 13·d) + 2·d. Each block has 4·d² attention weights (Q, K, V, output) "
-               "and 8·d² MLP weights (d → 4d → d); the LM head reuses the token embedding. At GPT-3 scale 12·L·d² "
-               "is almost everything: widen d and the count grows with its square.",
-               "params = V·d + T·d + L·(12·d² + 13·d) + 2·d. block마다 attention weight가 4·d² (Q, K, V, output), "
-               "MLP weight가 8·d² (d → 4d → d)이고, LM head는 token embedding을 같이 씁니다. GPT-3 규모에서는 "
-               "12·L·d²가 거의 전부이므로, 폭 d를 넓히면 parameter 수는 그 제곱으로 늘어납니다.")});
+            msg("the_formula"),
+            msg("params_v_d_t")});
 
-        TablePanel cmp{tr(lang, "GPT-2 → GPT-3: scaling the same recipe", "GPT-2 → GPT-3: 같은 recipe를 키우기"),
-                       {tr(lang, "model", "모델"), tr(lang, "layers", "layer 수"), tr(lang, "width d", "폭 d"),
-                        tr(lang, "context", "context"), tr(lang, "params (formula)", "parameter (공식)"),
-                        tr(lang, "named in the paper", "논문 표기")},
+        TablePanel cmp{msg("gpt_2_gpt_3"),
+                       {msg("model"), msg("layers"), msg("width_d"),
+                        msg("context"), msg("params_formula"),
+                        msg("named_in_the_paper")},
                        {}};
         for (const PublishedModel* m : {&kGpt2Xl, &kGpt3[7]})
             cmp.rows.push_back({m->name, format_number(m->layers, "%.0f"), format_number(m->width, "%.0f"), format_number(m->context, "%.0f"), human(count(*m)), human(m->nominal)});
-        cmp.rows.push_back({tr(lang, "ratio", "배율"), format_number(96.0 / 48, "%.0fx"), format_number(12288.0 / 1600, "%.2fx"),
+        cmp.rows.push_back({msg("ratio"), format_number(96.0 / 48, "%.0fx"), format_number(12288.0 / 1600, "%.2fx"),
                             format_number(2048.0 / 1024, "%.0fx"), format_number(count(kGpt3[7]) / count(kGpt2Xl), "%.0fx"),
                             format_number(175e9 / 1.5e9, "%.0fx")});
         panels.push_back(cmp);
 
-        TablePanel sizes{tr(lang, "The eight GPT-3 sizes (Brown et al. 2020, Table 2.1)",
-                            "GPT-3의 8가지 크기 (Brown et al. 2020, Table 2.1)"),
-                         {tr(lang, "model", "모델"), "L", "d", tr(lang, "named", "논문 표기"),
-                          tr(lang, "formula", "공식"), tr(lang, "difference", "차이")},
+        TablePanel sizes{msg("the_eight_gpt_3"),
+                         {msg("model"), "L", "d", msg("named"),
+                          msg("formula"), msg("difference")},
                          {}};
-        LinesPanel share{tr(lang, "Where the parameters are", "parameter는 어디에 있나"),
-                         tr(lang, "total parameters", "전체 parameter 수"), tr(lang, "share of all parameters", "전체 대비 비율"),
+        LinesPanel share{msg("where_the_parameters_are"),
+                         msg("total_parameters"), msg("share_of_all_parameters"),
                          true, false, {}};
-        Series emb{tr(lang, "embeddings (V·d + T·d)", "embedding (V·d + T·d)"), {}, {}, {}, false};
-        Series blocks{tr(lang, "blocks (≈ 12·L·d²)", "block (≈ 12·L·d²)"), {}, {}, {}, false};
+        Series emb{msg("embeddings_v_d_t"), {}, {}, {}, false};
+        Series blocks{msg("blocks_12_l_d"), {}, {}, {}, false};
         for (const PublishedModel& m : kGpt3) {
             const ParamCount mc = gpt_param_count(m.layers, m.width, m.vocab, m.context);
             const double t = static_cast<double>(mc.total());
@@ -123,22 +116,15 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 const DemoDef kGptScaling = [] {
     DemoDef d;
     d.id = "gpt_scaling";
-    d.title_en = "Scaling the GPT-2 recipe: a parameter calculator";
-    d.title_ko = "GPT-2 레시피 키우기: parameter 계산기";
-    d.summary_en = "Count a GPT-2-style decoder's parameters from layers, width, vocabulary and context, "
-            "and compare GPT-2 1.5B with the eight GPT-3 sizes.";
-    d.summary_ko = "layer 수, 폭, vocabulary, context로 GPT-2식 decoder의 parameter 수를 세고, "
-            "GPT-2 1.5B와 GPT-3의 8가지 크기를 비교합니다.";
     d.paper = "Brown et al. 2020 (GPT-3); Radford et al. 2019 (GPT-2)";
     d.analytic = true;
     d.params = {
         // Largest problem, every size at its max: peak no allocation (a formula) for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        ParamSpec::integer("layers", 1, 128, 96, 1, "number of transformer blocks L", "transformer block 수 L"),
-        ParamSpec::integer("width", 16, 16384, 12288, 16, "model width d (embedding size)", "모델 폭 d (embedding 크기)"),
-        ParamSpec::integer("vocab", 2, 262144, 50257, 1, "vocabulary size V", "vocabulary 크기 V"),
-        ParamSpec::integer("context", 1, 65536, 2048, 1, "context length T (learned positions)",
-                           "context 길이 T (학습되는 position 수)"),
+        ParamSpec::integer("layers", 1, 128, 96, 1),
+        ParamSpec::integer("width", 16, 16384, 12288, 16),
+        ParamSpec::integer("vocab", 2, 262144, 50257, 1),
+        ParamSpec::integer("context", 1, 65536, 2048, 1),
     };
     d.start = start;
     return d;

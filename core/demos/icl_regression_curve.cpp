@@ -63,7 +63,7 @@ public:
         for (int b = 0; b < budget && !done(); ++b) {
             if (trainer_.steps() < train_steps_) {
                 const int n = trainer_.steps() + 1;
-                error_ = watch_.check(n, trainer_.step(), cfg_.lr, ctx_.lang);
+                error_ = watch_.check(n, trainer_.step(), cfg_.lr, &ctx_.text);
                 continue;
             }
             if (tasks_.empty()) sample_eval_tasks();
@@ -76,72 +76,50 @@ public:
     double progress() const override { return double(trainer_.steps() + curves_[0].x.size()) / (train_steps_ + 2 * cfg_.task.d + 1); }
     std::vector<Panel> panels() const override {
         std::vector<Panel> panels;
-        const Lang L = ctx_.lang;
+        const Texts& msg = ctx_.text;
         const int d = cfg_.task.d;
-        const char* const names_en[kMethods] = {"least squares", "ridge", "one GD step", "3-nearest neighbours",
-                                                "averaging", "trained LSA layer"};
-        const char* const names_ko[kMethods] = {"최소제곱", "ridge", "GD 한 step", "3-최근접 이웃", "평균", "학습한 LSA 층"};
+        const char* const names[kMethods] = {"method.lstsq", "method.ridge", "method.gd", "method.knn", "method.avg", "method.lsa"};
 
-        ScalarsPanel s{tr(L, "Normalized error (ŷ − y)²/d", "정규화 오차 (ŷ − y)²/d"), {}};
+        ScalarsPanel s{msg("normalized_error_y_d"), {}};
         s.items.push_back({"error_at_0", evaluated() ? curves_[kLstsq].y.front() : NAN, "",
-                           tr(L, "every learner at k = 0 predicts 0: the zero predictor's error",
-                              "k = 0에서는 모두 0을 예측: zero predictor의 오차")});
+                           msg("every_learner_at_k")});
         for (int m = 0; m < kMethods; ++m)
             s.items.push_back({kScalarNames[m], evaluated() ? curves_[m].y[static_cast<size_t>(d)] : NAN, "",
-                               std::string(tr(L, names_en[m], names_ko[m])) + tr(L, " at k = d", ", k = d에서")});
+                               msg("at_k_d", {{"method", msg(names[m])}})});
         s.items.push_back({"lstsq_at_d_median", evaluated() ? lstsq_median_.y[static_cast<size_t>(d)] : NAN, "",
-                           tr(L, "least squares at k = d: median over the tasks (with noise its mean there is not finite)",
-                              "k = d에서 최소제곱: task 중앙값 (잡음이 있으면 그곳의 평균은 유한하지 않음)")});
+                           msg("least_squares_at_k")});
         s.items.push_back({"lsa_steps", double(trainer_.steps()), "",
-                           tr(L, "Adam steps the LSA layer was trained", "LSA 층을 학습한 Adam step 수")});
+                           msg("adam_steps_the_lsa")});
         panels.push_back(s);
         if (!evaluated()) return panels;
 
         LinesPanel lines;
-        lines.title = tr(L, "In-context linear regression: error vs number of examples",
-                         "in-context 선형 회귀: 예시 개수에 따른 오차");
-        lines.x_label = tr(L, "in-context examples k", "in-context 예시 개수 k");
-        lines.y_label = tr(L, "(ŷ − y)²/d, mean ± s.e.", "(ŷ − y)²/d, 평균 ± 표준오차");
+        lines.title = msg("in_context_linear_regression");
+        lines.x_label = msg("in_context_examples_k");
+        lines.y_label = msg("y_d_mean_s");
         for (int m = 0; m < kMethods; ++m) {
             Series c = curves_[m];
-            c.name = tr(L, names_en[m], names_ko[m]);
+            c.name = msg(names[m]);
             c.dashed = m == kLsa;
             lines.series.push_back(c);
         }
         Series med = lstsq_median_;
-        med.name = tr(L, "least squares, median over tasks", "최소제곱, task 중앙값");
+        med.name = msg("least_squares_median_over");
         med.dashed = true;
         lines.series.push_back(med);
-        lines.series.push_back({tr(L, "zero predictor", "zero predictor"), {0.0, 2.0 * d}, {1.0, 1.0}, {}, true});
+        lines.series.push_back({msg("zero_predictor"), {0.0, 2.0 * d}, {1.0, 1.0}, {}, true});
         panels.push_back(lines);
 
-        BarsPanel bars{tr(L, "At k = d", "k = d에서"), "(ŷ − y)²/d", {}, {}, {}};
+        BarsPanel bars{msg("at_k_d_2"), "(ŷ − y)²/d", {}, {}, {}};
         for (int m = 0; m < kMethods; ++m) {
-            bars.labels.push_back(tr(L, names_en[m], names_ko[m]));
+            bars.labels.push_back(msg(names[m]));
             bars.values.push_back(curves_[m].y[static_cast<size_t>(d)]);
             bars.errors.push_back(curves_[m].y_err[static_cast<size_t>(d)]);
         }
         panels.push_back(bars);
 
-        NotePanel note{tr(L, "What to see", "무엇을 볼까"),
-                       tr(L,
-                          "Without noise least squares reaches 0 at k = d, far below 3-NN and averaging, as Garg et al. 2022 "
-                          "show — their trained transformer tracks least squares. The learner here is a single LSA layer "
-                          "trained in this demo on k in [1, 2d]: it can only do about one GD step with one step size for all "
-                          "k, so it follows the GD curve, not least squares (Akyürek et al. 2023: one layer ≈ one GD step). "
-                          "With noise, least squares spikes at k = d: it fits d noisy points exactly (the interpolation "
-                          "threshold, where the test error peaks between the under- and over-parameterised sides: \"double "
-                          "descent\"). There the error's expectation is infinite (for Gaussian inputs E[(XᵀX)⁻¹] exists only "
-                          "from k = d + 2), so the mean over tasks is set by the worst task drawn and changes wildly with the "
-                          "seed; the dashed median over tasks is the number to read at k = d and d + 1.",
-                          "잡음이 없으면 최소제곱은 k = d에서 0에 닿고, 3-NN과 평균보다 훨씬 낮습니다(Garg et al. 2022 — 그들의 "
-                          "학습된 transformer는 최소제곱을 따라갑니다). 여기의 학습 모델은 이 demo 안에서 k ∈ [1, 2d]로 학습한 "
-                          "LSA 한 층이라, 모든 k에 같은 step 크기로 GD 한 step 정도만 할 수 있어 최소제곱이 아니라 GD 곡선을 "
-                          "따릅니다(Akyürek et al. 2023: 한 층 ≈ GD 한 step). 잡음이 있으면 최소제곱은 k = d에서 치솟습니다. 잡음 섞인 "
-                          "점 d개를 정확히 맞추기 때문입니다(보간 문턱: parameter가 부족한 쪽과 넘치는 쪽 사이에서 test 오차가 "
-                          "정점을 찍는 곳, \"double descent\"). 그곳에서 오차의 기댓값은 무한합니다(Gaussian 입력에서 E[(XᵀX)⁻¹]는 "
-                          "k = d + 2부터 존재). 그래서 task 평균은 뽑힌 가장 나쁜 task가 정하고 seed마다 크게 바뀝니다. k = d와 d + 1에서는 "
-                          "점선인 task 중앙값을 읽으세요.")};
+        NotePanel note{msg("what_to_see"),
+                       msg("without_noise_least_squares")};
         panels.push_back(note);
         return panels;
     }
@@ -181,8 +159,7 @@ private:
             for (int m : {kLstsq, kRidge}) {
                 const auto w = least_squares(t.x, t.y.data(), m == kRidge ? lambda : 0.0);
                 if (!w) {
-                    error_ = std::string(tr(ctx_.lang, "least squares failed at k = ", "최소제곱 실패, k = ")) +
-                             std::to_string(k) + ": " + w.error().message;
+                    error_ = ctx_.text("lstsq_failed", {{"k", k}, {"why", w.error().message}});
                     return;
                 }
                 double yq = 0;
@@ -242,27 +219,17 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 const DemoDef icl_regression_curve_def = [] {
     DemoDef d;
     d.id = "icl_regression_curve";
-    d.title_en = "In-context regression: which learner does the model match?";
-    d.title_ko = "in-context 회귀: 모델은 어떤 학습 알고리즘을 닮았나?";
-    d.summary_en = "Error against the number of in-context examples for least squares, ridge, one GD step, 3-nearest neighbours, "
-            "averaging and an LSA layer trained here, on random linear tasks.";
-    d.summary_ko = "무작위 선형 task에서 in-context 예시 개수에 따른 오차를 최소제곱, ridge, GD 한 step, 3-최근접 이웃, 평균, 그리고 "
-            "여기서 학습한 LSA 층에 대해 비교합니다.";
     d.paper = "Garg et al. 2022; Akyürek et al. 2023";
     d.params = {
         // Largest problem, every size at its max: peak 0.1 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        ParamSpec::integer("d", 2, 20, 10, 1, "input size d (k runs 0..2d)", "입력 차원 d (k는 0..2d)"),
-        ParamSpec::integer("n_tasks", 100, 4000, 1000, 100, "random tasks averaged per k", "k마다 평균을 낼 무작위 task 수"),
-        ParamSpec::real("noise", 0, 2, 0, 0.05, "std of the noise on y", "y에 더하는 잡음의 표준편차"),
-        ParamSpec::real("ridge_lambda", 0.001, 20, 0.5, 0.001, "ridge penalty λ", "ridge 벌점 λ"),
-        ParamSpec::choice("gd_step", {"best_per_k", "fixed"}, "best_per_k",
-                          "GD step size: fitted per k on separate tasks, or gd_eta",
-                          "GD step 크기: k마다 별도 task로 맞춤, 또는 gd_eta"),
-        ParamSpec::real("gd_eta", 0, 2, 0.5, 0.01, "GD step size when gd_step = fixed",
-                        "gd_step = fixed일 때의 GD step 크기"),
-        ParamSpec::integer("train_steps", 0, 5000, 1500, 50, "Adam steps to train the LSA layer (batch 64, lr 1e-3)",
-                           "LSA 층을 학습할 Adam step 수 (batch 64, lr 1e-3)"),
+        ParamSpec::integer("d", 2, 20, 10, 1),
+        ParamSpec::integer("n_tasks", 100, 4000, 1000, 100),
+        ParamSpec::real("noise", 0, 2, 0, 0.05),
+        ParamSpec::real("ridge_lambda", 0.001, 20, 0.5, 0.001),
+        ParamSpec::choice("gd_step", {"best_per_k", "fixed"}, "best_per_k"),
+        ParamSpec::real("gd_eta", 0, 2, 0.5, 0.01),
+        ParamSpec::integer("train_steps", 0, 5000, 1500, 50),
     };
     d.start = start;
     return d;

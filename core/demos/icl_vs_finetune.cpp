@@ -196,60 +196,36 @@ double accuracy(const std::vector<bool>& v) {
 }
 
 std::vector<Panel> IclVsFtSession::panels() const {
-    const Lang lang = ctx_.lang;
+    const Texts& msg = ctx_.text;
     std::vector<Panel> panels;
     const auto rec = metrics::rec2ftp(zsl_, ft_, icl_).value();
-    ScalarsPanel s{tr(lang, "ICL vs fine-tuning W_K, W_V (means over queries)", "ICL 대 W_K, W_V fine-tuning (query 평균)"), {}};
-    s.items.push_back({"zsl_acc", accuracy(zsl_), "", tr(lang, "zero-shot accuracy", "zero-shot 정확도")});
-    s.items.push_back({"ft_acc", accuracy(ft_), "", tr(lang, "accuracy after fine-tuning on the k demonstrations, asked zero-shot",
-                                                      "k개 demonstration으로 fine-tuning 후 zero-shot 정확도")});
-    s.items.push_back({"icl_acc", accuracy(icl_), "", tr(lang, "accuracy with the k demonstrations in the prompt", "prompt에 k개 demonstration을 넣은 정확도")});
-    s.items.push_back({"rec2ftp", rec.value, "", tr(lang, "Rec2FTP: of the queries FT fixes (ZSL wrong, FT right), the share ICL fixes too",
-                                                   "Rec2FTP: FT가 고친 query(ZSL 틀림, FT 맞음) 중 ICL도 고친 비율")});
-    s.items.push_back({"ft_fixed", (double)rec.ft_fixed, "", tr(lang, "queries FT fixes (Rec2FTP's denominator)", "FT가 고친 query 수 (Rec2FTP의 분모)")});
-    s.items.push_back({"simaou", metrics::mean(simaou_), "", tr(lang, "SimAOU: cos(h_ICL − h_ZSL, h_FT − h_ZSL), mean over layers and queries",
-                                                       "SimAOU: cos(h_ICL − h_ZSL, h_FT − h_ZSL), layer와 query 평균")});
-    s.items.push_back({"simaou_random", metrics::mean(simaou_rnd_), "", tr(lang, "the same with a random update of W_K, W_V of FT's norm",
-                                                                  "FT와 같은 크기의 무작위 W_K, W_V update로 잰 같은 값")});
-    s.items.push_back({"simam_zsl", metrics::mean(simam_before_), "", tr(lang, "SimAM before: cos(ICL, ZSL attention to the query's own tokens)",
-                                                                "SimAM 전: cos(ICL, ZSL의 query 자신의 token에 대한 attention)")});
-    s.items.push_back({"simam_ft", metrics::mean(simam_after_), "", tr(lang, "SimAM after: cos(ICL, FT attention to the query's own tokens)",
-                                                              "SimAM 후: cos(ICL, FT의 query 자신의 token에 대한 attention)")});
+    ScalarsPanel s{msg("icl_vs_fine_tuning"), {}};
+    s.items.push_back({"zsl_acc", accuracy(zsl_), "", msg("zero_shot_accuracy")});
+    s.items.push_back({"ft_acc", accuracy(ft_), "", msg("accuracy_after_fine_tuning")});
+    s.items.push_back({"icl_acc", accuracy(icl_), "", msg("accuracy_with_the_k")});
+    s.items.push_back({"rec2ftp", rec.value, "", msg("rec2ftp_of_the_queries")});
+    s.items.push_back({"ft_fixed", (double)rec.ft_fixed, "", msg("queries_ft_fixes_rec2ftp")});
+    s.items.push_back({"simaou", metrics::mean(simaou_), "", msg("simaou_cos_h_icl")});
+    s.items.push_back({"simaou_random", metrics::mean(simaou_rnd_), "", msg("the_same_with_a")});
+    s.items.push_back({"simam_zsl", metrics::mean(simam_before_), "", msg("simam_before_cos_icl")});
+    s.items.push_back({"simam_ft", metrics::mean(simam_after_), "", msg("simam_after_cos_icl")});
     s.items.push_back({"simam_rise", metrics::mean(simam_after_) - metrics::mean(simam_before_), "",
-                       tr(lang, "simam_ft − simam_zsl: how far FT moves attention towards ICL's (Dai et al.: +0.10 / +0.08)",
-                          "simam_ft − simam_zsl: FT가 attention을 ICL 쪽으로 옮긴 정도 (Dai et al.: +0.10 / +0.08)")});
-    s.items.push_back({"kendall_tau", metrics::mean(kendall_), "", tr(lang, "Kendall τ: ICL attention to each demonstration vs its leave-one-out influence on FT",
-                                                             "Kendall τ: 각 demonstration에 대한 ICL attention 대 FT에서 그것을 뺐을 때의 영향")});
+                       msg("simam_ft_simam_zsl")});
+    s.items.push_back({"kendall_tau", metrics::mean(kendall_), "", msg("kendall_icl_attention_to")});
     panels.push_back(s);
     panels.push_back(NotePanel{
-        tr(lang, "What to see", "무엇을 볼까"),
-        tr(lang,
-           "Fine-tuning here follows Dai et al. 2023: only W_K and W_V of every layer change, plain SGD, batch 1, one epoch "
-           "over the same k demonstrations in the same order, each as \"BOS x → y\" with the loss on y. h is the heads' "
-           "output at the last token before W_O; SimAOU is positive when ICL moves it the way FT does, and the random "
-           "update of equal norm is the ≈ 0 baseline. SimAM compares attention over the query's own three tokens. Our "
-           "Kendall τ differs from the paper's: it ranks the demonstrations by ICL attention and by how much leaving each "
-           "out of FT moves h. The paper's figures are for GPT 1.3B and 2.7B on six classification datasets; this model "
-           "has about 0.2M parameters and one word task, so read the table as the same measurements at a far smaller "
-           "scale, not as a replication. With few queries FT fixes, Rec2FTP rests on few cases (ft_fixed says how many).",
-           "여기서 fine-tuning은 Dai et al. 2023을 따릅니다. 모든 layer의 W_K와 W_V만 바뀌고, 일반 SGD, batch 1, 같은 k개 "
-           "demonstration을 같은 순서로 한 epoch, 각 예시는 \"BOS x → y\"이고 loss는 y에만 겁니다. h는 마지막 token에서 W_O "
-           "전의 head 출력입니다. ICL이 h를 FT와 같은 쪽으로 움직이면 SimAOU가 양수이고, 같은 크기의 무작위 update가 ≈ 0인 "
-           "기준선입니다. SimAM은 query 자신의 token 세 개에 대한 attention을 비교합니다. 여기의 Kendall τ는 논문과 다릅니다: "
-           "demonstration을 ICL attention으로, 그리고 FT에서 그것을 뺐을 때 h가 움직이는 크기로 순위를 매겨 비교합니다. 논문 "
-           "수치는 GPT 1.3B와 2.7B, 분류 데이터셋 여섯 개의 결과이고, 이 모델은 parameter 약 0.2M개에 단어 task 하나입니다. "
-           "표는 재현이 아니라 훨씬 작은 규모에서 같은 측정을 한 것으로 읽으세요. FT가 고친 query가 적으면 Rec2FTP는 적은 "
-           "사례에 기댑니다 (ft_fixed가 그 수).")});
-    TablePanel t{tr(lang, "Beside Dai et al. 2023 (GPT 1.3B / 2.7B, means over six datasets)", "Dai et al. 2023 옆에 (GPT 1.3B / 2.7B, 데이터셋 여섯 개 평균)"),
-                 {tr(lang, "metric", "지표"), tr(lang, "this model", "이 모델"), "GPT 1.3B", "GPT 2.7B"}, {}};
+        msg("what_to_see"),
+        msg("fine_tuning_here_follows")});
+    TablePanel t{msg("beside_dai_et_al"),
+                 {msg("metric"), msg("this_model"), "GPT 1.3B", "GPT 2.7B"}, {}};
     t.rows.push_back({"Rec2FTP", format_number(rec.value, "%.3f"), "0.8556", "0.8939"});
     t.rows.push_back({"SimAOU", format_number(metrics::mean(simaou_), "%.3f"), "0.186", "0.225"});
-    t.rows.push_back({tr(lang, "SimAOU, random update", "SimAOU, 무작위 update"), format_number(metrics::mean(simaou_rnd_), "%.3f"), "≈ 0", "≈ 0"});
-    t.rows.push_back({tr(lang, "SimAM ICL–ZSL → ICL–FT", "SimAM ICL–ZSL → ICL–FT"), format_number(metrics::mean(simam_before_), "%.3f") + " → " + format_number(metrics::mean(simam_after_), "%.3f"),
+    t.rows.push_back({msg("simaou_random_update"), format_number(metrics::mean(simaou_rnd_), "%.3f"), "≈ 0", "≈ 0"});
+    t.rows.push_back({msg("simam_icl_zsl_icl"), format_number(metrics::mean(simam_before_), "%.3f") + " → " + format_number(metrics::mean(simam_after_), "%.3f"),
                       "0.338 → 0.442", "0.355 → 0.434"});
     t.rows.push_back({"Kendall τ", format_number(metrics::mean(kendall_), "%.3f"), "0.193", "0.214"});
     panels.push_back(t);
-    BarsPanel acc{tr(lang, "Accuracy", "정확도"), tr(lang, "accuracy", "정확도"), {"ZSL", "FT", "ICL"}, {accuracy(zsl_), accuracy(ft_), accuracy(icl_)}, {}};
+    BarsPanel acc{msg("accuracy"), msg("accuracy_2"), {"ZSL", "FT", "ICL"}, {accuracy(zsl_), accuracy(ft_), accuracy(icl_)}, {}};
     panels.push_back(acc);
     return panels;
 }
@@ -263,24 +239,14 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 const DemoDef kIclVsFinetune = [] {
     DemoDef d;
     d.id = "icl_vs_finetune";
-    d.title_en = "ICL vs fine-tuning W_K and W_V: Dai et al.'s comparison at tiny scale";
-    d.title_ko = "ICL 대 W_K, W_V fine-tuning: 작은 규모에서 본 Dai et al.의 비교";
-    d.summary_en = "The shipped task model answers zero-shot, with k demonstrations in its prompt, and after SGD on W_K, W_V over the "
-            "same demonstrations; Rec2FTP, SimAOU, SimAM and Kendall τ beside the paper's figures.";
-    d.summary_ko = "배포된 task 모델이 zero-shot으로, prompt 안의 k개 demonstration으로, 그리고 같은 demonstration으로 W_K, W_V를 SGD로 "
-            "학습한 뒤 답합니다. Rec2FTP, SimAOU, SimAM, Kendall τ를 논문 수치 옆에 둡니다.";
     d.paper = "Dai et al. 2023";
     d.params = {
         // Largest problem, every size at its max: peak 5 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        ParamSpec::choice("task", tasks::task_ids(), "continent", "the task of the demonstrations and the queries",
-                          "demonstration과 query의 task"),
-        ParamSpec::integer("shots", 1, 16, 8, 1, "demonstrations k (also FT's training set)",
-                           "demonstration 수 k (FT의 학습 데이터이기도 함)"),
-        ParamSpec::integer("queries", 1, 64, 24, 1, "queries, each with fresh demonstrations",
-                           "query 수 (각각 새 demonstration)"),
-        ParamSpec::real("lr", 1e-4, 1, 3e-3, 1e-4, "SGD learning rate of the fine-tuning",
-                        "fine-tuning의 SGD learning rate"),
+        ParamSpec::choice("task", tasks::task_ids(), "continent"),
+        ParamSpec::integer("shots", 1, 16, 8, 1),
+        ParamSpec::integer("queries", 1, 64, 24, 1),
+        ParamSpec::real("lr", 1e-4, 1, 3e-3, 1e-4),
     };
     d.start = start;
     d.assets = {"checkpoints/tasks.json", "checkpoints/tasks.icl"};

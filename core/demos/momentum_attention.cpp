@@ -137,37 +137,36 @@ private:
 };
 
 std::vector<Panel> MomentumSession::panels() const {
-    const Lang lang = ctx_.lang;
+    const Texts& msg = ctx_.text;
     std::vector<Panel> panels;
     int better_ppl = 0, better_icl = 0;
     for (size_t i = 0; i < ppl_[0].size(); ++i) {
         better_ppl += ppl_[1][i] < ppl_[0][i];
         better_icl += icl_[1][i] > icl_[0][i];
     }
-    ScalarsPanel s{tr(lang, "Means over the seeds finished", "끝난 seed 평균"), {}};
-    s.items.push_back({"ppl_plain", metrics::mean(ppl_[0]), "", tr(lang, "validation perplexity over answer tokens only, plain attention", "답 token만으로 잰 validation perplexity, 일반 attention")});
-    s.items.push_back({"ppl_momentum", metrics::mean(ppl_[1]), "", tr(lang, "validation perplexity over answer tokens only, momentum attention", "답 token만으로 잰 validation perplexity, momentum attention")});
-    s.items.push_back({"icl_plain", metrics::mean(icl_[0]), "", tr(lang, "ICL accuracy (mean over 1..8 shots and tasks), plain", "ICL 정확도 (1..8-shot과 task 평균), 일반")});
-    s.items.push_back({"icl_momentum", metrics::mean(icl_[1]), "", tr(lang, "ICL accuracy, momentum", "ICL 정확도, momentum")});
+    ScalarsPanel s{msg("means_over_the_seeds"), {}};
+    s.items.push_back({"ppl_plain", metrics::mean(ppl_[0]), "", msg("validation_perplexity_over_answer")});
+    s.items.push_back({"ppl_momentum", metrics::mean(ppl_[1]), "", msg("validation_perplexity_over_answer_2")});
+    s.items.push_back({"icl_plain", metrics::mean(icl_[0]), "", msg("icl_accuracy_mean_over")});
+    s.items.push_back({"icl_momentum", metrics::mean(icl_[1]), "", msg("icl_accuracy_momentum")});
     s.items.push_back({"prev_token_plain", metrics::mean(prev_[0]), "",
-                       tr(lang, "strongest previous-token head (mean attention t → t − 1), plain", "가장 강한 previous-token head (t → t − 1 평균 attention), 일반")});
+                       msg("strongest_previous_token_head")});
     s.items.push_back({"prev_token_momentum", metrics::mean(prev_[1]), "",
-                       tr(lang, "strongest previous-token head, momentum (its η v_{t−1} is not in this score)",
-                          "가장 강한 previous-token head, momentum (η v_{t−1}은 이 점수에 들어가지 않음)")});
-    s.items.push_back({"seeds_ppl_better", (double)better_ppl, "", tr(lang, "seeds where momentum has the lower perplexity", "momentum의 perplexity가 더 낮은 seed 수")});
-    s.items.push_back({"seeds_icl_better", (double)better_icl, "", tr(lang, "seeds where momentum has the higher ICL accuracy", "momentum의 ICL 정확도가 더 높은 seed 수")});
-    s.items.push_back({"seeds_done", (double)ppl_[0].size(), "", tr(lang, "seeds finished", "끝난 seed 수")});
+                       msg("strongest_previous_token_head_2")});
+    s.items.push_back({"seeds_ppl_better", (double)better_ppl, "", msg("seeds_where_momentum_has")});
+    s.items.push_back({"seeds_icl_better", (double)better_icl, "", msg("seeds_where_momentum_has_2")});
+    s.items.push_back({"seeds_done", (double)ppl_[0].size(), "", msg("seeds_finished")});
     panels.push_back(s);
 
-    LinesPanel loss{tr(lang, "Training loss, first seed (smoothed)", "학습 loss, 첫 seed (평활)"), tr(lang, "step", "step"), "nats", false, false, {}};
+    LinesPanel loss{msg("training_loss_first_seed"), msg("step"), "nats", false, false, {}};
     const auto& curves = curves_.empty() ? std::vector<std::pair<std::vector<double>, std::vector<double>>>{{arms_[0].steps, arms_[0].loss}, {arms_[1].steps, arms_[1].loss}} : curves_;
-    loss.series.push_back({tr(lang, "plain attention", "일반 attention"), curves[0].first, curves[0].second, {}, false});
-    loss.series.push_back({tr(lang, "momentum attention", "momentum attention"), curves[1].first, curves[1].second, {}, true});
+    loss.series.push_back({msg("plain_attention"), curves[0].first, curves[0].second, {}, false});
+    loss.series.push_back({msg("momentum_attention"), curves[1].first, curves[1].second, {}, true});
     panels.push_back(loss);
 
-    TablePanel t{tr(lang, "Per seed, beside Dai et al. 2023's 350M model", "seed별 결과, Dai et al. 2023의 350M 모델과 함께"),
-                 {tr(lang, "run", "실행"), tr(lang, "perplexity plain → momentum", "perplexity 일반 → momentum"),
-                  tr(lang, "ICL accuracy plain → momentum", "ICL 정확도 일반 → momentum"), tr(lang, "zero-shot plain → momentum", "zero-shot 일반 → momentum")}, {}};
+    TablePanel t{msg("per_seed_beside_dai"),
+                 {msg("run"), msg("perplexity_plain_momentum"),
+                  msg("icl_accuracy_plain_momentum"), msg("zero_shot_plain_momentum")}, {}};
     for (size_t i = 0; i < ppl_[0].size(); ++i)
         t.rows.push_back({"seed " + std::to_string(i), format_number(ppl_[0][i], "%.2f") + " → " + format_number(ppl_[1][i], "%.2f"),
                           format_number(icl_[0][i], "%.3f") + " → " + format_number(icl_[1][i], "%.3f"), format_number(zero_[0][i], "%.3f") + " → " + format_number(zero_[1][i], "%.3f")});
@@ -175,33 +174,8 @@ std::vector<Panel> MomentumSession::panels() const {
     panels.push_back(t);
 
     panels.push_back(NotePanel{
-        tr(lang, "What to see", "무엇을 볼까"),
-        tr(lang,
-           "Every head's output at position t gains Σ_{i<t} η^{t−i} v_i, a decaying sum of the earlier values (η = eta), "
-           "the attention analogue of momentum in SGD (Dai et al. 2023). Both models start from the same weights and see "
-           "the same batches; only the term differs. Perplexity is exp of the mean loss on the answer tokens only of "
-           "held-out documents (lower is better; Dai et al.'s is over every token of their validation text); ICL accuracy is the argmax accuracy on 1–8-shot prompts of every task. Dai et al. "
-           "report for a 350M model perplexity 15.14 → 15.02 and ICL accuracy 51.9 → 54.7 (the formula with η is taken "
-           "from a summary of the paper, and the value of η they used is not verified here). This model has about 30 thousand parameters trained for a few hundred steps; the seed "
-           "count columns say whether any difference is consistent. A difference smaller than the spread over seeds "
-           "is no difference. Why the gap can be large here is a hypothesis, with two parts to test: the term hands "
-           "position t the values of the tokens just before it (η v_{t−1} first), a built-in previous-token head, which "
-           "a 2-layer model otherwise has to learn before it can copy from its context (see induction_heads) — "
-           "prev_token_plain and prev_token_momentum measure each model's strongest previous-token head; and the plain "
-           "model is far from converged after these steps — raise steps and see whether the gap closes. Either way it "
-           "is a different regime from the 350M model's small gain.",
-           "위치 t에서 각 head의 출력에 Σ_{i<t} η^{t−i} v_i, 즉 앞 value들의 감쇠 합을 더합니다(η = eta). SGD의 momentum에 "
-           "해당하는 attention 판입니다(Dai et al. 2023). 두 모델은 같은 weight에서 시작해 같은 batch를 봅니다. 다른 것은 이 "
-           "항뿐입니다. perplexity는 따로 둔 문서의 답 token만의 loss 평균의 exp(낮을수록 좋음, Dai et al.은 validation 글의 "
-           "모든 token으로 잽니다), ICL 정확도는 모든 task의 "
-           "1–8-shot prompt에서 argmax 정확도입니다. Dai et al.은 350M 모델에서 perplexity 15.14 → 15.02, ICL 정확도 "
-           "51.9 → 54.7을 보고합니다(η가 든 식은 논문 요약에서 가져왔고, 그들이 쓴 η 값은 여기서 확인하지 못했습니다). 이 모델은 parameter 약 3만 개를 몇백 "
-           "step 학습한 것입니다. seed 수 칸이 차이가 일관된지 알려 줍니다. seed 간 흩어짐보다 작은 차이는 차이가 아닙니다. "
-           "여기서 차이가 클 수 있는 이유는 가설이고, 시험할 부분이 둘입니다. 이 항은 위치 t에 바로 앞 token들의 value를(먼저 "
-           "η v_{t−1}) 건네주는, 이미 만들어진 previous-token head입니다. 2-layer 모델은 보통 context에서 베끼기 전에 이것부터 "
-           "배워야 합니다(induction_heads 참고) — prev_token_plain과 prev_token_momentum이 각 모델의 가장 강한 previous-token "
-           "head를 잽니다. 또 일반 모델은 이 step 수에서 아직 수렴과 거리가 멉니다 — steps를 늘려 차이가 줄어드는지 보세요. "
-           "어느 쪽이든 350M 모델의 작은 향상과는 다른 상황입니다.")});
+        msg("what_to_see"),
+        msg("every_head_s_output")});
     return panels;
 }
 
@@ -220,22 +194,15 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 const DemoDef kMomentumAttention = [] {
     DemoDef d;
     d.id = "momentum_attention";
-    d.title_en = "Momentum attention: two tiny LMs, with and without the momentum term";
-    d.title_ko = "momentum attention: momentum 항이 있는 작은 LM과 없는 작은 LM";
-    d.summary_en = "Two tiny GPTs trained identically on the task suite, one with Dai et al.'s momentum term in every attention "
-            "head; validation perplexity and in-context accuracy over seeds.";
-    d.summary_ko = "task 모음으로 똑같이 학습한 작은 GPT 두 개 중 하나는 모든 attention head에 Dai et al.의 momentum 항을 넣습니다. "
-            "seed별 validation perplexity와 in-context 정확도를 비교합니다.";
     d.paper = "Dai et al. 2023";
     d.params = {
         // Largest problem, every size at its max: peak 22 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        ParamSpec::real("eta", 0.05, 0.95, 0.5, 0.05, "momentum η in Σ η^{t−i} v_i", "Σ η^{t−i} v_i의 momentum η"),
-        ParamSpec::integer("steps", 20, 2000, 400, 10, "AdamW steps per model", "모델당 AdamW step 수"),
-        ParamSpec::integer("seeds", 1, 8, 3, 1, "independent pairs of runs", "독립 실행 쌍 수"),
-        ParamSpec::integer("width", 16, 64, 32, 2, "residual width (2 layers, 2 heads)",
-                           "residual 폭 (2 layer, head 2개)"),
-        ParamSpec::real("lr", 1e-4, 1e-2, 3e-3, 1e-4, "learning rate", "learning rate"),
+        ParamSpec::real("eta", 0.05, 0.95, 0.5, 0.05),
+        ParamSpec::integer("steps", 20, 2000, 400, 10),
+        ParamSpec::integer("seeds", 1, 8, 3, 1),
+        ParamSpec::integer("width", 16, 64, 32, 2),
+        ParamSpec::real("lr", 1e-4, 1e-2, 3e-3, 1e-4),
     };
     d.start = start;
     d.assets = {};

@@ -93,45 +93,36 @@ public:
     bool done() const override { return done_; }
 
     std::vector<Panel> panels() const override {
-        const Lang lang = ctx_.lang;
+        const Texts& msg = ctx_.text;
         std::vector<Panel> panels;
         if (!done_ || !error_.empty()) return panels;
         const bool have = ctx_.params.i("shots") > 0;
-        ScalarsPanel head{tr(lang, "Three regimes, one model", "한 모델, 세 가지 방식"), {}};
-        head.items.push_back({"acc_pretrained", pre_.accuracy(), "", tr(lang, "pre-trained only, zero-shot", "pre-training만, zero-shot")});
-        head.items.push_back({"acc_finetuned", ft_.accuracy(), "", tr(lang, "fine-tuned on the examples, zero-shot", "예시로 fine-tuning 후 zero-shot")});
-        head.items.push_back({"acc_in_context", icl_.accuracy(), "", tr(lang, "examples in the prompt, weights fixed", "예시를 prompt에 넣음, weight 고정")});
-        head.items.push_back({"ft_delta_norm", delta_, "", tr(lang, "‖θ_ft − θ‖ (L2 over all weights)", "‖θ_ft − θ‖ (전체 weight의 L2)")});
-        head.items.push_back({"ft_delta_relative", norm_ > 0 ? delta_ / norm_ : 0, "", tr(lang, "‖θ_ft − θ‖ / ‖θ‖", "‖θ_ft − θ‖ / ‖θ‖")});
+        ScalarsPanel head{msg("three_regimes_one_model"), {}};
+        head.items.push_back({"acc_pretrained", pre_.accuracy(), "", msg("pre_trained_only_zero")});
+        head.items.push_back({"acc_finetuned", ft_.accuracy(), "", msg("fine_tuned_on_the")});
+        head.items.push_back({"acc_in_context", icl_.accuracy(), "", msg("examples_in_the_prompt")});
+        head.items.push_back({"ft_delta_norm", delta_, "", msg("ft_l2_over_all")});
+        head.items.push_back({"ft_delta_relative", norm_ > 0 ? delta_ / norm_ : 0, "", msg("ft")});
         head.items.push_back({"icl_weights_changed", hash_before_ == hash_after_ ? 0.0 : 1.0, "",
-                              tr(lang, "1 if the in-context run changed any weight bit", "in-context 실행이 weight를 한 bit라도 바꾸면 1")});
-        head.items.push_back({"queries", (double)n_, "", tr(lang, "queries asked in each regime", "방식마다 물어본 질문 수")});
+                              msg("1_if_the_in")});
+        head.items.push_back({"queries", (double)n_, "", msg("queries_asked_in_each")});
         panels.push_back(head);
         panels.push_back(NotePanel{
-            tr(lang, "What to see", "무엇을 볼까"),
-            tr(lang,
-               "The same examples teach the model twice. Fine-tuning writes them into the weights: the weights move "
-               "(see the norm of the change) and the question is asked without them. In context they are only read: "
-               "the hash of every weight bit is the same before and after, yet the answers change. Which regime scores "
-               "higher depends on the task and k in this tiny model; GPT-3's few-shot results (Brown et al. 2020) come "
-               "without any gradient update, as here.",
-               "같은 예시가 모델을 두 번 가르칩니다. fine-tuning은 예시를 weight에 적어 넣습니다: weight가 움직이고 "
-               "(변화량의 norm을 보세요) 질문은 예시 없이 던집니다. in-context에서는 예시를 읽기만 합니다: 모든 weight "
-               "bit의 hash가 실행 전후로 같은데도 답이 바뀝니다. 이 작은 모델에서 어느 쪽이 더 잘 맞히는지는 task와 k에 "
-               "따라 다릅니다. GPT-3의 few-shot 결과 (Brown et al. 2020)도 여기처럼 gradient update 없이 나온 것입니다.")});
-        panels.push_back(BarsPanel{tr(lang, "Accuracy by regime", "방식별 정확도"), tr(lang, "accuracy", "정확도"),
-                                     {tr(lang, "pre-trained (zero-shot)", "pre-training만"), tr(lang, "fine-tuned", "fine-tuning"),
-                                      tr(lang, "in context", "in-context")},
+            msg("what_to_see"),
+            msg("the_same_examples_teach")});
+        panels.push_back(BarsPanel{msg("accuracy_by_regime"), msg("accuracy"),
+                                     {msg("pre_trained_zero_shot"), msg("fine_tuned"),
+                                      msg("in_context")},
                                      {pre_.accuracy(), ft_.accuracy(), icl_.accuracy()},
                                      {}});
-        TablePanel t{tr(lang, "Weights", "weight"), {tr(lang, "regime", "방식"), tr(lang, "weights hash (FNV-1a 64)", "weight hash (FNV-1a 64)"), tr(lang, "loss on the examples", "예시에 대한 loss")}, {}};
+        TablePanel t{msg("weights"), {msg("regime"), msg("weights_hash_fnv_1a"), msg("loss_on_the_examples")}, {}};
         char lb[64];
         std::snprintf(lb, sizeof lb, "%.3f → %.3f", ft_loss_.before, ft_loss_.after);
-        t.rows.push_back({tr(lang, "before", "실행 전"), hash_before_, ""});
-        t.rows.push_back({tr(lang, "after in-context", "in-context 후"), hash_after_, ""});
-        if (have) t.rows.push_back({tr(lang, "after fine-tuning", "fine-tuning 후"), hash_ft_, lb});
+        t.rows.push_back({msg("before"), hash_before_, ""});
+        t.rows.push_back({msg("after_in_context"), hash_after_, ""});
+        if (have) t.rows.push_back({msg("after_fine_tuning"), hash_ft_, lb});
         panels.push_back(t);
-        panels.push_back(NotePanel{tr(lang, "The examples", "예시"), shown_});
+        panels.push_back(NotePanel{msg("the_examples"), shown_});
         return panels;
     }
 
@@ -155,23 +146,16 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 const DemoDef kPretrainFtIcl = [] {
     DemoDef d;
     d.id = "pretrain_ft_icl";
-    d.title_en = "Pre-training, fine-tuning, in-context learning: one model, three regimes";
-    d.title_ko = "pre-training, fine-tuning, in-context learning: 한 모델의 세 가지 방식";
-    d.summary_en = "The same examples either fine-tune the model (its weights move) or sit in its prompt (its weights stay "
-            "bit-identical); compare the accuracy of each with the pre-trained model alone.";
-    d.summary_ko = "같은 예시로 모델을 fine-tuning하거나 (weight가 움직임) prompt에 넣고 (weight는 bit 단위로 그대로), "
-            "pre-training만 한 모델과 정확도를 비교합니다.";
     d.paper = "Brown et al. 2020 (GPT-3)";
     d.analytic = true;
     d.params = {
         // Largest problem, every size at its max: peak 13 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        ParamSpec::choice("task", tasks::task_ids(), "antonym", "the task of the examples and queries",
-                          "예시와 질문의 task"),
-        ParamSpec::integer("shots", 0, 16, 8, 1, "number of examples k", "예시 수 k"),
-        ParamSpec::integer("queries", 1, 32, 16, 1, "queries asked in each regime", "방식마다 물어볼 질문 수"),
-        ParamSpec::integer("ft_steps", 1, 200, 10, 1, "AdamW steps of fine-tuning", "fine-tuning AdamW step 수"),
-        ParamSpec::real("ft_lr", 1e-5, 0.05, 3e-4, 1e-5, "fine-tuning learning rate", "fine-tuning learning rate"),
+        ParamSpec::choice("task", tasks::task_ids(), "antonym"),
+        ParamSpec::integer("shots", 0, 16, 8, 1),
+        ParamSpec::integer("queries", 1, 32, 16, 1),
+        ParamSpec::integer("ft_steps", 1, 200, 10, 1),
+        ParamSpec::real("ft_lr", 1e-5, 0.05, 3e-4, 1e-5),
     };
     d.start = start;
     d.assets = {"checkpoints/tasks.json", "checkpoints/tasks.icl"};

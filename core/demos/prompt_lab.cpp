@@ -214,7 +214,7 @@ Status PromptLabSession::run() {
 }
 
 std::vector<Panel> PromptLabSession::panels() const {
-    const Lang lang = ctx_.lang;
+    const Texts& msg = ctx_.text;
     const tasks::Suite& s = tasks::suite();
     std::vector<Panel> panels;
     if (!done_ || !error_.empty()) return panels;
@@ -225,64 +225,56 @@ std::vector<Panel> PromptLabSession::panels() const {
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return p_[(size_t)a] > p_[(size_t)b]; });
     const int top = order[0];
 
-    ScalarsPanel sc{tr(lang, "Your prompt", "내 prompt"), {}};
-    sc.items.push_back({"p_top", p_[(size_t)top], "", tr(lang, "probability of the most likely next token", "가장 그럴듯한 다음 token의 확률")});
+    ScalarsPanel sc{msg("your_prompt"), {}};
+    sc.items.push_back({"p_top", p_[(size_t)top], "", msg("probability_of_the_most")});
     sc.items.push_back({"p_answer", p_[(size_t)answer_], "",
-                        tr(lang, "probability of the answer: the label your prompt gives the query if it gives one, else the model's top word",
-                           "답의 확률: prompt가 query의 label을 주면 그 label, 아니면 모델의 첫 번째 단어")});
+                        msg("probability_of_the_answer")});
     sc.items.push_back({"label_in_context", label_ >= 0 ? 1.0 : 0.0, "",
-                        tr(lang, "1 if the query's own x appears as a demonstration (x → y), so its label is given in context",
-                           "query의 x가 demonstration (x → y)으로 나오면 1: label이 context에 주어짐")});
-    sc.items.push_back({"top_is_answer", top == answer_ ? 1.0 : 0.0, "", tr(lang, "1 if the top word is the answer", "첫 번째 단어가 답이면 1")});
+                        msg("1_if_the_query")});
+    sc.items.push_back({"top_is_answer", top == answer_ ? 1.0 : 0.0, "", msg("1_if_the_top")});
     sc.items.push_back({"follows_label", label_ < 0 ? -1.0 : top == label_ ? 1.0 : 0.0, "",
-                        tr(lang, "1 if the model answers the label your prompt gives the query, 0 if it answers something else, "
-                                 "−1 if the prompt gives the query no label",
-                           "모델이 prompt가 query에 준 label로 답하면 1, 다른 것으로 답하면 0, prompt가 query에 label을 주지 않으면 −1")});
+                        msg("1_if_the_model")});
     {
         double ratio = 0;
         for (const HeadSplit& sp : splits_) ratio += sp.demo_norm_ratio / (double)splits_.size();
         sc.items.push_back({"demo_norm_ratio", ratio, "",
-                            tr(lang, "mean over heads of ‖ΔW_ICL q‖ / ‖F(q)‖ at the last position: a norm ratio (the parts can cancel, so it can exceed 1)",
-                               "마지막 위치에서 head 평균 ‖ΔW_ICL q‖ / ‖F(q)‖: norm의 비 (두 부분이 상쇄될 수 있어 1을 넘을 수 있음)")});
+                            msg("mean_over_heads_of")});
     }
     const int top_plain = (int)(std::max_element(p_plain_.begin(), p_plain_.end()) - p_plain_.begin());
     sc.items.push_back({"top_changed", top != top_plain ? 1.0 : 0.0, "",
-                        tr(lang, "1 if the options (ablation, function vector) changed the most likely word",
-                           "옵션(head 제거, function vector)이 가장 그럴듯한 단어를 바꾸었으면 1")});
+                        msg("1_if_the_options")});
     sc.items.push_back({"p_answer_zero_shot", curve_.empty() ? 0.0 : curve_.front(), "",
-                        tr(lang, "the answer's probability with no demonstrations (the query alone)", "demonstration 없이 (query만) 답의 확률")});
-    sc.items.push_back({"demonstrations", (double)k_, "", tr(lang, "demonstrations before the query (segments between ;)", "query 앞의 demonstration 수 (; 사이 구간)")});
-    sc.items.push_back({"tokens", (double)(T - 1), "", tr(lang, "tokens in the prompt", "prompt의 token 수")});
+                        msg("the_answer_s_probability")});
+    sc.items.push_back({"demonstrations", (double)k_, "", msg("demonstrations_before_the_query")});
+    sc.items.push_back({"tokens", (double)(T - 1), "", msg("tokens_in_the_prompt")});
     sc.items.push_back({"kl_options", kl_, "nats",
-                        tr(lang, "KL(plain ‖ with the options): how much ablation and the function vector changed the distribution (0 without options)",
-                           "KL(그대로 ‖ 옵션 적용): head 제거와 function vector가 분포를 바꾼 정도 (옵션이 없으면 0)")});
+                        msg("kl_plain_with_the")});
     sc.items.push_back({"p_answer_plain", p_plain_[(size_t)answer_], "",
-                        tr(lang, "the answer's probability without the options", "옵션 없이 답의 확률")});
+                        msg("the_answer_s_probability_2")});
     panels.push_back(sc);
 
-    BarsPanel bars{tr(lang, "Next token: the 10 most likely", "다음 token: 가장 그럴듯한 10개"), tr(lang, "probability", "확률"), {}, {}, {}};
+    BarsPanel bars{msg("next_token_the_10"), msg("probability"), {}, {}, {}};
     for (int i = 0; i < 10 && i < V; ++i) {
         bars.labels.push_back(word(order[(size_t)i]));
         bars.values.push_back(p_[(size_t)order[(size_t)i]]);
     }
     panels.push_back(bars);
 
-    TablePanel cmp{tr(lang, "In context vs zero-shot", "context 대 zero-shot"),
-                   {tr(lang, "what", "무엇"), tr(lang, "word", "단어"), tr(lang, "probability after your prompt", "내 prompt 뒤의 확률"),
-                    tr(lang, "probability zero-shot", "zero-shot 확률")}, {}};
+    TablePanel cmp{msg("in_context_vs_zero"),
+                   {msg("what"), msg("word"), msg("probability_after_your_prompt"),
+                    msg("probability_zero_shot")}, {}};
     const double zs_of = [&] { return curve_.empty() ? 0.0 : curve_.front(); }();
-    cmp.rows.push_back({tr(lang, "the model's answer to your prompt", "내 prompt에 대한 모델의 답"), word(top), prob(p_[(size_t)top]), "—"});
+    cmp.rows.push_back({msg("the_model_s_answer"), word(top), prob(p_[(size_t)top]), "—"});
     if (label_ >= 0)
-        cmp.rows.push_back({tr(lang, "the label your prompt gives the query", "prompt가 query에 준 label"), word(label_),
+        cmp.rows.push_back({msg("the_label_your_prompt"), word(label_),
                             prob(p_[(size_t)label_]), prob(zs_of)});
     if (zs_top_ >= 0)
-        cmp.rows.push_back({tr(lang, "the model's zero-shot answer (the query alone)", "모델의 zero-shot 답 (query만)"), word(zs_top_),
+        cmp.rows.push_back({msg("the_model_s_zero"), word(zs_top_),
                             prob(p_[(size_t)zs_top_]), prob(p_zs_top_)});
     panels.push_back(cmp);
 
-    LinesPanel curve{tr(lang, "The answer's probability as the prompt keeps its first j demonstrations",
-                        "prompt의 처음 j개 demonstration만 남길 때 답의 확률"),
-                     tr(lang, "demonstrations kept (j)", "남긴 demonstration (j)"), "P(" + word(answer_) + ")", false, false, {}};
+    LinesPanel curve{msg("the_answer_s_probability_3"),
+                     msg("demonstrations_kept_j"), "P(" + word(answer_) + ")", false, false, {}};
     Series cs{"P(" + word(answer_) + ")", {}, {}, {}, false};
     for (size_t j = 0; j < curve_.size(); ++j) { cs.x.push_back((double)j); cs.y.push_back(curve_[j]); }
     curve.series.push_back(cs);
@@ -292,15 +284,13 @@ std::vector<Panel> PromptLabSession::panels() const {
     for (int t = 0; t < T; ++t) toks.push_back(word(tokens_[(size_t)t]));
     for (int l = 0; l < L; ++l)
         for (int h = 0; h < H; ++h) heads.push_back(head_name(l, h));
-    panels.push_back(HeatmapPanel{tr(lang, "Attention from the last position, every head of every layer",
-                                       "마지막 위치에서의 attention, 모든 layer의 모든 head"),
-                                    tr(lang, "key token", "key token"), tr(lang, "head", "head"), L * H, T, last_att_, heads, toks, false});
-    panels.push_back(HeatmapPanel{tr(lang, "Attention of head ", "head의 attention: ") + ctx_.params.s("head") +
-                                        tr(lang, " (query position × key position)", " (query 위치 × key 위치)"),
-                                    tr(lang, "key token", "key token"), tr(lang, "query token", "query token"), T, T, head_att_, toks, toks, false});
+    panels.push_back(HeatmapPanel{msg("attention_from_the_last"),
+                                    msg("key_token"), msg("head"), L * H, T, last_att_, heads, toks, false});
+    panels.push_back(HeatmapPanel{msg("attention_of_head", {{"head", ctx_.params.s("head")}}),
+                                    msg("key_token"), msg("query_token"), T, T, head_att_, toks, toks, false});
 
-    TablePanel split{tr(lang, "Dai et al.'s split at the last position, per head", "마지막 위치에서 Dai et al.의 분해, head별"),
-                     {"head", "‖W_ZSL q‖", "‖ΔW_ICL q‖", tr(lang, "cos(F(q), o)", "cos(F(q), o)")}, {}};
+    TablePanel split{msg("dai_et_al_s"),
+                     {"head", "‖W_ZSL q‖", "‖ΔW_ICL q‖", msg("cos_f_q_o")}, {}};
     for (size_t i = 0; i < splits_.size(); ++i)
         split.rows.push_back({heads[i], format_number(norm(splits_[i].zsl), "%.3f"), format_number(norm(splits_[i].icl), "%.3f"), format_number(splits_[i].cosine, "%.3f")});
     panels.push_back(split);
@@ -309,37 +299,26 @@ std::vector<Panel> PromptLabSession::panels() const {
     for (int id : continuation_) cont += (cont.empty() ? "" : " ") + word(id);
     std::string prompt_text;
     for (int t = 1; t < T; ++t) prompt_text += (t > 1 ? " " : "") + word(tokens_[(size_t)t]);
-    TablePanel gen{tr(lang, "Greedy continuation (KV cache)", "greedy 이어쓰기 (KV cache)"),
-                   {tr(lang, "prompt", "prompt"), tr(lang, "continuation", "이어쓴 부분")}, {{prompt_text, cont.empty() ? "—" : cont}}};
+    TablePanel gen{msg("greedy_continuation_kv_cache"),
+                   {msg("prompt"), msg("continuation")}, {{prompt_text, cont.empty() ? "—" : cont}}};
     panels.push_back(gen);
 
-    std::string note = tr(lang,
-        "The shipped task model (4 layers, 4 heads, trained on the task suite's prompts) reads your prompt after its start "
-        "token. Demonstrations are the segments between ';', the query is the last one. The shots curve asks the same "
-        "query after the first j demonstrations only. The split: for each head at the last position, F(q) = W_ZSL q + "
-        "ΔW_ICL q with X' = the demonstrations (Dai et al. 2023), computed without the options. ",
-        "배포된 task 모델(layer 4개, head 4개, task 모음의 prompt로 학습)이 시작 token 뒤에 내 prompt를 읽습니다. "
-        "demonstration은 ';' 사이의 구간이고 마지막 구간이 query입니다. shots 곡선은 같은 query를 처음 j개 demonstration "
-        "뒤에서만 묻습니다. 분해: 마지막 위치의 각 head에서 F(q) = W_ZSL q + ΔW_ICL q, X' = demonstration (Dai et al. "
-        "2023), 옵션 없이 계산합니다. ");
+    std::string note = msg("the_shipped_task_model");
     if (!ablated_.empty()) {
         std::string hs;
         for (const auto& [l, h] : ablated_) hs += (hs.empty() ? "" : ", ") + head_name(l, h);
-        note += tr(lang, "Ablated (output zeroed at every position): ", "제거한 head (모든 위치에서 출력을 0으로): ") + hs + ". ";
+        note += msg("ablated_output_zeroed_at", {{"heads", hs}});
     }
     if (!fv_.empty()) {
         std::string hs;
         for (const auto& h : fv_top_) hs += (hs.empty() ? "" : ", ") + h;
-        note += tr(lang, "Function vector of ", "function vector: ") + ctx_.params.s("fv_task") +
-                tr(lang, " (top heads ", " (상위 head ") + hs + tr(lang, ") added after block ", ") 를 block ") +
-                std::to_string(ctx_.params.i("fv_layer")) + tr(lang, " at the last position. ", " 뒤 마지막 위치에 더함. ");
+        note += msg("function_vector_of", {{"task", ctx_.params.s("fv_task")}, {"heads", hs}, {"layer", ctx_.params.i("fv_layer")}});
     }
     if (has_options())
-        note += tr(lang, "The options moved the answer's probability from ", "옵션이 답의 확률을 바꿈: ") + prob(p_plain_[(size_t)answer_]) +
-                " → " + prob(p_[(size_t)answer_]) + " (KL " + format_number(kl_, "%.4f") + tr(lang, " nats). ", " nats). ");
+        note += msg("the_options_moved_the", {{"before", prob(p_plain_[(size_t)answer_])}, {"after", prob(p_[(size_t)answer_])}, {"kl", kl_}});
     if ((int)continuation_.size() < asked_continue_)
-        note += tr(lang, "The continuation stops at the model's context. ", "이어쓰기는 모델의 context 끝에서 멈춥니다. ");
-    panels.push_back(NotePanel{tr(lang, "What is computed", "무엇을 계산했나"), note});
+        note += msg("the_continuation_stops_at");
+    panels.push_back(NotePanel{msg("what_is_computed"), note});
     return panels;
 }
 
@@ -356,32 +335,18 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 
 std::vector<ParamSpec> params() {
     return {
-        ParamSpec::text("prompt", "hot → cold ; big → small ; fast →", 400, prompt_vocabulary(),
-                        "your prompt: demonstrations x → y separated by ';', then a query x → (type -> for →)",
-                        "내 prompt: ';'로 나눈 demonstration x → y, 그리고 query x → (→는 ->로 입력)"),
-        ParamSpec::integer("continue", 0, 16, 6, 1, "tokens to continue greedily", "greedy로 이어 쓸 token 수"),
-        ParamSpec::choice("head", head_choices(), "L3H0", "the head whose full attention map is drawn",
-                          "전체 attention map을 그릴 head"),
-        ParamSpec::text("ablate", "", 200, head_vocabulary(), "heads to ablate, e.g. L3H0, L2H1 (empty: none)",
-                        "제거할 head, 예: L3H0, L2H1 (비우면 없음)"),
-        ParamSpec::choice("fv_task", fv_choices(), "none", "add this task's function vector (none: do not)",
-                          "이 task의 function vector를 더함 (none: 더하지 않음)"),
-        ParamSpec::integer("fv_layer", 0, 4, 1, 1,
-                           "add the function vector after this block (0 = after the embeddings)",
-                           "이 block 뒤에 function vector를 더함 (0 = embedding 뒤)"),
+        ParamSpec::text("prompt", "hot → cold ; big → small ; fast →", 400, prompt_vocabulary()),
+        ParamSpec::integer("continue", 0, 16, 6, 1),
+        ParamSpec::choice("head", head_choices(), "L3H0"),
+        ParamSpec::text("ablate", "", 200, head_vocabulary()),
+        ParamSpec::choice("fv_task", fv_choices(), "none"),
+        ParamSpec::integer("fv_layer", 0, 4, 1, 1),
     };
 }
 
 const DemoDef kPromptLab = [] {
     DemoDef d;
     d.id = "prompt_lab";
-    d.title_en = "Prompt lab: your own prompt in the task model";
-    d.title_ko = "prompt 실험실: 내 prompt를 task 모델에";
-    d.summary_en = "Type a few-shot prompt and watch the shipped task model read it: the next-token distribution, the answer as "
-            "demonstrations are added, every head's attention, Dai et al.'s split, a continuation; ablate heads or add a "
-            "function vector.";
-    d.summary_ko = "few-shot prompt를 직접 쓰고 배포된 task 모델이 읽는 모습을 봅니다: 다음 token 분포, demonstration을 더할 때의 답, "
-            "모든 head의 attention, Dai et al.의 분해, 이어쓰기; head를 제거하거나 function vector를 더해 봅니다.";
     d.paper = "Brown et al. 2020; Dai et al. 2023; Todd et al. 2024";
     d.analytic = true;
     d.params = params();

@@ -200,7 +200,7 @@ void RegressionLabSession::compute_analytic() {
 std::vector<Panel> RegressionLabSession::panels() const {
     std::vector<Panel> panels;
     if (!analytic_done_) return panels;
-    const Lang L = ctx_.lang;
+    const Texts& msg = ctx_.text;
     const Params& p = ctx_.params;
     const auto& pts = p.pts("points");
     const int n = static_cast<int>(pts.size()), d = bias_ ? 2 : 1;
@@ -231,87 +231,70 @@ std::vector<Panel> RegressionLabSession::panels() const {
     };
     const std::string eta = format_number(p.d("eta")), k = std::to_string(p.i("k_steps"));
     LinesPanel lines;
-    lines.title = tr(L, "Predictions across x from your points", "내 점들로부터의 x에 따른 예측");
+    lines.title = msg("predictions_across_x_from");
     lines.x_label = "x";
-    lines.y_label = tr(L, "prediction ŷ(x)", "예측 ŷ(x)");
-    Series points{tr(L, "your in-context points", "내 in-context 점"), {}, {}, {}, false, true};
+    lines.y_label = msg("prediction_x");
+    Series points{msg("your_in_context_points"), {}, {}, {}, false, true};
     for (const auto& xy : pts) { points.x.push_back(xy[0]); points.y.push_back(xy[1]); }
     lines.series.push_back(points);
-    lines.series.push_back({tr(L, "one GD step, η = ", "GD 한 step, η = ") + eta, grid_, shown(gd1_), {}, false});
-    lines.series.push_back({tr(L, "constructed LSA layer", "구성한 LSA 층"), grid_, shown(lsa_), {}, true});
-    lines.series.push_back({k + tr(L, " GD steps", "번의 GD step"), grid_, shown(gdk_), {}, false});
+    lines.series.push_back({msg("one_gd_step", {{"eta", eta}}), grid_, shown(gd1_), {}, false});
+    lines.series.push_back({msg("constructed_lsa_layer"), grid_, shown(lsa_), {}, true});
+    lines.series.push_back({msg("gd_steps", {{"k", k}}), grid_, shown(gdk_), {}, false});
     if (!trained_.empty())
-        lines.series.push_back({tr(L, "trained LSA layer", "학습한 LSA 층") +
-                                    (trained_steps_ < kTrainSteps ? " (" + std::to_string(trained_steps_) + "/" +
-                                                                        std::to_string(kTrainSteps) + ")"
-                                                                  : std::string()),
+        lines.series.push_back({trained_steps_ < kTrainSteps
+                                    ? msg("trained_lsa_layer_partial", {{"done", trained_steps_}, {"total", kTrainSteps}})
+                                    : msg("trained_lsa_layer"),
                                 grid_, shown(trained), {}, false});
-    if (ls_ok_) lines.series.push_back({tr(L, "least squares", "최소제곱"), grid_, shown(ls_), {}, false});
+    if (ls_ok_) lines.series.push_back({msg("least_squares"), grid_, shown(ls_), {}, false});
     if (ridge_ok_)
-        lines.series.push_back({tr(L, "ridge, λ = ", "ridge, λ = ") + format_number(p.d("lambda")), grid_,
+        lines.series.push_back({msg("ridge", {{"lambda", format_number(p.d("lambda"))}}), grid_,
                                 shown(ridge_), {}, true});
-    lines.series.push_back({tr(L, "query x", "query x"), {xq, xq}, {kYMin, kYMax}, {}, true});
+    lines.series.push_back({msg("query_x"), {xq, xq}, {kYMin, kYMax}, {}, true});
 
     auto at_query = [&](const std::vector<double>& w) { return w.empty() ? std::nan("") : apply(w, xq); };
-    ScalarsPanel s{tr(L, "At the query x", "query x에서"), {}};
-    s.items.push_back({"n_points", double(n), "", tr(L, "your in-context points", "내 in-context 점 개수")});
-    s.items.push_back({"gd_one_step", at_query(dw_gd_), "", tr(L, "one GD step from W0 = 0", "W0 = 0에서 GD 한 step")});
+    ScalarsPanel s{msg("at_the_query_x"), {}};
+    s.items.push_back({"n_points", double(n), "", msg("your_in_context_points_2")});
+    s.items.push_back({"gd_one_step", at_query(dw_gd_), "", msg("one_gd_step_from")});
     s.items.push_back({"lsa_constructed", at_query(dw_lsa_), "",
-                       tr(L, "the constructed LSA layer (von Oswald et al.)", "구성한 LSA 층 (von Oswald et al.)")});
+                       msg("the_constructed_lsa_layer")});
     s.items.push_back({"max_abs_diff", max_gap_, "",
-                       tr(L, "largest |constructed LSA − one GD step| over the x grid (float rounding)",
-                          "x 격자 전체에서 |구성한 LSA − GD 한 step|의 최댓값 (float 반올림)")});
-    s.items.push_back({"gd_k_steps", at_query(w_k_), "", k + tr(L, " GD steps", "번의 GD step")});
+                       msg("largest_constructed_lsa_one")});
+    s.items.push_back({"gd_k_steps", at_query(w_k_), "", msg("gd_steps", {{"k", k}})});
     s.items.push_back({"lsa_trained", at_query(dw_trained), "",
-                       tr(L, "the LSA layer trained on the task prior", "task prior로 학습한 LSA 층")});
+                       msg("the_lsa_layer_trained")});
     s.items.push_back({"least_squares", ls_ok_ ? apply(w_ls_, xq) : std::nan(""), "",
-                       tr(L, "least squares (minimum-norm when underdetermined)", "최소제곱 (해가 여럿이면 norm 최소)")});
-    s.items.push_back({"ridge", ridge_ok_ ? apply(w_ridge_, xq) : std::nan(""), "", tr(L, "ridge", "ridge")});
+                       msg("least_squares_minimum_norm")});
+    s.items.push_back({"ridge", ridge_ok_ ? apply(w_ridge_, xq) : std::nan(""), "", msg("ridge_2")});
     s.items.push_back({"gd_over_ls", ls_ok_ && apply(w_ls_, xq) != 0 ? at_query(dw_gd_) / apply(w_ls_, xq) : std::nan(""), "",
-                       tr(L, "one GD step's prediction over least squares' at the query (1: the same; above 1: the "
-                             "step overshoots)",
-                          "query에서 GD 한 step의 예측을 least squares의 예측으로 나눈 값 (1: 같음, 1보다 크면 지나침)")});
+                       msg("one_gd_step_s")});
     s.items.push_back({"eta_stable", eta_stable_, "",
-                       tr(L, "GD on these points converges for η below this (2 / largest eigenvalue of the mean φφᵀ)",
-                          "이 점들에서 GD는 η가 이 값보다 작을 때 수렴 (2 / 평균 φφᵀ의 최대 고윳값)")});
+                       msg("gd_on_these_points")});
     s.items.push_back({"train_step", double(trained_steps_), "",
-                       tr(L, "Adam steps of the trained layer so far", "학습한 층의 지금까지 Adam step 수")});
+                       msg("adam_steps_of_the")});
     s.items.push_back({"train_loss", trained_loss_, "",
-                       tr(L, "its last batch loss ½(ŷ − y)² on prior tasks", "prior task에서 마지막 batch loss ½(ŷ − y)²")});
+                       msg("its_last_batch_loss")});
     panels.push_back(s);
     panels.push_back(lines);
 
-    TablePanel t{tr(L, "The fast weight ΔW (ŷ = ΔW · φ(x))", "fast weight ΔW (ŷ = ΔW · φ(x))"),
-                 {tr(L, "computed by", "계산한 것"), tr(L, "slope", "기울기")}, {}};
-    if (bias_) t.columns.push_back(tr(L, "bias", "bias"));
+    TablePanel t{msg("the_fast_weight_w"),
+                 {msg("computed_by"), msg("slope")}, {}};
+    if (bias_) t.columns.push_back(msg("bias"));
     auto row = [&](const std::string& name, const std::vector<double>& w) {
         std::vector<std::string> cells{name};
         for (int c = 0; c < d; ++c) cells.push_back(c < int(w.size()) ? format_number(w[c]) : "—");
         t.rows.push_back(cells);
     };
-    row(tr(L, "GD: (η/N) Σ y_i φ(x_i)", "GD: (η/N) Σ y_i φ(x_i)"), dw_gd_);
-    row(tr(L, "constructed LSA: −(W_KQᵀ C W_PVᵀ)[:, y]", "구성한 LSA: −(W_KQᵀ C W_PVᵀ)[:, y]"), dw_lsa_);
-    if (!dw_trained.empty()) row(tr(L, "trained LSA: the same read-off", "학습한 LSA: 같은 방식으로 읽음"), dw_trained);
-    row(k + tr(L, " GD steps: W_k", "번의 GD step: W_k"), w_k_);
-    if (ls_ok_) row(tr(L, "least squares", "최소제곱"), w_ls_);
-    if (ridge_ok_) row(tr(L, "ridge", "ridge"), w_ridge_);
+    row(msg("gd_n_y_i"), dw_gd_);
+    row(msg("constructed_lsa_w_kq"), dw_lsa_);
+    if (!dw_trained.empty()) row(msg("trained_lsa_the_same"), dw_trained);
+    row(msg("gd_steps_w_k", {{"k", k}}), w_k_);
+    if (ls_ok_) row(msg("least_squares"), w_ls_);
+    if (ridge_ok_) row(msg("ridge_2"), w_ridge_);
     panels.push_back(t);
 
     panels.push_back(NotePanel{
-        tr(L, "What to see", "무엇을 볼까"),
-        tr(L,
-           "The dashed constructed-LSA curve lies on the one-GD-step line for any points you place (von Oswald et "
-           "al. 2023: one linear self-attention layer with hand-set weights is one GD step from W0 = 0). One step "
-           "from 0 only scales Σ y_i φ(x_i): it is not the least-squares fit, and more GD steps approach least "
-           "squares while η stays below eta_stable. The trained layer is trained (Adam, from random weights) on "
-           "random lines with as many points as yours (slope and bias ~ N(0, 1), x ~ U(−2, 2)): it learns the one "
-           "step that is best on average over that prior, not a fit to your points — compare its ΔW with GD's.",
-           "점을 어디에 두든 점선인 구성한 LSA 곡선은 GD 한 step 직선 위에 놓입니다 (von Oswald et al. 2023: 손으로 "
-           "정한 가중치의 linear self-attention 한 층은 W0 = 0에서의 GD 한 step). 0에서 한 step은 Σ y_i φ(x_i)의 "
-           "크기만 바꾸므로 최소제곱 해가 아니며, η가 eta_stable보다 작으면 GD step을 늘릴수록 최소제곱에 "
-           "다가갑니다. 학습한 층은 내 점과 개수가 같은 무작위 직선(기울기와 bias ~ N(0, 1), x ~ U(−2, 2))으로 "
-           "(Adam, 무작위 가중치에서) 학습합니다. 그래서 내 점에 맞춘 것이 아니라 그 prior에서 평균적으로 가장 좋은 "
-           "한 step을 배웁니다 — 그 ΔW를 GD의 것과 비교해 보세요.")});
+        msg("what_to_see"),
+        msg("the_dashed_constructed_lsa")});
     return panels;
 }
 
@@ -321,30 +304,21 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 
 ParamSpec points_spec() {
     return ParamSpec::points("points", {kXMin, kXMax}, {kYMin, kYMax}, 0, kMaxPoints, 0.05,
-                             {{-1.5, -0.8}, {-0.8, -0.1}, {0.0, 0.7}, {0.6, 0.8}, {1.3, 1.9}},
-                             "your in-context examples (x, y): click to add, drag to move; or type \"x,y; x,y\"",
-                             "내 in-context 예시 (x, y): 클릭해 추가, 끌어서 이동, 또는 \"x,y; x,y\"로 입력");
+                             {{-1.5, -0.8}, {-0.8, -0.1}, {0.0, 0.7}, {0.6, 0.8}, {1.3, 1.9}});
 }
 
 const DemoDef regression_lab_def = [] {
     DemoDef d;
     d.id = "regression_lab";
-    d.title_en = "Regression lab: your points, one GD step = one LSA layer";
-    d.title_ko = "회귀 실험실: 내 점들, GD 한 step = LSA 한 층";
-    d.summary_en = "Place your own in-context points; see one GD step and the constructed linear self-attention layer draw the "
-            "same line, beside k GD steps, a trained LSA layer, least squares and ridge, and the fast weight ΔW.";
-    d.summary_ko = "내 in-context 점을 놓으면 GD 한 step과 구성한 linear self-attention 층이 같은 직선을 그리고, k번의 GD step, "
-            "학습한 LSA 층, 최소제곱, ridge, fast weight ΔW가 나란히 보입니다.";
     d.paper = "von Oswald et al. 2023";
     d.analytic = true;
     d.params = {
         points_spec(),
-        ParamSpec::real("query_x", kXMin, kXMax, 1.0, 0.05, "the query input x", "query 입력 x"),
-        ParamSpec::boolean("bias", true, "add a constant feature 1 (a bias) to x", "x에 상수 feature 1(bias)을 더함"),
-        ParamSpec::real("eta", 0, 2, 0.3, 0.01, "GD step size η (the constructed layer's P = η/N I)",
-                        "GD step 크기 η (구성한 층의 P = η/N I)"),
-        ParamSpec::integer("k_steps", 1, 200, 20, 1, "steps of the k-step GD curve", "k-step GD 곡선의 step 수"),
-        ParamSpec::real("lambda", 0, 10, 0.5, 0.01, "ridge penalty λ", "ridge 벌점 λ"),
+        ParamSpec::real("query_x", kXMin, kXMax, 1.0, 0.05),
+        ParamSpec::boolean("bias", true),
+        ParamSpec::real("eta", 0, 2, 0.3, 0.01),
+        ParamSpec::integer("k_steps", 1, 200, 20, 1),
+        ParamSpec::real("lambda", 0, 10, 0.5, 0.01),
     };
     d.start = start;
     return d;

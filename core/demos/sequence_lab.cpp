@@ -113,10 +113,10 @@ private:
 std::vector<Panel> SequenceLabSession::panels() const {
     std::vector<Panel> panels;
     if (!done_ || !error_.empty()) return panels;
-    const Lang L = ctx_.lang;
+    const Texts& msg = ctx_.text;
     const int n = static_cast<int>(labels_.size()), C = static_cast<int>(mixture_.concepts.size());
     std::vector<std::string> concepts, symbols(kNames, kNames + kSymbols);
-    for (int c = 0; c < C; ++c) concepts.push_back(tr(L, "concept ", "concept ") + std::to_string(c));
+    for (int c = 0; c < C; ++c) concepts.push_back(msg("concept", {{"c", c}}));
 
     double kl_sum = 0;
     int kl_count = 0;
@@ -124,61 +124,44 @@ std::vector<Panel> SequenceLabSession::panels() const {
         if (std::isfinite(k)) { kl_sum += k; ++kl_count; }
     const double* last = posterior_.data() + static_cast<size_t>(n - 1) * C;
     const int top = static_cast<int>(std::max_element(last, last + C) - last);
-    ScalarsPanel s{tr(L, "Your sequence: the model against Bayes", "내 수열: 모델과 Bayes"), {}};
-    s.items.push_back({"tokens", double(n), "", tr(L, "symbols and ';' typed", "입력한 기호와 ';' 수")});
+    ScalarsPanel s{msg("your_sequence_the_model"), {}};
+    s.items.push_back({"tokens", double(n), "", msg("symbols_and_typed")});
     s.items.push_back({"kl_mean", kl_count ? kl_sum / kl_count : std::nan(""), "nats",
-                       tr(L, "mean KL(Bayes ‖ model) over the positions", "위치 평균 KL(Bayes ‖ 모델)")});
-    s.items.push_back({"kl_last", kl_.back(), "nats", tr(L, "KL(Bayes ‖ model) after the last token", "마지막 token 뒤 KL(Bayes ‖ 모델)")});
+                       msg("mean_kl_bayes_model")});
+    s.items.push_back({"kl_last", kl_.back(), "nats", msg("kl_bayes_model_after")});
     s.items.push_back({"posterior_top", last[top], "",
-                       tr(L, "the largest posterior probability of a concept, after the last token",
-                          "마지막 token 뒤 가장 큰 concept posterior 확률")});
-    s.items.push_back({"top_concept", double(top), "", tr(L, "that concept", "그 concept")});
+                       msg("the_largest_posterior_probability")});
+    s.items.push_back({"top_concept", double(top), "", msg("that_concept")});
     const double sc = surprisal_count_ ? double(surprisal_count_) : std::nan("");
     s.items.push_back({"surprisal_bayes", surprisal_bayes_ / sc, "nats",
-                       tr(L, "how unlikely your symbols are under the mixture: mean of -ln p(symbol | what came before)",
-                          "mixture에서 내 기호가 얼마나 드문가: -ln p(기호 | 앞의 것)의 평균")});
+                       msg("how_unlikely_your_symbols")});
     s.items.push_back({"surprisal_model", surprisal_model_ / sc, "nats",
-                       tr(L, "the same under the model", "모델에서 같은 값")});
+                       msg("the_same_under_the")});
     panels.push_back(s);
 
-    LinesPanel kl{tr(L, "KL(Bayes ‖ model) at each position", "위치마다의 KL(Bayes ‖ 모델)"),
-                  tr(L, "position (tokens typed)", "위치 (입력한 token 수)"), "nats", false, false, {}};
+    LinesPanel kl{msg("kl_bayes_model_at"),
+                  msg("position_tokens_typed"), "nats", false, false, {}};
     Series ks{"KL", {}, {}, {}, false};
     for (int j = 0; j < n; ++j) { ks.x.push_back(j + 1); ks.y.push_back(kl_[j]); }
     kl.series.push_back(ks);
     panels.push_back(kl);
 
-    HeatmapPanel post{tr(L, "Exact posterior over concepts after each token", "token마다의 정확한 concept posterior"),
-                      tr(L, "concept", "concept"), tr(L, "after token", "token 뒤"), n, C, posterior_, labels_, concepts,
+    HeatmapPanel post{msg("exact_posterior_over_concepts"),
+                      msg("concept_2"), msg("after_token"), n, C, posterior_, labels_, concepts,
                       false};
     panels.push_back(post);
-    HeatmapPanel model{tr(L, "The model's next symbol after each token", "token마다 모델의 다음 기호"),
-                       tr(L, "next symbol", "다음 기호"), tr(L, "after token", "token 뒤"), n, kSymbols, model_next_, labels_,
+    HeatmapPanel model{msg("the_model_s_next"),
+                       msg("next_symbol"), msg("after_token"), n, kSymbols, model_next_, labels_,
                        symbols, false};
     panels.push_back(model);
-    HeatmapPanel bayes{tr(L, "The Bayes-optimal next symbol after each token", "token마다 Bayes 최적 다음 기호"),
-                       tr(L, "next symbol", "다음 기호"), tr(L, "after token", "token 뒤"), n, kSymbols, bayes_next_, labels_,
+    HeatmapPanel bayes{msg("the_bayes_optimal_next"),
+                       msg("next_symbol"), msg("after_token"), n, kSymbols, bayes_next_, labels_,
                        symbols, false};
     panels.push_back(bayes);
 
     panels.push_back(NotePanel{
-        tr(L, "What to see", "무엇을 볼까"),
-        tr(L,
-           "Each row is the state after one more typed token. The model was trained on documents of one concept each: "
-           "segments of 6 symbols separated by ';'. The exact posterior (forward algorithm over the 5 concepts' HMMs) "
-           "sharpens as your symbols favour one concept; the model never saw the concepts, yet its next-symbol row "
-           "follows the Bayes row — the KL is small where your sequence looks like its training data. After 6 symbols "
-           "only ';' can follow, so those rows have no Bayes distribution. The surprisal scalars say how unlikely your "
-           "symbols are under the mixture and under the model. Where the two part is an empirical question about this "
-           "tiny model: try one symbol repeated (a a a a a a ; a a a and d d d d d d ; d d d behave differently) "
-           "(Xie et al. 2022).",
-           "각 행은 token 하나를 더 입력한 뒤의 상태입니다. 모델은 문서마다 concept 하나로 된 문서, 즉 ';'로 나뉜 "
-           "기호 6개짜리 segment들로 학습했습니다. 정확한 posterior(concept 5개 HMM에 대한 forward algorithm)는 내 "
-           "기호가 한 concept를 가리킬수록 뾰족해집니다. 모델은 concept를 본 적이 없는데도 다음 기호 행이 Bayes 행을 "
-           "따라갑니다 — 내 수열이 학습 데이터와 닮은 곳에서 KL이 작습니다. 기호 6개 뒤에는 ';'만 올 수 있으므로 그 "
-           "행에는 Bayes 분포가 없습니다. surprisal 값은 내 기호가 mixture와 모델에서 얼마나 드문지 보여 줍니다. 모델과 "
-           "Bayes가 어디서 갈라지는지는 이 작은 모델에 대한 실험의 문제입니다: 한 기호를 반복해 보세요 "
-           "(a a a a a a ; a a a와 d d d d d d ; d d d는 다르게 움직입니다) (Xie et al. 2022).")});
+        msg("what_to_see"),
+        msg("each_row_is_the")});
     return panels;
 }
 
@@ -213,20 +196,12 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 }
 
 std::vector<ParamSpec> params() {
-    return {ParamSpec::text("sequence", "c c d c a e ; c c d", 200, vocabulary(),
-                            "your symbols a to j, separated by spaces; ';' ends a segment (the model's segments have 6 symbols)",
-                            "기호 a~j를 띄어 쓰고, ';'로 segment를 끝냅니다 (모델의 segment는 기호 6개)")};
+    return {ParamSpec::text("sequence", "c c d c a e ; c c d", 200, vocabulary())};
 }
 
 const DemoDef sequence_lab_def = [] {
     DemoDef d;
     d.id = "sequence_lab";
-    d.title_en = "Sequence lab: your symbols, the exact posterior and the model";
-    d.title_ko = "수열 실험실: 내 기호, 정확한 posterior와 모델";
-    d.summary_en = "Type a sequence of symbols for the HMM-mixture model; after each one see the exact posterior over concepts, "
-            "the model's next-symbol distribution beside the Bayes-optimal one, and the KL between them.";
-    d.summary_ko = "HMM mixture 모델에 기호 수열을 입력하면, 기호마다 concept에 대한 정확한 posterior, 모델의 다음 기호 분포와 "
-            "Bayes 최적 분포, 그 사이의 KL이 보입니다.";
     d.paper = "Xie et al. 2022";
     d.analytic = true;
     d.params = params();

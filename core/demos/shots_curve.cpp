@@ -111,20 +111,20 @@ private:
 };
 
 std::vector<Panel> ShotsSession::panels() const {
-    const Lang lang = ctx_.lang;
+    const Texts& msg = ctx_.text;
     std::vector<Panel> panels;
     const int tasks_done = unit_ / seeds_;  // tasks with every seed finished
     double k0 = 0, k1 = 0, k16 = 0, ft16 = 0, margin = 1e9;
     std::vector<std::string> dips;
-    TablePanel table{tr(lang, "Per task (mean over seeds)", "task별 결과 (seed 평균)"),
-                     {tr(lang, "task", "task"), tr(lang, "chance", "우연"), "k=0", "k=1", "k=4", "k=16",
-                      tr(lang, "fine-tuned, k=16", "fine-tuning, k=16")},
+    TablePanel table{msg("per_task_mean_over"),
+                     {msg("task"), msg("chance"), "k=0", "k=1", "k=4", "k=16",
+                      msg("fine_tuned_k_16")},
                      {}};
-    LinesPanel curve{tr(lang, "In-context accuracy against k", "k에 따른 in-context 정확도"),
-                     tr(lang, "demonstrations k", "demonstration 수 k"), tr(lang, "accuracy", "정확도"), false, false, {}};
+    LinesPanel curve{msg("in_context_accuracy_against"),
+                     msg("demonstrations_k"), msg("accuracy"), false, false, {}};
     for (int t = 0; t < tasks_done; ++t) {
         const tasks::Task& task = suite_.tasks[(size_t)t];
-        Series s{lang == Lang::ko ? task.name_ko : task.name_en, {}, {}, {}, false};
+        Series s{msg("task." + task.id), {}, {}, {}, false};
         std::vector<double> means;
         for (int k = 0; k <= tasks::kMaxShots; ++k) {
             double m, sd;
@@ -145,11 +145,11 @@ std::vector<Panel> ShotsSession::panels() const {
         if (means[1] < means[0]) dips.push_back(task.id + " (" + format_number(means[0], "%.2f") + " → " + format_number(means[1], "%.2f") + ")");
         table.rows.push_back({task.id, format_number(task.chance(), "%.2f"), format_number(means[0], "%.2f"), format_number(means[1], "%.2f"), format_number(means[4], "%.2f"), format_number(means[16], "%.2f"), format_number(f16, "%.2f")});
     }
-    LinesPanel versus{tr(lang, "Context vs weights (mean over tasks)", "context vs weight (task 평균)"),
-                      tr(lang, "examples k", "예시 수 k"), tr(lang, "accuracy", "정확도"), false, false, {}};
+    LinesPanel versus{msg("context_vs_weights_mean"),
+                      msg("examples_k"), msg("accuracy"), false, false, {}};
     if (tasks_done > 0) {
-        Series icl{tr(lang, "in context (weights fixed)", "in-context (weight 고정)"), {}, {}, {}, false};
-        Series ft{tr(lang, "fine-tuned on the k examples, asked zero-shot", "k개 예시로 fine-tuning 후 zero-shot"), {}, {}, {}, true};
+        Series icl{msg("in_context_weights_fixed"), {}, {}, {}, false};
+        Series ft{msg("fine_tuned_on_the"), {}, {}, {}, true};
         for (int k = 0; k <= tasks::kMaxShots; ++k) {
             double m = 0;
             for (int t = 0; t < tasks_done; ++t) m += curve.series[(size_t)t].y[(size_t)k] / tasks_done;
@@ -170,34 +170,21 @@ std::vector<Panel> ShotsSession::panels() const {
         }
         versus.series = {icl, ft};
     }
-    ScalarsPanel head{tr(lang, "Headline", "핵심 수치"), {}};
-    head.items.push_back({"icl_k0", k0, "", tr(lang, "zero-shot accuracy, mean over tasks", "zero-shot 정확도 (task 평균)")});
-    head.items.push_back({"icl_k1", k1, "", tr(lang, "one-shot accuracy, mean over tasks", "one-shot 정확도 (task 평균)")});
-    head.items.push_back({"icl_k16", k16, "", tr(lang, "16-shot accuracy, mean over tasks", "16-shot 정확도 (task 평균)")});
-    head.items.push_back({"ft_k16", ft16, "", tr(lang, "fine-tuned on 16 examples, asked zero-shot", "16개로 fine-tuning 후 zero-shot 정확도")});
+    ScalarsPanel head{msg("headline"), {}};
+    head.items.push_back({"icl_k0", k0, "", msg("zero_shot_accuracy_mean")});
+    head.items.push_back({"icl_k1", k1, "", msg("one_shot_accuracy_mean")});
+    head.items.push_back({"icl_k16", k16, "", msg("16_shot_accuracy_mean")});
+    head.items.push_back({"ft_k16", ft16, "", msg("fine_tuned_on_16")});
     head.items.push_back({"min_margin_k16", tasks_done ? margin : 0, "",
-                          tr(lang, "smallest (16-shot accuracy − chance) over tasks", "task 중 가장 작은 (16-shot 정확도 − 우연 수준)")});
+                          msg("smallest_16_shot_accuracy")});
     head.items.push_back({"one_shot_dips", (double)dips.size(), "",
-                          tr(lang, "tasks where one-shot scores below zero-shot", "one-shot이 zero-shot보다 낮은 task 수")});
+                          msg("tasks_where_one_shot")});
     panels.push_back(head);
     std::string dip_text;
     for (const std::string& d : dips) dip_text += (dip_text.empty() ? "" : ", ") + d;
-    std::string note = tr(lang,
-                       "Each input domain serves two tasks (hot → cold or hot → temperature; 7 → 8 or 7 → 6), so zero-shot the "
-                       "model can only guess which one is meant; the demonstrations say it. topic_remap's labels are "
-                       "permuted in every prompt, so only the context can tell them. The weights never change along "
-                       "the solid curves. The dashed curve fine-tunes a copy of the model on the same k examples and "
-                       "asks zero-shot: the weights carry the task instead. Chance is 1/(size of the task's label space). "
-                       "Brown et al. 2020 (GPT-3) report that one-shot can score below zero-shot on some tasks; ",
-                       "입력 영역마다 task가 두 개씩 있어서 (hot → cold 인지 hot → temperature 인지, 7 → 8 인지 7 → 6 인지) "
-                       "zero-shot에서는 모델이 어느 쪽인지 짐작할 수밖에 없고, demonstration이 그것을 알려 줍니다. "
-                       "topic_remap은 prompt마다 label을 섞으므로 context만이 답을 알려 줍니다. 실선을 따라가는 동안 weight는 "
-                       "한 번도 바뀌지 않습니다. 점선은 모델 사본을 같은 k개 예시로 fine-tuning한 뒤 zero-shot으로 물은 "
-                       "결과로, 이번에는 weight가 task를 담습니다. 우연 수준은 1/(task의 label 개수)입니다. "
-                       "Brown et al. 2020 (GPT-3)은 one-shot이 zero-shot보다 낮은 task가 있다고 보고합니다. ");
-    if (dips.empty()) note += tr(lang, "here no task shows that dip.", "여기서는 그런 task가 없습니다.");
-    else note += tr(lang, "here it happens on: ", "여기서는 다음 task에서 그렇습니다: ") + dip_text + ".";
-    panels.push_back(NotePanel{tr(lang, "What to see", "무엇을 볼까"), note});
+    const std::string note =
+        msg("note", {{"dips", dips.empty() ? msg("here_no_task_shows") : msg("here_it_happens_on", {{"tasks", dip_text}})}});
+    panels.push_back(NotePanel{msg("what_to_see"), note});
     panels.push_back(versus);
     panels.push_back(curve);
     panels.push_back(table);
@@ -215,24 +202,15 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
 const DemoDef kShotsCurve = [] {
     DemoDef d;
     d.id = "shots_curve";
-    d.title_en = "Zero-, one- and few-shot: accuracy against the number of demonstrations";
-    d.title_ko = "zero-, one-, few-shot: demonstration 수에 따른 정확도";
-    d.summary_en = "A tiny GPT answers eight word tasks with k = 0..16 demonstrations in its prompt; beside it, the same model "
-            "fine-tuned on the same k examples.";
-    d.summary_ko = "작은 GPT가 prompt 안의 demonstration k = 0..16개로 여덟 가지 단어 task에 답합니다. 옆에는 같은 k개 예시로 "
-            "fine-tuning한 같은 모델을 둡니다.";
     d.paper = "Brown et al. 2020 (GPT-3)";
     d.params = {
         // Largest problem, every size at its max: peak 25 MiB for start + one step
         // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
-        ParamSpec::integer("seeds", 1, 8, 3, 1, "independent draws of prompts (spread over seeds)",
-                           "prompt를 새로 뽑는 횟수 (seed 간 편차)"),
-        ParamSpec::integer("sequences", 2, 64, 8, 1, "prompts per task and seed", "task와 seed마다 prompt 수"),
-        ParamSpec::integer("ft_sequences", 1, 16, 1, 1, "fine-tuning runs per task, seed and k",
-                           "task, seed, k마다 fine-tuning 횟수"),
-        ParamSpec::integer("ft_steps", 1, 100, 10, 1, "AdamW steps of each fine-tuning run",
-                           "fine-tuning 한 번의 AdamW step 수"),
-        ParamSpec::real("ft_lr", 1e-5, 0.05, 3e-4, 1e-5, "fine-tuning learning rate", "fine-tuning learning rate"),
+        ParamSpec::integer("seeds", 1, 8, 3, 1),
+        ParamSpec::integer("sequences", 2, 64, 8, 1),
+        ParamSpec::integer("ft_sequences", 1, 16, 1, 1),
+        ParamSpec::integer("ft_steps", 1, 100, 10, 1),
+        ParamSpec::real("ft_lr", 1e-5, 0.05, 3e-4, 1e-5),
     };
     d.start = start;
     d.assets = {"checkpoints/tasks.json", "checkpoints/tasks.icl"};

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -28,7 +29,94 @@ int LessonSet::warnings() const { return static_cast<int>(problems.size()) - err
 
 namespace {
 
-const char* const kLangs[] = {"en", "ko"};
+// The languages of a lessons folder: en first, then every subfolder named by a language
+// code (icl/texts.h's check_lang_code: "ko", "pt-BR"; "checkpoints" is not one), sorted.
+std::vector<std::string> languages_of(const std::string& dir) {
+    std::vector<std::string> out = {"en"};
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        std::error_code sec;
+        if (name != "en" && check_lang_code(name).ok() && fs::is_directory(it->path(), sec)) out.push_back(name);
+    }
+    std::sort(out.begin() + 1, out.end());
+    return out;
+}
+
+// The {name} placeholders of a catalogue message, sorted (texts.h's grammar).
+std::set<std::string> placeholders(const std::string& text) {
+    std::set<std::string> out;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '{') continue;
+        if (i + 1 < text.size() && text[i + 1] == '{') { ++i; continue; }
+        const size_t close = text.find('}', i);
+        if (close == std::string::npos) break;
+        const std::string inner = text.substr(i + 1, close - i - 1);
+        out.insert(inner.substr(0, inner.find(':')));
+        i = close;
+    }
+    return out;
+}
+
+// Each language's catalogues (<dir>/<lang>/catalogue/*.json) against English's: a file or
+// key English has and the language lacks is a warning (English shows there); a key
+// English does not have, a value that is not a string, placeholders that differ from
+// English's, or a file that is not a JSON object of strings is an error.
+void lint_catalogues(const std::string& dir, const std::vector<std::string>& langs, std::vector<Diagnostic>& out) {
+    const auto read = [&](const fs::path& p, json& j) {
+        auto text = read_regular_file(p.string(), file_limits::kRecipe);
+        if (!text) { out.push_back({p.string(), 0, text.error().message, false}); return false; }
+        j = json::parse(text.value(), nullptr, false);
+        if (!j.is_object()) { out.push_back({p.string(), 1, "a catalogue is a JSON object of key → text", false}); return false; }
+        for (const auto& [key, value] : j.items())
+            if (!value.is_string()) { out.push_back({p.string(), 1, "'" + key + "' is not a string", false}); return false; }
+        return true;
+    };
+    std::map<std::string, json> english;
+    const fs::path en_dir = fs::path(dir) / "en" / "catalogue";
+    std::error_code ec;
+    for (fs::directory_iterator it(en_dir, ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().extension() == ".json") {
+            json j;
+            if (read(it->path(), j)) english[it->path().filename().string()] = std::move(j);
+        }
+    // (a tree without en/catalogue/ — a test's, or lessons kept apart from the demos —
+    // has nothing to compare; its demos say so when they run)
+    for (const std::string& lang : langs) {
+        if (lang == "en") continue;
+        const fs::path lang_dir = fs::path(dir) / lang / "catalogue";
+        for (const auto& [file, en] : english) {
+            const fs::path p = lang_dir / file;
+            if (!fs::exists(p, ec)) {
+                out.push_back({p.string(), 0, "missing: its " + std::to_string(en.size()) + " texts show in English", true});
+                continue;
+            }
+            json j;
+            if (!read(p, j)) continue;
+            std::string lacks;
+            int lacking = 0;
+            for (const auto& [key, value] : en.items()) {
+                if (!j.contains(key)) {
+                    if (++lacking <= 5) lacks += (lacks.empty() ? "" : ", ") + key;
+                    continue;
+                }
+                const auto here = placeholders(j[key].get<std::string>()), there = placeholders(value.get<std::string>());
+                if (here != there) {
+                    std::string a, b;
+                    for (const auto& n : here) a += "{" + n + "}";
+                    for (const auto& n : there) b += "{" + n + "}";
+                    out.push_back({p.string(), 1, "'" + key + "' has the placeholders " + (a.empty() ? "(none)" : a) +
+                                                      " but English has " + (b.empty() ? "(none)" : b), false});
+                }
+            }
+            if (lacking)
+                out.push_back({p.string(), 0, "lacks " + std::to_string(lacking) + " of English's texts (" + lacks +
+                                                  (lacking > 5 ? ", ..." : "") + "): English shows for them", true});
+            for (const auto& [key, value] : j.items())
+                if (!en.contains(key)) out.push_back({p.string(), 1, "'" + key + "' is not in English's " + file + " (a key no one asks for)", false});
+        }
+    }
+}
 // Lists the files `icl lessons build` wrote into its folder (write_lesson_json).
 const char* const kBuildManifest = ".icl-lessons-build.json";
 
@@ -169,7 +257,8 @@ const json* run_instance(const Source& s, const std::string& instance, std::map<
     if (!demo || !find_demo(demo->demo)) return nullptr;
     const std::string key = demo->demo + " " + demo->params.dump();
     if (!results.count(key)) {
-        auto session = start_demo(demo->demo, demo->params, Lang::en, seed);
+        // (texts: none — only the numbers are read, to grade own-run checks)
+        auto session = start_demo(demo->demo, demo->params, Texts(), seed);
         if (!session) return nullptr;
         while (!session.value()->done()) session.value()->step(64);
         results[key] = to_json(session.value()->result());
@@ -255,11 +344,12 @@ void lint_predictions(const Source& s, std::map<std::string, json>& results, std
 LessonSet load_lesson_set(const std::string& dir, const LintOptions& options) {
     LessonSet set;
     std::map<std::string, std::vector<Source>> sources;
-    for (const char* lang : kLangs) {
+    set.languages = languages_of(dir);
+    for (const std::string& lang : set.languages) {
         const fs::path lang_dir = fs::path(dir) / lang;
         std::error_code ec;
         if (!fs::is_directory(lang_dir, ec)) {
-            set.problems.push_back({lang_dir.string(), 0, "no such directory (lessons live in " + dir + "/en and " + dir + "/ko)", false});
+            set.problems.push_back({lang_dir.string(), 0, "no such directory (the English lessons, which every language follows, live in " + dir + "/en)", false});
             continue;
         }
         // A link that loops or dangles, a folder or a FIFO named *.md: a problem naming the
@@ -318,17 +408,25 @@ LessonSet load_lesson_set(const std::string& dir, const LintOptions& options) {
                 set.problems.push_back({s.path, 1, "order " + std::to_string(s.lesson.order) + " is also used by " + ot->second->path, false});
         }
     }
-    for (const auto& [lang, ids] : by_id) {
-        const std::string other = lang == "en" ? "ko" : "en";
-        for (const auto& [id, s] : ids) {
-            const auto it = by_id[other].find(id);
-            if (it == by_id[other].end())
-                set.problems.push_back({s->path, 1, "lesson '" + id + "' has no " + other + " version (expected " + dir + "/" + other + "/" +
-                                                      fs::path(s->path).filename().string() + ")", false});
-            else if (lang == "en" && s->parsed && it->second->parsed)
+    // English is the reference: a lesson another language lacks is a warning (that
+    // language shows fewer lessons); one English lacks is an error; a translation must
+    // match English in everything but language (lint_pair).
+    for (const std::string& lang : set.languages) {
+        if (lang == "en") continue;
+        for (const auto& [id, s] : by_id["en"]) {
+            const auto it = by_id[lang].find(id);
+            if (it == by_id[lang].end())
+                set.problems.push_back({s->path, 1, "lesson '" + id + "' has no " + lang + " version (expected " + dir + "/" + lang + "/" +
+                                                      fs::path(s->path).filename().string() + "): the " + lang + " lessons lack it", true});
+            else if (s->parsed && it->second->parsed)
                 lint_pair(*s, *it->second, set.problems);
         }
+        for (const auto& [id, s] : by_id[lang])
+            if (!by_id["en"].count(id))
+                set.problems.push_back({s->path, 1, "lesson '" + id + "' has no en version (expected " + dir + "/en/" +
+                                                      fs::path(s->path).filename().string() + "; English is the reference)", false});
     }
+    lint_catalogues(dir, set.languages, set.problems);
     if (options.run_demos) {
         std::map<std::string, json> results;
         for (const auto& [lang, list] : sources)
@@ -352,7 +450,7 @@ LessonSet load_lesson_set(const std::string& dir, const LintOptions& options) {
 
 json lesson_index_json(const LessonSet& set) {
     json index = json::object();
-    for (const char* lang : kLangs) {
+    for (const std::string& lang : set.languages) {
         json list = json::array();
         const auto it = set.lessons.find(lang);
         if (it != set.lessons.end()) {
@@ -379,7 +477,7 @@ Status write_lesson_json(const LessonSet& set, const std::string& out_dir) {
         return Ok{};
     };
     std::error_code ec;
-    for (const char* lang : kLangs) {
+    for (const std::string& lang : set.languages) {
         fs::create_directories(fs::path(out_dir) / lang, ec);
         if (ec) return make_error("cannot create " + (fs::path(out_dir) / lang).string() + ": " + ec.message());
     }
@@ -395,12 +493,12 @@ Status write_lesson_json(const LessonSet& set, const std::string& out_dir) {
     }
     if (auto ok = write(fs::path(out_dir) / "index.json", lesson_index_json(set)); !ok) return ok;
     std::set<std::string> written = {"index.json"};
-    for (const char* lang : kLangs) {
+    for (const std::string& lang : set.languages) {
         const auto it = set.lessons.find(lang);
         if (it != set.lessons.end())
             for (const Lesson& l : it->second) {
                 if (auto ok = write(fs::path(out_dir) / lang / (l.id + ".json"), to_json(l)); !ok) return ok;
-                written.insert(std::string(lang) + "/" + l.id + ".json");
+                written.insert(lang + "/" + l.id + ".json");
             }
     }
     if (auto ok = write(manifest_path, json{{"written_by", "icl lessons build"}, {"files", written}}); !ok) return ok;
@@ -412,7 +510,7 @@ Status write_lesson_json(const LessonSet& set, const std::string& out_dir) {
         const size_t slash = name.find('/');
         const std::string lang = name.substr(0, slash == std::string::npos ? 0 : slash);
         const std::string base = slash == std::string::npos ? "" : name.substr(slash + 1);
-        const bool shaped = (lang == "en" || lang == "ko") && base.size() > 5 && base.find('/') == std::string::npos &&
+        const bool shaped = check_lang_code(lang).ok() && base.size() > 5 && base.find('/') == std::string::npos &&
                             base.find("..") == std::string::npos && base.compare(base.size() - 5, 5, ".json") == 0;
         if (shaped) fs::remove(fs::path(out_dir) / lang / base, ec);
     }
@@ -466,11 +564,12 @@ Expected<std::string> write_lesson_skeleton(const std::string& dir, const std::s
     if (!id_ok)
         return make_error("lesson id '" + id + "' is not usable: use 1 to 64 letters, digits, '-' and '_' (e.g. attention-sinks)");
     if (id == "review") return make_error("lesson id 'review' is taken: <lang>/review.html is the review page");
-    if (std::find(std::begin(kLangs), std::end(kLangs), lang) == std::end(kLangs))
-        return make_error("unknown language '" + lang + "': the lessons are written in en and ko");
+    if (auto code = check_lang_code(lang); !code) return code.error();
     const fs::path lang_dir = fs::path(dir) / lang;
     std::error_code ec;
-    if (!fs::is_directory(lang_dir, ec)) return make_error("no such directory " + lang_dir.string() + " (give the lessons folder with --dir)");
+    if (!fs::is_directory(lang_dir, ec))
+        return make_error("no such directory " + lang_dir.string() + " (give the lessons folder with --dir; a new language " +
+                          "starts as a folder: make it, then copy en/catalogue/ into it to translate)");
     // An existing lesson: by its front matter, or by its file name when it does not parse.
     const LessonSet set = load_lesson_set(dir, LintOptions{true, false});
     int order = -1, largest = 0;

@@ -2,6 +2,10 @@
 
 #include <icl/lesson_set.h>
 
+#include <cstdio>
+#include <functional>
+#include <map>
+
 #include "ui_text.h"
 
 namespace {
@@ -65,9 +69,9 @@ LessonLibrary load_lesson_library(const std::string& dir) {
     icl::LessonSet set = icl::load_lesson_set(dir, options);
     for (const icl::Diagnostic& d : set.problems)
         if (!d.warning) library.problems.push_back(icl::to_string(d));
+    library.languages = set.languages;
     for (auto& [lang, lessons] : set.lessons)
-        for (icl::Lesson& lesson : lessons)
-            (lang == "ko" ? library.ko : library.en).push_back(prepare(std::move(lesson)));
+        for (icl::Lesson& lesson : lessons) library.by_lang[lang].push_back(prepare(std::move(lesson)));
     return library;
 }
 
@@ -128,11 +132,11 @@ void open_solo_demo(AppState& app, const std::string& demo_id) {
     if (app.demos.back().def && app.demos.back().def->analytic) start_demo_run(app, app.demos.back());
 }
 
-void set_language(AppState& app, icl::Lang lang) {
+void set_language(AppState& app, const std::string& lang) {
     if (lang == app.lang) return;
     const std::string open_id = app.lesson() ? app.lesson()->lesson.id : "";
     app.lang = lang;
-    app.progress.lang = lang == icl::Lang::ko ? "ko" : "en";
+    app.progress.lang = lang;
     if (app.reviewing) {
         open_review(app);
         save(app);
@@ -148,14 +152,48 @@ void set_language(AppState& app, icl::Lang lang) {
     for (size_t k = 0; k < lessons.size(); ++k)
         if (lessons[k].lesson.id == open_id) index = static_cast<int>(k);
     if (!open_id.empty() && (index < 0 || lessons[index].lesson.id != open_id))
-        app.notices.push_back(std::string(tr(lang, labels::no_translation)) + " " + open_id);
+        app.notices.push_back(std::string(ui(lang, "no_translation")) + " " + open_id);
     open_lesson(app, index);
+}
+
+namespace {
+// A catalogue, loaded once: `load` is icl::load_texts or the app's own (app.json).
+const icl::Texts& cached(const std::string& key, const std::function<icl::Expected<icl::Texts>()>& load) {
+    static std::map<std::string, icl::Texts> cache;
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+        auto texts = load();
+        if (!texts) std::fprintf(stderr, "icl-lab: %s\n", texts.error().message.c_str());
+        it = cache.emplace(key, texts ? texts.value() : icl::Texts()).first;
+    }
+    return it->second;
+}
+}  // namespace
+
+const icl::Texts& demo_texts(const std::string& lang, const std::string& id) {
+    return cached(lang + "/" + id, [&] { return icl::load_texts(lang, id); });
+}
+
+const char* ui(const std::string& lang, const char* key, std::initializer_list<icl::TextArg> args) {
+    static std::map<std::string, std::string> shown;  // node-stable: the pointers stay valid
+    const icl::Texts& t = cached(lang + "#app", [&] { return icl::load_catalogue(lang, {"app"}); });
+    std::string text = t(key, args);
+    auto it = shown.find(text);
+    if (it == shown.end()) it = shown.emplace(text, text).first;
+    return it->second.c_str();
+}
+
+std::vector<std::string> all_label_texts(const std::string& lang) {
+    std::vector<std::string> out;
+    const icl::Texts& t = cached(lang + "#app", [&] { return icl::load_catalogue(lang, {"app"}); });
+    for (const auto& [key, text] : t.messages().items()) out.push_back(text.get<std::string>());
+    return out;
 }
 
 void start_demo_run(AppState& app, DemoInstance& demo) {
     if (!demo.def) return;
     demo.run.reset();  // stops and joins a previous run
-    auto run = DemoRun::start(demo.def->id, demo.params, app.lang, demo.seed);
+    auto run = DemoRun::start(demo.def->id, demo.params, demo_texts(app.lang, demo.def->id), demo.seed);
     if (!run) {
         demo.error = run.error().message;
         return;
@@ -174,14 +212,14 @@ bool any_demo_running(const AppState& app) {
     return false;
 }
 
-icl::Expected<nlohmann::json> answer_json(const icl::CheckBlock& check, const CheckInput& input, icl::Lang lang) {
+icl::Expected<nlohmann::json> answer_json(const icl::CheckBlock& check, const CheckInput& input, const std::string& lang) {
     switch (check.type) {
     case icl::CheckType::Choice:
     case icl::CheckType::Predict:
-        if (input.choice.empty()) return icl::make_error(tr(lang, labels::choose_option));
+        if (input.choice.empty()) return icl::make_error(ui(lang, "choose_option"));
         return nlohmann::json(input.choice);
     case icl::CheckType::TrueFalse:
-        if (input.choice.empty()) return icl::make_error(tr(lang, labels::choose_true_false));
+        if (input.choice.empty()) return icl::make_error(ui(lang, "choose_true_false"));
         return nlohmann::json(input.choice == "true");
     case icl::CheckType::Multi: {
         nlohmann::json keys = nlohmann::json::array();
@@ -191,7 +229,7 @@ icl::Expected<nlohmann::json> answer_json(const icl::CheckBlock& check, const Ch
     case icl::CheckType::Numeric:
     case icl::CheckType::Text:
         if (input.typed.find_first_not_of(" \t") == std::string::npos)
-            return icl::make_error(tr(lang, labels::type_answer));
+            return icl::make_error(ui(lang, "type_answer"));
         return nlohmann::json(input.typed);
     }
     return icl::make_error("unknown check type");
@@ -207,7 +245,7 @@ void submit_answer(AppState& app, const icl::CheckBlock& check, const nlohmann::
         DemoInstance* demo = find_demo_instance(app, instance);
         auto snapshot = demo && demo->run ? demo->run->snapshot() : nullptr;
         if (!snapshot || !snapshot->done) {
-            input.error = std::string(tr(app.lang, labels::run_demo_first)) + " " + instance;
+            input.error = std::string(ui(app.lang, "run_demo_first")) + " " + instance;
             return;
         }
         demo_result = icl::to_json(*snapshot);
@@ -299,8 +337,8 @@ void review_next(AppState& app) {
 }
 
 void drop_unfit_answers(AppState& app) {
-    for (const auto* lessons : {&app.library.en, &app.library.ko})
-        for (const LoadedLesson& l : *lessons) {
+    for (const auto& [lang, lessons] : app.library.by_lang)
+        for (const LoadedLesson& l : lessons) {
             std::vector<nlohmann::json> checks;
             for (const icl::LessonBlock& b : l.lesson.blocks)
                 if (const auto* c = std::get_if<icl::CheckBlock>(&b)) checks.push_back(icl::to_json(*c));

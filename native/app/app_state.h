@@ -15,6 +15,7 @@
 #include "demo_run.h"
 #include "markdown_view.h"
 #include "progress_store.h"
+#include "ui_text.h"
 
 // A check block's texts, parsed once for drawing.
 struct CheckDocs {
@@ -30,9 +31,14 @@ struct LoadedLesson {
 };
 
 struct LessonLibrary {
-    std::vector<LoadedLesson> en, ko;      // sorted by order
+    std::vector<std::string> languages = {"en"};          // en first, then each language folder
+    std::map<std::string, std::vector<LoadedLesson>> by_lang;  // sorted by order
     std::vector<std::string> problems;     // lessons that did not parse ("file:line: message")
-    const std::vector<LoadedLesson>& of(icl::Lang lang) const { return lang == icl::Lang::ko ? ko : en; }
+    const std::vector<LoadedLesson>& of(const std::string& lang) const {
+        static const std::vector<LoadedLesson> none;
+        const auto it = by_lang.find(lang);
+        return it == by_lang.end() ? none : it->second;
+    }
 };
 
 // Parses every lessons/<lang>/*.md under `dir`; a lesson that fails is left out and
@@ -62,7 +68,7 @@ struct CheckInput {
 
 struct AppState {
     LessonLibrary library;
-    icl::Lang lang = icl::Lang::en;
+    std::string lang = "en";               // a language code: a folder of lessons/
     int lesson_index = -1;             // in library.of(lang); -1: a demo on its own
     std::string solo_demo;             // the demo shown when lesson_index == -1
     std::vector<DemoInstance> demos;   // of the open page
@@ -92,14 +98,14 @@ std::pair<const LoadedLesson*, const icl::CheckBlock*> review_item(const AppStat
 void drop_unfit_answers(AppState& app);
 void open_solo_demo(AppState& app, const std::string& demo_id);
 // Switches language, keeping the open lesson (by id) when the other language has it.
-void set_language(AppState& app, icl::Lang lang);
+void set_language(AppState& app, const std::string& lang);
 
 void start_demo_run(AppState& app, DemoInstance& demo);
 DemoInstance* find_demo_instance(AppState& app, const std::string& name);
 bool any_demo_running(const AppState& app);
 
 // The answer in icl::grade's form, or an Error for an incomplete one ("choose an option").
-icl::Expected<nlohmann::json> answer_json(const icl::CheckBlock& check, const CheckInput& input, icl::Lang lang);
+icl::Expected<nlohmann::json> answer_json(const icl::CheckBlock& check, const CheckInput& input, const std::string& lang);
 // Grades `answer` with core, shows the verdict and records it in the progress file
 // (read-merge-write under its lock).
 void submit_answer(AppState& app, const icl::CheckBlock& check, const nlohmann::json& answer);

@@ -26,7 +26,11 @@ void handle_shortcuts(AppState& app) {
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_PageUp)) && count > 0)
         open_lesson(app, std::max(app.lesson_index - 1, 0));
     // ImGui 1.86 indexes keys by the platform's codes; GLFW's code for a letter is its ASCII capital.
-    if (ImGui::IsKeyPressed('L')) set_language(app, app.lang == icl::Lang::en ? icl::Lang::ko : icl::Lang::en);
+    if (ImGui::IsKeyPressed('L')) {  // the next language folder, round
+        const auto& langs = app.library.languages;
+        const auto at = std::find(langs.begin(), langs.end(), app.lang);
+        set_language(app, at == langs.end() || at + 1 == langs.end() ? langs.front() : *(at + 1));
+    }
 }
 
 void draw_top_bar(AppState& app, const Fonts& fonts) {
@@ -34,17 +38,22 @@ void draw_top_bar(AppState& app, const Fonts& fonts) {
     ImGui::TextUnformatted("ICL Lab");
     ImGui::PopFont();
     ImGui::SameLine();
-    ImGui::TextColored(kMuted, "%s", tr(app.lang, labels::tagline));
-    const float buttons_width = ImGui::CalcTextSize(labels::english.en).x + ImGui::CalcTextSize(labels::korean.ko).x +
-                                4 * ImGui::GetStyle().FramePadding.x + ImGui::GetStyle().ItemSpacing.x;
-    ImGui::SameLine(ImGui::GetContentRegionMax().x - buttons_width);
-    for (icl::Lang lang : {icl::Lang::en, icl::Lang::ko}) {
-        const bool active = app.lang == lang;
+    ImGui::TextColored(kMuted, "%s", ui(app.lang, "tagline"));
+    // One button per language folder, each named in its own language (its app.json).
+    const auto& langs = app.library.languages;
+    float buttons_width = 0;
+    for (const std::string& lang : langs)
+        buttons_width += ImGui::CalcTextSize(ui(lang, "language_name")).x + 2 * ImGui::GetStyle().FramePadding.x + ImGui::GetStyle().ItemSpacing.x;
+    ImGui::SameLine(ImGui::GetContentRegionMax().x - buttons_width + ImGui::GetStyle().ItemSpacing.x);
+    for (size_t k = 0; k < langs.size(); ++k) {
+        const bool active = app.lang == langs[k];
+        ImGui::PushID(static_cast<int>(k));
         if (active) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-        if (ImGui::Button(lang == icl::Lang::en ? labels::english.en : labels::korean.ko)) set_language(app, lang);
+        if (ImGui::Button(ui(langs[k], "language_name"))) set_language(app, langs[k]);
         if (active) ImGui::PopStyleColor();
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+L");
-        if (lang == icl::Lang::en) ImGui::SameLine();
+        ImGui::PopID();
+        if (k + 1 < langs.size()) ImGui::SameLine();
     }
     for (size_t k = 0; k < app.notices.size(); ++k) {
         ImGui::PushID(static_cast<int>(k));
@@ -65,19 +74,17 @@ void draw_top_bar(AppState& app, const Fonts& fonts) {
 void draw_sidebar(AppState& app, const Fonts& fonts) {
     // Review: how many checks are due, and the page that asks them.
     const size_t due = due_for_review(app).size();
-    char review_label[160];
-    std::snprintf(review_label, sizeof review_label - 10, tr(app.lang, labels::review_due), due);
-    std::strcat(review_label, "##review");
+    const std::string review_label = std::string(ui(app.lang, "review_due", {{"count", due}})) + "##review";
     if (due > 0) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.35f, 1.0f));
-    if (ImGui::Selectable(review_label, app.reviewing)) open_review(app);
+    if (ImGui::Selectable(review_label.c_str(), app.reviewing)) open_review(app);
     if (due > 0) ImGui::PopStyleColor();
     ImGui::Spacing();
     ImGui::PushFont(fonts.bold);
-    ImGui::TextUnformatted(tr(app.lang, labels::lessons));
+    ImGui::TextUnformatted(ui(app.lang, "lessons"));
     ImGui::PopFont();
     const auto& lessons = app.library.of(app.lang);
     if (lessons.empty())
-        ImGui::TextWrapped("%s", tr(app.lang, labels::no_lessons));
+        ImGui::TextWrapped("%s", ui(app.lang, "no_lessons"));
     for (size_t k = 0; k < lessons.size(); ++k) {
         const LoadedLesson& l = lessons[k];
         const int correct = correct_checks(app, l);
@@ -97,22 +104,22 @@ void draw_sidebar(AppState& app, const Fonts& fonts) {
     }
     ImGui::Spacing();
     ImGui::PushFont(fonts.bold);
-    ImGui::TextUnformatted(tr(app.lang, labels::all_demos));
+    ImGui::TextUnformatted(ui(app.lang, "all_demos"));
     ImGui::PopFont();
     for (const icl::DemoDef* def : icl::all_demos()) {
-        const std::string label = (app.lang == icl::Lang::ko ? def->title_ko : def->title_en) + "##demo" + def->id;
+        const std::string label = demo_texts(app.lang, def->id)("title") + "##demo" + def->id;
         if (ImGui::Selectable(label.c_str(), app.lesson_index < 0 && app.solo_demo == def->id)) open_solo_demo(app, def->id);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", def->id.c_str());
     }
     // Import and export: the same document the lesson pages download and upload.
     ImGui::Spacing();
     ImGui::PushFont(fonts.bold);
-    ImGui::TextUnformatted(tr(app.lang, labels::progress_heading));
+    ImGui::TextUnformatted(ui(app.lang, "progress_heading"));
     ImGui::PopFont();
     ImGui::SetNextItemWidth(-1);
     ImGui::InputText("##transfer", &app.transfer_path);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app.lang, labels::progress_file));
-    if (ImGui::SmallButton(tr(app.lang, labels::import_progress))) {
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ui(app.lang, "progress_file"));
+    if (ImGui::SmallButton(ui(app.lang, "import_progress"))) {
         auto merged = import_progress(app.progress, app.progress_path, app.transfer_path);
         if (merged)
             app.notices.push_back("imported " + app.transfer_path + ": " + std::to_string(merged.value().added) +
@@ -122,19 +129,19 @@ void draw_sidebar(AppState& app, const Fonts& fonts) {
         drop_unfit_answers(app);
     }
     ImGui::SameLine();
-    if (ImGui::SmallButton(tr(app.lang, labels::export_progress))) {
+    if (ImGui::SmallButton(ui(app.lang, "export_progress"))) {
         auto written = export_progress(app.progress, app.transfer_path);
         app.notices.push_back(written ? "progress written to " + app.transfer_path : written.error().message);
     }
     ImGui::SameLine();
-    if (ImGui::SmallButton(tr(app.lang, labels::export_csv))) {
+    if (ImGui::SmallButton(ui(app.lang, "export_csv"))) {
         const std::string csv = app.transfer_path + ".csv";
         auto written = export_summary_csv(app.progress, csv);
         app.notices.push_back(written ? "summary written to " + csv : written.error().message);
     }
     if (!app.library.problems.empty()) {
         ImGui::Spacing();
-        ImGui::TextColored(kBad, "%s %zu", tr(app.lang, labels::source_problems),
+        ImGui::TextColored(kBad, "%s %zu", ui(app.lang, "source_problems"),
                            app.library.problems.size());
         if (ImGui::IsItemHovered()) {
             std::string all;
@@ -156,16 +163,17 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
     }
     const icl::DemoDef& def = *demo.def;
     ImGui::PushFont(fonts.subheading);
-    ImGui::TextWrapped("%s %s", tr(app.lang, labels::demo), (app.lang == icl::Lang::ko ? def.title_ko : def.title_en).c_str());
+    const icl::Texts& texts = demo_texts(app.lang, def.id);
+    ImGui::TextWrapped("%s %s", ui(app.lang, "demo"), texts("title").c_str());
     ImGui::PopFont();
-    const std::string& summary = app.lang == icl::Lang::ko ? def.summary_ko : def.summary_en;
+    const std::string summary = texts("summary");
     if (!summary.empty()) ImGui::TextWrapped("%s", summary.c_str());
-    if (!def.paper.empty()) ImGui::TextColored(kMuted, "%s %s", tr(app.lang, labels::paper), def.paper.c_str());
+    if (!def.paper.empty()) ImGui::TextColored(kMuted, "%s %s", ui(app.lang, "paper"), def.paper.c_str());
 
     const bool running = demo.run && demo.run->running();
-    if (ImGui::TreeNodeEx(tr(app.lang, labels::parameters), ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (ImGui::TreeNodeEx(ui(app.lang, "parameters"), ImGuiTreeNodeFlags_DefaultOpen)) {
         ImGui::BeginDisabled(running && !def.analytic);  // an analytic demo restarts on every edit
-        const bool changed = draw_param_controls(def.params, demo.params, app.lang);
+        const bool changed = draw_param_controls(def.params, demo.params, texts, app.lang);
         int seed = static_cast<int>(demo.seed);
         ImGui::AlignTextToFramePadding();
         ImGui::TextUnformatted("seed");
@@ -180,13 +188,13 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
     }
 
     if (running) {
-        if (ImGui::Button(tr(app.lang, labels::stop))) demo.run->stop();
+        if (ImGui::Button(ui(app.lang, "stop"))) demo.run->stop();
     } else {
-        if (ImGui::Button(tr(app.lang, labels::run))) start_demo_run(app, demo);
+        if (ImGui::Button(ui(app.lang, "run"))) start_demo_run(app, demo);
     }
     ImGui::SameLine();
     ImGui::BeginDisabled(running);
-    if (ImGui::Button(tr(app.lang, labels::reset_parameters))) {
+    if (ImGui::Button(ui(app.lang, "reset_parameters"))) {
         demo.params = demo.lesson_params;
         demo.seed = 1;
         if (def.analytic) start_demo_run(app, demo);
@@ -198,15 +206,15 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
         const auto result = demo.run->snapshot();
         if (!def.analytic || running) {
             char overlay[96];
-            const char* state = running ? tr(app.lang, labels::running)
-                                : result->done ? tr(app.lang, labels::done)
-                                : tr(app.lang, labels::stopped);
+            const char* state = running ? ui(app.lang, "running")
+                                : result->done ? ui(app.lang, "done")
+                                : ui(app.lang, "stopped");
             std::snprintf(overlay, sizeof overlay, "%s — %.0f%%", state, 100 * result->progress);
             ImGui::ProgressBar(static_cast<float>(result->progress), ImVec2(-1, 0), overlay);
         }
         draw_result(*result, fonts);
     } else if (!def.analytic) {
-        ImGui::TextColored(kMuted, "%s", tr(app.lang, labels::press_run));
+        ImGui::TextColored(kMuted, "%s", ui(app.lang, "press_run"));
     }
     ImGui::Separator();
     ImGui::Dummy(ImVec2(0, pad));
@@ -219,13 +227,13 @@ void draw_check(AppState& app, const icl::CheckBlock& check, const CheckDocs& do
     ImGui::Dummy(ImVec2(0, fonts.body_size * 0.3f));
     ImGui::BeginGroup();
     ImGui::PushFont(fonts.bold);
-    ImGui::TextUnformatted(tr(app.lang, labels::check_heading));
+    ImGui::TextUnformatted(ui(app.lang, "check_heading"));
     ImGui::PopFont();
     draw_markdown(docs.prompt, fonts, "prompt");
     if (check.type == icl::CheckType::Predict && check.grading.value("run", "lesson") == "own")
     {
         ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextDisabled("%s", tr(app.lang, labels::own_run_note));
+        ImGui::TextDisabled("%s", ui(app.lang, "own_run_note"));
         ImGui::PopTextWrapPos();
     }
 
@@ -250,7 +258,7 @@ void draw_check(AppState& app, const icl::CheckBlock& check, const CheckDocs& do
             ImGui::SameLine(option_indent);
             ImGui::BeginGroup();
             if (check.type == icl::CheckType::TrueFalse && check.options[k].markdown.empty())
-                ImGui::TextUnformatted(key == "true" ? tr(app.lang, labels::true_label) : tr(app.lang, labels::false_label));
+                ImGui::TextUnformatted(key == "true" ? ui(app.lang, "true_label") : ui(app.lang, "false_label"));
             else
                 draw_markdown(docs.options[k], fonts, "option");
             ImGui::EndGroup();
@@ -264,7 +272,7 @@ void draw_check(AppState& app, const icl::CheckBlock& check, const CheckDocs& do
         break;
     }
 
-    if (ImGui::Button(tr(app.lang, labels::check_answer))) {
+    if (ImGui::Button(ui(app.lang, "check_answer"))) {
         auto answer = answer_json(check, input, app.lang);
         if (answer) submit_answer(app, check, answer.value());
         else input.error = answer.error().message;
@@ -273,9 +281,9 @@ void draw_check(AppState& app, const icl::CheckBlock& check, const CheckDocs& do
     if (input.verdict) {
         const icl::Verdict& v = *input.verdict;
         if (v.correct) {
-            ImGui::TextColored(kGood, "%s", tr(app.lang, labels::correct));
+            ImGui::TextColored(kGood, "%s", ui(app.lang, "correct"));
         } else {
-            ImGui::TextColored(kBad, "%s %s", tr(app.lang, labels::not_quite),
+            ImGui::TextColored(kBad, "%s %s", ui(app.lang, "not_quite"),
                                v.correct_answer.c_str());
         }
         ImGui::Indent(option_indent);
@@ -302,8 +310,8 @@ void draw_check(AppState& app, const icl::CheckBlock& check, const CheckDocs& do
         const auto saved = app.progress.checks.find(page_lesson_id(app));
         if (saved != app.progress.checks.end() && saved->second.count(check.id))
             ImGui::TextColored(kMuted, "%s", saved->second.at(check.id).correct
-                                                 ? tr(app.lang, labels::answered_right)
-                                                 : tr(app.lang, labels::answered_wrong));
+                                                 ? ui(app.lang, "answered_right")
+                                                 : ui(app.lang, "answered_wrong"));
     }
     ImGui::EndGroup();
     ImGui::Dummy(ImVec2(0, fonts.body_size * 0.5f));
@@ -313,22 +321,22 @@ void draw_check(AppState& app, const icl::CheckBlock& check, const CheckDocs& do
 // The review page: the due checks one at a time, graded as on their lesson's page.
 void draw_review(AppState& app, const Fonts& fonts) {
     ImGui::PushFont(fonts.title);
-    ImGui::TextWrapped("%s", tr(app.lang, labels::review));
+    ImGui::TextWrapped("%s", ui(app.lang, "review"));
     ImGui::PopFont();
     const auto [loaded, check] = review_item(app);
     if (!check) {
-        ImGui::TextWrapped("%s", tr(app.lang, labels::nothing_due));
+        ImGui::TextWrapped("%s", ui(app.lang, "nothing_due"));
         return;
     }
-    ImGui::TextColored(kMuted, "%s %zu / %zu — %s %s", tr(app.lang, labels::review_of), app.review_pos + 1,
-                       app.review_queue.size(), tr(app.lang, labels::from_lesson), loaded->lesson.title.c_str());
+    ImGui::TextColored(kMuted, "%s %zu / %zu — %s %s", ui(app.lang, "review_of"), app.review_pos + 1,
+                       app.review_queue.size(), ui(app.lang, "from_lesson"), loaded->lesson.title.c_str());
     ImGui::Separator();
     for (DemoInstance& d : app.demos) draw_demo(app, d, fonts);
     size_t block = 0;
     for (size_t k = 0; k < loaded->lesson.blocks.size(); ++k)
         if (std::get_if<icl::CheckBlock>(&loaded->lesson.blocks[k]) == check) block = k;
     draw_check(app, *check, loaded->check_docs[block], fonts);
-    if (app.checks[check->id].verdict && ImGui::Button(tr(app.lang, labels::next_check))) review_next(app);
+    if (app.checks[check->id].verdict && ImGui::Button(ui(app.lang, "next_check"))) review_next(app);
 }
 
 void draw_page(AppState& app, const Fonts& fonts) {
@@ -368,7 +376,7 @@ void draw_page(AppState& app, const Fonts& fonts) {
     } else if (!app.demos.empty()) {
         draw_demo(app, app.demos.front(), fonts);
     } else {
-        ImGui::TextWrapped("%s", tr(app.lang, labels::choose_lesson));
+        ImGui::TextWrapped("%s", ui(app.lang, "choose_lesson"));
     }
     ImGui::PopItemWidth();
     ImGui::EndGroup();

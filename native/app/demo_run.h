@@ -18,7 +18,7 @@ class DemoRun {
 public:
     // Validates the params and starts the session (start_demo) on a new worker thread.
     static icl::Expected<std::unique_ptr<DemoRun>> start(const std::string& demo_id, const nlohmann::json& params,
-                                                         icl::Lang lang, uint64_t seed);
+                                                         const icl::Texts& texts, uint64_t seed);
     ~DemoRun();
     DemoRun(const DemoRun&) = delete;
     DemoRun& operator=(const DemoRun&) = delete;

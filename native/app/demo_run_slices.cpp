@@ -5,8 +5,8 @@
 #include <exception>
 
 icl::Expected<std::unique_ptr<DemoRun>> DemoRun::start(const std::string& demo_id, const nlohmann::json& params,
-                                                       icl::Lang lang, uint64_t seed) {
-    auto session = icl::start_demo(demo_id, params, lang, seed);
+                                                       const icl::Texts& texts, uint64_t seed) {
+    auto session = icl::start_demo(demo_id, params, texts, seed);
     if (!session) return session.error();
     return std::unique_ptr<DemoRun>(new DemoRun(std::move(session.value())));
 }

@@ -101,7 +101,7 @@ int parse_options(int argc, char** argv, Options& o) {
         if (a == "--lesson") o.lesson = s;
         else if (a == "--demo") o.demo = s;
         else if (a == "--lang") {
-            if (!icl::parse_lang(s)) return usage_error("--lang must be en or ko, not '" + s + "'");
+            if (auto code = icl::check_lang_code(s); !code) return usage_error("--lang: " + code.error().message);
             o.lang = s;
         } else if (a == "--lessons") o.lessons_dir = s;
         else if (a == "--screenshot") o.screenshot = s;
@@ -158,8 +158,8 @@ std::string find_lessons_dir(const std::string& given) {
 // Every string the app may draw with the fonts that hold only the glyphs in use.
 std::vector<std::string> texts_to_show(const AppState& app) {
     std::vector<std::string> texts;
-    for (const auto* lessons : {&app.library.en, &app.library.ko})
-        for (const LoadedLesson& l : *lessons) {
+    for (const auto& [lang, lessons] : app.library.by_lang)
+        for (const LoadedLesson& l : lessons) {
             texts.push_back(l.lesson.title + l.lesson.summary);
             for (const MarkdownDoc& d : l.html_docs) texts.push_back(shown_text(d));
             for (const CheckDocs& c : l.check_docs) {
@@ -169,9 +169,10 @@ std::vector<std::string> texts_to_show(const AppState& app) {
             }
         }
     for (const icl::DemoDef* d : icl::all_demos()) {
-        texts.push_back(d->title_en + d->title_ko + d->summary_en + d->summary_ko + d->paper);
+        for (const std::string& lang : app.library.languages)
+            for (const auto& [key, text] : demo_texts(lang, d->id).messages().items()) texts.push_back(text.get<std::string>());
+        texts.push_back(d->paper);
         for (const icl::ParamSpec& p : d->params) {
-            texts.push_back(p.help_en + p.help_ko);
             for (const std::string& c : p.choices) texts.push_back(c);
             texts.push_back(p.default_text);
             for (const std::string& w : p.vocabulary) texts.push_back(w);
@@ -324,7 +325,8 @@ bool open_window(Lab& lab) {
 #endif
 
     lab.atlas_texts = texts_to_show(lab.app);
-    for (const std::string& t : all_label_texts()) lab.atlas_texts.push_back(t);
+    for (const std::string& lang : lab.app.library.languages)
+        for (const std::string& t : all_label_texts(lang)) lab.atlas_texts.push_back(t);
     for (const std::string& t : lab.app.notices) lab.atlas_texts.push_back(t);
     lab.fonts = load_fonts(lab.scale, lab.atlas_texts, lab.font_notices);
     lab.last_atlas_build = std::chrono::steady_clock::now();
@@ -534,9 +536,18 @@ int main(int argc, char** argv) {
         }
         return status;
     }
-    app.lang = app.progress.lang == "ko" ? icl::Lang::ko : icl::Lang::en;
-    if (!options.lang.empty()) app.lang = icl::parse_lang(options.lang).value();
-    app.progress.lang = app.lang == icl::Lang::ko ? "ko" : "en";
+    // The language: --lang, else the saved one, if the lessons folder has it; else English.
+    const auto& langs = app.library.languages;
+    const auto known = [&](const std::string& l) { return std::find(langs.begin(), langs.end(), l) != langs.end(); };
+    if (!options.lang.empty() && !known(options.lang)) {
+        std::string list;
+        for (const std::string& l : langs) list += (list.empty() ? "" : ", ") + l;
+        std::fprintf(stderr, "icl-lab: no language '%s' in the lessons folder (it has %s; a language is a folder)\n",
+                     options.lang.c_str(), list.c_str());
+        return 2;
+    }
+    app.lang = !options.lang.empty() ? options.lang : known(app.progress.lang) ? app.progress.lang : "en";
+    app.progress.lang = app.lang;
 
     // Which page opens: --lesson, --demo, else the last lesson, else the first.
     const std::string wanted = !options.lesson.empty() ? options.lesson : app.progress.last_lesson;
@@ -570,7 +581,7 @@ int main(int argc, char** argv) {
         std::printf("progress: %zu checks answered, %zu due for review\n", answered, due_for_review(lab.app).size());
     }
     if (lab.app.lesson())
-        std::printf("lesson %s %s\n", lab.app.lesson()->lesson.id.c_str(), lab.app.lang == icl::Lang::ko ? "ko" : "en");
+        std::printf("lesson %s %s\n", lab.app.lesson()->lesson.id.c_str(), lab.app.lang.c_str());
     for (const std::string& set : options.sets) {  // as if typed into the demo's control
         const size_t dot = set.find('.'), eq = set.find('=');
         DemoInstance* d = dot < eq && eq != std::string::npos ? find_demo_instance(lab.app, set.substr(0, dot)) : nullptr;

@@ -153,7 +153,8 @@ bool points_canvas_at(const std::string& name, double x, double y, const icl::Pa
     return true;
 }
 
-bool draw_param_controls(const std::vector<icl::ParamSpec>& specs, nlohmann::json& values, icl::Lang lang) {
+bool draw_param_controls(const std::vector<icl::ParamSpec>& specs, nlohmann::json& values, const icl::Texts& texts,
+                         const std::string& lang) {
     if (!values.is_object()) values = nlohmann::json::object();
     bool changed = false;
     const float label_width = ImGui::GetFontSize() * 9;
@@ -163,7 +164,7 @@ bool draw_param_controls(const std::vector<icl::ParamSpec>& specs, nlohmann::jso
         if (value.is_null()) value = icl::default_json(spec);
         ImGui::AlignTextToFramePadding();
         ImGui::TextUnformatted(spec.name.c_str());
-        const std::string& help = lang == icl::Lang::ko && !spec.help_ko.empty() ? spec.help_ko : spec.help_en;
+        const std::string help = texts("param." + spec.name);
         if (!help.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", help.c_str());
         if (spec.type == icl::ParamType::Points) {  // a canvas below its name, not beside it
             if (!help.empty()) ImGui::TextWrapped("%s", help.c_str());
@@ -221,7 +222,7 @@ bool draw_param_controls(const std::vector<icl::ParamSpec>& specs, nlohmann::jso
             if (!spec.vocabulary.empty()) {
                 ImGui::Dummy(ImVec2(label_width - ImGui::GetStyle().ItemSpacing.x, 0));
                 ImGui::SameLine(label_width);
-                if (ImGui::SmallButton(lang == icl::Lang::ko ? "단어…" : "words…")) ImGui::OpenPopup("vocabulary");
+                if (ImGui::SmallButton(ui(lang, "words_button"))) ImGui::OpenPopup("vocabulary");
                 if (ImGui::BeginPopup("vocabulary")) {
                     // The vocabulary in rows; a click appends the word to the text.
                     const float row = ImGui::GetFontSize() * 24;

@@ -29,9 +29,9 @@ const char* kUsage =
     "usage: icl <command> [options]\n"
     "\n"
     "commands:\n"
-    "  demos [--lang en|ko]            list the demos, one line each\n"
-    "  params <id> [--lang en|ko]      list a demo's parameters with ranges and defaults\n"
-    "  run <id> [--set name=value]... [--seed n] [--json] [--lang en|ko]\n"
+    "  demos [--lang xx]               list the demos, one line each\n"
+    "  params <id> [--lang xx]         list a demo's parameters with ranges and defaults\n"
+    "  run <id> [--set name=value]... [--seed n] [--json] [--lang xx]\n"
     "                                  run a demo to completion; print a summary or JSON\n"
     "  lessons check [--dir lessons] [--draft] [--run-demos]\n"
     "                                  lint the lesson sources: one line per problem\n"
@@ -41,7 +41,7 @@ const char* kUsage =
     "  lessons build --out <dir> [--dir lessons] [--draft]\n"
     "                                  lint, then write <dir>/index.json and\n"
     "                                  <dir>/<lang>/<id>.json (nothing if the lint fails)\n"
-    "  lessons new <id> [--lang en|ko] [--dir lessons]\n"
+    "  lessons new <id> [--lang xx] [--dir lessons]\n"
     "                                  write <dir>/<lang>/<NN>-<id>.md, a skeleton lesson\n"
     "                                  with one demo and one check (docs/authoring.md)\n"
     "  train <recipe.json> [--out file.icl] [--eval-only | --restore]\n"
@@ -60,31 +60,35 @@ int usage_error(const std::string& message) {
     return 2;
 }
 
-// Reads `--lang x` if present at argv[i]; returns false on a bad value.
-bool take_lang(int argc, char** argv, int& i, icl::Lang& lang, int& status) {
+// Reads `--lang x` if present at argv[i]; returns false on a bad value. Any language
+// with a folder of catalogues (lessons/<x>/catalogue/) is one; load_texts says if not.
+bool take_lang(int argc, char** argv, int& i, std::string& lang, int& status) {
     if (std::strcmp(argv[i], "--lang") != 0) return false;
-    if (i + 1 >= argc) { status = usage_error("--lang needs en or ko"); return true; }
-    auto parsed = icl::parse_lang(argv[++i]);
+    if (i + 1 >= argc) { status = usage_error("--lang needs a language code (a folder of lessons/, e.g. en or ko)"); return true; }
+    auto parsed = icl::check_lang_code(argv[++i]);
     if (!parsed) { status = usage_error(parsed.error().message); return true; }
     lang = parsed.value();
     return true;
 }
 
 int cmd_demos(int argc, char** argv) {
-    icl::Lang lang = icl::Lang::en;
+    std::string lang = "en";
     for (int i = 2; i < argc; ++i) {
         int status = 0;
         if (take_lang(argc, argv, i, lang, status)) { if (status) return status; continue; }
         return usage_error(std::string("demos: unknown option '") + argv[i] + "'");
     }
-    for (const icl::DemoDef* d : icl::all_demos())
-        std::printf("%-24s %s\n", d->id.c_str(), lang == icl::Lang::ko ? d->title_ko.c_str() : d->title_en.c_str());
+    for (const icl::DemoDef* d : icl::all_demos()) {
+        auto texts = icl::load_texts(lang, d->id);
+        if (!texts) return usage_error(texts.error().message);
+        std::printf("%-24s %s\n", d->id.c_str(), texts.value()("title").c_str());
+    }
     return 0;
 }
 
 int cmd_params(int argc, char** argv) {
     if (argc < 3) return usage_error("params needs a demo id (see icl demos)");
-    icl::Lang lang = icl::Lang::en;
+    std::string lang = "en";
     for (int i = 3; i < argc; ++i) {
         int status = 0;
         if (take_lang(argc, argv, i, lang, status)) { if (status) return status; continue; }
@@ -92,7 +96,9 @@ int cmd_params(int argc, char** argv) {
     }
     const icl::DemoDef* def = icl::find_demo(argv[2]);
     if (!def) return usage_error(std::string("unknown demo '") + argv[2] + "' (see icl demos)");
-    std::printf("%s\n", icl::to_json(*def, lang).dump(2).c_str());
+    auto texts = icl::load_texts(lang, def->id);
+    if (!texts) return usage_error(texts.error().message);
+    std::printf("%s\n", icl::to_json(*def, texts.value()).dump(2).c_str());
     return 0;
 }
 
@@ -102,7 +108,7 @@ int cmd_run(int argc, char** argv) {
     std::vector<std::string> sets;
     uint64_t seed = 1;
     bool as_json = false;
-    icl::Lang lang = icl::Lang::en;
+    std::string lang = "en";
     for (int i = 3; i < argc; ++i) {
         const std::string a = argv[i];
         int status = 0;
@@ -130,7 +136,9 @@ int cmd_run(int argc, char** argv) {
     if (!def) return usage_error("unknown demo '" + id + "' (see icl demos)");
     auto params = icl::parse_param_strings(def->params, sets);
     if (!params) return usage_error(id + ": " + params.error().message);
-    auto session = icl::start_demo(id, params.value(), lang, seed);
+    auto texts = icl::load_texts(lang, id);
+    if (!texts) return usage_error(texts.error().message);
+    auto session = icl::start_demo(id, params.value(), texts.value(), seed);
     if (!session) return usage_error(session.error().message);
     auto& s = *session.value();
     while (!s.done()) s.step(64);

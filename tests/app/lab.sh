@@ -70,7 +70,7 @@ dom=$(timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic 
   --disable-background-networking --disable-component-update --disable-sync \
   --user-data-dir="$work/profile-fr" --use-gl=swiftshader --enable-unsafe-swiftshader \
   --virtual-time-budget=8000 --dump-dom "http://127.0.0.1:$port/lab/?lang=fr" 2>/dev/null)
-if grep -q "icl-lab: --lang must be en or ko, not 'fr'" <<<"$dom"; then ok; else bad "lang=fr: the page does not show the app's message: $(grep -o '<div id="status"[^<]*' <<<"$dom")"; fi
+if grep -q "icl-lab: no language 'fr' in the lessons folder" <<<"$dom"; then ok; else bad "lang=fr: the page does not show the app's message: $(grep -o '<div id="status"[^<]*' <<<"$dom")"; fi
 location=$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "http://127.0.0.1:$port/lab?lesson=dual-form")
 if [ "$location" = "301 http://127.0.0.1:$port/lab/?lesson=dual-form" ]; then ok; else bad "/lab: $location (expected a redirect to /lab/)"; fi
 

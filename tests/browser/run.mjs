@@ -117,7 +117,7 @@ async function runAllDemos(page, { analyticOnly = false } = {}) {
 
 // ---- the lessons ----------------------------------------------------------------------
 const index = JSON.parse(fs.readFileSync(path.join(site, 'index.json'), 'utf8'));
-const langs = ['en', 'ko'];
+const langs = Object.keys(index);  // every language the site was built with (en first)
 const lessonData = (page) => page.evaluate(() => JSON.parse(document.getElementById('lesson-data').textContent));
 
 const nativeRuns = new Map();
@@ -567,7 +567,7 @@ await test('the language switch keeps the place and the parameters', async () =>
   const search = new URL(page.url()).search;
   await page.locator(`section.demo[data-instance="${data.demos[0].name}"]`).evaluate((e) => e.scrollIntoView({ block: 'start', behavior: 'instant' }));
   await page.waitForTimeout(100);
-  await page.locator('#lang-switch').click();
+  await page.locator('a.lang-switch[hreflang="ko"]').click();
   await page.waitForURL(/\/ko\//);
   const target = new URL(page.url());
   expect(target.search === search, `the switch dropped the parameters: ${target.search} vs ${search}`);
@@ -697,6 +697,11 @@ if (withPromptLab) {
 await test('the wasm API answers bad input with readable errors, never a crash', async () => {
   const core = await require(path.join(site, 'assets', 'icl_core.js'))({ wasmBinary: fs.readFileSync(path.join(site, 'assets', 'icl_core.wasm')) });
   const call = (fn, ...a) => JSON.parse(core[fn](...a));
+  // Without its English catalogue a demo does not start, and says which file it lacks;
+  // with it (the worker fetches and puts it first), a language without a folder is named.
+  expect(/cannot read lessons\/en\/catalogue\/common\.json/.test(call('start', 'dual_form', '{}', 'en', 1).error), 'no catalogue: not named');
+  for (const name of ['en/catalogue/common.json', 'en/catalogue/dual_form.json'])
+    call('put_asset', name, new Uint8Array(fs.readFileSync(path.join(site, 'lessons', name))));
   const cases = [
     [call('start', 'no_such_demo', '{}', 'en', 1).error, /unknown demo 'no_such_demo'/],
     [call('start', 'dual_form', '[1]', 'en', 1).error, /must be a JSON object/],

@@ -29,6 +29,7 @@ const lessons = path.join(tmp, 'lessons'), site = path.join(tmp, 'site');
 for (const lang of ['en', 'ko']) {
   fs.mkdirSync(path.join(lessons, lang), { recursive: true });
   fs.copyFileSync(path.join(root, 'lessons', lang, '02-dual-form.md'), path.join(lessons, lang, '02-dual-form.md'));
+  fs.cpSync(path.join(root, 'lessons', lang, 'catalogue'), path.join(lessons, lang, 'catalogue'), { recursive: true });
 }
 const file = path.join(lessons, 'en', '02-dual-form.md');
 const original = fs.readFileSync(file, 'utf8');

@@ -123,7 +123,8 @@ expect lessons-new-exists-by-name 2 "lesson 'basics' exists" -- lessons new basi
 expect lessons-new-bad-id 2 "lesson id 'two words' is not usable: use 1 to 64 letters, digits, '-' and '_'" -- lessons new "two words" --dir "$out/lessons"
 expect lessons-new-path-id 2 "lesson id '../x' is not usable" -- lessons new ../x --dir "$out/lessons"
 expect lessons-new-review 2 "lesson id 'review' is taken" -- lessons new review --dir "$out/lessons"
-expect lessons-new-unknown-lang 2 "unknown language 'fr': the lessons are written in en and ko" -- lessons new x --lang fr --dir "$out/lessons"
+expect lessons-new-no-lang-folder 2 "no such directory .*/fr .*a new language starts as a folder" -- lessons new x --lang fr --dir "$out/lessons"
+expect lessons-new-bad-lang 2 "'f/r' is not a language code" -- lessons new x --lang f/r --dir "$out/lessons"
 expect lessons-new-no-dir 2 "no such directory $out/none/en" -- lessons new x --dir "$out/none"
 expect lessons-new-no-id 2 'lessons new needs a lesson id' -- lessons new --lang en
 [ "$(ls "$out/lessons/en" "$out/lessons/ko" | grep -c '\.md$')" = 4 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL lessons-new wrote a file it refused"; }
@@ -148,11 +149,15 @@ trap 'rm -rf "$tmp"' EXIT
 expect train-no-recipe 2 "cannot open recipe 'no-such.json'" -- train no-such.json
 printf '{"name": "x", "train": {"steps": -3}}' > "$tmp/bad.json"
 expect train-bad-field 2 "bad.json: train.steps" -- train "$tmp/bad.json"
-mkdir -p "$tmp/lessons/checkpoints"
+mkdir -p "$tmp/lessons/checkpoints" "$tmp/lessons/en"
 cp "$root/lessons/checkpoints/tasks.json" "$tmp/lessons/checkpoints/"
+ICL_LESSONS_DIR="$tmp/lessons" expect missing-catalogue 2 "lessons/en/catalogue/common.json.*English texts" -- run dual_form
+cp -r "$root/lessons/en/catalogue" "$tmp/lessons/en/"
 ICL_LESSONS_DIR="$tmp/lessons" expect missing-checkpoint 2 "checkpoints/tasks.icl.*icl train" -- run shots_curve
 printf 'not a checkpoint' > "$tmp/lessons/checkpoints/tasks.icl"
 ICL_LESSONS_DIR="$tmp/lessons" expect corrupt-checkpoint 2 "checkpoints/tasks.icl: .*icl train lessons/checkpoints/tasks.json" -- run demo_labels
+expect unknown-language 2 "unknown language 'fr': lessons/fr/catalogue/ has neither" -- run dual_form --lang fr
+expect bad-language-code 2 "'\.\./en' is not a language code" -- demos --lang ../en
 expect attention-counts 0 "pairs_dense = 2080" -- run attention_patterns --set T=64 --set train=false
 # mechanism demos (issue 6): the fast ones run to JSON; bad parameters are refused by name
 expect_json icl_decomposition --set prompts=2

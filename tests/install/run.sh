@@ -53,6 +53,7 @@ mv "$prefix/share/icl-lab/lessons/$ckpt" "$work/"
 mkdir -p "$work/other/checkpoints"
 cp "$work/$(basename "$ckpt")" "$work/other/checkpoints/"
 cp "$prefix/share/icl-lab/lessons/checkpoints/"*.json "$work/other/checkpoints/" 2>/dev/null
+mkdir -p "$work/other/en" && cp -r "$prefix/share/icl-lab/lessons/en/catalogue" "$work/other/en/"
 ICL_LESSONS_DIR=$work/other "$icl" run demo_labels --json >"$work/out" 2>&1 && ok ||
   bad "ICL_LESSONS_DIR=<a folder with the checkpoint> icl run demo_labels: $(tail -3 "$work/out")"
 if [ -n "$app" ]; then

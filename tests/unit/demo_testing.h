@@ -4,18 +4,32 @@
 
 #include <string>
 
+#include "icl/assets.h"
 #include "icl/demo.h"
 
 namespace icl::testing {
 
-inline Result run_demo(const std::string& id, const nlohmann::json& params, Lang lang = Lang::en,
+// Demo `id`'s messages in `lang` from the shipped catalogues (lessons/<lang>/catalogue/).
+inline Texts texts(const std::string& lang, const std::string& id) {
+    set_asset_dir(ICL_SOURCE_DIR "/lessons");
+    auto t = load_texts(lang, id);
+    REQUIRE_MESSAGE(t.ok(), (t.ok() ? std::string() : t.error().message));
+    return t.value();
+}
+
+inline Result run_demo(const std::string& id, const nlohmann::json& params, const std::string& lang = "en",
                        uint64_t seed = 1) {
-    auto session = start_demo(id, params, lang, seed);
+    auto session = start_demo(id, params, texts(lang, id), seed);
     REQUIRE_MESSAGE(session.ok(), (session.ok() ? std::string() : session.error().message));
     auto& s = *session.value();
     for (int guard = 0; !s.done() && guard < 1000000; ++guard) s.step(64);
     REQUIRE(s.done());
-    return s.result();
+    Result r = s.result();
+    // Every text came from the catalogue: no ⟦key⟧ of a missing message.
+    const std::string shown = to_json(r).dump();
+    CHECK_MESSAGE(shown.find("⟦") == std::string::npos, id << " (" << lang << ") shows a missing message: "
+                                                          << shown.substr(shown.find("⟦"), 60));
+    return r;
 }
 
 // The value of the scalar `name` in the result's first panel (which every demo makes
@@ -40,7 +54,7 @@ int count_panels(const Result& r) {
 // Starting the demo with `params` fails with a message that contains every one of `words`.
 inline void expect_refused(const std::string& id, const nlohmann::json& params,
                            std::initializer_list<std::string> words) {
-    auto session = start_demo(id, params, Lang::en, 1);
+    auto session = start_demo(id, params, Texts(), 1);
     REQUIRE_FALSE(session.ok());
     for (const auto& w : words) CHECK_MESSAGE(session.error().message.find(w) != std::string::npos,
                                               session.error().message << " lacks " << w);
@@ -48,7 +62,7 @@ inline void expect_refused(const std::string& id, const nlohmann::json& params,
 
 // Every scalar name is the same in en and ko (lessons refer to scalars by name).
 inline void check_scalar_names_stable(const std::string& id, const nlohmann::json& params) {
-    const Result en = run_demo(id, params, Lang::en), ko = run_demo(id, params, Lang::ko);
+    const Result en = run_demo(id, params, "en"), ko = run_demo(id, params, "ko");
     const auto& a = std::get<ScalarsPanel>(en.panels.front()).items;
     const auto& b = std::get<ScalarsPanel>(ko.panels.front()).items;
     REQUIRE(a.size() == b.size());

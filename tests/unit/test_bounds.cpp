@@ -93,7 +93,7 @@ TEST_CASE("bounds: every demo starts with each parameter alone at its advertised
     int started = 0;
     for (const icl::DemoDef* def : icl::all_demos())
         for (const json& params : each_extreme(*def)) {
-            auto session = icl::start_demo(def->id, params, icl::Lang::en, 1);
+            auto session = icl::start_demo(def->id, params, icl::Texts(), 1);
             CHECK_MESSAGE(session.ok(), def->id, " ", params.dump(), " is advertised but refused: ",
                           session.ok() ? "" : session.error().message);
             started += session.ok();
@@ -120,7 +120,7 @@ std::string check_largest(const icl::DemoDef& def) {
         ++settings;
         PeakMeter meter;
         {
-            auto session = icl::start_demo(def.id, params, icl::Lang::en, 1);
+            auto session = icl::start_demo(def.id, params, icl::Texts(), 1);
             if (!session) {
                 CHECK(!session.error().message.empty());
                 ++refused;
@@ -225,7 +225,7 @@ TEST_CASE("bounds: a demo whose batch grows with its steps bounds its last step 
     size_t peak = 0;
     {
         PeakMeter meter;
-        auto session = icl::start_demo("bayes_posterior", small, icl::Lang::en, 1);
+        auto session = icl::start_demo("bayes_posterior", small, icl::Texts(), 1);
         REQUIRE(session.ok());
         while (!session.value()->done()) session.value()->step(1);
         CHECK(session.value()->result().error.empty());

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 
+#include "demo_testing.h"
 #include "icl/demo.h"
 
 namespace {
@@ -52,21 +53,22 @@ void check_spec(const std::string& demo, const icl::ParamSpec& s) {
             }
             break;
     }
-    CHECK(!s.help_en.empty());
-    CHECK(!s.help_ko.empty());
 }
 
 }  // namespace
 
-TEST_CASE("demo cards: every parameter's default is one it accepts, and each has help in both languages") {
+TEST_CASE("demo cards: every parameter's default is one it accepts; title, summary and help in both languages") {
     REQUIRE(icl::all_demos().size() >= 20);
     for (const icl::DemoDef* d : icl::all_demos()) {
         if (d->id == "lesson_probe") continue;  // test_lesson.cpp's stand-in demo
         INFO(d->id);
-        CHECK(!d->title_en.empty());
-        CHECK(!d->title_ko.empty());
-        CHECK(!d->summary_en.empty());
-        CHECK(!d->summary_ko.empty());
+        for (const char* lang : {"en", "ko"}) {
+            INFO(lang);
+            const icl::Texts t = icl::testing::texts(lang, d->id);
+            CHECK(t.has("title"));
+            CHECK(t.has("summary"));
+            for (const icl::ParamSpec& s : d->params) CHECK_MESSAGE(t.has("param." + s.name), s.name);
+        }
         CHECK(!d->paper.empty());
         CHECK(static_cast<bool>(d->start));
         std::set<std::string> names;
@@ -86,12 +88,12 @@ TEST_CASE("demo cards: a choice's default is read by name, not by its place in t
     const auto p = icl::validate_params(d->params, nlohmann::json::object());
     REQUIRE(p.ok());
     CHECK(p.value().s("task") == "continent");  // Dai et al.'s comparison, lesson 3
-    CHECK(icl::to_json(*d, icl::Lang::en)["params"][0]["default"] == "continent");
+    CHECK(icl::to_json(*d, icl::Texts())["params"][0]["default"] == "continent");
 }
 
 TEST_CASE("results: the framework writes the header — the demo's id, progress, done and error") {
     // dual_form is analytic: one step finishes it.
-    auto s = icl::start_demo("dual_form", nlohmann::json::object(), icl::Lang::en, 1);
+    auto s = icl::start_demo("dual_form", nlohmann::json::object(), icl::Texts(), 1);
     REQUIRE(s.ok());
     icl::Result before = s.value()->result();
     CHECK(before.demo == "dual_form");
@@ -108,7 +110,7 @@ TEST_CASE("results: the framework writes the header — the demo's id, progress,
     // The error a demo sets reaches the header: test_divergence.cpp's lsa_training case.
 
     // A training demo part-way: progress is the demo's own measure, strictly between 0 and 1.
-    auto t = icl::start_demo("lsa_training", {{"steps", 100}}, icl::Lang::en, 1);
+    auto t = icl::start_demo("lsa_training", {{"steps", 100}}, icl::Texts(), 1);
     REQUIRE(t.ok());
     t.value()->step(10);
     const icl::Result mid = t.value()->result();

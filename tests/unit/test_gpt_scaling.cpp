@@ -17,7 +17,7 @@ TEST_CASE("param_count: reproduces GPT-3 175B within 1%") {
 }
 
 TEST_CASE("gpt_scaling demo: defaults give GPT-3, the ratio table and eight sizes") {
-    auto s = icl::start_demo("gpt_scaling", nlohmann::json::object(), icl::Lang::en, 1);
+    auto s = icl::start_demo("gpt_scaling", nlohmann::json::object(), icl::Texts(), 1);
     REQUIRE(s.ok());
     s.value()->step(1);
     REQUIRE(s.value()->done());
@@ -35,7 +35,7 @@ TEST_CASE("gpt_scaling demo: defaults give GPT-3, the ratio table and eight size
 }
 
 TEST_CASE("gpt_scaling demo: out-of-range width is refused by name") {
-    auto s = icl::start_demo("gpt_scaling", {{"width", 0}}, icl::Lang::ko, 1);
+    auto s = icl::start_demo("gpt_scaling", {{"width", 0}}, icl::Texts(), 1);
     REQUIRE_FALSE(s.ok());
     CHECK(s.error().message.find("width") != std::string::npos);
     CHECK(s.error().message.find("[16, 16384]") != std::string::npos);

@@ -34,7 +34,7 @@ TEST_CASE("icl_regression_curve: with noise, least squares' mean at k = d is not
     const int d = 5;
     const nlohmann::json p = {{"d", d}, {"n_tasks", 800}, {"train_steps", 0}, {"noise", sigma}};
     const Result a = testing::run_demo("icl_regression_curve", p);
-    const Result b = testing::run_demo("icl_regression_curve", p, Lang::en, 2);
+    const Result b = testing::run_demo("icl_regression_curve", p, "en", 2);
     const auto& lines = std::get<LinesPanel>(a.panels[1]);
     CHECK(lines.series[0].y[2 * d] == doctest::Approx(sigma * sigma * (1 + double(d) / (d - 1)) / d).epsilon(0.25));
     const double med_a = scalar(a, "lstsq_at_d_median"), med_b = scalar(b, "lstsq_at_d_median");
@@ -44,7 +44,7 @@ TEST_CASE("icl_regression_curve: with noise, least squares' mean at k = d is not
 }
 
 TEST_CASE("icl_regression_curve: streams training steps, then one k per unit") {
-    auto session = start_demo("icl_regression_curve", {{"d", 2}, {"n_tasks", 100}, {"train_steps", 10}}, Lang::en, 3);
+    auto session = start_demo("icl_regression_curve", {{"d", 2}, {"n_tasks", 100}, {"train_steps", 10}}, Texts(), 3);
     REQUIRE(session.ok());
     auto& s = *session.value();
     s.step(12);  // 10 Adam steps, then k = 0 and 1

@@ -36,11 +36,9 @@ struct ProbeSession : icl::Session {
 const icl::DemoDef kProbe = [] {
     icl::DemoDef d;
     d.id = "lesson_probe";
-    d.title_en = d.title_ko = "Lesson parser probe (tests only)";
     d.analytic = true;
-    d.params = {icl::ParamSpec::integer("n", 1, 10, 3, 1, "", ""), icl::ParamSpec::real("lr", 0, 1, 0.1, 0.01, "", ""),
-                icl::ParamSpec::boolean("flag", false, "", ""),
-                icl::ParamSpec::choice("opt", {"sgd", "adam"}, "sgd", "", "")};
+    d.params = {icl::ParamSpec::integer("n", 1, 10, 3, 1), icl::ParamSpec::real("lr", 0, 1, 0.1, 0.01),
+                icl::ParamSpec::boolean("flag", false), icl::ParamSpec::choice("opt", {"sgd", "adam"}, "sgd")};
     d.start = [](const icl::DemoContext& ctx) -> icl::Expected<std::unique_ptr<icl::Session>> {
         auto s = std::make_unique<ProbeSession>();
         s->value = ctx.params.d("n") * ctx.params.d("lr");
@@ -250,7 +248,7 @@ TEST_CASE("lesson: a parsed check grades, and predict grades against the real de
 
     // Run the instance the predict check names, with the page's parameters: 8 * 0.1.
     const json& demo = block(j, 1);
-    auto session = icl::start_demo(demo.at("demo"), demo.at("params"), icl::Lang::en, 1);
+    auto session = icl::start_demo(demo.at("demo"), demo.at("params"), icl::Texts(), 1);
     REQUIRE(session);
     session.value()->step(1);
     const json result = icl::to_json(session.value()->result());
@@ -449,21 +447,47 @@ TEST_CASE("lessons lint: en/ko mismatches, unknown demos, bad parameters, names,
         CHECK_MESSAGE(text.find(line) != std::string::npos, "missing: ", line, "\nin:\n", text);
     };
     has(dir + "/ko/01-first.md:13: check 'c1' grades {\"answer\":\"b\"} here but {\"answer\":\"a\"} at " + dir + "/en/01-first.md:13");
-    has(dir + "/en/02-second.md:1: lesson 'second' has no ko version");
+    has(dir + "/en/02-second.md:1: warning: lesson 'second' has no ko version (expected " + dir + "/ko/02-second.md): the ko lessons lack it");
     has(dir + "/en/02-second.md:7: unknown demo 'no_such_demo' (known: ");
     has(dir + "/en/02-second.md:10: demo lesson_probe: parameter 'n' = 99 is out of range: expected an integer in [1, 10]");
     has(dir + "/en/02-second.md:1: the lesson has 0 checks (a lesson needs at least 4)");
     has(dir + "/en/02-second.md:1: the lesson shows a demo but has no predict check");
     has(dir + "/ko/03-wrong-name.md:1: file name should be 03-third.md");
     has(dir + "/en/04-broken.md:1: front matter is not closed");
-    CHECK(set.warnings() == 0);
-    CHECK(set.errors() >= 8);
+    CHECK(set.warnings() == 1);  // the missing translation: that language shows fewer lessons
+    CHECK(set.errors() >= 7);
     // The broken lesson is left out; the good ones are kept.
     CHECK(set.lessons.at("en").size() == 3);
 
     const icl::LessonSet draft = icl::load_lesson_set(dir, icl::LintOptions{true});
-    CHECK(draft.warnings() == 4);  // 02-second and both 03 files: too few checks; 02: no predict
+    CHECK(draft.warnings() == 5);  // 02-second and both 03 files: too few checks; 02: no predict, no ko version
     CHECK(problems_text(draft).find(dir + "/en/02-second.md:1: warning: the lesson has 0 checks") != std::string::npos);
+}
+
+TEST_CASE("lessons lint: a language is a folder; what it lacks against English is listed") {
+    TempTree t;
+    const std::string dir = t.root.string();
+    t.write("en/01-first.md", tree_lesson("en"));
+    t.write("pt-BR/01-first.md", tree_lesson("pt-BR"));  // a third language, found by its folder
+    t.write("en/catalogue/common.json", R"({"a": "A {n} of {total:.2f}", "b": "B"})");
+    t.write("en/catalogue/demo_x.json", R"({"title": "X"})");
+    t.write("pt-BR/catalogue/common.json", R"({"a": "A {n}", "c": "C"})");  // lacks b; a lacks {total}; c unknown
+    t.write("not_a_language/readme.md", "x");  // not a language code: not read
+    const icl::LessonSet set = icl::load_lesson_set(dir);
+    CHECK(set.languages == std::vector<std::string>{"en", "pt-BR"});
+    CHECK(set.lessons.at("pt-BR").size() == 1);
+    const std::string text = problems_text(set);
+    const auto has = [&](const std::string& line) {
+        CHECK_MESSAGE(text.find(line) != std::string::npos, "missing: ", line, "\nin:\n", text);
+    };
+    const std::string cat = dir + "/pt-BR/catalogue/";
+    has(cat + "common.json:1: 'a' has the placeholders {n} but English has {n}{total}");
+    has(cat + "common.json:1: 'c' is not in English's common.json (a key no one asks for)");
+    has(cat + "common.json: warning: lacks 1 of English's texts (b): English shows for them");
+    has(cat + "demo_x.json: warning: missing: its 1 texts show in English");
+    CHECK(set.errors() == 2);
+    CHECK(set.warnings() == 2);
+    CHECK(icl::lesson_index_json(set).contains("pt-BR"));
 }
 
 TEST_CASE("lessons lint: demo parameters and check order must match across languages") {

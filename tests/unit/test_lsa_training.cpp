@@ -18,7 +18,7 @@ TEST_CASE("lsa_training: a small LSA layer trained with Adam reaches the one-ste
 }
 
 TEST_CASE("lsa_training: streams in step() slices; bad input refused by name") {
-    auto session = start_demo("lsa_training", {{"d", 3}, {"n_context", 4}, {"batch", 8}, {"steps", 30}}, Lang::ko, 2);
+    auto session = start_demo("lsa_training", {{"d", 3}, {"n_context", 4}, {"batch", 8}, {"steps", 30}}, testing::texts("ko", "lsa_training"), 2);
     REQUIRE(session.ok());
     auto& s = *session.value();
     s.step(10);

@@ -117,7 +117,7 @@ TEST_CASE("induction data: with copy_prob 1 every recurring token is followed as
 
 TEST_CASE("induction_heads: a short run streams its curves, lowers the loss of both models, and ablates every head") {
     const nlohmann::json small = {{"steps", 150}, {"vocab", 16}, {"width", 16}, {"heads", 2}, {"length", 24}, {"batch", 16}};
-    auto session = start_demo("induction_heads", small, Lang::en, 1);
+    auto session = start_demo("induction_heads", small, Texts(), 1);
     REQUIRE(session.ok());
     session.value()->step(10);
     const Result partial = session.value()->result();
@@ -150,7 +150,7 @@ TEST_CASE("function_vectors: the vector from the top heads raises zero-shot accu
         double gain = 0;
         for (int seed : {1, 2, 3}) {
             CAPTURE(seed);
-            const Result r = testing::run_demo("function_vectors", {{"task", task}, {"prompts", 16}}, Lang::en, (uint64_t)seed);
+            const Result r = testing::run_demo("function_vectors", {{"task", task}, {"prompts", 16}}, "en", (uint64_t)seed);
             REQUIRE(r.error.empty());
             CHECK(testing::scalar(r, "zs_acc_fv") >= testing::scalar(r, "zs_acc"));
             CHECK(testing::scalar(r, "top_cie") >= 0.1);

@@ -32,7 +32,7 @@ double time_ms(F&& f) {
 
 // Median time of result() and of step(1) on a session past its start.
 void check_snapshot(const std::string& id, const nlohmann::json& params) {
-    auto session = start_demo(id, params, Lang::en, 1);
+    auto session = start_demo(id, params, Texts(), 1);
     REQUIRE_MESSAGE(session.ok(), (session.ok() ? std::string() : session.error().message));
     Session& s = *session.value();
     s.step(2);

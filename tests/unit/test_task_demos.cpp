@@ -20,7 +20,7 @@ namespace {
 void use_shipped_lessons() { set_asset_dir(ICL_SOURCE_DIR "/lessons"); }
 
 std::map<std::string, double> run_scalars(const std::string& id, const nlohmann::json& params, uint64_t seed = 1) {
-    auto s = start_demo(id, params, Lang::en, seed);
+    auto s = start_demo(id, params, Texts(), seed);
     REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
     while (!s.value()->done()) s.value()->step(4);
     const Result r = s.value()->result();
@@ -141,7 +141,7 @@ TEST_CASE("bayes_posterior: with one query symbol the demonstrations raise accur
     auto five = run_scalars("bayes_posterior", {{"query_symbols", 5}});
     CHECK(five.at("entropy_k0") < 0.6);
     CHECK(std::fabs(five.at("acc_kmax") - five.at("acc_k0")) < 0.06);
-    auto refused = start_demo("bayes_posterior", {{"query_symbols", 6}}, Lang::en, 1);
+    auto refused = start_demo("bayes_posterior", {{"query_symbols", 6}}, Texts(), 1);
     REQUIRE(!refused.ok());
     CHECK(refused.error().message.find("query_symbols") != std::string::npos);
 }
@@ -154,7 +154,7 @@ TEST_CASE("checkpoints: a corrupt checkpoint is an error naming the file and the
     std::vector<uint8_t> bad = keep;
     bad[bad.size() / 2] ^= 0x5a;
     put_asset("checkpoints/tasks.icl", bad);
-    auto s = start_demo("shots_curve", nlohmann::json::object(), Lang::en, 1);
+    auto s = start_demo("shots_curve", nlohmann::json::object(), Texts(), 1);
     put_asset("checkpoints/tasks.icl", keep);
     REQUIRE_FALSE(s.ok());
     CHECK(s.error().message.find("checkpoints/tasks.icl") != std::string::npos);
@@ -228,8 +228,8 @@ TEST_CASE("checkpoints: demo parameters are checked against the loaded model (a 
     auto stored = checkpoint::save(m.value(), r.value().storage);  // as the recipe says it is stored
     REQUIRE(stored.ok());
     put_asset("checkpoints/tasks.icl", stored.value());
-    auto refused = start_demo("function_vectors", {{"top_heads", 9}, {"prompts", 4}}, Lang::en, 1);
-    auto fits = start_demo("function_vectors", {{"top_heads", 8}, {"prompts", 4}}, Lang::en, 1);
+    auto refused = start_demo("function_vectors", {{"top_heads", 9}, {"prompts", 4}}, Texts(), 1);
+    auto fits = start_demo("function_vectors", {{"top_heads", 8}, {"prompts", 4}}, Texts(), 1);
     put_asset("checkpoints/tasks.json", keep_recipe);
     put_asset("checkpoints/tasks.icl", keep_model);
     REQUIRE_FALSE(refused.ok());

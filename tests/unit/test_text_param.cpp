@@ -8,8 +8,7 @@ namespace {
 
 icl::ParamSpec prompt_spec() {
     return icl::ParamSpec::text("prompt", "hot → cold ; fast →", 24,
-                                {"→", ";", "hot", "cold", "big", "small", "fast", "slow", "old", "Paris"}, "a prompt",
-                                "prompt");
+                                {"→", ";", "hot", "cold", "big", "small", "fast", "slow", "old", "Paris"});
 }
 
 }  // namespace
@@ -60,7 +59,7 @@ TEST_CASE("text param: the CLI/URL form and the DemoInfo JSON carry it") {
     icl::DemoDef def;
     def.id = "t";
     def.params = {spec};
-    const auto info = icl::to_json(def, icl::Lang::en)["params"][0];
+    const auto info = icl::to_json(def, icl::Texts())["params"][0];
     CHECK(info["type"] == "text");
     CHECK(info["default"] == "hot → cold ; fast →");
     CHECK(info["max_length"] == 24);

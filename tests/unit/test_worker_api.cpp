@@ -30,6 +30,7 @@ TEST_CASE("worker api: parse_params takes URL-style strings, and names what is w
 }
 
 TEST_CASE("worker api: start, step and drop; bad handles, budgets, seeds and languages are errors") {
+    icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");  // the catalogues (the worker puts them; natively a folder)
     icl::WorkerApi api;
     const json started = call(api.start("dual_form", "{}", "en", 1));
     REQUIRE(started.contains("handle"));
@@ -40,7 +41,7 @@ TEST_CASE("worker api: start, step and drop; bad handles, budgets, seeds and lan
     CHECK(result["done"] == true);
     CHECK(call(api.drop(h)) == json::object());
     CHECK(error_of(api.step(h, 1)) == "no demo session " + std::to_string(h));
-    CHECK(error_of(api.start("dual_form", "{}", "fr", 1)) == "unknown language 'fr' (expected en or ko)");
+    CHECK(error_of(api.start("dual_form", "{}", "fr", 1)) == "unknown language 'fr': lessons/fr/catalogue/ has neither common.json nor dual_form.json");
     CHECK(error_of(api.start("dual_form", "{}", "en", -1)) == "the seed must be a non-negative integer");
     CHECK(error_of(api.start("dual_form", "{}", "en", 0.5)) == "the seed must be a non-negative integer");
     CHECK(error_of(api.start("dual_form", "[]", "en", 1)) == "the parameters must be a JSON object");
@@ -57,6 +58,7 @@ TEST_CASE("worker api: put_asset stores a demo's file; a nameless one is an erro
 }
 
 TEST_CASE("worker api: a page that leaks sessions is refused past the bound, not run out of memory") {
+    icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");
     icl::WorkerApi api;
     for (size_t i = 0; i < icl::WorkerApi::kMaxSessions; ++i) REQUIRE(call(api.start("gpt_scaling", "{}", "en", 1)).contains("handle"));
     CHECK(error_of(api.start("gpt_scaling", "{}", "en", 1)) == "too many demo sessions are open (64)");

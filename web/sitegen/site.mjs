@@ -3,7 +3,8 @@
 // lesson, so only what changed is done again: a lesson whose JSON is unchanged keeps its
 // KaTeX rendering and demo validation, and a page whose HTML is unchanged is not written.
 //
-//   const site = await createSite({ wasm: 'build/wasm/bin' });
+//   const site = await createSite({ wasm: 'build/wasm/bin', lessons: 'lessons' });  // lessons: the sources
+//   site.langs                    // ['en', 'ko', ...]: en and each language folder
 //   const { lessonsByLang, problems, warnings } = site.load(lessonJsonDir);  // problems: errors as values
 //   site.outputs(lessonsByLang)   // Map(path in the site -> text): every page, index.json, math-styles.css
 //   site.writeAssets(out)         // web/src, KaTeX's CSS and fonts, the wasm core, demo assets
@@ -18,7 +19,14 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const web = path.resolve(here, '..');
 const require = createRequire(import.meta.url);
 const katex = require('katex');
-export const langs = ['en', 'ko'];
+
+// The languages of a lessons folder, as the core's lint finds them (core/host's
+// languages_of): en first, then each subfolder named by a language code, sorted.
+export function languagesOf(lessonsDir) {
+  const found = fs.readdirSync(lessonsDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && d.name !== 'en' && /^[a-z]{2,3}(-[A-Za-z0-9]{1,8})?$/.test(d.name)).map((d) => d.name).sort();
+  return ['en', ...found];
+}
 
 // ---- math --------------------------------------------------------------------------
 const entities = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
@@ -67,7 +75,7 @@ function moduleGraph(entry, seen = new Set()) {
 
 const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 
-export async function createSite({ wasm }) {
+export async function createSite({ wasm, lessons = path.resolve(web, '..', 'lessons') }) {
   // ---- the wasm core, loaded here to describe the demos the lessons use -------------
   const wasmJs = path.join(wasm, 'icl_core.js');
   const wasmBin = path.join(wasm, 'icl_core.wasm');
@@ -77,13 +85,41 @@ export async function createSite({ wasm }) {
     if (value && value.error) throw new Error(value.error);
     return value;
   };
+  // The demos' texts: every language's catalogues (lessons/<lang>/catalogue/*.json)
+  // handed to the core as the assets "<lang>/catalogue/<file>" (icl/demo.h's load_texts),
+  // and copied into the site for the worker to fetch.
+  const lessonSources = path.resolve(lessons);
+  const langs = languagesOf(lessonSources);
+  const catalogues = [];  // "<lang>/catalogue/<file>.json"
+  for (const lang of langs) {
+    const dir = path.join(lessonSources, lang, 'catalogue');
+    for (const f of fs.existsSync(dir) ? fs.readdirSync(dir).filter((x) => x.endsWith('.json')).sort() : []) {
+      catalogues.push(`${lang}/catalogue/${f}`);
+      callCore('put_asset', `${lang}/catalogue/${f}`, new Uint8Array(fs.readFileSync(path.join(dir, f))));
+    }
+  }
+  // The pages' own words: each language's site.json over English's.
+  const siteWords = (lang) => {
+    const read = (l) => {
+      const file = path.join(lessonSources, l, 'catalogue', 'site.json');
+      return fs.existsSync(file) ? readJson(file) : {};
+    };
+    return { ...read('en'), ...(lang === 'en' ? {} : read(lang)) };
+  };
+  const words = Object.fromEntries(langs.map((l) => [l, siteWords(l)]));
+  const site = { langs, words, langNames: Object.fromEntries(langs.map((l) => [l, words[l]['page.langName'] || l])) };
   const demoInfo = {};
-  for (const lang of langs) demoInfo[lang] = Object.fromEntries(callCore('demos', lang).map((d) => [d.id, d]));
+  for (const lang of langs) {
+    demoInfo[lang] = Object.fromEntries(callCore('demos', lang).map((d) => [d.id, d]));
+    for (const d of Object.values(demoInfo[lang])) {
+      const missing = JSON.stringify(d).match(/⟦[^⟧]*⟧/);
+      if (missing) throw new Error(`lessons/${lang}/catalogue/${d.id}.json: demo '${d.id}' has no text for ${missing[0]} (nor has English)`);
+    }
+  }
 
   // The files a demo reads (DemoInfo.assets, relative to lessons/): handed to the core
   // before a lesson's demo is started for validation, and copied into the site for the
   // worker to fetch from <site>/lessons/.
-  const lessonSources = path.resolve(web, '..', 'lessons');
   const assetSource = (id, name) => {
     const from = path.resolve(lessonSources, name);
     if (!from.startsWith(lessonSources + path.sep)) throw new Error(`demo '${id}' lists asset '${name}' outside lessons/`);
@@ -183,8 +219,8 @@ export async function createSite({ wasm }) {
     const lessonsByLang = {};
     const seen = new Set();
     for (const lang of langs) {
-      if (!Array.isArray(index[lang])) { problems.push(`index.json has no "${lang}" list`); continue; }
       lessonsByLang[lang] = [];
+      if (!Array.isArray(index[lang])) { problems.push(`index.json has no "${lang}" list (lessons/${lang}/ is a language folder)`); continue; }
       for (const entry of index[lang]) {
         const key = `${lang}/${entry.id}`;
         seen.add(key);
@@ -237,15 +273,15 @@ export async function createSite({ wasm }) {
     const files = new Map();
     for (const lang of langs) {
       const list = lessonsByLang[lang];
-      const other = langs.find((l) => l !== lang);
       list.forEach((lesson, i) => {
-        const hasOther = lessonsByLang[other].some((l) => l.id === lesson.id);
+        const has = langs.map((l) => lessonsByLang[l].some((x) => x.id === lesson.id));
+        const translated = (l) => has[langs.indexOf(l)];
         const prev = list[i - 1], next = list[i + 1];
         files.set(`${lang}/${lesson.id}.html`, page(`${lang}/${lesson.id}.html`,
-          [lesson, hasOther, prev && prev.id, prev && prev.title, next && next.id, next && next.title],
-          () => lessonPage({ lesson, lang, other, hasOther, prev, next, demoInfo: demoInfo[lang], modules: modules.lesson })));
+          [lesson, has.join(), prev && prev.id, prev && prev.title, next && next.id, next && next.title],
+          () => lessonPage({ lesson, lang, site, translated, prev, next, demoInfo: demoInfo[lang], modules: modules.lesson })));
       });
-      files.set(`${lang}/review.html`, page(`${lang}/review.html`, list.slice(), () => reviewPage({ lang, lessons: list, modules: modules.review })));
+      files.set(`${lang}/review.html`, page(`${lang}/review.html`, list.slice(), () => reviewPage({ lang, site, lessons: list, modules: modules.review })));
     }
     // One embed page per demo the lessons run, per language: <lang>/embed/<demo>.html.
     for (const lang of langs) {
@@ -254,7 +290,7 @@ export async function createSite({ wasm }) {
         const lessons = lessonsByLang[lang].flatMap((l) => l.blocks.filter((b) => b.kind === 'demo' && b.demo === id)
           .map((b) => ({ id: l.id, instance: b.name, params: b.params || {} })));
         const assetBytes = (demoInfo[lang][id].assets || []).reduce((n, name) => n + fs.statSync(assetSource(id, name)).size, 0);
-        files.set(`${lang}/embed/${id}.html`, page(`${lang}/embed/${id}.html`, [JSON.stringify(lessons), assetBytes], () => embedPage({ lang, demo: id, info: demoInfo[lang][id], lessons, assetBytes, modules: modules.embed })));
+        files.set(`${lang}/embed/${id}.html`, page(`${lang}/embed/${id}.html`, [JSON.stringify(lessons), assetBytes], () => embedPage({ lang, site, demo: id, info: demoInfo[lang][id], lessons, assetBytes, modules: modules.embed })));
       }
     }
     const indexData = Object.fromEntries(langs.map((lang) => [lang, lessonsByLang[lang].map((l) => ({
@@ -262,7 +298,7 @@ export async function createSite({ wasm }) {
       checks: l.blocks.filter((b) => b.kind === 'check').map((b) => b.id),
       demos: l.blocks.filter((b) => b.kind === 'demo').map((b) => b.demo),
     }))]));
-    files.set('index.html', indexPage({ index: indexData, modules: modules.index }));
+    files.set('index.html', indexPage({ index: indexData, site, modules: modules.index }));
     files.set('index.json', JSON.stringify(indexData));
     files.set('assets/math-styles.css',
       [...styleClasses].map(([style, cls]) => `.${cls}{${style.split(';').filter((d) => d.trim()).map((d) => `${d.trim()}!important`).join(';')}}`).join('\n') + '\n');
@@ -289,9 +325,10 @@ export async function createSite({ wasm }) {
     for (const id of usedDemos(lessonsByLang)) {
       for (const name of demoInfo.en[id].assets || []) copy(assetSource(id, name), path.join(out, 'lessons', name));
     }
+    for (const name of catalogues) copy(path.join(lessonSources, name), path.join(out, 'lessons', name));
     copy(wasmJs, path.join(out, 'assets', 'icl_core.js'));
     copy(wasmBin, path.join(out, 'assets', 'icl_core.wasm'));
   }
 
-  return { demoInfo, load, outputs, writeAssets, usedDemos };
+  return { langs, demoInfo, load, outputs, writeAssets, usedDemos };
 }

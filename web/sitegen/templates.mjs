@@ -3,6 +3,7 @@
 // their frame here and come alive in assets/lesson.js. Pages carry their data in a
 // JSON block (type="application/json" is data, not script, so the CSP allows it).
 import { escapeHtml as esc } from '../src/html-escape.js';
+import { fillTemplate } from '../src/i18n.js';
 
 // Everything fetched comes from this origin; no inline script or style; the wasm module
 // may be compiled (worker); images may be blob:/data: (PNG export, heatmap images).
@@ -15,16 +16,20 @@ export const CSP = [
 // JSON inside <script type="application/json">: "<" escaped so no "</script>" can end it.
 const jsonData = (value) => JSON.stringify(value).replace(/</g, '\\u003c');
 
-const ui = {
-  en: { home: 'All lessons', lang: '한국어', langName: 'English', prev: 'Previous', next: 'Next',
-    check: 'Check', demo: 'Demo', skip: 'Skip to the lesson', noscript: 'The demos and checks need JavaScript; the text reads without it.',
-    lessonOf: (n) => `Lesson ${n}`, otherMissing: 'This lesson has no Korean version yet.', review: 'Review',
-    openInLab: 'Open in ICL Lab', embedNoscript: 'This demo needs JavaScript.' },
-  ko: { home: '모든 강의', lang: 'English', langName: '한국어', prev: '이전', next: '다음',
-    check: '확인 문제', demo: '데모', skip: '본문으로 건너뛰기', noscript: '데모와 확인 문제는 JavaScript가 필요합니다. 본문은 그대로 읽을 수 있습니다.',
-    lessonOf: (n) => `${n}강`, otherMissing: '이 강의는 아직 영어판이 없습니다.', review: '복습',
-    openInLab: 'ICL Lab에서 열기', embedNoscript: '이 데모는 JavaScript가 필요합니다.' },
-};
+// The page's own words come from its language's catalogue (lessons/<lang>/catalogue/
+// site.json over English's; site.mjs merges them): the "page.*" keys here, the rest in the
+// page's data for the browser (web/src/i18n.js). `words` below is that merged object.
+const say = (words, key, values) => fillTemplate(words[`page.${key}`] ?? `⟦page.${key}⟧`, values);
+
+// The links to the page in the other languages, each named in its own language
+// (langNames[l]); href(l) is null where that language lacks the page.
+function langSwitches({ lang, langs, langNames, words, href }) {
+  return `<span class="lang-switches">${langs.filter((l) => l !== lang).map((l) => {
+    const to = href(l);
+    return to ? `<a class="lang-switch" hreflang="${esc(l)}" lang="${esc(l)}" href="${esc(to)}">${esc(langNames[l])}</a>`
+      : `<span class="lang-switch missing" lang="${esc(l)}" title="${esc(say(words, 'otherMissing'))}">${esc(langNames[l])}</span>`;
+  }).join('')}</span>`;
+}
 
 // modules: every ES module the page imports, preloaded in parallel from the start
 // instead of one import level at a time (the worker, so the first result, waits on them).
@@ -47,9 +52,9 @@ ${modules.map((m) => `<link rel="modulepreload" href="${up}assets/${m}">`).join(
 }
 
 // heading: h2 in a lesson, h1 on an embed page; aside: HTML beside the kicker.
-function demoFrame(block, info, lang, { heading = 'h2', aside = '' } = {}) {
+function demoFrame(block, info, words, { heading = 'h2', aside = '' } = {}) {
   const title = info ? info.title : block.demo;
-  const kicker = `<p class="kicker">${esc(ui[lang].demo)}</p>`;
+  const kicker = `<p class="kicker">${esc(say(words, 'demo'))}</p>`;
   return `<section class="demo" id="demo-${esc(block.name)}" data-instance="${esc(block.name)}" aria-labelledby="demo-${esc(block.name)}-title">
 <div class="demo-head">
 ${aside ? `<div class="demo-kicker-row">${kicker}${aside}</div>` : kicker}
@@ -61,48 +66,49 @@ ${info && info.paper ? `<p class="demo-paper">${esc(info.paper)}</p>` : ''}
 </section>`;
 }
 
-function checkFrame(block, lang) {
+function checkFrame(block, words) {
   return `<section class="check" id="check-${esc(block.id)}" data-check="${esc(block.id)}" aria-labelledby="check-${esc(block.id)}-title">
-<p class="kicker" id="check-${esc(block.id)}-title">${esc(ui[lang].check)}</p>
+<p class="kicker" id="check-${esc(block.id)}-title">${esc(say(words, 'check'))}</p>
 <div class="check-prompt">${block.prompt_html || ''}</div>
 <div class="check-body"></div>
 </section>`;
 }
 
-export function lessonPage({ lesson, lang, other, hasOther, prev, next, demoInfo, modules }) {
-  const t = ui[lang];
+// site: { langs, langNames, words } (words[lang]: that language's merged catalogue);
+// translated(l): whether language l has this lesson.
+export function lessonPage({ lesson, lang, site, translated, prev, next, demoInfo, modules }) {
+  const words = site.words[lang];
   const body = lesson.blocks.map((b) => {
     if (b.kind === 'html') return `<div class="prose">${b.html}</div>`;
-    if (b.kind === 'demo') return demoFrame(b, demoInfo[b.demo], lang);
-    if (b.kind === 'check') return checkFrame(b, lang);
+    if (b.kind === 'demo') return demoFrame(b, demoInfo[b.demo], words);
+    if (b.kind === 'check') return checkFrame(b, words);
     return '';
   }).join('\n');
   // What lesson.js needs: demo instances with their lesson parameters and the demo's
   // schema, and the checks exactly as the core's grader takes them.
   const data = {
-    lang, id: lesson.id, title: lesson.title,
+    lang, words, id: lesson.id, title: lesson.title,
     demos: lesson.blocks.filter((b) => b.kind === 'demo').map((b) => ({ name: b.name, demo: b.demo, params: b.params || {}, info: demoInfo[b.demo] })),
     checks: lesson.blocks.filter((b) => b.kind === 'check'),
   };
-  const nav = (where) => `<nav class="lesson-nav ${where}" aria-label="${esc(t.prev)} / ${esc(t.next)}">
-${prev ? `<a rel="prev" href="${esc(prev.id)}.html"><span>← ${esc(t.prev)}</span>${esc(prev.title)}</a>` : '<span></span>'}
-${next ? `<a rel="next" href="${esc(next.id)}.html"><span>${esc(t.next)} →</span>${esc(next.title)}</a>` : '<span></span>'}
+  const nav = (where) => `<nav class="lesson-nav ${where}" aria-label="${esc(say(words, 'prev'))} / ${esc(say(words, 'next'))}">
+${prev ? `<a rel="prev" href="${esc(prev.id)}.html"><span>← ${esc(say(words, 'prev'))}</span>${esc(prev.title)}</a>` : '<span></span>'}
+${next ? `<a rel="next" href="${esc(next.id)}.html"><span>${esc(say(words, 'next'))} →</span>${esc(next.title)}</a>` : '<span></span>'}
 </nav>`;
   return `${head({ lang, title: `${lesson.title} · ICL Lab`, depth: 1, css: ['katex/katex.min.css', 'math-styles.css'], modules, engine: true })}
 <body class="lesson-page">
-<a class="skip" href="#main">${esc(t.skip)}</a>
+<a class="skip" href="#main">${esc(say(words, 'skip'))}</a>
 <header class="top">
 <a class="brand" href="../index.html">ICL Lab</a>
-<span class="top-sep">/</span><a class="top-home" href="../index.html">${esc(t.home)}</a>
-${hasOther ? `<a class="lang-switch" id="lang-switch" hreflang="${other}" lang="${other}" href="../${other}/${esc(lesson.id)}.html">${esc(t.lang)}</a>`
-    : `<span class="lang-switch missing" title="${esc(t.otherMissing)}">${esc(t.lang)}</span>`}
+<span class="top-sep">/</span><a class="top-home" href="../index.html">${esc(say(words, 'home'))}</a>
+${langSwitches({ lang, ...site, words, href: (l) => (translated(l) ? `../${l}/${lesson.id}.html` : null) })}
 </header>
 <div id="notices" class="notices" aria-live="polite"></div>
 <main id="main" class="lesson">
-<p class="kicker">${esc(t.lessonOf(lesson.order))}</p>
+<p class="kicker">${esc(say(words, 'lessonOf', { number: lesson.order }))}</p>
 <h1>${esc(lesson.title)}</h1>
 ${lesson.summary ? `<p class="lead">${esc(lesson.summary)}</p>` : ''}
-<noscript><p class="notice">${esc(t.noscript)}</p></noscript>
+<noscript><p class="notice">${esc(say(words, 'noscript'))}</p></noscript>
 ${body}
 ${nav('bottom')}
 </main>
@@ -117,18 +123,18 @@ ${lesson.firstResult ? `<script type="application/json" id="first-result">${json
 // alone, for an <iframe>; embed.js brings it to life. lessons: [{id, instance, params}],
 // one per demo block of this language's lessons, for the link back ("Open in ICL Lab");
 // assetBytes: what its files weigh (it waits for Run before fetching them).
-export function embedPage({ lang, demo, info, lessons, assetBytes, modules }) {
-  const t = ui[lang];
+export function embedPage({ lang, site, demo, info, lessons, assetBytes, modules }) {
+  const words = site.words[lang];
   const back = lessons.length ? `../${esc(lessons[0].id)}.html#demo-${esc(lessons[0].instance)}` : '../../index.html';
-  const aside = `<a class="embed-home" id="embed-home" href="${back}" target="_blank" rel="noopener">${esc(t.openInLab)} ↗</a>`;
+  const aside = `<a class="embed-home" id="embed-home" href="${back}" target="_blank" rel="noopener">${esc(say(words, 'openInLab'))} ↗</a>`;
   return `${head({ lang, title: `${info.title} · ICL Lab`, depth: 2, modules, engine: true })}
 <body class="embed-page">
 <div id="notices" class="notices" aria-live="polite"></div>
 <main id="main" class="embed">
-${demoFrame({ name: demo, demo }, info, lang, { heading: 'h1', aside })}
-<noscript><p class="notice">${esc(t.embedNoscript)}</p></noscript>
+${demoFrame({ name: demo, demo }, info, words, { heading: 'h1', aside })}
+<noscript><p class="notice">${esc(say(words, 'embedNoscript'))}</p></noscript>
 </main>
-<script type="application/json" id="embed-data">${jsonData({ lang, demo, info, lessons, assetBytes })}</script>
+<script type="application/json" id="embed-data">${jsonData({ lang, words, demo, info, lessons, assetBytes })}</script>
 <script type="module" src="../../assets/embed.js"></script>
 </body>
 </html>
@@ -138,8 +144,8 @@ ${demoFrame({ name: demo, demo }, info, lang, { heading: 'h1', aside })}
 // The review page of one language: the checks due for review, asked one at a time
 // (review.js picks them with the core's schedule). It carries every check of the
 // language's lessons, and for a predict check the demo whose result grades it.
-export function reviewPage({ lang, lessons, modules }) {
-  const t = ui[lang];
+export function reviewPage({ lang, site, lessons, modules }) {
+  const words = site.words[lang];
   const checks = [];
   for (const lesson of lessons) {
     const demos = Object.fromEntries(lesson.blocks.filter((b) => b.kind === 'demo').map((b) => [b.name, { demo: b.demo, params: b.params || {} }]));
@@ -148,46 +154,48 @@ export function reviewPage({ lang, lessons, modules }) {
       checks.push({ lesson: lesson.id, lessonTitle: lesson.title, check: b, demo });
     }
   }
-  return `${head({ lang, title: `${t.review} · ICL Lab`, depth: 1, css: ['katex/katex.min.css', 'math-styles.css'], modules, engine: true })}
+  return `${head({ lang, title: `${say(words, 'review')} · ICL Lab`, depth: 1, css: ['katex/katex.min.css', 'math-styles.css'], modules, engine: true })}
 <body class="lesson-page review-page">
-<a class="skip" href="#main">${esc(t.skip)}</a>
+<a class="skip" href="#main">${esc(say(words, 'skip'))}</a>
 <header class="top">
 <a class="brand" href="../index.html">ICL Lab</a>
-<span class="top-sep">/</span><a class="top-home" href="../index.html">${esc(t.home)}</a>
-<a class="lang-switch" hreflang="${lang === 'en' ? 'ko' : 'en'}" href="../${lang === 'en' ? 'ko' : 'en'}/review.html">${esc(t.lang)}</a>
+<span class="top-sep">/</span><a class="top-home" href="../index.html">${esc(say(words, 'home'))}</a>
+${langSwitches({ lang, ...site, words, href: (l) => `../${l}/review.html` })}
 </header>
 <div id="notices" class="notices" aria-live="polite"></div>
 <main id="main" class="lesson">
-<h1>${esc(t.review)}</h1>
+<h1>${esc(say(words, 'review'))}</h1>
 <p class="lead" id="review-status" aria-live="polite"></p>
 <section class="check" id="review-check" hidden>
 <p class="kicker" id="review-where"></p>
 <div class="check-prompt"></div>
 <div class="check-body"></div>
 </section>
-<p><button type="button" class="primary" id="review-next" hidden>${esc(t.next)} →</button></p>
+<p><button type="button" class="primary" id="review-next" hidden>${esc(say(words, 'next'))} →</button></p>
 </main>
-<script type="application/json" id="review-data">${jsonData({ lang, checks })}</script>
+<script type="application/json" id="review-data">${jsonData({ lang, words, checks })}</script>
 <script type="module" src="../assets/review.js"></script>
 </body>
 </html>
 `;
 }
 
-export function indexPage({ index, modules }) {
-  const card = (lesson, ko) => `<li class="lesson-card" data-lesson="${esc(lesson.id)}" data-checks="${esc(lesson.checks.join(' '))}">
+// The index is English first (the reference every language follows); each lesson's card
+// links its translations, each in its own language, and the review box each language's
+// review page.
+export function indexPage({ index, site, modules }) {
+  const others = site.langs.filter((l) => l !== 'en');
+  const byId = Object.fromEntries(others.map((l) => [l, Object.fromEntries((index[l] || []).map((x) => [x.id, x]))]));
+  const card = (lesson) => `<li class="lesson-card" data-lesson="${esc(lesson.id)}" data-checks="${esc(lesson.checks.join(' '))}">
 <span class="card-order">${esc(lesson.order)}</span>
 <div class="card-text">
 <h2><a href="en/${esc(lesson.id)}.html" hreflang="en">${esc(lesson.title)}</a></h2>
-${ko ? `<p class="card-ko" lang="ko"><a href="ko/${esc(ko.id)}.html" hreflang="ko">${esc(ko.title)}</a></p>` : ''}
+${others.filter((l) => byId[l][lesson.id]).map((l) => `<p class="card-translation" lang="${esc(l)}"><a href="${esc(l)}/${esc(lesson.id)}.html" hreflang="${esc(l)}">${esc(byId[l][lesson.id].title)}</a></p>`).join('\n')}
 ${lesson.summary ? `<p class="card-summary">${esc(lesson.summary)}</p>` : ''}
 <p class="card-meta">${lesson.demos.length} ${lesson.demos.length === 1 ? 'demo' : 'demos'} · ${lesson.checks.length} ${lesson.checks.length === 1 ? 'check' : 'checks'}</p>
 <div class="card-progress" aria-live="polite"></div>
 </div>
 </li>`;
-  const koById = Object.fromEntries(index.ko.map((l) => [l.id, l]));
-  const enIds = new Set(index.en.map((l) => l.id));
-  const koOnly = index.ko.filter((l) => !enIds.has(l.id));
   return `${head({ lang: 'en', title: 'ICL Lab — why can GPT learn in context?', depth: 0, modules })}
 <body class="index-page">
 <a class="skip" href="#main">Skip to the lessons</a>
@@ -195,15 +203,13 @@ ${lesson.summary ? `<p class="card-summary">${esc(lesson.summary)}</p>` : ''}
 <div id="notices" class="notices" aria-live="polite"></div>
 <main id="main" class="index">
 <h1>Why can GPT learn in context?</h1>
-<p class="lead">Lessons with live demos: tiny GPT decoders and attention layers computed in your browser by the same C++ core as the desktop app. Nothing leaves this page.</p>
-<p class="lead" lang="ko">GPT는 왜 문맥 안에서 배울 수 있을까? 작은 GPT와 어텐션 층을 브라우저에서 직접 계산하며 배우는 강의입니다.</p>
+${site.langs.map((l) => `<p class="lead"${l === 'en' ? '' : ` lang="${esc(l)}"`}>${esc(say(site.words[l], 'indexLead'))}</p>`).join('\n')}
 <ol class="lessons">
-${index.en.map((l) => card(l, koById[l.id])).join('\n')}
-${koOnly.map((l) => card({ ...l, title: l.title }, null).replace(`href="en/${esc(l.id)}.html" hreflang="en"`, `href="ko/${esc(l.id)}.html" hreflang="ko"`)).join('\n')}
+${index.en.map(card).join('\n')}
 </ol>
 <section class="review-box" id="review-box" aria-live="polite">
 <p id="review-due"></p>
-<p><a href="en/review.html" hreflang="en">Review the due checks</a> · <a href="ko/review.html" hreflang="ko" lang="ko">복습하기</a></p>
+<p>${site.langs.map((l) => `<a href="${esc(l)}/review.html" hreflang="${esc(l)}"${l === 'en' ? '' : ` lang="${esc(l)}"`}>${esc(say(site.words[l], 'reviewDue'))}</a>`).join(' · ')}</p>
 </section>
 <p class="progress-note">Your answers are kept in this browser only (localStorage); the desktop app and <a href="lab/">/lab/</a> read the same file. · 답은 이 브라우저에만 저장됩니다.</p>
 <p class="progress-note progress-actions">

@@ -12,7 +12,7 @@ import { wordsFor } from './i18n.js';
 import { notice } from './notices.js';
 
 const data = JSON.parse(document.getElementById('embed-data').textContent);
-const shared = wordsFor(data.lang);
+const shared = wordsFor(data.words);
 const words = { ...shared, resetHint: shared.resetHintEmbed, urlBad: shared.urlBadEmbed };
 const client = pageClient(words);
 

@@ -11,7 +11,7 @@ import { wordsFor } from './i18n.js';
 import { notice } from './notices.js';
 
 const data = JSON.parse(document.getElementById('lesson-data').textContent);
-const words = wordsFor(data.lang);
+const words = wordsFor(data.words);
 const client = pageClient(words);
 
 const demoBlocks = Object.create(null);  // by instance name; no prototype to collide with
@@ -38,8 +38,7 @@ const checkBlocks = data.checks.map((check) => {
 
 // The language switch keeps the place: the section (or demo / check) at the top of
 // the window becomes the other page's #fragment, and the demo parameters carry over.
-const langSwitch = document.getElementById('lang-switch');
-if (langSwitch) {
+for (const langSwitch of document.querySelectorAll('a.lang-switch')) {
   const base = langSwitch.getAttribute('href');
   hrefOnUse(langSwitch, () => {
     const anchors = [...document.querySelectorAll('main h2[id], main h3[id], main h4[id], section.demo, section.check')];

@@ -9,7 +9,7 @@ import { wordsFor } from './i18n.js';
 import { notice } from './notices.js';
 
 const data = JSON.parse(document.getElementById('review-data').textContent);
-const words = wordsFor(data.lang);
+const words = wordsFor(data.words);
 const client = pageClient(words);
 
 const byKey = new Map(data.checks.map((c) => [`${c.lesson}/${c.check.id}`, c]));

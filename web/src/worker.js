@@ -111,16 +111,18 @@ function fetchAsset(name) {
   return fetching.get(name);
 }
 
-async function loadAssets(names) {
-  for (const name of names) {
-    if (assetsLoaded.has(name)) continue;
-    let bytes;
-    try {
-      bytes = await fetchAsset(name);
-    } catch (e) {
+// Fetched side by side, handed over in order. `optional` names may be absent (a
+// language's catalogue that lacks a file: English shows); they are not asked again.
+async function loadAssets(names, optional = new Set()) {
+  const todo = names.filter((name) => !assetsLoaded.has(name));
+  const got = await Promise.all(todo.map((name) => fetchAsset(name).then((bytes) => ({ bytes }), (e) => ({ e }))));
+  for (let i = 0; i < todo.length; i++) {
+    const name = todo[i], { bytes, e } = got[i];
+    if (assetsLoaded.has(name)) continue;  // another run handed it over meanwhile
+    if (e) {
+      if (optional.has(name)) { assetsLoaded.add(name); continue; }
       return `the file '${name}' this demo needs could not be loaded (${e && e.message ? e.message : e})`;
     }
-    if (assetsLoaded.has(name)) continue;  // another run handed it over meanwhile
     const answer = parse(core.put_asset(name, bytes));
     if (answer.error) return answer.error;
     assetsLoaded.add(name);
@@ -128,15 +130,24 @@ async function loadAssets(names) {
   return null;
 }
 
+// The catalogues a run's texts come from (icl/demo.h's load_texts): English always, the
+// learner's language over it where it has them.
+function catalogueNames(demo, lang) {
+  if (!/^[a-z0-9_]+$/.test(demo)) return { names: [], optional: new Set() };  // the core refuses it by name
+  const of = (l) => [`${l}/catalogue/common.json`, `${l}/catalogue/${demo}.json`];
+  return lang === 'en' ? { names: of('en'), optional: new Set() } : { names: [...of('en'), ...of(lang)], optional: new Set(of(lang)) };
+}
+
 const pending = [];
 function handle(msg) {
   if (msg.type === 'call') {
     postMessage({ type: 'reply', req: msg.req, value: call(msg.fn, msg.args || []) });
   } else if (msg.type === 'run') {
-    const missing = (assetsOf[msg.demo] || []).filter((name) => !assetsLoaded.has(name));
+    const texts = catalogueNames(msg.demo, /^[a-z]{2,3}(-[A-Za-z0-9]{1,8})?$/.test(msg.lang || '') ? msg.lang : 'en');
+    const missing = [...(assetsOf[msg.demo] || []), ...texts.names].filter((name) => !assetsLoaded.has(name));
     if (missing.length) {
       loading.add(msg.run);
-      loadAssets(missing).then((problem) => {
+      loadAssets(missing, texts.optional).then((problem) => {
         loading.delete(msg.run);
         if (cancelled.delete(msg.run)) return;
         if (problem) postMessage({ type: 'failed', run: msg.run, message: problem });

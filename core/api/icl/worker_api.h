@@ -6,9 +6,11 @@
 //
 //   version()                            -> {"version": "0.1.0"}
 //   demos(lang)                          -> [DemoInfo, ...]            (icl/demo.h)
-//   put_asset(name, bytes)               -> {}                         a file a demo lists in "assets"
+//   put_asset(name, bytes)               -> {}                         a file a demo lists in "assets",
+//                                                                      or a catalogue, <lang>/catalogue/<file>.json
 //   parse_params(id, ["k=v", ...])       -> {"params": {...}}          typed and validated by the specs
-//   start(id, params, lang, seed)        -> {"handle": n}
+//   start(id, params, lang, seed)        -> {"handle": n}              its texts from the catalogues put
+//                                                                      (load_texts, icl/demo.h)
 //   step(handle, budget)                 -> Result                     (a slice of work, then a snapshot)
 //   drop(handle)                         -> {}
 //   grade(check, answer, demo_result)    -> {"correct", "feedback_html", "correct_answer"}

@@ -41,7 +41,7 @@ struct Pair {
 
 struct Task {
     std::string id;                  // "antonym", "successor", ...
-    std::string name_en, name_ko;
+    // (its name, shown in legends, is the catalogue's "task.<id>": lessons/<lang>/catalogue/common.json)
     std::string domain;              // "adjectives", "numbers", "countries", "topics"
     std::vector<Pair> pairs;
     std::vector<int> outputs;        // the task's label space: distinct y ids

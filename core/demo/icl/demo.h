@@ -54,7 +54,7 @@
 #include <nlohmann/json.hpp>
 
 #include "icl/expected.h"
-#include "icl/lang.h"
+#include "icl/texts.h"
 
 namespace icl {
 
@@ -73,7 +73,7 @@ struct ParamSpec {
     double min = 0, max = 1, default_value = 0, step = 0;  // Int, Float, Bool (0/1); Points: x range, snap
     std::vector<std::string> choices;                        // Choice
     std::string default_choice;                              // Choice: one of choices, by name
-    std::string help_en, help_ko;
+    // Its help text is the catalogue's "param.<name>" (icl/texts.h).
     // Text: a UTF-8 string of at most max_length code points, tokenized by core
     // (tokenize_text). With a vocabulary, every token must be one of its words.
     std::string default_text;
@@ -86,24 +86,20 @@ struct ParamSpec {
     std::vector<Point2> default_points;
 
     // An integer in [min, max], moved in steps of `step`.
-    static ParamSpec integer(std::string name, int min, int max, int default_value, int step,
-                             std::string help_en, std::string help_ko);
+    static ParamSpec integer(std::string name, int min, int max, int default_value, int step);
     // A real number in [min, max], moved in steps of `step`.
-    static ParamSpec real(std::string name, double min, double max, double default_value, double step,
-                          std::string help_en, std::string help_ko);
-    static ParamSpec boolean(std::string name, bool default_value, std::string help_en, std::string help_ko);
+    static ParamSpec real(std::string name, double min, double max, double default_value, double step);
+    static ParamSpec boolean(std::string name, bool default_value);
     // One of `choices`; the default by name (a name not among the choices fails the
     // registry's test, tests/unit/test_demo_specs.cpp).
-    static ParamSpec choice(std::string name, std::vector<std::string> choices, std::string default_choice,
-                            std::string help_en, std::string help_ko);
+    static ParamSpec choice(std::string name, std::vector<std::string> choices, std::string default_choice);
     // A learner's text of at most max_length code points; an empty vocabulary allows any word.
     static ParamSpec text(std::string name, std::string default_text, int max_length,
-                          std::vector<std::string> vocabulary, std::string help_en, std::string help_ko);
+                          std::vector<std::string> vocabulary);
     // Between min_count and max_count points in [x_min, x_max] × [y_min, y_max]; `snap`
     // is the editors' grid (0: none).
     static ParamSpec points(std::string name, Point2 x_range, Point2 y_range, int min_count, int max_count,
-                            double snap, std::vector<Point2> default_points, std::string help_en,
-                            std::string help_ko);
+                            double snap, std::vector<Point2> default_points);
 
     // A Float over two decades or more, all positive (a learning rate), moves in log
     // steps: both front ends' sliders read this (the JSON's "log").
@@ -216,13 +212,13 @@ protected:
     std::string error_;
 
 private:
-    friend Expected<std::unique_ptr<Session>> start_demo(const std::string&, const nlohmann::json&, Lang, uint64_t);
+    friend Expected<std::unique_ptr<Session>> start_demo(const std::string&, const nlohmann::json&, const Texts&, uint64_t);
     std::string demo_id_;  // set by start_demo
 };
 
 struct DemoContext {
     Params params;
-    Lang lang = Lang::en;
+    Texts text;  // the demo's messages in the learner's language (icl/texts.h)
     uint64_t seed = 1;
 };
 
@@ -230,16 +226,13 @@ struct DemoContext {
 //   const DemoDef kDualForm = [] {
 //       DemoDef d;
 //       d.id = "dual_form";
-//       d.title_en = "..."; d.title_ko = "...";
-//       d.params = {ParamSpec::real("lr", 0.001, 1, 0.3, 0.001, "learning rate η", "학습률 η"), ...};
+//       d.params = {ParamSpec::real("lr", 0.001, 1, 0.3, 0.001), ...};
 //       d.start = start;
 //       return d;
 //   }();
 //   ICL_REGISTER_DEMO(kDualForm);
 struct DemoDef {
     std::string id;
-    std::string title_en, title_ko;
-    std::string summary_en, summary_ko;
     std::string paper;                  // e.g. "Irie, Csordás, Schmidhuber 2022"
     bool analytic = false;              // finishes in one step
     std::vector<ParamSpec> params;
@@ -248,20 +241,28 @@ struct DemoDef {
     std::vector<std::string> assets;    // files it needs, relative to the lessons/ folder
 };
 
-nlohmann::json to_json(const DemoDef& def, Lang lang);
+// title, summary and each parameter's help from `text`, the demo's catalogue (its keys
+// "title", "summary", "param.<name>"); with_texts adds "texts": every message, which a
+// page hands its worker with each run.
+nlohmann::json to_json(const DemoDef& def, const Texts& text, bool with_texts = false);
 // A parameter's default as its JSON value (what to_json writes as "default", and what a
 // front end puts in a control before the learner touches it).
 nlohmann::json default_json(const ParamSpec& spec);
 // A parameter's ParamSpec JSON (the form above), help in `lang`.
-nlohmann::json to_json(const ParamSpec& spec, Lang lang);
+nlohmann::json to_json(const ParamSpec& spec, const Texts& text);
 
 void register_demo(const DemoDef* def);
 const std::vector<const DemoDef*>& all_demos();      // sorted by id
 const DemoDef* find_demo(const std::string& id);     // nullptr if unknown
 
+// The messages of demo `demo_id` in `lang`: load_catalogue(lang, {"common", demo_id})
+// (icl/texts.h), i.e. lessons/en/catalogue/common.json and <demo_id>.json, then the same
+// two of `lang` over them.
+Expected<Texts> load_texts(const std::string& lang, const std::string& demo_id);
+
 // Validates and starts: the one entry point both front ends and the CLI use.
 Expected<std::unique_ptr<Session>> start_demo(const std::string& id, const nlohmann::json& params,
-                                              Lang lang, uint64_t seed);
+                                              const Texts& text, uint64_t seed);
 
 struct DemoRegistrar { explicit DemoRegistrar(const DemoDef* def) { register_demo(def); } };
 #define ICL_REGISTER_DEMO(def) static ::icl::DemoRegistrar icl_registrar_##def(&def)

@@ -7,9 +7,13 @@
 //   - ids and orders unique within a language;
 //   - every demo block names a registered demo and its overrides pass the demo's
 //     ParamSpecs (icl::validate_params);
-//   - en/ and ko/ hold the same ids; for each id the same order, the same demo
-//     instances (demo, name, params) and the same checks (id, type, options count,
-//     grading — except text answers, which are in the page's language) in the same order;
+//   - English is the reference: a lesson of another language has an en version with the
+//     same order, the same demo instances (demo, name, params) and the same checks (id,
+//     type, options count, grading — except text answers, which are in the page's
+//     language) in the same order; a lesson a language lacks is a warning;
+//   - each language's catalogues (<lang>/catalogue/*.json) hold strings with the same
+//     placeholders as English's and no key English lacks; a missing file or key is a
+//     warning (English shows there).
 //   - each lesson has >= 4 checks, and >= 1 predict check when it shows a demo.
 //     These two are errors, or warnings with LintOptions::draft.
 //   - with LintOptions::run_demos: every demo instance a predict check names is run
@@ -43,15 +47,17 @@ struct LintOptions {
 };
 
 struct LessonSet {
-    std::map<std::string, std::vector<Lesson>> lessons;  // "en"/"ko" -> lessons sorted by order
+    std::vector<std::string> languages;                   // en first, then each <dir>/<code>/ folder, sorted
+    std::map<std::string, std::vector<Lesson>> lessons;  // language -> lessons sorted by order
     std::vector<Diagnostic> problems;                     // sorted by file, then line
     int files = 0;                                        // lesson sources read
     int errors() const;
     int warnings() const;
 };
 
-// Reads <dir>/en/*.md and <dir>/ko/*.md, parses and lints them. Messages name files as
-// <dir>/<lang>/<file>.
+// Reads <dir>/<lang>/*.md for every language folder (en, and each folder named by a
+// language code), parses and lints them, and lints the catalogues. Messages name files
+// as <dir>/<lang>/<file>.
 LessonSet load_lesson_set(const std::string& dir, const LintOptions& options = {});
 
 // {"en": [{"id", "title", "order", "summary", "checks": N, "demos": [demo ids]}, ...], "ko": [...]}

@@ -8,7 +8,7 @@
 #pragma once
 #include <string>
 
-#include "icl/lang.h"
+#include "icl/texts.h"
 
 namespace icl {
 
@@ -20,10 +20,13 @@ public:
     static constexpr double kLossFloor = 0.1;
 
     // `loss` is the loss of step `step` (1-based) trained with learning rate `lr`.
-    // Returns the message if training diverged there, "" if the step is fine.
-    std::string check(int step, double loss, double lr, Lang lang = Lang::en);
-    // " (lr 5 is too large?)": the tail of every divergence message.
-    static std::string lr_hint(double lr, Lang lang = Lang::en);
+    // Returns the message if training diverged there, "" if the step is fine: a demo's
+    // catalogue words it (common.json's "diverged_nonfinite", "diverged_explode",
+    // "diverged_explode_from_zero"; placeholders step, loss, first, ratio, lr); without
+    // one (the core's own training loops) it is the English above.
+    std::string check(int step, double loss, double lr, const Texts* text = nullptr);
+    // " (lr 5 is too large?)": the tail of the English messages.
+    static std::string lr_hint(double lr);
 
 private:
     double first_loss_ = -1;   // < 0: no step seen yet

@@ -1,0 +1,136 @@
+// A language is a folder. A fixture language, en-XA — a pseudo-locale: every catalogue
+// text of English accented and bracketed ("Run" -> "[Ŕûñ]"), placeholders kept — is made
+// at test time in a temporary lessons tree (English's catalogues and lesson 2, and its
+// pseudo translation, which lacks one text on purpose). Then, with no C++ change:
+// - the lint finds the language and lists what it lacks against English (a warning);
+// - the site build makes its pages; the index and the language switch list it, named in
+//   its own words; its page shows its words, and its worker computes the demo's result
+//   with its texts (the panel titles are bracketed), the lacking text in English, no
+//   ⟦missing key⟧ anywhere, no console error;
+// - the CLI lists the demos in it, and the desktop app opens the lesson in it (under Xvfb,
+//   when icl-lab was built) and refuses a language that has no folder.
+//   node tests/browser/pseudo-locale.mjs build/bin build/wasm/bin
+// Ends with "pseudo-locale: N passed, M failed".
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync, spawnSync, spawn } from 'node:child_process';
+import { root, serveSite, launchChromium } from './serve-and-launch.mjs';
+
+const bin = path.resolve(process.argv[2] || 'build/bin');
+const wasm = path.resolve(process.argv[3] || 'build/wasm/bin');
+const icl = path.join(bin, 'icl');
+let passed = 0, failed = 0;
+const ok = () => { passed++; };
+const bad = (message) => { failed++; console.log(`FAIL ${message}`); };
+const check = (cond, message) => (cond ? ok() : bad(message));
+
+// ---- the fixture language ------------------------------------------------------------
+const accents = { a: 'å', b: 'ƀ', c: 'ç', d: 'ð', e: 'é', f: 'ƒ', g: 'ĝ', h: 'ĥ', i: 'î', j: 'ĵ', k: 'ķ', l: 'ļ', m: 'ɱ',
+  n: 'ñ', o: 'ö', p: 'þ', r: 'ŕ', s: 'š', t: 'ţ', u: 'û', w: 'ŵ', y: 'ý', z: 'ž', A: 'Å', E: 'É', O: 'Ö', R: 'Ŕ', S: 'Š', T: 'Ţ' };
+// Accents the letters outside {placeholders} and brackets the whole: "[Ŕûñ {n}]".
+const pseudo = (text) => `[${text.split(/(\{[^}]*\})/).map((part, i) => (i % 2 ? part : part.replace(/[A-Za-z]/g, (c) => accents[c] || c))).join('')}]`;
+
+const tree = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'icl-pseudo-'));
+process.on('exit', () => fs.rmSync(tree, { recursive: true, force: true }));
+const lessons = path.join(tree, 'lessons');
+const lessonFile = '02-dual-form.md';
+fs.mkdirSync(path.join(lessons, 'en', 'catalogue'), { recursive: true });
+fs.mkdirSync(path.join(lessons, 'en-XA', 'catalogue'), { recursive: true });
+fs.copyFileSync(path.join(root, 'lessons', 'en', lessonFile), path.join(lessons, 'en', lessonFile));
+const english = {};
+for (const f of fs.readdirSync(path.join(root, 'lessons', 'en', 'catalogue'))) {
+  const messages = JSON.parse(fs.readFileSync(path.join(root, 'lessons', 'en', 'catalogue', f), 'utf8'));
+  english[f] = messages;
+  fs.writeFileSync(path.join(lessons, 'en', 'catalogue', f), JSON.stringify(messages));
+  const translated = Object.fromEntries(Object.entries(messages).map(([k, v]) => [k, k === 'page.langName' ? 'Pseudo' : pseudo(v)]));
+  if (f === 'dual_form.json') delete translated.summary;  // lacking: English shows
+  fs.writeFileSync(path.join(lessons, 'en-XA', 'catalogue', f), JSON.stringify(translated));
+}
+const lessonText = fs.readFileSync(path.join(root, 'lessons', 'en', lessonFile), 'utf8');
+const title = lessonText.match(/^title: (.*)$/m)[1];
+fs.writeFileSync(path.join(lessons, 'en-XA', lessonFile), lessonText.replace(/^title: .*$/m, `title: ${pseudo(title)}`));
+
+// ---- the lint and the CLI --------------------------------------------------------------
+const lint = spawnSync(icl, ['lessons', 'check', '--dir', lessons], { encoding: 'utf8' });
+const lintOut = lint.stdout + lint.stderr;
+check(lint.status === 0, `lessons check failed (${lint.status}): ${lintOut}`);
+check(/en-XA\/catalogue\/dual_form\.json: warning: lacks 1 of English's texts \(summary\)/.test(lintOut),
+  `the lint does not list what en-XA lacks: ${lintOut}`);
+const demos = spawnSync(icl, ['demos', '--lang', 'en-XA'], { encoding: 'utf8', env: { ...process.env, ICL_LESSONS_DIR: lessons } });
+check(demos.status === 0 && demos.stdout.includes(`dual_form                ${pseudo(english['dual_form.json'].title)}`),
+  `icl demos --lang en-XA: ${demos.status} ${demos.stdout.slice(0, 300)}${demos.stderr}`);
+
+// ---- the site ----------------------------------------------------------------------------
+const site = path.join(tree, 'site');
+try {
+  execFileSync(process.execPath, [path.join(root, 'web', 'build-site.mjs'), '--out', site, '--wasm', wasm, '--icl', icl, '--sources', lessons],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+  ok();
+} catch (e) {
+  bad(`the site build failed: ${e.stderr || e.message}`);
+}
+if (fs.existsSync(path.join(site, 'en-XA', 'dual-form.html'))) {
+  const { server, origin } = await serveSite(site);
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${origin}/index.html`);
+    const xaTitle = await page.locator('a[hreflang="en-XA"][href="en-XA/dual-form.html"]').textContent().catch(() => null);
+    check(xaTitle === pseudo(title), `the index does not link the en-XA lesson by its title: ${xaTitle}`);
+    check(await page.locator('a[href="en-XA/review.html"]').count() === 1, 'the index has no en-XA review link');
+
+    await page.goto(`${origin}/en-XA/dual-form.html`);
+    await page.waitForFunction(() => document.body.dataset.ready === 'true'
+      && [...document.querySelectorAll('section.demo')].some((s) => s.dataset.state === 'done' && Number(s.dataset.draws) > 0),
+    null, { timeout: 60000, polling: 50 });
+    check(await page.evaluate(() => document.documentElement.lang) === 'en-XA', 'the page is not lang="en-XA"');
+    const toEnglish = page.locator('a.lang-switch[hreflang="en"]');
+    check(await toEnglish.count() === 1 && (await toEnglish.textContent()) === english['site.json']['page.langName'],
+      'the switch does not lead to English by its name');
+    const demo = page.locator('section.demo').first();
+    const kicker = await demo.locator('.kicker').first().textContent();
+    check(kicker === pseudo(english['site.json']['page.demo']), `the demo's kicker is not en-XA's word: ${kicker}`);
+    check((await demo.locator('.demo-summary').textContent()) === english['dual_form.json'].summary,
+      'the summary en-XA lacks is not shown in English');
+    const drawn = await demo.locator('.demo-body').textContent();
+    const firstPanelTitle = pseudo(english['dual_form.json'][Object.keys(english['dual_form.json']).find((k) => !k.startsWith('param.') && k !== 'title' && k !== 'summary')]);
+    check(drawn.includes('[') && /[åéîöû]/.test(drawn), `the demo's result is not in en-XA: ${drawn.slice(0, 200)}`);
+    check(drawn.includes(firstPanelTitle), `the first panel title ${firstPanelTitle} is not drawn`);
+    const body = await page.evaluate(() => document.body.innerText);
+    check(!body.includes('⟦'), `a text is missing (⟦key⟧): ${body.slice(body.indexOf('⟦'), body.indexOf('⟦') + 60)}`);
+    check(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  } catch (e) {
+    bad(`the en-XA page: ${e.message.split('\n')[0]}`);
+  } finally {
+    await browser.close();
+    server.kill();
+  }
+} else bad('the site has no en-XA/dual-form.html');
+
+// ---- the desktop app ---------------------------------------------------------------------
+const app = path.join(bin, 'icl-lab');
+const hasXvfb = spawnSync('sh', ['-c', 'command -v Xvfb']).status === 0;
+if (fs.existsSync(app) && hasXvfb) {
+  let display = 99;
+  while (fs.existsSync(`/tmp/.X${display}-lock`) || fs.existsSync(`/tmp/.X11-unix/X${display}`)) display++;
+  const xvfb = spawn('Xvfb', [`:${display}`, '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
+  for (let i = 0; i < 50 && !fs.existsSync(`/tmp/.X11-unix/X${display}`); i++) await new Promise((r) => setTimeout(r, 100));
+  const env = { ...process.env, DISPLAY: `:${display}`, XDG_STATE_HOME: path.join(tree, 'state') };
+  const shot = path.join(tree, 'xa.png');
+  const run = spawnSync(app, ['--lessons', lessons, '--lang', 'en-XA', '--lesson', 'dual-form', '--frames', '4', '--screenshot', shot],
+    { encoding: 'utf8', env });
+  check(run.status === 0 && /^lesson dual-form en-XA$/m.test(run.stdout) && fs.existsSync(shot) && fs.statSync(shot).size > 10000,
+    `icl-lab --lang en-XA: status ${run.status}, ${run.stdout.slice(0, 200)} ${run.stderr.slice(0, 300)}`);
+  check(!/font .* not found|⟦/.test(run.stderr), `icl-lab --lang en-XA: ${run.stderr.slice(0, 300)}`);
+  const none = spawnSync(app, ['--lessons', lessons, '--lang', 'fr', '--frames', '1'], { encoding: 'utf8', env });
+  check(none.status === 2 && none.stderr.includes("no language 'fr' in the lessons folder (it has en, en-XA"),
+    `icl-lab --lang fr: ${none.status} ${none.stderr}`);
+  xvfb.kill();
+}
+
+console.log(`pseudo-locale: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
