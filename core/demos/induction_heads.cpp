@@ -172,7 +172,7 @@ std::vector<Panel> InductionSession::panels() const {
                        msg("best_prefix_matching_score")});
     s.items.push_back({"icl_score_ablated", ablated_icl_.empty() ? NAN : ablated_icl_[(size_t)best], "nats",
                        msg("icl_score_with_the")});
-    panels.push_back(s);
+    panels.push_back(std::move(s));
 
     const std::string ind = head_name(best / H, best % H), pr = head_name(best_prev / H, best_prev % H);
     panels.push_back(NotePanel{
@@ -197,9 +197,9 @@ std::vector<Panel> InductionSession::panels() const {
         icl.series.push_back({one, ctl->eval_steps, ctl->icl_score, {}, true});
         prefix.series.push_back({msg("best_head", {{"model", one}}), ctl->eval_steps, ctl->best_prefix, {}, true});
     }
-    panels.push_back(loss);
-    panels.push_back(icl);
-    panels.push_back(prefix);
+    panels.push_back(std::move(loss));
+    panels.push_back(std::move(icl));
+    panels.push_back(std::move(prefix));
 
     LinesPanel by_pos{msg("loss_by_position_after"),
                       msg("position_t"), "nats", false, false, {}};
@@ -208,7 +208,7 @@ std::vector<Panel> InductionSession::panels() const {
     auto trimmed = [](const std::vector<double>& v) { return std::vector<double>(v.begin(), v.end() - 1); };
     by_pos.series.push_back({two, xs, trimmed(m.last.loss_by_position), {}, false});
     if (ctl) by_pos.series.push_back({msg("1_layer_control"), xs, trimmed(ctl->last.loss_by_position), {}, true});
-    panels.push_back(by_pos);
+    panels.push_back(std::move(by_pos));
 
     std::vector<std::string> rows, cols;
     for (int l = 0; l < L; ++l) rows.push_back("L" + std::to_string(l));
@@ -217,8 +217,8 @@ std::vector<Panel> InductionSession::panels() const {
                       msg("layer"), L, H, pm, rows, cols, false};
     HeatmapPanel pvmap{msg("previous_token_score_per"), msg("head"),
                        msg("layer"), L, H, prev, rows, cols, false};
-    panels.push_back(pmap);
-    panels.push_back(pvmap);
+    panels.push_back(std::move(pmap));
+    panels.push_back(std::move(pvmap));
 
     if (!ablated_icl_.empty()) {
         BarsPanel bars{msg("icl_score_with_one"),
@@ -227,7 +227,7 @@ std::vector<Panel> InductionSession::panels() const {
             bars.labels.push_back(head_name((int)h / H, (int)h % H));
             bars.values.push_back(ablated_icl_[h]);
         }
-        panels.push_back(bars);
+        panels.push_back(std::move(bars));
     }
 
     // attention maps of the probe sequence at the last evaluation (evaluate_all computed
@@ -242,7 +242,7 @@ std::vector<Panel> InductionSession::panels() const {
                                                    {"which", msg(idx == best ? "best_prefix_matching" : "best_previous_token")}}),
                             msg("key_position_token_id"), msg("query_position_token_id"),
                             T, T, std::vector<double>(a, a + (size_t)T * T), labels, labels, false};
-            panels.push_back(hm);
+            panels.push_back(std::move(hm));
             if (best == best_prev) break;
         }
     }

@@ -18,6 +18,21 @@ using namespace icl;
 
 namespace {
 
+// ASan makes each of a snapshot's small allocations (labels, names, texts) far dearer
+// than a step's arithmetic: induction_heads' result() measured 0.25-0.3 of a batch-2 step
+// there against 0.12-0.2 natively. The ratio is held natively and in wasm, not under ASan.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kTimed = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kTimed = false;
+#else
+constexpr bool kTimed = true;
+#endif
+#else
+constexpr bool kTimed = true;
+#endif
+
 double median_ms(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
@@ -44,7 +59,7 @@ void check_snapshot(const std::string& id, const nlohmann::json& params) {
     }
     const double r = median_ms(result_ms), st = median_ms(step_ms);
     INFO(id << ": result() " << r << " ms, step(1) " << st << " ms");
-    CHECK(r < 0.25 * st);
+    if (kTimed) CHECK(r < 0.25 * st);
     // Two calls with no step between give the same Result.
     const Result a = s.result(), b = s.result();
     const bool same = to_json(a).dump() == to_json(b).dump();
