@@ -17,6 +17,13 @@ using nlohmann::json;
 // Serialises without throwing: invalid UTF-8 in a string becomes U+FFFD.
 std::string text(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 std::string error_json(const std::string& message) { return text(json{{"error", message}}); }
+// An error in the learner's language where the catalogue has its text (icl/texts.h).
+std::string error_json(const Error& e, const Texts& texts) { return error_json(texts(e)); }
+std::string error_json(const Error& e, const std::string& lang) {
+    if (e.key.empty()) return error_json(e.message);
+    auto texts = load_catalogue(lang, {"common"});
+    return error_json(texts ? texts.value()(e) : e.message);
+}
 
 // Parses text as JSON without exceptions; `what` names the argument in the message.
 Expected<json> parse_json(const std::string& text, const char* what) {
@@ -121,7 +128,8 @@ std::string WorkerApi::put_asset(const std::string& name, std::vector<uint8_t> b
     return "{}";
 }
 
-std::string WorkerApi::parse_params(const std::string& id, const std::string& key_values_text) const {
+std::string WorkerApi::parse_params(const std::string& id, const std::string& key_values_text,
+                                    const std::string& lang) const {
     const DemoDef* def = find_demo(id);
     if (!def) return error_json("unknown demo '" + id + "'");
     auto kvs = parse_json(key_values_text, "the parameter list");
@@ -133,9 +141,9 @@ std::string WorkerApi::parse_params(const std::string& id, const std::string& ke
         items.push_back(kv.get<std::string>());
     }
     auto typed = parse_param_strings(def->params, items);
-    if (!typed) return error_json(typed.error().message);
+    if (!typed) return error_json(typed.error(), lang);
     auto valid = validate_params(def->params, typed.value());
-    if (!valid) return error_json(valid.error().message);
+    if (!valid) return error_json(valid.error(), lang);
     return text(json{{"params", typed.value()}});
 }
 
@@ -153,7 +161,7 @@ std::string WorkerApi::start(const std::string& id, const std::string& params_te
         auto texts = load_texts(lang_text, id);
         if (!texts) return error_json(texts.error().message);
         auto session = start_demo(id, params.value(), texts.value(), static_cast<uint64_t>(seed));
-        if (!session) return error_json(session.error().message);
+        if (!session) return error_json(session.error(), texts.value());
         const int handle = next_handle_++;
         sessions_[handle] = std::move(session.value());
         return text(json{{"handle", handle}});
@@ -182,7 +190,7 @@ std::string WorkerApi::drop(int handle) {
 }
 
 std::string WorkerApi::grade(const std::string& check_text, const std::string& answer_text,
-                             const std::string& result_text) const {
+                             const std::string& result_text, const std::string& lang) const {
     auto check = parse_json(check_text, "the check");
     if (!check) return error_json(check.error().message);
     if (!check.value().is_object()) return error_json("the check must be a JSON object");
@@ -194,7 +202,7 @@ std::string WorkerApi::grade(const std::string& check_text, const std::string& a
         return error_json("the demo result must be a JSON object or null");
     try {
         auto verdict = icl::grade(check.value(), answer.value(), result.value());
-        if (!verdict) return error_json(verdict.error().message);
+        if (!verdict) return error_json(verdict.error(), lang);
         const Verdict& v = verdict.value();
         return text(json{{"correct", v.correct}, {"feedback_html", v.feedback_html},
                          {"correct_answer", v.correct_answer}});

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cmath>
+#include <memory>
 
 namespace icl {
 
@@ -48,7 +49,8 @@ std::string number_text(double v, const std::string& spec) {
 
 }  // namespace
 
-std::string fill_template(const std::string& tmpl, std::initializer_list<TextArg> args) {
+namespace {
+std::string fill(const std::string& tmpl, const TextArg* first, const TextArg* last) {
     std::string out;
     out.reserve(tmpl.size() + 16);
     for (size_t i = 0; i < tmpl.size(); ++i) {
@@ -67,8 +69,8 @@ std::string fill_template(const std::string& tmpl, std::initializer_list<TextArg
         const size_t colon = inner.find(':');
         const std::string name = inner.substr(0, colon), spec = colon == std::string::npos ? "" : inner.substr(colon + 1);
         const TextArg* arg = nullptr;
-        for (const TextArg& a : args)
-            if (name == a.name) arg = &a;
+        for (const TextArg* a = first; a != last; ++a)
+            if (name == a->name) arg = a;
         if (!arg) {
             out += tmpl.substr(i, close - i + 1);  // stays visible: {name}
         } else if (const auto* s = std::get_if<std::string>(&arg->value)) {
@@ -79,6 +81,17 @@ std::string fill_template(const std::string& tmpl, std::initializer_list<TextArg
         i = close;
     }
     return out;
+}
+
+std::string fill_error(const std::string& tmpl, const Error& error) {
+    std::vector<TextArg> args;
+    for (const auto& [name, value] : error.args) args.emplace_back(name.c_str(), value);
+    return fill(tmpl, args.data(), args.data() + args.size());
+}
+}  // namespace
+
+std::string fill_template(const std::string& tmpl, std::initializer_list<TextArg> args) {
+    return fill(tmpl, args.begin(), args.end());
 }
 
 Expected<Texts> Texts::from_layers(const std::string& lang, const std::vector<nlohmann::json>& layers,
@@ -110,6 +123,12 @@ std::string Texts::operator()(const std::string& key, std::initializer_list<Text
     return fill_template(it->get_ref<const std::string&>(), args);
 }
 
+std::string Texts::operator()(const Error& error) const {
+    const auto it = error.key.empty() ? messages_.end() : messages_.find(error.key);
+    if (it == messages_.end()) return error.message;
+    return fill_error(it->get_ref<const std::string&>(), error);
+}
+
 Expected<Texts> load_catalogue(const std::string& lang, const std::vector<std::string>& files) {
     auto code = check_lang_code(lang);
     if (!code) return code.error();
@@ -138,6 +157,23 @@ Expected<Texts> load_catalogue(const std::string& lang, const std::vector<std::s
         return make_error("unknown language '" + lang + "': lessons/" + lang + "/catalogue/ has neither " + list);
     }
     return Texts::from_layers(lang, layers, names);
+}
+
+Error learner_error(const std::string& key, std::vector<std::pair<std::string, std::string>> args) {
+    static std::unique_ptr<Texts> english;  // kept once read; retried while it cannot be
+    if (!english) {
+        auto loaded = load_catalogue("en", {"common"});
+        if (loaded) english = std::make_unique<Texts>(std::move(loaded.value()));
+    }
+    Error e{"", key, std::move(args)};
+    if (english && english->has(key)) {
+        e.message = (*english)(e);
+    } else {
+        e.message = key;
+        for (size_t i = 0; i < e.args.size(); ++i)
+            e.message += (i ? ", " : ": ") + e.args[i].first + " = " + e.args[i].second;
+    }
+    return e;
 }
 
 }  // namespace icl

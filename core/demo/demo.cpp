@@ -192,7 +192,11 @@ Expected<std::unique_ptr<Session>> start_demo(const std::string& id, const json&
         return make_error("unknown demo '" + id + "' (known: " + ids + ")");
     }
     auto validated = validate_params(def->params, params);
-    if (!validated) return make_error(id + ": " + validated.error().message);
+    if (!validated) {  // the message names the demo; the catalogue text, shown beside it, need not
+        Error e = validated.error();
+        e.message = id + ": " + e.message;
+        return e;
+    }
     if (const PeakBytesFn peak_bytes = find_peak_bytes(id)) {
         const size_t need = peak_bytes(validated.value());
         if (need > kDemoMemoryBudget) {
@@ -201,9 +205,11 @@ Expected<std::unique_ptr<Session>> start_demo(const std::string& id, const json&
             for (const ParamSpec& s : def->params)
                 if ((s.type == ParamType::Int || s.type == ParamType::Float) && validated.value().d(s.name) > s.default_value)
                     raised += (raised.empty() ? "" : ", ") + s.name + " = " + validated.value().to_json()[s.name].dump();
-            return make_error(id + ": these parameters need about " + std::to_string(need >> 20) + " MiB, over the " +
-                              std::to_string(kDemoMemoryBudget >> 20) + " MiB a demo may use" +
-                              (raised.empty() ? "" : " (lower one of " + raised + ")"));
+            Error e = learner_error(raised.empty() ? "error.memory_budget" : "error.memory_budget_raised",
+                                    {{"need", std::to_string(need >> 20)}, {"budget", std::to_string(kDemoMemoryBudget >> 20)},
+                                     {"raised", raised}});
+            e.message = id + ": " + e.message;
+            return e;
         }
     }
     auto session = def->start(DemoContext{std::move(validated.value()), text, seed});

@@ -7,6 +7,7 @@
 
 #include "icl/demo.h"
 #include "icl/format.h"
+#include "icl/texts.h"
 #include "icl/utf8.h"
 
 namespace icl {
@@ -48,16 +49,32 @@ std::string range_text(const ParamSpec& s) {
     }
 }
 
+// A malformed value (JSON of the wrong shape: a front end's or a script's mistake, not a
+// learner's): named in English with what was expected.
 Error bad_param(const ParamSpec& s, const std::string& what) {
     return make_error("parameter '" + s.name + "' " + what + ": expected " + range_text(s));
+}
+
+// A value a learner can type that does not fit: one whole catalogue text per case
+// (common.json's "error.*"), so that each language words it; numbers with their range.
+Error bad_number(const ParamSpec& s, const char* what, const std::string& value) {
+    const bool integer = s.type == ParamType::Int;
+    return learner_error(std::string("error.param_") + what + (integer ? "_int" : ""),
+                         {{"name", s.name}, {"value", value}, {"min", all_digits(s.min)}, {"max", all_digits(s.max)}});
+}
+Error bad_point(const ParamSpec& s, const char* what, std::vector<std::pair<std::string, std::string>> args) {
+    args.insert(args.end(), {{"name", s.name}, {"min_count", std::to_string(s.min_count)},
+                             {"max_count", std::to_string(s.max_count)}, {"x_min", all_digits(s.min)},
+                             {"x_max", all_digits(s.max)}, {"y_min", all_digits(s.y_min)}, {"y_max", all_digits(s.y_max)}});
+    return learner_error(std::string("error.points_") + what, std::move(args));
 }
 
 // A points value: an array of [x, y] pairs, each finite and inside the spec's ranges.
 Expected<std::vector<Point2>> validate_points(const ParamSpec& s, const json& v) {
     if (!v.is_array()) return bad_param(s, "is not a list of points");
     const int n = static_cast<int>(v.size());
-    if (n > s.max_count) return bad_param(s, "has " + std::to_string(n) + " points, more than " + std::to_string(s.max_count));
-    if (n < s.min_count) return bad_param(s, "has " + std::to_string(n) + " points, fewer than " + std::to_string(s.min_count));
+    if (n > s.max_count) return bad_point(s, "too_many", {{"count", std::to_string(n)}});
+    if (n < s.min_count) return bad_point(s, "too_few", {{"count", std::to_string(n)}});
     std::vector<Point2> out;
     for (int k = 0; k < n; ++k) {
         const json& p = v[static_cast<size_t>(k)];
@@ -65,12 +82,12 @@ Expected<std::vector<Point2>> validate_points(const ParamSpec& s, const json& v)
         if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number())
             return bad_param(s, which + " is not a pair of numbers [x, y]");
         const double x = p[0].get<double>(), y = p[1].get<double>();
-        const std::string at = which + " (" + all_digits(x) + ", " + all_digits(y) + ")";
-        if (!std::isfinite(x) || !std::isfinite(y)) return bad_param(s, at + " is not finite");
+        const std::string index = std::to_string(k + 1), xs = all_digits(x), ys = all_digits(y);
+        if (!std::isfinite(x) || !std::isfinite(y)) return bad_point(s, "not_finite", {{"index", index}, {"x", xs}, {"y", ys}});
         if (x < s.min || x > s.max)
-            return bad_param(s, at + " has x outside [" + all_digits(s.min) + ", " + all_digits(s.max) + "]");
+            return bad_point(s, "x_outside", {{"index", index}, {"x", xs}, {"y", ys}});
         if (y < s.y_min || y > s.y_max)
-            return bad_param(s, at + " has y outside [" + all_digits(s.y_min) + ", " + all_digits(s.y_max) + "]");
+            return bad_point(s, "y_outside", {{"index", index}, {"x", xs}, {"y", ys}});
         out.push_back({x, y});
     }
     return out;
@@ -114,16 +131,16 @@ Expected<json> parse_points_text(const ParamSpec& s, const std::string& text) {
         ++k;
         if (k > s.max_count + 1) break;  // enough to name the count; the rest is not read
         const auto comma = item.find(',');
-        const std::string which = "point " + std::to_string(k) + " '" + item + "'";
+        const std::string index = std::to_string(k);
         if (comma == std::string::npos || item.find(',', comma + 1) != std::string::npos)
-            return bad_param(s, which + " is not of the form x,y");
+            return bad_point(s, "form", {{"index", index}, {"item", item}});
         double xy[2];
         const std::string parts[2] = {trim(item.substr(0, comma)), trim(item.substr(comma + 1))};
         for (int c = 0; c < 2; ++c) {
             char* end = nullptr;
             xy[c] = std::strtod(parts[c].c_str(), &end);
             if (parts[c].empty() || end != parts[c].c_str() + parts[c].size())
-                return bad_param(s, which + " has " + (c == 0 ? "x" : "y") + " '" + parts[c] + "', not a number");
+                return bad_point(s, c == 0 ? "x_not_number" : "y_not_number", {{"index", index}, {"item", item}, {"text", parts[c]}});
         }
         out.push_back({xy[0], xy[1]});
     }
@@ -158,9 +175,8 @@ size_t edit_distance(const std::vector<long>& a, const std::vector<long>& b) {
 }  // namespace
 
 Expected<std::vector<std::string>> tokenize_text(const ParamSpec& spec, const std::string& raw) {
-    auto fail = [&](const std::string& what) { return make_error("parameter '" + spec.name + "' " + what); };
     if (const size_t bad = utf8_first_invalid(raw); bad != std::string::npos)
-        return fail("is not valid UTF-8 (byte " + std::to_string(bad + 1) + ")");
+        return learner_error("error.text_utf8", {{"name", spec.name}, {"byte", std::to_string(bad + 1)}});
     std::string text;  // "->" read as "→"
     for (size_t i = 0; i < raw.size(); ++i) {
         if (raw[i] == '-' && i + 1 < raw.size() && raw[i + 1] == '>') { text += "\xE2\x86\x92"; ++i; }
@@ -168,8 +184,8 @@ Expected<std::vector<std::string>> tokenize_text(const ParamSpec& spec, const st
     }
     const std::vector<long> cps = code_points(text);
     if (cps.size() > static_cast<size_t>(spec.max_length))
-        return fail("is " + std::to_string(cps.size()) + " characters long: expected at most " +
-                    std::to_string(spec.max_length));
+        return learner_error("error.text_too_long", {{"name", spec.name}, {"length", std::to_string(cps.size())},
+                                                     {"max", std::to_string(spec.max_length)}});
     std::vector<long> symbols;  // one-code-point vocabulary words that split off
     for (const auto& w : spec.vocabulary) {
         const auto c = code_points(w);
@@ -182,8 +198,9 @@ Expected<std::vector<std::string>> tokenize_text(const ParamSpec& spec, const st
         const long c = cps[k];
         if (is_space(c)) { flush(); continue; }
         if ((c < 0x20 || c == 0x7F || (c >= 0x80 && c < 0xA0)))
-            return fail("holds a control character (U+" + [&] { char b[16]; std::snprintf(b, sizeof b, "%04lX", c); return std::string(b); }() +
-                        ") at character " + std::to_string(k + 1));
+            return learner_error("error.text_control", {{"name", spec.name},
+                                 {"code", [&] { char b[16]; std::snprintf(b, sizeof b, "%04lX", c); return std::string(b); }()},
+                                 {"index", std::to_string(k + 1)}});
         if (std::find(symbols.begin(), symbols.end(), c) != symbols.end()) {
             flush();
             utf8_append(word, c);
@@ -211,8 +228,8 @@ Expected<std::vector<std::string>> tokenize_text(const ParamSpec& spec, const st
         std::string nearest;
         for (size_t n = 0; n < std::min<size_t>(3, by_distance.size()); ++n)
             nearest += (n ? ", " : "") + spec.vocabulary[by_distance[n].second];
-        return make_error("parameter '" + spec.name + "': '" + tok + "' (word " + std::to_string(t + 1) +
-                          ") is not in the vocabulary; nearest: " + nearest);
+        return learner_error("error.text_unknown_word", {{"name", spec.name}, {"word", tok},
+                                                         {"index", std::to_string(t + 1)}, {"nearest", nearest}});
     }
     return tokens;
 }
@@ -316,7 +333,7 @@ Expected<Params> validate_params(const std::vector<ParamSpec>& specs, const json
             if (!known) {
                 std::string names;
                 for (const auto& s : specs) names += (names.empty() ? "" : ", ") + s.name;
-                return make_error("unknown parameter '" + item.key() + "' (known: " + names + ")");
+                return learner_error("error.param_unknown", {{"name", item.key()}, {"known", names}});
             }
         }
     }
@@ -363,8 +380,11 @@ Expected<Params> validate_params(const std::vector<ParamSpec>& specs, const json
                 }
                 if (!v.is_string()) return bad_param(s, "is not a name");
                 const auto name = v.get<std::string>();
-                if (std::find(s.choices.begin(), s.choices.end(), name) == s.choices.end())
-                    return bad_param(s, "is '" + name + "'");
+                if (std::find(s.choices.begin(), s.choices.end(), name) == s.choices.end()) {
+                    std::string choices;
+                    for (const auto& c : s.choices) choices += (choices.empty() ? "" : " ") + c;
+                    return learner_error("error.param_choice", {{"name", s.name}, {"value", name}, {"choices", choices}});
+                }
                 out.choices[s.name] = name;
                 break;
             }
@@ -378,10 +398,9 @@ Expected<Params> validate_params(const std::vector<ParamSpec>& specs, const json
                 if (!has) { out.numbers[s.name] = s.default_value; break; }
                 if (!v.is_number()) return bad_param(s, "is not a number");
                 const double x = v.get<double>();
-                if (!std::isfinite(x)) return bad_param(s, "is not finite");
-                if (s.type == ParamType::Int && x != std::floor(x))
-                    return bad_param(s, "= " + all_digits(x) + " is not an integer");
-                if (x < s.min || x > s.max) return bad_param(s, "= " + all_digits(x) + " is out of range");
+                if (!std::isfinite(x)) return bad_number(s, "not_finite", all_digits(x));
+                if (s.type == ParamType::Int && x != std::floor(x)) return bad_number(s, "not_integer", all_digits(x));
+                if (x < s.min || x > s.max) return bad_number(s, "out_of_range", all_digits(x));
                 out.numbers[s.name] = x;
             }
         }
@@ -394,7 +413,7 @@ Expected<json> parse_param_strings(const std::vector<ParamSpec>& specs, const st
     for (const auto& kv : kvs) {
         const auto eq = kv.find('=');
         if (eq == std::string::npos || eq == 0)
-            return make_error("'" + kv + "' is not of the form name=value");
+            return learner_error("error.param_form", {{"item", kv}});
         const std::string key = kv.substr(0, eq), text = kv.substr(eq + 1);
         const auto it = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
         if (it == specs.end()) {
@@ -413,7 +432,7 @@ Expected<json> parse_param_strings(const std::vector<ParamSpec>& specs, const st
             case ParamType::Bool:
                 if (text == "true" || text == "1") out[key] = true;
                 else if (text == "false" || text == "0") out[key] = false;
-                else return bad_param(*it, "= '" + text + "' is not a bool");
+                else return learner_error("error.param_not_bool", {{"name", it->name}, {"value", text}});
                 break;
             default: {
                 // strtod accepts what JSON does and more ("inf", "nan", "0x1p3");
@@ -421,7 +440,7 @@ Expected<json> parse_param_strings(const std::vector<ParamSpec>& specs, const st
                 char* end = nullptr;
                 const double x = std::strtod(text.c_str(), &end);
                 if (text.empty() || end != text.c_str() + text.size())
-                    return bad_param(*it, "= '" + text + "' is not a number");
+                    return bad_number(*it, "not_number", text);
                 out[key] = x;
             }
         }

@@ -121,12 +121,12 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     auto r = recipe::load_shipped("hmm");
     if (!r) return r.error();
     if (ctx.params.i("query_symbols") >= r.value().hmm.segment_length)
-        return make_error("query_symbols = " + std::to_string(ctx.params.i("query_symbols")) + " is outside [1, " +
-                          std::to_string(r.value().hmm.segment_length - 1) + "]: a segment has " +
-                          std::to_string(r.value().hmm.segment_length) + " symbols");
+        return learner_error("error.query_symbols_outside", {{"value", std::to_string(ctx.params.i("query_symbols"))},
+                                                             {"max", std::to_string(r.value().hmm.segment_length - 1)},
+                                                             {"segment", std::to_string(r.value().hmm.segment_length)}});
     if (ctx.params.i("concept") >= r.value().hmm.concepts)
-        return make_error("concept = " + std::to_string(ctx.params.i("concept")) + " is outside [0, " +
-                          std::to_string(r.value().hmm.concepts - 1) + "]");
+        return learner_error("error.concept_outside", {{"value", std::to_string(ctx.params.i("concept"))},
+                                                       {"max", std::to_string(r.value().hmm.concepts - 1)}});
     auto m = recipe::load_checkpoint(r.value());
     if (!m) return m.error();
     return std::unique_ptr<Session>(new BayesSession(ctx, std::move(r.value()), std::move(m.value())));

@@ -156,12 +156,13 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     // The parameters' ranges fit the shipped model; a retrained one may be smaller.
     const int total_heads = m.value().config.layers * m.value().config.heads;
     if (ctx.params.i("top_heads") > total_heads)
-        return make_error("'top_heads' = " + std::to_string(ctx.params.i("top_heads")) + " is past the model's " +
-                          std::to_string(total_heads) + " heads (" + std::to_string(m.value().config.layers) + " layers x " +
-                          std::to_string(m.value().config.heads) + " heads)");
+        return learner_error("error.top_heads_past", {{"value", std::to_string(ctx.params.i("top_heads"))},
+                                                      {"total", std::to_string(total_heads)},
+                                                      {"layers", std::to_string(m.value().config.layers)},
+                                                      {"heads", std::to_string(m.value().config.heads)}});
     if (ctx.params.i("layer") > m.value().config.layers)
-        return make_error("'layer' = " + std::to_string(ctx.params.i("layer")) + " is past the model's " +
-                          std::to_string(m.value().config.layers) + " layers");
+        return learner_error("error.layer_past", {{"value", std::to_string(ctx.params.i("layer"))},
+                                                  {"layers", std::to_string(m.value().config.layers)}});
     return std::unique_ptr<Session>(new FunctionVectorSession(ctx, std::move(m.value())));
 }
 

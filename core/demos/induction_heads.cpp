@@ -264,7 +264,7 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     c.heads = p.i("heads");
     c.attention_only = true;
     if (c.width % c.heads != 0)
-        return make_error("'heads' = " + std::to_string(c.heads) + " must divide 'width' = " + std::to_string(c.width));
+        return learner_error("error.heads_divide_width", {{"heads", std::to_string(c.heads)}, {"width", std::to_string(c.width)}});
     if (Status s = gpt::validate(c); !s) return s.error();
     return std::unique_ptr<Session>(new InductionSession(ctx, d, c));
 }

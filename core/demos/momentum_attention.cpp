@@ -186,7 +186,7 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     c.width = ctx.params.i("width");
     c.layers = 2;
     c.heads = 2;
-    if (c.width % c.heads != 0) return make_error("'width' = " + std::to_string(c.width) + " must be even");
+    if (c.width % c.heads != 0) return learner_error("error.width_even", {{"width", std::to_string(c.width)}});
     if (Status s = gpt::validate(c); !s) return s.error();
     return std::unique_ptr<Session>(new MomentumSession(ctx, c));
 }

@@ -326,10 +326,8 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     auto m = recipe::load_shipped_model("tasks");
     if (!m) return m.error();
     const int n = (int)ctx.params.tokens("prompt").size(), most = m.value().config.context - 1;
-    if (n == 0) return make_error("parameter 'prompt': the prompt is empty: write a few words, e.g. hot → cold ; fast →");
-    if (n > most)
-        return make_error("parameter 'prompt' has " + std::to_string(n) + " tokens: the model reads at most " +
-                          std::to_string(most) + " after its start token");
+    if (n == 0) return learner_error("error.prompt_empty", {});
+    if (n > most) return learner_error("error.prompt_too_long", {{"count", std::to_string(n)}, {"max", std::to_string(most)}});
     return std::unique_ptr<Session>(new PromptLabSession(ctx, std::move(m.value())));
 }
 

@@ -173,7 +173,7 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
         return make_error("the shipped hmm model has " + std::to_string(rec.hmm.symbols) + " symbols; sequence_lab names " +
                           std::to_string(kSymbols));
     const std::vector<int>& words = ctx.params.token_ids("sequence");
-    if (words.empty()) return make_error("parameter 'sequence' is empty: type at least one symbol (a to j)");
+    if (words.empty()) return learner_error("error.sequence_empty", {});
     int in_segment = 0, segment = 1;
     for (size_t j = 0; j < words.size(); ++j) {
         if (words[j] == kDelimiterWord) {
@@ -182,16 +182,15 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
             continue;
         }
         if (++in_segment > rec.hmm.segment_length)
-            return make_error("parameter 'sequence': segment " + std::to_string(segment) + " has more than " +
-                              std::to_string(rec.hmm.segment_length) + " symbols (word " + std::to_string(j + 1) +
-                              "); the model's segments have " + std::to_string(rec.hmm.segment_length) +
-                              ", end one with ';'");
+            return learner_error("error.sequence_segment", {{"segment", std::to_string(segment)},
+                                                            {"max", std::to_string(rec.hmm.segment_length)},
+                                                            {"index", std::to_string(j + 1)}});
     }
     auto m = recipe::load_checkpoint(rec);
     if (!m) return m.error();
     if (static_cast<int>(words.size()) + 1 > m.value().config.context)
-        return make_error("parameter 'sequence' has " + std::to_string(words.size()) + " tokens; the model reads at most " +
-                          std::to_string(m.value().config.context - 1));
+        return learner_error("error.sequence_too_long", {{"count", std::to_string(words.size())},
+                                                         {"max", std::to_string(m.value().config.context - 1)}});
     return std::unique_ptr<Session>(new SequenceLabSession(ctx, std::move(r.value()), std::move(m.value()), words));
 }
 

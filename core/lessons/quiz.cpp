@@ -10,6 +10,7 @@
 
 #include "icl/utf8.h"
 #include "icl/format.h"
+#include "icl/texts.h"
 
 namespace icl {
 
@@ -168,7 +169,7 @@ Expected<Verdict> grade_text(const json& check, const json& grading, const json&
     if (!answer.is_string()) return make_error("the answer must be text, got " + answer.dump());
     auto given = normalize_text_answer(answer.get<std::string>());
     if (!given) return given.error();
-    if (given.value().empty()) return make_error("the answer is empty: type a word or phrase");
+    if (given.value().empty()) return learner_error("error.answer_empty_text", {});
     bool correct = false;
     for (const auto& a : grading.at("accepted")) {
         if (!a.is_string()) return bad_check(check, "grading.accepted holds a non-string " + a.dump());
@@ -186,11 +187,11 @@ Expected<Verdict> grade_predict(const json& check, const json& grading, const js
         return bad_check(check, "grading needs scalar and ranges");
     if (auto ok = require_option(options, answer); !ok) return ok.error();
     if (!result.is_object())
-        return make_error("run the demo first: this question is graded with the demo's own result");
+        return learner_error("error.answer_run_first", {});
     if (result.contains("done") && result.at("done") != true)
-        return make_error("the demo is still running: wait until it has finished, then answer");
+        return learner_error("error.answer_still_running", {});
     if (const std::string err = string_field(result, "error"); !err.empty())
-        return make_error("the demo stopped with an error (" + err + "), so this question cannot be graded");
+        return learner_error("error.answer_demo_failed", {{"error", err}});
     const std::string scalar = grading.at("scalar").get<std::string>();
     auto value = find_result_scalar(result, scalar);
     if (!value) return value.error();
@@ -233,7 +234,7 @@ Expected<double> parse_typed_number(const std::string& text) {
         if (cp < 0) return make_error("the answer is not a number (not valid UTF-8 text)");
         if (!is_unicode_space(cp)) utf8_append(s, cp);
     }
-    if (s.empty()) return make_error("the answer is empty: type a number such as 0.25");
+    if (s.empty()) return learner_error("error.answer_empty_number", {});
     const auto comma = s.find(',');
     if (comma != std::string::npos && s.find('.') == std::string::npos && s.find(',', comma + 1) == std::string::npos)
         s[comma] = '.';
@@ -244,7 +245,7 @@ Expected<double> parse_typed_number(const std::string& text) {
     char* end = nullptr;
     const double v = plain ? std::strtod(s.c_str(), &end) : 0.0;
     if (!plain || end != s.c_str() + s.size() || !std::isfinite(v))
-        return make_error("'" + text + "' is not a number: type digits such as 0.25, 0,25 or 2.5e-1");
+        return learner_error("error.answer_not_number", {{"text", text}});
     return v;
 }
 
@@ -257,7 +258,7 @@ Expected<double> find_result_scalar(const json& result, const std::string& name)
                 const std::string item_name = string_field(item, "name");
                 if (item_name != name) { known += (known.empty() ? "" : ", ") + item_name; continue; }
                 if (!item.contains("value") || !item.at("value").is_number())
-                    return make_error("the demo's " + name + " is not a finite number, so this question cannot be graded");
+                    return learner_error("error.answer_not_finite", {{"name", name}});
                 return item.at("value").get<double>();
             }
         }

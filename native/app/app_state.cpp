@@ -174,6 +174,10 @@ const icl::Texts& demo_texts(const std::string& lang, const std::string& id) {
     return cached(lang + "/" + id, [&] { return icl::load_texts(lang, id); });
 }
 
+std::string learner_text(const std::string& lang, const icl::Error& error) {
+    return cached(lang + "#common", [&] { return icl::load_catalogue(lang, {"common"}); })(error);
+}
+
 const char* ui(const std::string& lang, const char* key, std::initializer_list<icl::TextArg> args) {
     static std::map<std::string, std::string> shown;  // node-stable: the pointers stay valid
     const icl::Texts& t = cached(lang + "#app", [&] { return icl::load_catalogue(lang, {"app"}); });
@@ -195,7 +199,7 @@ void start_demo_run(AppState& app, DemoInstance& demo) {
     demo.run.reset();  // stops and joins a previous run
     auto run = DemoRun::start(demo.def->id, demo.params, demo_texts(app.lang, demo.def->id), demo.seed);
     if (!run) {
-        demo.error = run.error().message;
+        demo.error = demo_texts(app.lang, demo.def->id)(run.error());
         return;
     }
     demo.error.clear();
@@ -252,7 +256,7 @@ void submit_answer(AppState& app, const icl::CheckBlock& check, const nlohmann::
     }
     auto verdict = icl::grade(icl::to_json(check), answer, demo_result);
     if (!verdict) {
-        input.error = verdict.error().message;
+        input.error = learner_text(app.lang, verdict.error());
         return;
     }
     input.verdict = verdict.value();

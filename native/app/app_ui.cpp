@@ -275,7 +275,7 @@ void draw_check(AppState& app, const icl::CheckBlock& check, const CheckDocs& do
     if (ImGui::Button(ui(app.lang, "check_answer"))) {
         auto answer = answer_json(check, input, app.lang);
         if (answer) submit_answer(app, check, answer.value());
-        else input.error = answer.error().message;
+        else input.error = learner_text(app.lang, answer.error());
     }
     if (!input.error.empty()) ImGui::TextColored(kBad, "%s", input.error.c_str());
     if (input.verdict) {

@@ -16,6 +16,8 @@ const char* ui(const std::string& lang, const char* key, std::initializer_list<i
 // Demo `id`'s messages in `lang` (icl::load_texts), loaded once and kept; a catalogue that
 // does not load shows its keys as ⟦key⟧ and says why on stderr once.
 const icl::Texts& demo_texts(const std::string& lang, const std::string& id);
+// An error in the learner's language (common.json's "error.*" texts; else its message).
+std::string learner_text(const std::string& lang, const icl::Error& error);
 
 // Every label of app.json in `lang` (for the font atlas).
 std::vector<std::string> all_label_texts(const std::string& lang);

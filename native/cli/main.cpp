@@ -134,12 +134,16 @@ int cmd_run(int argc, char** argv) {
     }
     const icl::DemoDef* def = icl::find_demo(id);
     if (!def) return usage_error("unknown demo '" + id + "' (see icl demos)");
-    auto params = icl::parse_param_strings(def->params, sets);
-    if (!params) return usage_error(id + ": " + params.error().message);
     auto texts = icl::load_texts(lang, id);
     if (!texts) return usage_error(texts.error().message);
+    // A value that does not fit is worded in --lang (English: its message).
+    auto params = icl::parse_param_strings(def->params, sets);
+    if (!params) return usage_error(id + ": " + texts.value()(params.error()));
     auto session = icl::start_demo(id, params.value(), texts.value(), seed);
-    if (!session) return usage_error(session.error().message);
+    if (!session) {
+        const icl::Error& e = session.error();
+        return usage_error(e.key.empty() ? e.message : id + ": " + texts.value()(e));
+    }
     auto& s = *session.value();
     while (!s.done()) s.step(64);
     const icl::Result result = s.result();

@@ -6,7 +6,7 @@
 // - the site build makes its pages; the index and the language switch list it, named in
 //   its own words; its page shows its words, and its worker computes the demo's result
 //   with its texts (the panel titles are bracketed), the lacking text in English, no
-//   ⟦missing key⟧ anywhere, no console error;
+//   ⟦missing key⟧ anywhere, no console error; a link's bad parameter is refused in its words;
 // - the CLI lists the demos in it, and the desktop app opens the lesson in it (under Xvfb,
 //   when icl-lab was built) and refuses a language that has no folder.
 //   node tests/browser/pseudo-locale.mjs build/bin build/wasm/bin
@@ -103,6 +103,14 @@ if (fs.existsSync(path.join(site, 'en-XA', 'dual-form.html'))) {
     const body = await page.evaluate(() => document.body.innerText);
     check(!body.includes('⟦'), `a text is missing (⟦key⟧): ${body.slice(body.indexOf('⟦'), body.indexOf('⟦') + 60)}`);
     check(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+
+    // A link's bad value is worded by the core in the page's language (common.json's
+    // error.* texts): the notice holds en-XA's text with the values filled in.
+    await page.goto(`${origin}/en-XA/dual-form.html?dual_form.lr=99#demo-dual_form`);
+    await page.waitForFunction(() => document.querySelector('#notices .notice'), null, { timeout: 30000, polling: 50 });
+    const said = await page.locator('#notices').textContent();
+    const wanted = pseudo(english['common.json']['error.param_out_of_range']).replace('{name}', 'lr').replace('{value}', '99');
+    check(said.includes(wanted.slice(0, wanted.indexOf('{min}'))), `the bad link's notice is not en-XA's error text: ${said.slice(0, 300)}`);
   } catch (e) {
     bad(`the en-XA page: ${e.message.split('\n')[0]}`);
   } finally {

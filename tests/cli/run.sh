@@ -42,7 +42,7 @@ expect_json dual_form --set optimizer=adam --lang ko
 expect dual_form-range 2 "'d_in' = 99 is out of range: expected an integer in \[1, 32\]" -- run dual_form --set d_in=99
 expect dual_form-malformed 2 "'lr' = 'fast' is not a number" -- run dual_form --set lr=fast
 expect dual_form-choice 2 "'optimizer' is 'rmsprop': expected one of sgd adam" -- run dual_form --set optimizer=rmsprop
-expect dual_form-nan 2 "'noise' is not finite" -- run dual_form --set noise=nan
+expect dual_form-nan 2 "'noise' = nan is not finite" -- run dual_form --set noise=nan
 expect dual_form-unknown 2 "unknown parameter 'depth'" -- run dual_form --set depth=3
 expect_json lsa_gd_construction
 expect lsa_gd_construction-range 2 "'n_context' = 41 is out of range: expected an integer in \\[1, 40\\]" -- run lsa_gd_construction --set n_context=41
@@ -52,7 +52,7 @@ expect lsa_training-range 2 "'layers' = 9 is out of range: expected an integer i
 expect lsa_training-int 2 "'steps' = 10.5 is not an integer" -- run lsa_training --set steps=10.5
 expect_json attention_dual --set n_demos=24 --set show_after=24
 expect attention_dual-range 2 "'d_head' = 1 is out of range: expected an integer in \\[2, 16\\]" -- run attention_dual --set d_head=1
-expect attention_dual-inf 2 "'input_scale' is not finite" -- run attention_dual --set input_scale=inf
+expect attention_dual-inf 2 "'input_scale' = inf is not finite" -- run attention_dual --set input_scale=inf
 expect_json icl_regression_curve --set d=4 --set n_tasks=100 --set train_steps=50
 # regression_lab (issue 16): points as "x,y; x,y"; a bad point exits 2 naming it and its bound
 expect_json regression_lab --set "points=-1,-1; 0.5,0.2; 1.5,2" --set bias=false

@@ -2,7 +2,9 @@
 // and every key a demo file asks for present in both shipped languages.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -10,6 +12,7 @@
 
 #include "demo_testing.h"
 #include "icl/demo.h"
+#include "icl/quiz.h"
 #include "icl/texts.h"
 
 TEST_CASE("texts: placeholders by name, with a printf precision for numbers") {
@@ -67,4 +70,71 @@ TEST_CASE("texts: every key a demo file names is in the English and the Korean c
         }
     }
     CHECK(keys > 400);
+}
+
+namespace {
+// The "error.*" texts of a catalogue, by key.
+std::map<std::string, std::string> error_texts(const std::string& lang) {
+    std::ifstream in(std::string(ICL_SOURCE_DIR) + "/lessons/" + lang + "/catalogue/common.json");
+    const nlohmann::json j = nlohmann::json::parse(in);
+    std::map<std::string, std::string> out;
+    for (const auto& [key, text] : j.items())
+        if (key.rfind("error.", 0) == 0) out[key] = text.get<std::string>();
+    return out;
+}
+}  // namespace
+
+TEST_CASE("texts: a mistake a learner can make is worded in their language, every one has its text") {
+    using icl::ParamSpec;
+    const std::vector<ParamSpec> specs = {
+        ParamSpec::integer("n", 1, 10, 2, 1), ParamSpec::real("lr", 0.001, 1, 0.1, 0.01), ParamSpec::boolean("flag", true),
+        ParamSpec::choice("opt", {"sgd", "adam"}, "sgd"), ParamSpec::text("prompt", "hot", 8, {"hot", "cold"}),
+        ParamSpec::points("points", {-2, 2}, {-4, 4}, 1, 3, 0, {{0, 0}})};
+    // One bad value for each way a typed parameter can be wrong (URL / CLI strings).
+    const std::vector<std::string> bad = {
+        "n=99", "lr=99", "n=2.5", "n=inf", "lr=nan", "n=x", "lr=x", "flag=maybe", "opt=rmsprop", "depth=3", "lr",
+        "prompt=hot\x01", "prompt=hot cold hot", "prompt=hot colt", "prompt=\xff", "points=", "points=0,0;0,0;0,0;0,0",
+        "points=1,inf", "points=9,0", "points=0,9", "points=1 2", "points=a,1", "points=1,b"};
+    std::set<std::string> produced;
+    const auto ko = icl::load_catalogue("ko", {"common"});
+    REQUIRE(ko.ok());
+    for (const std::string& kv : bad) {
+        auto typed = icl::parse_param_strings(specs, {kv});
+        const icl::Error e = typed ? icl::validate_params(specs, typed.value()).error() : typed.error();
+        CHECK_MESSAGE(!e.key.empty(), kv << ": " << e.message);
+        produced.insert(e.key);
+        const std::string korean = ko.value()(e);
+        CHECK_MESSAGE((korean != e.message && korean.find('{') == std::string::npos), kv << ": " << korean);
+    }
+    // Written out by hand: English as it always read; Korean from ko/catalogue/common.json.
+    const auto message = [&](const std::string& kv) {
+        auto typed = icl::parse_param_strings(specs, {kv});
+        return typed ? icl::validate_params(specs, typed.value()).error() : typed.error();
+    };
+    CHECK(message("lr=99").message == "parameter 'lr' = 99 is out of range: expected a number in [0.001, 1]");
+    CHECK(ko.value()(message("lr=99")) == "매개변수 'lr' = 99은(는) 범위를 벗어났습니다: [0.001, 1] 사이의 수여야 합니다");
+    CHECK(ko.value()(message("prompt=hot colt")) ==
+          "매개변수 'prompt': 'colt'(2번째 단어)은(는) 어휘에 없습니다. 가장 가까운 단어: cold, hot");
+    CHECK(icl::parse_typed_number("abc").error().message == "'abc' is not a number: type digits such as 0.25, 0,25 or 2.5e-1");
+    CHECK(ko.value()(icl::parse_typed_number("abc").error()) == "'abc'은(는) 수가 아닙니다: 0.25, 0,25, 2.5e-1처럼 숫자로 입력하세요");
+
+    // The keys named as literals anywhere in the core, with those made above, are
+    // exactly the catalogue's error texts (none missing, none left over), in en and ko.
+    const std::regex literal(R"("(error\.[a-z_]*[a-z])\")");  // ("error.param_" + what is made above)
+    for (const auto& f : std::filesystem::recursive_directory_iterator(std::string(ICL_SOURCE_DIR) + "/core")) {
+        if (f.path().extension() != ".cpp") continue;
+        std::ifstream in(f.path());
+        std::stringstream ss;
+        ss << in.rdbuf();
+        const std::string src = ss.str();
+        for (auto it = std::sregex_iterator(src.begin(), src.end(), literal); it != std::sregex_iterator(); ++it)
+            produced.insert((*it)[1]);
+    }
+    for (const char* lang : {"en", "ko"}) {
+        std::set<std::string> have;
+        for (const auto& [key, text] : error_texts(lang)) have.insert(key);
+        for (const std::string& key : produced) CHECK_MESSAGE(have.count(key), lang << " lacks " << key);
+        for (const std::string& key : have) CHECK_MESSAGE(produced.count(key), lang << " has " << key << ", which nothing makes");
+    }
+    CHECK(produced.size() > 30);
 }

@@ -29,6 +29,23 @@ TEST_CASE("worker api: parse_params takes URL-style strings, and names what is w
     CHECK(error_of(api.parse_params("dual_form", R"(["lr"])")) == "'lr' is not of the form name=value");
 }
 
+TEST_CASE("worker api: a learner's mistake comes back in the language asked for, else in English") {
+    icl::WorkerApi api;
+    // Korean: ko/catalogue/common.json's text, written out here by hand.
+    CHECK(error_of(api.parse_params("dual_form", R"(["lr=99"])", "ko")) ==
+          "매개변수 'lr' = 99은(는) 범위를 벗어났습니다: [0.001, 1] 사이의 수여야 합니다");
+    CHECK(error_of(api.start("dual_form", R"({"lr": 99})", "ko", 1)) ==
+          "매개변수 'lr' = 99은(는) 범위를 벗어났습니다: [0.001, 1] 사이의 수여야 합니다");
+    const std::string numeric = R"({"type": "numeric", "grading": {"answer": 0.5, "tol": 0.1}})";
+    CHECK(error_of(api.grade(numeric, "\"abc\"", "null", "ko")) ==
+          "'abc'은(는) 수가 아닙니다: 0.25, 0,25, 2.5e-1처럼 숫자로 입력하세요");
+    // A language without a catalogue, or none: English.
+    CHECK(error_of(api.parse_params("dual_form", R"(["lr=99"])", "fr")) ==
+          "parameter 'lr' = 99 is out of range: expected a number in [0.001, 1]");
+    CHECK(error_of(api.grade(numeric, "\"abc\"", "null")) ==
+          "'abc' is not a number: type digits such as 0.25, 0,25 or 2.5e-1");
+}
+
 TEST_CASE("worker api: start, step and drop; bad handles, budgets, seeds and languages are errors") {
     icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");  // the catalogues (the worker puts them; natively a folder)
     icl::WorkerApi api;

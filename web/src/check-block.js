@@ -120,7 +120,8 @@ export class CheckBlock {
     }
     const verdict = result && result.error && !result.panels
       ? result
-      : await this.client.call('grade', JSON.stringify(c), JSON.stringify(answer), JSON.stringify(result));
+      : await this.client.call('grade', JSON.stringify(c), JSON.stringify(answer), JSON.stringify(result),
+        document.documentElement.lang || 'en');
     this.submitButton.disabled = false;
     delete this.section.dataset.grading;
     if (verdict.error) {

@@ -46,7 +46,7 @@ export function addShareBar(demo, lessonId, words) {
   const checked = async (base) => {
     const changed = changedFrom(demo.params, base);
     const kvs = Object.entries(changed).map(([k, v]) => `${k}=${paramText(v)}`);
-    const parsed = await client.call('parse_params', block.demo, JSON.stringify(kvs));
+    const parsed = await client.call('parse_params', block.demo, JSON.stringify(kvs), document.documentElement.lang || 'en');
     return parsed.error ? { error: parsed.error } : { changed };
   };
   const copy = async (text, done) => {

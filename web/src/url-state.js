@@ -52,7 +52,8 @@ export async function applyUrlParams(search, demoBlocks, client, words, options 
   for (const [name, block] of Object.entries(demoBlocks)) {
     const kvs = byInstance[name];
     if (!kvs.length) continue;
-    const parsed = await client.call('parse_params', block.block.demo, JSON.stringify(kvs));
+    // (the core words a mistake in the page's language)
+    const parsed = await client.call('parse_params', block.block.demo, JSON.stringify(kvs), document.documentElement.lang || 'en');
     if (parsed.error) {
       notice(words.urlBad(name, parsed.error), 'warning');
       block.section.dataset.urlError = 'true';

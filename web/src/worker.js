@@ -130,20 +130,29 @@ async function loadAssets(names, optional = new Set()) {
   return null;
 }
 
-// The catalogues a run's texts come from (icl/demo.h's load_texts): English always, the
-// learner's language over it where it has them.
-function catalogueNames(demo, lang) {
-  if (!/^[a-z0-9_]+$/.test(demo)) return { names: [], optional: new Set() };  // the core refuses it by name
-  const of = (l) => [`${l}/catalogue/common.json`, `${l}/catalogue/${demo}.json`];
+// The catalogues a text comes from (icl/texts.h's load_catalogue): English always, the
+// learner's language over it where it has them. A run's are common and its demo's
+// (icl/demo.h's load_texts); the calls that word a learner's mistake read common's.
+const LANG_CODE = /^[a-z]{2,3}(-[A-Za-z0-9]{1,8})?$/;
+function catalogueNames(files, lang) {
+  if (!files.every((f) => /^[a-z0-9_]+$/.test(f))) return { names: [], optional: new Set() };  // the core refuses it by name
+  const of = (l) => files.map((f) => `${l}/catalogue/${f}.json`);
   return lang === 'en' ? { names: of('en'), optional: new Set() } : { names: [...of('en'), ...of(lang)], optional: new Set(of(lang)) };
 }
+const langOf = (lang) => (LANG_CODE.test(lang || '') ? lang : 'en');
+const WORDED_CALLS = ['parse_params', 'grade'];  // their last argument is the learner's language
 
 const pending = [];
 function handle(msg) {
   if (msg.type === 'call') {
-    postMessage({ type: 'reply', req: msg.req, value: call(msg.fn, msg.args || []) });
+    const args = msg.args || [];
+    const texts = WORDED_CALLS.includes(msg.fn) ? catalogueNames(['common'], langOf(args[args.length - 1])) : null;
+    const missing = texts ? texts.names.filter((name) => !assetsLoaded.has(name)) : [];
+    // (if they cannot be fetched, the core answers in English)
+    if (missing.length) loadAssets(missing, texts.optional).then(() => postMessage({ type: 'reply', req: msg.req, value: call(msg.fn, args) }));
+    else postMessage({ type: 'reply', req: msg.req, value: call(msg.fn, args) });
   } else if (msg.type === 'run') {
-    const texts = catalogueNames(msg.demo, /^[a-z]{2,3}(-[A-Za-z0-9]{1,8})?$/.test(msg.lang || '') ? msg.lang : 'en');
+    const texts = catalogueNames(['common', msg.demo], langOf(msg.lang));
     const missing = [...(assetsOf[msg.demo] || []), ...texts.names].filter((name) => !assetsLoaded.has(name));
     if (missing.length) {
       loading.add(msg.run);

@@ -24,16 +24,17 @@ std::string put_asset(const std::string& name, const emscripten::val& bytes) {
             -1, ' ', false, nlohmann::json::error_handler_t::replace);
     return api().put_asset(name, emscripten::convertJSArrayToNumberVector<uint8_t>(bytes));
 }
-std::string parse_params(const std::string& id, const std::string& key_values) {
-    return api().parse_params(id, key_values);
+std::string parse_params(const std::string& id, const std::string& key_values, const std::string& lang) {
+    return api().parse_params(id, key_values, lang);
 }
 std::string start(const std::string& id, const std::string& params, const std::string& lang, double seed) {
     return api().start(id, params, lang, seed);
 }
 std::string step(int handle, int budget) { return api().step(handle, budget); }
 std::string drop(int handle) { return api().drop(handle); }
-std::string grade(const std::string& check, const std::string& answer, const std::string& result) {
-    return api().grade(check, answer, result);
+std::string grade(const std::string& check, const std::string& answer, const std::string& result,
+                  const std::string& lang) {
+    return api().grade(check, answer, result, lang);
 }
 
 std::string progress_read(const std::string& text, double now) { return api().progress_read(text, now); }

@@ -8,12 +8,15 @@
 //   demos(lang)                          -> [DemoInfo, ...]            (icl/demo.h)
 //   put_asset(name, bytes)               -> {}                         a file a demo lists in "assets",
 //                                                                      or a catalogue, <lang>/catalogue/<file>.json
-//   parse_params(id, ["k=v", ...])       -> {"params": {...}}          typed and validated by the specs
+//   parse_params(id, ["k=v", ...], lang) -> {"params": {...}}          typed and validated by the specs
 //   start(id, params, lang, seed)        -> {"handle": n}              its texts from the catalogues put
 //                                                                      (load_texts, icl/demo.h)
 //   step(handle, budget)                 -> Result                     (a slice of work, then a snapshot)
 //   drop(handle)                         -> {}
-//   grade(check, answer, demo_result)    -> {"correct", "feedback_html", "correct_answer"}
+//   grade(check, answer, demo_result, lang) -> {"correct", "feedback_html", "correct_answer"}
+// A mistake a learner can make (a parameter out of range, an answer that is not a number)
+// comes back in `lang`, from lessons/<lang>/catalogue/common.json's "error.*" texts (the
+// worker puts that file and English's before these calls); any other error in English.
 //
 // The learner's progress document (icl/progress.h), kept by the page as text (`text`
 // in every answer is what to store; `progress` the same document as JSON; now in ms):
@@ -46,13 +49,14 @@ public:
     // The worker fetches the files a demo lists in DemoInfo.assets and hands them over
     // here before starting it (wasm has no file system; see icl/assets.h).
     std::string put_asset(const std::string& name, std::vector<uint8_t> bytes);
-    std::string parse_params(const std::string& id, const std::string& key_values_json) const;
+    std::string parse_params(const std::string& id, const std::string& key_values_json,
+                             const std::string& lang = "en") const;
     std::string start(const std::string& id, const std::string& params_json, const std::string& lang,
                       double seed);
     std::string step(int handle, int budget);
     std::string drop(int handle);
-    std::string grade(const std::string& check_json, const std::string& answer_json,
-                      const std::string& result_json) const;
+    std::string grade(const std::string& check_json, const std::string& answer_json, const std::string& result_json,
+                      const std::string& lang = "en") const;
 
     std::string progress_read(const std::string& text, double now) const;
     std::string progress_record(const std::string& text, const std::string& lesson, const std::string& check,

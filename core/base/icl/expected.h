@@ -5,11 +5,17 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace icl {
 
 struct Error {
-    std::string message;
+    std::string message;  // English, whole: what the CLI, logs and tests read
+    // An error a learner can cause (a parameter, a typed answer, a prompt) also names its
+    // text in the catalogues, "error.<name>" in common.json, with its values, so that a
+    // front end words it in the learner's language (icl/texts.h: learner_error, Texts).
+    std::string key;
+    std::vector<std::pair<std::string, std::string>> args;
 };
 
 template <class T>

@@ -57,6 +57,9 @@ public:
 
     bool has(const std::string& key) const;
     std::string operator()(const std::string& key, std::initializer_list<TextArg> args = {}) const;
+    // An error in this language: its catalogue text filled with its values when it has a
+    // key this catalogue holds, else its (English) message.
+    std::string operator()(const Error& error) const;
 
 private:
     std::string lang_ = "en";
@@ -69,5 +72,11 @@ private:
 // missing English file, a language with none of the files, or a file that is not a JSON
 // object of strings is an error naming the file.
 Expected<Texts> load_catalogue(const std::string& lang, const std::vector<std::string>& files);
+
+// An error a learner can cause, as a catalogue text: `key` names it in common.json
+// ("error.param_range"), `args` its values already written as text. Its message is the
+// English text filled in (read once through the asset store); where no English
+// catalogue can be read it is the key and its values, so nothing is lost.
+Error learner_error(const std::string& key, std::vector<std::pair<std::string, std::string>> args);
 
 }  // namespace icl
