@@ -43,80 +43,6 @@ std::vector<std::string> languages_of(const std::string& dir) {
     return out;
 }
 
-// The {name} placeholders of a catalogue message, sorted (texts.h's grammar).
-std::set<std::string> placeholders(const std::string& text) {
-    std::set<std::string> out;
-    for (size_t i = 0; i < text.size(); ++i) {
-        if (text[i] != '{') continue;
-        if (i + 1 < text.size() && text[i + 1] == '{') { ++i; continue; }
-        const size_t close = text.find('}', i);
-        if (close == std::string::npos) break;
-        const std::string inner = text.substr(i + 1, close - i - 1);
-        out.insert(inner.substr(0, inner.find(':')));
-        i = close;
-    }
-    return out;
-}
-
-// Each language's catalogues (<dir>/<lang>/catalogue/*.json) against English's: a file or
-// key English has and the language lacks is a warning (English shows there); a key
-// English does not have, a value that is not a string, placeholders that differ from
-// English's, or a file that is not a JSON object of strings is an error.
-void lint_catalogues(const std::string& dir, const std::vector<std::string>& langs, std::vector<Diagnostic>& out) {
-    const auto read = [&](const fs::path& p, json& j) {
-        auto text = read_regular_file(p.string(), file_limits::kRecipe);
-        if (!text) { out.push_back({p.string(), 0, text.error().message, false}); return false; }
-        j = json::parse(text.value(), nullptr, false);
-        if (!j.is_object()) { out.push_back({p.string(), 1, "a catalogue is a JSON object of key → text", false}); return false; }
-        for (const auto& [key, value] : j.items())
-            if (!value.is_string()) { out.push_back({p.string(), 1, "'" + key + "' is not a string", false}); return false; }
-        return true;
-    };
-    std::map<std::string, json> english;
-    const fs::path en_dir = fs::path(dir) / "en" / "catalogue";
-    std::error_code ec;
-    for (fs::directory_iterator it(en_dir, ec), end; !ec && it != end; it.increment(ec))
-        if (it->path().extension() == ".json") {
-            json j;
-            if (read(it->path(), j)) english[it->path().filename().string()] = std::move(j);
-        }
-    // (a tree without en/catalogue/ — a test's, or lessons kept apart from the demos —
-    // has nothing to compare; its demos say so when they run)
-    for (const std::string& lang : langs) {
-        if (lang == "en") continue;
-        const fs::path lang_dir = fs::path(dir) / lang / "catalogue";
-        for (const auto& [file, en] : english) {
-            const fs::path p = lang_dir / file;
-            if (!fs::exists(p, ec)) {
-                out.push_back({p.string(), 0, "missing: its " + std::to_string(en.size()) + " texts show in English", true});
-                continue;
-            }
-            json j;
-            if (!read(p, j)) continue;
-            std::string lacks;
-            int lacking = 0;
-            for (const auto& [key, value] : en.items()) {
-                if (!j.contains(key)) {
-                    if (++lacking <= 5) lacks += (lacks.empty() ? "" : ", ") + key;
-                    continue;
-                }
-                const auto here = placeholders(j[key].get<std::string>()), there = placeholders(value.get<std::string>());
-                if (here != there) {
-                    std::string a, b;
-                    for (const auto& n : here) a += "{" + n + "}";
-                    for (const auto& n : there) b += "{" + n + "}";
-                    out.push_back({p.string(), 1, "'" + key + "' has the placeholders " + (a.empty() ? "(none)" : a) +
-                                                      " but English has " + (b.empty() ? "(none)" : b), false});
-                }
-            }
-            if (lacking)
-                out.push_back({p.string(), 0, "lacks " + std::to_string(lacking) + " of English's texts (" + lacks +
-                                                  (lacking > 5 ? ", ..." : "") + "): English shows for them", true});
-            for (const auto& [key, value] : j.items())
-                if (!en.contains(key)) out.push_back({p.string(), 1, "'" + key + "' is not in English's " + file + " (a key no one asks for)", false});
-        }
-    }
-}
 // Lists the files `icl lessons build` wrote into its folder (write_lesson_json).
 const char* const kBuildManifest = ".icl-lessons-build.json";
 
@@ -517,46 +443,6 @@ Status write_lesson_json(const LessonSet& set, const std::string& out_dir) {
     return Ok{};
 }
 
-std::string lesson_skeleton(const std::string& id, const std::string& lang, int order) {
-    const bool ko = lang == "ko";
-    std::string s = "---\nid: " + id + "\n";
-    s += ko ? "title: 새 강의 (제목을 쓰세요)\n" : "title: A new lesson (write its title)\n";
-    s += "order: " + std::to_string(order) + "\n";
-    s += ko ? "summary: 이 강의에서 무엇을 보게 되는지 한 문장으로 쓰세요.\n"
-            : "summary: One sentence on what the learner will see.\n";
-    s += "---\n";
-    s += ko ? "## 무엇을 보게 되나\n\n"
-              "여기에 강의를 씁니다. 본문, $W x = W_0 x + \\sum_t e_t (x_t^\\top x)$ 같은 수식, 데모 블록과 확인 문제를 "
-              "섞어 쓸 수 있습니다. 모든 지시문은 docs/authoring.md에 예시와 함께 정리되어 있습니다. "
-              "영어판과 한국어판은 데모 블록과 확인 문제가 같은 순서로 같아야 합니다.\n\n"
-            : "## What you'll see\n\n"
-              "Write the lesson here: text, math such as $W x = W_0 x + \\sum_t e_t (x_t^\\top x)$, demo blocks and "
-              "checks. docs/authoring.md describes every directive with an example. The English and Korean "
-              "files must have the same demo blocks and checks, in the same order.\n\n";
-    s += "```demo dual_form\n"
-         "n_train: 12\n"
-         "optimizer: sgd\n"
-         "```\n\n";
-    s += "```check id=predict-sgd type=predict demo=dual_form scalar=\"rel_diff\"\n";
-    s += ko ? "실행하기 전에 예측해 보세요. 평범한 SGD로 학습하면 `rel_diff`(원래 형태와 쌍대 형태의 가장 큰 차이를 가장 큰 "
-              "출력으로 나눈 값)는 어디에 놓일까요?\n"
-              "a) [0, 1e-5] 부동소수점 반올림 수준\n"
-              "b) [1e-5, inf] 반올림보다 큰 차이\n"
-              "---\n"
-              "SGD의 갱신은 모두 정확히 $e_t \\otimes x_t$이므로, 두 형태는 부동소수점 연산 순서만큼만 다릅니다.\n"
-              "b: 근사라고 생각하기 쉽지만, SGD로 학습한 선형 층에서는 아무것도 근사하지 않습니다.\n"
-            : "Before running: where will `rel_diff`, the largest gap between the two forms divided by the largest "
-              "output, land with plain SGD?\n"
-              "a) [0, 1e-5] at float rounding\n"
-              "b) [1e-5, inf] above rounding\n"
-              "---\n"
-              "Every SGD update is exactly $e_t \\otimes x_t$, so the two forms differ only in the order of float "
-              "operations.\n"
-              "b: It is tempting to call it an approximation; for a linear layer trained by SGD nothing is approximated.\n";
-    s += "```\n";
-    return s;
-}
-
 Expected<std::string> write_lesson_skeleton(const std::string& dir, const std::string& id, const std::string& lang) {
     const bool id_ok = !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
@@ -590,9 +476,11 @@ Expected<std::string> write_lesson_skeleton(const std::string& dir, const std::s
     }
     if (order < 0) order = largest + 1;
     const std::string path = (lang_dir / ((order < 10 ? "0" : "") + std::to_string(order) + "-" + id + ".md")).string();
+    auto skeleton = lesson_skeleton(id, lang, order, dir);
+    if (!skeleton) return skeleton.error();
+    const std::string& text = skeleton.value();
     std::FILE* f = std::fopen(path.c_str(), "wx");  // never over a file that appeared meanwhile
     if (!f) return make_error("cannot create " + path + ": " + std::strerror(errno));
-    const std::string text = lesson_skeleton(id, lang, order);
     const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
     if (std::fclose(f) != 0 || !ok) return make_error("cannot write " + path);
     return path;

@@ -7,6 +7,7 @@
 //   its own words; its page shows its words, and its worker computes the demo's result
 //   with its texts (the panel titles are bracketed), the lacking text in English, no
 //   ⟦missing key⟧ anywhere, no console error; a link's bad parameter is refused in its words;
+//   and the browser suite's page checks (tests/browser/run.mjs) pass on it;
 // - the CLI lists the demos in it, and the desktop app opens the lesson in it (under Xvfb,
 //   when icl-lab was built) and refuses a language that has no folder.
 //   node tests/browser/pseudo-locale.mjs build/bin build/wasm/bin
@@ -39,7 +40,7 @@ fs.mkdirSync(path.join(lessons, 'en', 'catalogue'), { recursive: true });
 fs.mkdirSync(path.join(lessons, 'en-XA', 'catalogue'), { recursive: true });
 fs.copyFileSync(path.join(root, 'lessons', 'en', lessonFile), path.join(lessons, 'en', lessonFile));
 const english = {};
-for (const f of fs.readdirSync(path.join(root, 'lessons', 'en', 'catalogue'))) {
+for (const f of fs.readdirSync(path.join(root, 'lessons', 'en', 'catalogue')).filter((x) => x.endsWith('.json'))) {
   const messages = JSON.parse(fs.readFileSync(path.join(root, 'lessons', 'en', 'catalogue', f), 'utf8'));
   english[f] = messages;
   fs.writeFileSync(path.join(lessons, 'en', 'catalogue', f), JSON.stringify(messages));
@@ -117,6 +118,14 @@ if (fs.existsSync(path.join(site, 'en-XA', 'dual-form.html'))) {
     await browser.close();
     server.kill();
   }
+  // The browser suite's own checks of a lesson page, on en-XA's: it loads with no console
+  // error and its demos draw, its checks are graded right and wrong and kept over a
+  // reload, a slider redraws, 375 px does not scroll sideways.
+  const suite = spawnSync(process.execPath, [path.join(root, 'tests', 'browser', 'run.mjs'), site], {
+    encoding: 'utf8', env: { ...process.env, BROWSER_LANGS: 'en-XA', BROWSER_PAGES_ONLY: '1', ICL_LESSONS_DIR: lessons } });
+  const summary = (suite.stdout.match(/browser: (\d+) passed, (\d+) failed/) || []);
+  check(suite.status === 0 && Number(summary[1]) >= 4 && summary[2] === '0',
+    `the browser suite's page checks on en-XA/dual-form: ${suite.status}\n${suite.stdout.slice(-1500)}${suite.stderr.slice(-500)}`);
 } else bad('the site has no en-XA/dual-form.html');
 
 // ---- the desktop app ---------------------------------------------------------------------

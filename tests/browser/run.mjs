@@ -11,7 +11,9 @@
 // Prints the budgets as "budget first_load_bytes=... first_result_ms=... redraw_ms=..."
 // and ends with "browser: N passed, M failed".
 // BROWSER_LESSONS=gpt3-in-context,... restricts the per-lesson tests to those lesson ids
-// (for a targeted run; the other tests run as always).
+// (for a targeted run; the other tests run as always); BROWSER_LANGS=en-XA,... to those
+// languages; BROWSER_PAGES_ONLY=1 runs only the per-lesson tests (pseudo-locale.mjs runs
+// them on its fixture language's page).
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -218,7 +220,9 @@ function bytesSent(page) {
 }
 
 const onlyLessons = process.env.BROWSER_LESSONS ? process.env.BROWSER_LESSONS.split(',') : null;
+const onlyLangs = process.env.BROWSER_LANGS ? process.env.BROWSER_LANGS.split(',') : null;
 for (const lang of langs) {
+  if (onlyLangs && !onlyLangs.includes(lang)) continue;
   for (const entry of index[lang]) {
     if (onlyLessons && !onlyLessons.includes(entry.id)) continue;
     const where = `${lang}/${entry.id}`;
@@ -358,6 +362,8 @@ for (const lang of langs) {
     await context.close();
   }
 }
+
+if (process.env.BROWSER_PAGES_ONLY) { finish(); await new Promise(() => {}); }  // finish() exits
 
 // ---- URL parameters, exports, keyboard, stored progress ---------------------------------
 const firstWithDemo = langs.flatMap((lang) => index[lang].map((e) => ({ lang, ...e }))).find((e) => e.demos.length);

@@ -128,6 +128,12 @@ expect lessons-new-bad-lang 2 "'f/r' is not a language code" -- lessons new x --
 expect lessons-new-no-dir 2 "no such directory $out/none/en" -- lessons new x --dir "$out/none"
 expect lessons-new-no-id 2 'lessons new needs a lesson id' -- lessons new --lang en
 [ "$(ls "$out/lessons/en" "$out/lessons/ko" | grep -c '\.md$')" = 4 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL lessons-new wrote a file it refused"; }
+# the skeleton is data: a language's own catalogue/new-lesson.md, {id} and {order} filled
+mkdir -p "$out/lessons/fr/catalogue"
+printf -- '---\nid: {id}\ntitle: Une nouvelle leçon\norder: {order}\nsummary: S\n---\nTexte.\n' >"$out/lessons/fr/catalogue/new-lesson.md"
+expect lessons-new-own-skeleton 0 "^wrote $out/lessons/fr/02-sinks\.md" -- lessons new sinks --lang fr --dir "$out/lessons"
+[ "$(head -4 "$out/lessons/fr/02-sinks.md" | tr '\n' '|')" = "---|id: sinks|title: Une nouvelle leçon|order: 2|" ] && pass=$((pass + 1)) ||
+  { fail=$((fail + 1)); echo "FAIL lessons-new-own-skeleton: $(head -4 "$out/lessons/fr/02-sinks.md")"; }
 rm -rf "$out"
 
 # The icl commands of docs/authoring.md's sh examples run as written, exit 0 (except a

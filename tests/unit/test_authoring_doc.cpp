@@ -146,7 +146,7 @@ TEST_CASE("authoring guide: every markdown example parses, and the worked exampl
     CHECK(whole >= 2);
     CHECK(text >= 4);
     REQUIRE_MESSAGE(!worked.empty(), "the guide has no worked example with id attention-sinks");
-    CHECK(worked == icl::lesson_skeleton("attention-sinks", "en", 9));
+    CHECK(worked == icl::lesson_skeleton("attention-sinks", "en", 9).value());
 
     namespace fs = std::filesystem;
     const fs::path root = fs::temp_directory_path() / ("icl_authoring_doc_" + std::to_string(getpid()));

@@ -182,28 +182,36 @@ ${langSwitches({ lang, ...site, words, href: (l) => `../${l}/review.html` })}
 
 // The index is English first (the reference every language follows); each lesson's card
 // links its translations, each in its own language, and the review box each language's
-// review page.
+// review page. Its words are the catalogues' (site.json's page.* here, index* in
+// index.js): a sentence the page says to every learner is said in each language.
 export function indexPage({ index, site, modules }) {
   const others = site.langs.filter((l) => l !== 'en');
+  const en = site.words.en;
+  const inEach = (render) => site.langs.map((l) => render(l, site.words[l], l === 'en' ? '' : ` lang="${esc(l)}"`)).join('\n');
   const byId = Object.fromEntries(others.map((l) => [l, Object.fromEntries((index[l] || []).map((x) => [x.id, x]))]));
+  const count = (n, one, many) => say(en, n === 1 ? one : many, { n });
   const card = (lesson) => `<li class="lesson-card" data-lesson="${esc(lesson.id)}" data-checks="${esc(lesson.checks.join(' '))}">
 <span class="card-order">${esc(lesson.order)}</span>
 <div class="card-text">
 <h2><a href="en/${esc(lesson.id)}.html" hreflang="en">${esc(lesson.title)}</a></h2>
 ${others.filter((l) => byId[l][lesson.id]).map((l) => `<p class="card-translation" lang="${esc(l)}"><a href="${esc(l)}/${esc(lesson.id)}.html" hreflang="${esc(l)}">${esc(byId[l][lesson.id].title)}</a></p>`).join('\n')}
 ${lesson.summary ? `<p class="card-summary">${esc(lesson.summary)}</p>` : ''}
-<p class="card-meta">${lesson.demos.length} ${lesson.demos.length === 1 ? 'demo' : 'demos'} · ${lesson.checks.length} ${lesson.checks.length === 1 ? 'check' : 'checks'}</p>
+<p class="card-meta">${esc(count(lesson.demos.length, 'demoCountOne', 'demoCount'))} · ${esc(count(lesson.checks.length, 'checkCountOne', 'checkCount'))}</p>
 <div class="card-progress" aria-live="polite"></div>
 </div>
 </li>`;
-  return `${head({ lang: 'en', title: 'ICL Lab — why can GPT learn in context?', depth: 0, modules })}
+  // index.js's words, each language's (its notices speak to every learner)
+  const data = { langs: site.langs, words: Object.fromEntries(site.langs.map((l) => [l, Object.fromEntries(
+    Object.entries(site.words[l]).filter(([k]) => k.startsWith('index')))])) };
+  const lab = '<a href="lab/">/lab/</a>';
+  return `${head({ lang: 'en', title: say(en, 'indexTitle'), depth: 0, modules })}
 <body class="index-page">
-<a class="skip" href="#main">Skip to the lessons</a>
+<a class="skip" href="#main">${esc(say(en, 'skipLessons'))}</a>
 <header class="top"><a class="brand" href="index.html">ICL Lab</a></header>
 <div id="notices" class="notices" aria-live="polite"></div>
 <main id="main" class="index">
-<h1>Why can GPT learn in context?</h1>
-${site.langs.map((l) => `<p class="lead"${l === 'en' ? '' : ` lang="${esc(l)}"`}>${esc(say(site.words[l], 'indexLead'))}</p>`).join('\n')}
+<h1>${esc(say(en, 'indexHeading'))}</h1>
+${inEach((l, w, attr) => `<p class="lead"${attr}>${esc(say(w, 'indexLead'))}</p>`)}
 <ol class="lessons">
 ${index.en.map(card).join('\n')}
 </ol>
@@ -211,14 +219,15 @@ ${index.en.map(card).join('\n')}
 <p id="review-due"></p>
 <p>${site.langs.map((l) => `<a href="${esc(l)}/review.html" hreflang="${esc(l)}"${l === 'en' ? '' : ` lang="${esc(l)}"`}>${esc(say(site.words[l], 'reviewDue'))}</a>`).join(' · ')}</p>
 </section>
-<p class="progress-note">Your answers are kept in this browser only (localStorage); the desktop app and <a href="lab/">/lab/</a> read the same file. · 답은 이 브라우저에만 저장됩니다.</p>
+${inEach((l, w, attr) => `<p class="progress-note"${attr}>${esc(say(w, 'progressKept')).replace('{lab}', lab)}</p>`)}
 <p class="progress-note progress-actions">
-<button type="button" id="export-progress" class="link-button">Download my progress</button>
-<label class="link-button" for="import-progress">Upload a progress file</label><input type="file" id="import-progress" class="visually-hidden" accept=".json,application/json">
-<button type="button" id="summary-csv" class="link-button">Summary for a teacher (CSV)</button>
-<button type="button" id="forget-progress" class="link-button">Forget my progress</button>
+<button type="button" id="export-progress" class="link-button">${esc(say(en, 'exportProgress'))}</button>
+<label class="link-button" for="import-progress">${esc(say(en, 'importProgress'))}</label><input type="file" id="import-progress" class="visually-hidden" accept=".json,application/json">
+<button type="button" id="summary-csv" class="link-button">${esc(say(en, 'summaryCsv'))}</button>
+<button type="button" id="forget-progress" class="link-button">${esc(say(en, 'forgetProgress'))}</button>
 </p>
 </main>
+<script type="application/json" id="index-data">${jsonData(data)}</script>
 <script type="module" src="assets/index.js"></script>
 </body>
 </html>

@@ -6,15 +6,24 @@ import { CoreClient } from './core-client.js';
 import { loadProgress, importProgress, clearProgress, recordOf, now } from './progress.js';
 import { download } from './export.js';
 import { notice } from './notices.js';
+import { fillTemplate } from './i18n.js';
+
+// The index speaks to every learner: each sentence in each language of the site, English
+// first (its words: lessons/<lang>/catalogue/site.json's index*, carried in the page).
+const { langs, words } = JSON.parse(document.getElementById('index-data').textContent);
+// (a value may be a function of the language: a text of the catalogue itself)
+const sayIn = (l, key, values = {}) => fillTemplate(words[l][key] ?? words.en[key] ?? `⟦${key}⟧`,
+  Object.fromEntries(Object.entries(values).map(([k, v]) => [k, typeof v === 'function' ? v(l) : v])));
+const say = (key, values) => [...new Set(langs.map((l) => sayIn(l, key, values)))].join(' · ');
 
 const client = new CoreClient(new URL('worker.js', import.meta.url));
-client.onFatal = (message) => notice(`The progress engine could not start: ${message} / 진도 엔진을 시작할 수 없습니다`, 'error');
+client.onFatal = (message) => notice(say('indexEngineFailed', { message }), 'error');
 const cards = () => [...document.querySelectorAll('.lesson-card')];
 
 async function show() {
   await client.ready;
   const loaded = await loadProgress(client);
-  if (loaded.notice === 'reset') notice('Your saved progress could not be read and was reset. / 저장된 진도를 읽을 수 없어 초기화했습니다.', 'warning');
+  if (loaded.notice === 'reset') notice(say('indexReset'), 'warning');
   const { progress } = loaded;
   const known = new Set();
   for (const card of cards()) {
@@ -29,10 +38,10 @@ async function show() {
     const meter = document.createElement('progress');
     meter.max = checks.length;
     meter.value = correct;
-    meter.setAttribute('aria-label', 'checks answered correctly');
+    meter.setAttribute('aria-label', say('indexCorrectLabel'));
     const label = document.createElement('span');
     label.className = 'progress-label';
-    label.textContent = `${correct} / ${checks.length} checks correct · 정답 ${correct}/${checks.length}`;
+    label.textContent = say('indexCorrect', { correct, count: checks.length });
     box.replaceChildren(meter, label);
     card.dataset.correct = String(correct);
     card.classList.toggle('complete', correct === checks.length);
@@ -42,9 +51,7 @@ async function show() {
   const count = due.error ? 0 : due.due.filter((d) => known.has(`${d.lesson}/${d.check}`)).length;
   const box = document.getElementById('review-box');
   box.dataset.due = String(count);
-  document.getElementById('review-due').textContent = count
-    ? `${count} ${count === 1 ? 'check is' : 'checks are'} due for review · 복습할 문제 ${count}개`
-    : 'Nothing is due for review now. · 지금 복습할 문제가 없습니다.';
+  document.getElementById('review-due').textContent = say(count === 0 ? 'indexNothingDue' : count === 1 ? 'indexDueOne' : 'indexDue', { count });
   document.body.dataset.ready = 'true';
 }
 
@@ -68,12 +75,9 @@ upload.addEventListener('change', async () => {
   upload.value = '';
   if (!file) return;
   const text = file.size > (1 << 20) ? null : await file.text();
-  const r = text === null ? { error: 'the file is larger than 1 MiB' } : await importProgress(client, text);
-  if (r.error) {
-    notice(`Not imported: ${r.error === 'storage' ? 'this browser does not let the page save progress' : r.error}. Your progress is unchanged. / 가져오지 않았습니다. 진도는 그대로입니다.`, 'error');
-  } else {
-    notice(`Imported: ${r.added} new and ${r.updated} newer answers. / 가져왔습니다: 새 답 ${r.added}개, 더 최근 답 ${r.updated}개.`, 'info');
-  }
+  const r = text === null ? { error: (l) => sayIn(l, 'indexTooLarge') } : await importProgress(client, text);
+  if (r.error) notice(say('indexNotImported', { problem: r.error === 'storage' ? (l) => sayIn(l, 'indexNoStorage') : r.error }), 'error');
+  else notice(say('indexImported', { added: r.added, updated: r.updated }), 'info');
   show();
 });
 

@@ -66,13 +66,22 @@ nlohmann::json lesson_index_json(const LessonSet& set);
 // Writes <out>/index.json and <out>/<lang>/<id>.json. Refuses a set with errors.
 Status write_lesson_json(const LessonSet& set, const std::string& out_dir);
 
-// `icl lessons new`: the text of a new lesson's skeleton in `lang` ("en" | "ko"): front
-// matter, a paragraph, one demo block (dual_form) and one predict check on it. It parses,
-// and passes the lint as a draft (LintOptions::draft: a lesson needs 4 checks; the
-// skeleton has one, to be copied).
-std::string lesson_skeleton(const std::string& id, const std::string& lang, int order);
+// Each language's catalogues (<dir>/<lang>/catalogue/*.json) against English's, for
+// load_lesson_set's lint: a file or key the language lacks is a warning (English shows
+// there); a key English does not have, a value that is not a string, placeholders that
+// differ from English's, or a file that is not a JSON object of strings is an error.
+void lint_catalogues(const std::string& dir, const std::vector<std::string>& langs, std::vector<Diagnostic>& out);
 
-// Writes lesson_skeleton(id, lang, order) to <dir>/<lang>/<NN>-<id>.md and returns that
+// `icl lessons new`: the text of a new lesson's skeleton in `lang`: its
+// catalogue/new-lesson.md (front matter, a paragraph, one demo block and one predict
+// check on it) with {id} and {order} filled in — from `dir`'s <lang>, else the shipped
+// lessons' (the asset store), else English's. The shipped ones parse, and pass the lint
+// as a draft (LintOptions::draft: a lesson needs 4 checks; the skeleton has one, to be
+// copied).
+Expected<std::string> lesson_skeleton(const std::string& id, const std::string& lang, int order,
+                                      const std::string& dir = "");
+
+// Writes lesson_skeleton(id, lang, order, dir) to <dir>/<lang>/<NN>-<id>.md and returns that
 // path. order: the lesson's order in another language when it has this id there (the
 // translation goes beside it), else one past the largest order in <dir>. Refuses, naming
 // the problem: an id that is not letters, digits, '-' and '_' (or is 'review', the review
