@@ -31,12 +31,14 @@ function countBytes(page) {
   return counter;
 }
 
-// A page with an analytic demo that needs no files draws its first result at once; one
-// with only training demos, or only demos that wait until they are near the view, draws
-// nothing before Run or a scroll (n/a).
-async function firstResult(page, url, analytic) {
+// A page that carries its first demo's result (web/sitegen/site.mjs, firstResult: an
+// analytic demo's result, or the first step of one that waits for Run) draws it as soon
+// as that block is parsed (web/src/first-result.js); one with an analytic demo that needs
+// no file draws its live result at once; a page with neither draws nothing before Run or
+// a scroll (n/a).
+async function firstResult(page, url, drawsAtLoad) {
   await page.goto(url);
-  if (!analytic) {
+  if (!drawsAtLoad) {
     await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60000, polling: 20 });
     return 'n/a';
   }
@@ -62,7 +64,7 @@ try {
     return `${value} (budget ${budget})`;
   };
 
-  // Which pages have an analytic demo (read from the built pages' data).
+  // Which pages draw a result at load (read from the built pages).
   const analyticOf = {};
 
   const index = JSON.parse(fs.readFileSync(path.join(site, 'index.json'), 'utf8'));
@@ -71,8 +73,9 @@ try {
       const html = fs.readFileSync(path.join(site, lang, `${entry.id}.html`), 'utf8');
       const data = JSON.parse(html.match(/<script type="application\/json" id="lesson-data">([\s\S]*?)<\/script>/)[1]);
       // An analytic demo that reads a checkpoint waits until its block is near the view
-      // (web/src/lesson.js): only one without files draws at load.
-      analyticOf[`${lang}/${entry.id}`] = data.demos.some((d) => d.info.analytic && !(d.info.assets || []).length);
+      // (web/src/lesson.js): only one without files draws live at load.
+      analyticOf[`${lang}/${entry.id}`] = html.includes('<script type="application/json" id="first-result">')
+        || data.demos.some((d) => d.info.analytic && !(d.info.assets || []).length);
     }
   }
   for (const lang of ['en', 'ko']) {
