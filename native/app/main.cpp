@@ -494,9 +494,7 @@ int main(int argc, char** argv) {
     AppState app;
     const std::string lessons_dir = find_lessons_dir(options.lessons_dir);
     app.library = load_lesson_library(lessons_dir);
-#ifndef __EMSCRIPTEN__
-    icl::set_asset_dir(lessons_dir);  // the shipped checkpoints the task-model demos read
-#endif
+    icl::set_asset_dir(lessons_dir);  // the catalogues' texts, and the checkpoints the task-model demos read
     if (!app.library.problems.empty())
         app.notices.push_back(std::to_string(app.library.problems.size()) +
                               " problem(s) in the lesson sources; run `icl lessons check` to see them");
