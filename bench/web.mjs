@@ -9,7 +9,7 @@
 // a visit: the wasm core comes from the cache). Then /lab/ (WebGL through SwiftShader):
 // the bytes until the app has started. Each figure is printed beside its budget:
 //   lesson=<lang>/<id> first_load_bytes=<n> (budget 800000) first_result_ms=<ms> (budget 500) next_visit_ms=<ms>
-//   lab bytes=<n> (budget 4000000) start_ms=<ms>
+//   lab bytes=<n> (budget 4000000) start_ms=<ms>   (start_ms=failed (<why>) when /lab/ does not start)
 //   web: <k> of <n> figures within budget
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,13 +21,6 @@ const site = path.resolve(process.argv[2] || 'build/site');
 const BUDGET = { lessonBytes: 800000, firstResultMs: 500, labBytes: 4000000 };
 const VIEWPORT = { width: 1280, height: 800 };
 
-const { server, origin } = await serveSite(site);
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--use-gl=swiftshader', '--enable-unsafe-swiftshader'],
-});
-
 // Bytes of every response the page and its workers receive: bodies as they travel
 // (gzip-encoded where web/serve.mjs has a precompressed copy).
 function countBytes(page) {
@@ -38,12 +31,14 @@ function countBytes(page) {
   return counter;
 }
 
-// A page with an analytic demo that needs no files draws its first result at once; one
-// with only training demos, or only demos that wait until they are near the view, draws
-// nothing before Run or a scroll (n/a).
-async function firstResult(page, url, analytic) {
+// A page that carries its first demo's result (web/sitegen/site.mjs, firstResult: an
+// analytic demo's result, or the first step of one that waits for Run) draws it as soon
+// as that block is parsed (web/src/first-result.js); one with an analytic demo that needs
+// no file draws its live result at once; a page with neither draws nothing before Run or
+// a scroll (n/a).
+async function firstResult(page, url, drawsAtLoad) {
   await page.goto(url);
-  if (!analytic) {
+  if (!drawsAtLoad) {
     await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60000, polling: 20 });
     return 'n/a';
   }
@@ -51,67 +46,103 @@ async function firstResult(page, url, analytic) {
   return Number(await page.evaluate(() => document.body.dataset.firstDrawMs));
 }
 
-let within = 0, total = 0;
-const judge = (value, budget) => {
-  if (typeof value !== 'number') return `${value} (budget ${budget})`;
-  total += 1;
-  if (value <= budget) within += 1;
-  return `${value} (budget ${budget})`;
-};
+// The server and the browser are always stopped, whatever fails in between (a page
+// that never draws, /lab/ that never starts): the process then exits.
+const { server, origin } = await serveSite(site);
+let browser = null;
+try {
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--use-gl=swiftshader', '--enable-unsafe-swiftshader'],
+  });
+  let within = 0, total = 0;
+  const judge = (value, budget) => {
+    if (typeof value !== 'number') return `${value} (budget ${budget})`;
+    total += 1;
+    if (value <= budget) within += 1;
+    return `${value} (budget ${budget})`;
+  };
 
-// Which pages have an analytic demo (read from the built pages' data).
-const analyticOf = {};
+  // Which pages draw a result at load (read from the built pages).
+  const analyticOf = {};
 
-const index = JSON.parse(fs.readFileSync(path.join(site, 'index.json'), 'utf8'));
-for (const lang of ['en', 'ko']) {
-  for (const entry of index[lang]) {
-    const html = fs.readFileSync(path.join(site, lang, `${entry.id}.html`), 'utf8');
-    const data = JSON.parse(html.match(/<script type="application\/json" id="lesson-data">([\s\S]*?)<\/script>/)[1]);
-    // An analytic demo that reads a checkpoint waits until its block is near the view
-    // (web/src/lesson.js): only one without files draws at load.
-    analyticOf[`${lang}/${entry.id}`] = data.demos.some((d) => d.info.analytic && !(d.info.assets || []).length);
-  }
-}
-for (const lang of ['en', 'ko']) {
-  for (const entry of index[lang]) {
-    const url = `${origin}/${lang}/${entry.id}.html`;
-    let bytes = null, ms = null, next = null;
-    if (entry.demos.length) {
-      const context = await browser.newContext({ viewport: VIEWPORT });
-      const page = await context.newPage();
-      const counter = countBytes(page);
-      const analytic = analyticOf[`${lang}/${entry.id}`];
-      ms = await firstResult(page, url, analytic);
-      await page.waitForLoadState('networkidle');
-      await Promise.all(counter.pending);
-      bytes = counter.bytes;
-      // the next lesson of the same visit: another page first, then this one
-      const other = index[lang].find((e) => e.id !== entry.id && e.demos.length);
-      if (other) await firstResult(page, `${origin}/${lang}/${other.id}.html`, false);
-      next = await firstResult(page, url, analytic);
-      await context.close();
+  const index = JSON.parse(fs.readFileSync(path.join(site, 'index.json'), 'utf8'));
+  for (const lang of ['en', 'ko']) {
+    for (const entry of index[lang]) {
+      const html = fs.readFileSync(path.join(site, lang, `${entry.id}.html`), 'utf8');
+      const data = JSON.parse(html.match(/<script type="application\/json" id="lesson-data">([\s\S]*?)<\/script>/)[1]);
+      // An analytic demo that reads a checkpoint waits until its block is near the view
+      // (web/src/lesson.js): only one without files draws live at load.
+      analyticOf[`${lang}/${entry.id}`] = html.includes('<script type="application/json" id="first-result">')
+        || data.demos.some((d) => d.info.analytic && !(d.info.assets || []).length);
     }
-    console.log(`lesson=${lang}/${entry.id} first_load_bytes=${judge(bytes, BUDGET.lessonBytes)} first_result_ms=${judge(ms, BUDGET.firstResultMs)} next_visit_ms=${next}`);
   }
-}
+  for (const lang of ['en', 'ko']) {
+    for (const entry of index[lang]) {
+      const url = `${origin}/${lang}/${entry.id}.html`;
+      let bytes = null, ms = null, next = null;
+      if (entry.demos.length) {
+        const context = await browser.newContext({ viewport: VIEWPORT });
+        const page = await context.newPage();
+        const counter = countBytes(page);
+        const analytic = analyticOf[`${lang}/${entry.id}`];
+        ms = await firstResult(page, url, analytic);
+        await page.waitForLoadState('networkidle');
+        await Promise.all(counter.pending);
+        bytes = counter.bytes;
+        // the next lesson of the same visit: another page first, then this one
+        const other = index[lang].find((e) => e.id !== entry.id && e.demos.length);
+        if (other) await firstResult(page, `${origin}/${lang}/${other.id}.html`, false);
+        next = await firstResult(page, url, analytic);
+        await context.close();
+      }
+      console.log(`lesson=${lang}/${entry.id} first_load_bytes=${judge(bytes, BUDGET.lessonBytes)} first_result_ms=${judge(ms, BUDGET.firstResultMs)} next_visit_ms=${next}`);
+    }
+  }
 
-if (fs.existsSync(path.join(site, 'lab', 'index.html'))) {
-  const context = await browser.newContext({ viewport: VIEWPORT });
-  const page = await context.newPage();
-  const counter = countBytes(page);
-  const t0 = Date.now();
-  await page.goto(`${origin}/lab/`);
-  // started: the loading notice is hidden once the runtime (and its packed data) is up
-  await page.waitForFunction(() => document.getElementById('status').hidden, null, { timeout: 120000, polling: 50 });
-  const startMs = Date.now() - t0;
-  await page.waitForLoadState('networkidle');
-  await Promise.all(counter.pending);
-  console.log(`lab bytes=${judge(counter.bytes, BUDGET.labBytes)} start_ms=${startMs}`);
-  await context.close();
-} else {
-  console.log('lab: not built (no lab/index.html in the site)');
+  if (fs.existsSync(path.join(site, 'lab', 'index.html'))) {
+    const context = await browser.newContext({ viewport: VIEWPORT });
+    const page = await context.newPage();
+    const counter = countBytes(page);
+    const t0 = Date.now();
+    let startMs;
+    // A file of /lab/'s that does not come (4xx/5xx) or an uncaught error is a failed start
+    // at once, not after the timeout.
+    const broken = new Promise((resolve, reject) => {
+      page.on('response', (r) => { if (r.status() >= 400) reject(new Error(`${r.url().replace(origin, '')} answered ${r.status()}`)); });
+      page.on('pageerror', (e) => reject(e));
+    });
+    broken.catch(() => {});
+    try {
+      await page.goto(`${origin}/lab/`);
+      // started: the loading notice is hidden once the runtime (and its packed data) is up
+      // (or failed: lab-boot.js shows its error in the same box and keeps it)
+      await Promise.race([broken, page.waitForFunction(() => {
+        const s = document.getElementById('status');
+        return s && (s.hidden || s.className === 'error');
+      }, null, { timeout: 120000, polling: 50 })]);
+      const status = await page.evaluate(() => document.getElementById('status').className === 'error' && document.getElementById('status').textContent);
+      if (status) throw new Error(status);
+      startMs = Date.now() - t0;
+      await page.waitForLoadState('networkidle');
+    } catch (e) {
+      // /lab/ did not start: reported as such (its bytes are what did come), and the run
+      // goes on to close the browser and the server.
+      startMs = `failed (${String(e && e.message ? e.message : e).split('\n')[0].slice(0, 160)})`;
+    }
+    await Promise.all(counter.pending);
+    if (typeof startMs !== 'number') total += 1;  // a failed start is a figure out of budget
+    console.log(`lab bytes=${judge(counter.bytes, BUDGET.labBytes)} start_ms=${startMs}`);
+    await context.close();
+  } else {
+    console.log('lab: not built (no lab/index.html in the site)');
+  }
+  console.log(`web: ${within} of ${total} figures within budget`);
+} catch (e) {
+  console.error(`web: stopped: ${e && e.stack ? e.stack : e}`);
+  process.exitCode = 1;
+} finally {
+  if (browser) await browser.close().catch(() => {});
+  server.kill();
 }
-
-await browser.close();
-server.kill();
-console.log(`web: ${within} of ${total} figures within budget`);

@@ -264,14 +264,15 @@ for (const lang of langs) {
 
     // The first demo's result is in the page (the site build computed it, web/sitegen/site.mjs)
     // and drawn before the engine is ready: it must be the Result a fresh worker computes
-    // for that block's setup, run as the page runs it (demo-block.js's withDefaults, seed 1).
+    // for that block's setup, run as the page runs it (demo-block.js's withDefaults, seed 1):
+    // an analytic demo's last Result, or the first slice of one that waits for Run.
     if (lang === 'en') {
       await test(`${where}: the first result the page carries is the one the engine computes`, async () => {
-        const firstDemo = data.demos.find((d) => d.info.analytic && !(d.info.assets || []).length);
+        const firstDemo = data.demos[0];
         const got = await page.evaluate(async () => {
           const tag = document.getElementById('first-result');
           if (!tag) return null;
-          const { name, result } = JSON.parse(tag.textContent);
+          const { name, result, stage, caption } = JSON.parse(tag.textContent);
           const lesson = JSON.parse(document.getElementById('lesson-data').textContent);
           const block = lesson.demos.find((d) => d.name === name);
           const { withDefaults } = await import(new URL('../assets/demo-block.js', window.location.href).href);
@@ -280,17 +281,20 @@ for (const lang of langs) {
             worker.onmessage = (e) => {
               if (e.data.type === 'ready') {
                 worker.postMessage({ type: 'run', run: 1, demo: block.demo, params: withDefaults(block.info, block.params), lang: lesson.lang, seed: 1 });
-              } else if (e.data.type === 'result' && e.data.result.done) resolve(e.data.result);
+              } else if (e.data.type === 'result' && (e.data.result.done || stage === 'first-step')) resolve(e.data.result);
               else if (e.data.type === 'failed' || e.data.type === 'fatal') resolve({ failed: e.data.message });
             };
           });
           worker.terminate();
-          return { name, shown: document.querySelector(`section.demo[data-instance="${CSS.escape(name)}"]`).dataset.precomputed,
+          return { name, stage, caption, shown: document.querySelector(`section.demo[data-instance="${CSS.escape(name)}"]`).dataset.precomputed,
             same: JSON.stringify(result) === JSON.stringify(live), panels: (result.panels || []).length, live: JSON.stringify(live).slice(0, 200) };
         });
-        if (!firstDemo) { expect(got === null, 'a page with no analytic demo that needs no file carries a first result'); return; }
-        expect(got !== null, `no first result in the page (its first demo that draws at load is ${firstDemo.name})`);
-        expect(got.name === firstDemo.name, `the page carries ${got.name}'s result; the first demo that draws at load is ${firstDemo.name}`);
+        if (!firstDemo) { expect(got === null, 'a page with no demo carries a first result'); return; }
+        expect(got !== null, `no first result in the page (its first demo is ${firstDemo.name})`);
+        expect(got.name === firstDemo.name, `the page carries ${got.name}'s result; its first demo is ${firstDemo.name}`);
+        expect(got.stage === (firstDemo.info.analytic ? 'final' : 'first-step'), `${got.name}: carried as '${got.stage}'`);
+        // A first step is marked as such: never passed off as the finished run.
+        expect(firstDemo.info.analytic || (got.caption && !got.caption.includes('⟦')), `${got.name}: a first step carried without its caption`);
         expect(got.shown === 'shown', `${got.name}: the carried result was not drawn`);
         expect(got.panels > 0, `${got.name}: the carried result has no panels`);
         expect(got.same, `${got.name}: the carried result differs from the engine's: ${got.live}`);
@@ -419,7 +423,9 @@ if (firstWithDemo) {
         await demosSettled(page);
         const s = page.locator(`section.demo[data-instance="${carried}"]`);
         expect(await s.getAttribute('data-precomputed') === null, `${carried}: the lesson's result was drawn for a link that sets ${carriedSpec.name}=${other}`);
-        expect(Number(await s.getAttribute('data-draws')) >= 1, `${carried}: nothing drawn for the link`);
+        // an analytic demo draws the link's setup; one that waits for Run draws nothing before Run
+        if (carriedDemo.info.analytic) expect(Number(await s.getAttribute('data-draws')) >= 1, `${carried}: nothing drawn for the link`);
+        else expect(await s.locator('.panels').evaluate((e) => e.childElementCount) === 0, `${carried}: drew before Run`);
         expectNoErrors(context, 'console');
       });
     }

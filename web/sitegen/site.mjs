@@ -135,13 +135,15 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
     }
   };
 
+  // A lesson page fetches first-result.js's small graph (the plots) first: it draws the
+  // carried first result before the rest of lesson.js's graph is needed.
   const modules = {
-    lesson: [...moduleGraph('lesson.js')], index: [...moduleGraph('index.js')],
+    lesson: [...new Set([...moduleGraph('first-result.js'), ...moduleGraph('lesson.js')])], index: [...moduleGraph('index.js')],
     review: [...moduleGraph('review.js')], embed: [...moduleGraph('embed.js')],
   };
   const styleClasses = new Map();  // inline style text -> class name (KaTeX's inline styles, see inline-styles.mjs)
   const validated = new Set();     // demo + params the core started once already
-  const firstResults = new Map();  // demo + params -> the Result its run ends with (see firstResult)
+  const firstResults = new Map();  // lang + demo + params -> the Result the page shows first (see firstResult)
 
   // One lesson's JSON (as `icl lessons build` wrote it) made ready for its page: math
   // rendered, headings numbered, each demo block's parameters validated by starting it.
@@ -176,29 +178,41 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
     return { ...lesson, blocks, firstResult: firstResult(lang, lesson, blocks) };
   }
 
-  // The result the page's first demo draws at load (its first analytic demo that reads
-  // no file, in the lesson's setup), computed now by this same wasm core exactly as the
-  // worker computes it (seed 1, stepped to done), so the page can draw it before its
-  // engine is ready: { name: instance, result } or null. lesson.js draws it
-  // only when the URL does not set that demo up; the live run replaces it.
+  // What the page's first demo block shows at load, computed now by this same wasm core
+  // exactly as the worker computes it (seed 1, the lesson's parameters), so the page can
+  // draw it before its engine is ready (web/src/first-result.js, as soon as the block is
+  // parsed): { name: instance, stage, result, caption? } or null.
+  // - An analytic demo (stage 'final'): its Result stepped to done — what the page's live
+  //   run draws (at once, or when a demo that reads a checkpoint comes near the view).
+  // - A training or evaluation demo, which waits for Run (stage 'first-step'): the Result
+  //   of the worker's first slice, step(handle, 1) — what Run draws first, the setup before
+  //   training; never the finished run, which would answer the lesson's predict checks
+  //   before the learner presses Run (and cost minutes of build). `caption` says so.
+  // lesson.js draws it only when the URL does not set that demo up; the live run replaces it.
   function firstResult(lang, lesson, blocks) {
-    const b = blocks.find((x) => x.kind === 'demo' && demoInfo[lang][x.demo].analytic && !(demoInfo[lang][x.demo].assets || []).length);
+    const b = blocks.find((x) => x.kind === 'demo');
     if (!b) return null;
+    const analytic = Boolean(demoInfo[lang][b.demo].analytic);
     const params = JSON.stringify(b.params || {});
     const key = `${lang} ${b.demo} ${params}`;
     if (!firstResults.has(key)) {
+      putAssets(b.demo);
       const { handle } = callCore('start', b.demo, params, lang, 1);
       let result;
       try {
-        for (let i = 0; i < 1000 && !(result && result.done); i++) result = JSON.parse(core.step(handle, 1 << 16));
+        if (analytic) for (let i = 0; i < 1000 && !(result && result.done); i++) result = JSON.parse(core.step(handle, 1 << 16));
+        else result = JSON.parse(core.step(handle, 1));
       } finally {
         core.drop(handle);
       }
-      // A result with an error, or one that never ends, is not drawn ahead: the page waits for its engine.
-      firstResults.set(key, result && result.done && !result.error ? result : null);
+      // A result with an error, or an analytic one that never ends, is not drawn ahead:
+      // the page waits for its engine.
+      firstResults.set(key, result && !result.error && Array.isArray(result.panels) && (result.done || !analytic) ? result : null);
     }
     const result = firstResults.get(key);
-    return result ? { name: b.name, result } : null;
+    if (!result) return null;
+    return analytic ? { name: b.name, stage: 'final', result }
+      : { name: b.name, stage: 'first-step', result, caption: words[lang].firstStepShown ?? '⟦firstStepShown⟧' };
   }
 
   // lang/id -> { text: the lesson JSON as read, lesson: prepared, warnings }

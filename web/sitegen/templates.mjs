@@ -33,7 +33,8 @@ function langSwitches({ lang, langs, langNames, words, href }) {
 
 // modules: every ES module the page imports, preloaded in parallel from the start
 // instead of one import level at a time (the worker, so the first result, waits on them).
-function head({ lang, title, depth, css = [], modules = [], engine = false }) {
+// early: an async module run as soon as it has loaded, not after the whole page.
+function head({ lang, title, depth, css = [], modules = [], engine = false, early = null }) {
   const up = '../'.repeat(depth);
   return `<!doctype html>
 <html lang="${lang}">
@@ -44,6 +45,7 @@ function head({ lang, title, depth, css = [], modules = [], engine = false }) {
 <meta name="color-scheme" content="light">
 <title>${esc(title)}</title>
 ${engine ? `<script async src="${up}assets/engine-boot.js"></script>` : ''}
+${early ? `<script type="module" async src="${up}assets/${early}"></script>` : ''}
 ${css.map((c) => `<link rel="stylesheet" href="${up}assets/${c}">`).join('\n')}
 <link rel="stylesheet" href="${up}assets/app.css">
 ${modules.map((m) => `<link rel="modulepreload" href="${up}assets/${m}">`).join('\n')}
@@ -95,7 +97,11 @@ export function lessonPage({ lesson, lang, site, translated, prev, next, demoInf
 ${prev ? `<a rel="prev" href="${esc(prev.id)}.html"><span>← ${esc(say(words, 'prev'))}</span>${esc(prev.title)}</a>` : '<span></span>'}
 ${next ? `<a rel="next" href="${esc(next.id)}.html"><span>${esc(say(words, 'next'))} →</span>${esc(next.title)}</a>` : '<span></span>'}
 </nav>`;
-  return `${head({ lang, title: `${lesson.title} · ICL Lab`, depth: 1, css: ['katex/katex.min.css', 'math-styles.css'], modules, engine: true })}
+  // The first demo's carried result (site.mjs, firstResult) sits before <main>: parsed
+  // before the block it is drawn into, so first-result.js can draw it while the rest of
+  // the page is still arriving.
+  return `${head({ lang, title: `${lesson.title} · ICL Lab`, depth: 1, css: ['katex/katex.min.css', 'math-styles.css'], modules, engine: !lesson.firstResult,
+    early: lesson.firstResult ? 'first-result.js' : null })}
 <body class="lesson-page">
 <a class="skip" href="#main">${esc(say(words, 'skip'))}</a>
 <header class="top">
@@ -104,7 +110,7 @@ ${next ? `<a rel="next" href="${esc(next.id)}.html"><span>${esc(say(words, 'next
 ${langSwitches({ lang, ...site, words, href: (l) => (translated(l) ? `../${l}/${lesson.id}.html` : null) })}
 </header>
 <div id="notices" class="notices" aria-live="polite"></div>
-<main id="main" class="lesson">
+${lesson.firstResult ? `<script type="application/json" id="first-result">${jsonData(lesson.firstResult)}</script>\n` : ''}<main id="main" class="lesson">
 <p class="kicker">${esc(say(words, 'lessonOf', { number: lesson.order }))}</p>
 <h1>${esc(lesson.title)}</h1>
 ${lesson.summary ? `<p class="lead">${esc(lesson.summary)}</p>` : ''}
@@ -113,7 +119,7 @@ ${body}
 ${nav('bottom')}
 </main>
 <script type="application/json" id="lesson-data">${jsonData(data)}</script>
-${lesson.firstResult ? `<script type="application/json" id="first-result">${jsonData(lesson.firstResult)}</script>\n` : ''}<script type="module" src="../assets/lesson.js"></script>
+<script type="module" src="../assets/lesson.js"></script>
 </body>
 </html>
 `;

@@ -70,7 +70,9 @@ export class DemoBlock {
     bar.append(this.runButton, reset, this.progress, this.status);
 
     this.error = el('p', { class: 'demo-error', role: 'alert', hidden: '' });
-    this.panels = el('div', { class: 'panels', 'aria-live': 'off' });
+    // first-result.js may have drawn the page's carried result here already: kept.
+    this.note = body.querySelector(':scope > .precomputed-note');
+    this.panels = body.querySelector(':scope > .panels') || el('div', { class: 'panels', 'aria-live': 'off' });
     const exportBar = el('div', { class: 'demo-export', role: 'group', 'aria-label': w.exportLabel });
     exportBar.appendChild(el('span', { class: 'export-label' }, `${w.exportLabel}:`));
     const csv = el('button', { type: 'button', class: 'link-button' }, w.exportCsv);
@@ -80,7 +82,7 @@ export class DemoBlock {
     exportBar.append(csv, json);
     this.exportBar = exportBar;
     exportBar.hidden = true;
-    body.append(form, bar, this.error, this.panels, exportBar);
+    body.append(form, bar, this.error, ...(this.note ? [this.note] : []), this.panels, exportBar);
 
     // Redraw at the new width when the column changes size (phone rotation).
     let lastWidth = 0;
@@ -120,13 +122,20 @@ export class DemoBlock {
   }
 
   // The Result the site build computed for the lesson's own setup with this same wasm
-  // core (web/sitegen/site.mjs, firstResult), drawn while the engine loads; the first
-  // live run replaces it, and no check or own-run answer is taken from it.
-  showPrecomputed(result) {
+  // core (web/sitegen/site.mjs, firstResult), drawn while the engine loads: the final one
+  // of an analytic demo, or the first step of one that waits for Run (stage 'first-step',
+  // shown under `caption` with its progress). The first live run replaces it, and no
+  // check or own-run answer is taken from it.
+  showPrecomputed({ result, stage, caption }) {
     this.result = result;
     this.resultParams = { ...this.lessonParams };
     this.precomputed = true;
     this.section.dataset.precomputed = 'shown';
+    if (caption && !this.note) {
+      this.note = el('p', { class: 'precomputed-note' }, caption);
+      this.panels.before(this.note);
+    }
+    if (stage === 'first-step') this.progress.value = result.progress || 0;
     this.draw();
   }
 
@@ -142,6 +151,7 @@ export class DemoBlock {
     this.stop = this.client.run({ demo: this.block.demo, params, lang: this.lang, seed: 1 },
       (result) => {
         this.precomputed = false;
+        if (this.note) { this.note.remove(); this.note = null; }
         this.result = result;
         this.resultParams = params;
         if (result.done) this.finished(result.error ? 'error' : 'done');

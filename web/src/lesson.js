@@ -21,13 +21,14 @@ for (const block of data.demos) {
   addShareBar(demoBlocks[block.name], data.id, words);
 }
 // The first demo's result in the lesson's setup, computed by the site build with the
-// same core (inert JSON, never run): drawn now, before the engine is ready — unless the
-// URL sets that demo up, when the learner must see their own setup's result only.
+// same core (inert JSON, never run; first-result.js has usually drawn it already, as soon
+// as the block was parsed): shown now, before the engine is ready — unless the URL sets
+// that demo up, when the learner must see their own setup's result only.
 const first = document.getElementById('first-result');
 if (first) {
-  const { name, result } = JSON.parse(first.textContent);
-  const block = demoBlocks[name];
-  if (block && !readUrlParams(window.location.search, [name]).byInstance[name].length) block.showPrecomputed(result);
+  const carried = JSON.parse(first.textContent);
+  const block = demoBlocks[carried.name];
+  if (block && !readUrlParams(window.location.search, [carried.name]).byInstance[carried.name].length) block.showPrecomputed(carried);
 }
 
 const checkBlocks = data.checks.map((check) => {
