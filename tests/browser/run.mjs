@@ -712,7 +712,7 @@ await test('the wasm API answers bad input with readable errors, never a crash',
   // Without its English catalogue a demo does not start, and says which file it lacks;
   // with it (the worker fetches and puts it first), a language without a folder is named.
   expect(/cannot read lessons\/en\/catalogue\/common\.json/.test(call('start', 'dual_form', '{}', 'en', 1).error), 'no catalogue: not named');
-  for (const name of ['en/catalogue/common.json', 'en/catalogue/dual_form.json'])
+  for (const name of ['en/catalogue/common.json', 'en/catalogue/dual_form.json', 'ko/catalogue/common.json'])
     call('put_asset', name, new Uint8Array(fs.readFileSync(path.join(site, 'lessons', name))));
   const cases = [
     [call('start', 'no_such_demo', '{}', 'en', 1).error, /unknown demo 'no_such_demo'/],
@@ -721,10 +721,11 @@ await test('the wasm API answers bad input with readable errors, never a crash',
     [call('start', 'dual_form', '{}', 'fr', 1).error, /unknown language 'fr'/],
     [call('start', 'dual_form', '{}', 'en', -1).error, /seed/],
     [call('step', 12345, 1).error, /no demo session/],
-    [call('parse_params', 'dual_form', '["lr=banana"]').error, /lr/],
-    [call('parse_params', 'dual_form', '{"lr": 1}').error, /array/],
-    [call('grade', '[]', '"a"', 'null').error, /JSON object/],
-    [call('grade', '{"type": "choice", "grading": {"answer": "a"}, "options": [{"key": "a"}]}', '7', 'null').error, /./],
+    [call('parse_params', 'dual_form', '["lr=banana"]', 'en').error, /lr/],
+    [call('parse_params', 'dual_form', '["lr=banana"]', 'ko').error, /매개변수 'lr' = 'banana'은\(는\) 수가 아닙니다/],
+    [call('parse_params', 'dual_form', '{"lr": 1}', 'en').error, /array/],
+    [call('grade', '[]', '"a"', 'null', 'en').error, /JSON object/],
+    [call('grade', '{"type": "choice", "grading": {"answer": "a"}, "options": [{"key": "a"}]}', '7', 'null', 'en').error, /./],
     [call('put_asset', 'x', 'not bytes').error, /Uint8Array/],
   ];
   cases.forEach(([message, pattern], k) => expect(typeof message === 'string' && pattern.test(message), `case ${k}: ${message}`));

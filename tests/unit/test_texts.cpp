@@ -2,6 +2,8 @@
 // and every key a demo file asks for present in both shipped languages.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -137,4 +139,43 @@ TEST_CASE("texts: a mistake a learner can make is worded in their language, ever
         for (const std::string& key : have) CHECK_MESSAGE(produced.count(key), lang << " has " << key << ", which nothing makes");
     }
     CHECK(produced.size() > 30);
+}
+
+TEST_CASE("texts: a demo note's pointer to a lesson section names a heading that lesson has") {
+    // Notes end "Why: lesson 3, “The demo: how big is the gap?”." (en) or "이유: lesson 3의
+    // “…”." (ko): a renamed heading must not leave a pointer to nowhere.
+    namespace fs = std::filesystem;
+    const std::regex pointer(R"(lesson (\d+)(?:, |의 )“(.+?)”)");  // (bytes, not code points: no [^”])
+    int pointers = 0;
+    for (const char* lang : {"en", "ko"}) {
+        const fs::path dir = fs::path(ICL_SOURCE_DIR) / "lessons" / lang;
+        std::map<int, std::set<std::string>> headings;  // by lesson order (the file's NN-)
+        for (const auto& f : fs::directory_iterator(dir)) {
+            const std::string name = f.path().filename().string();
+            if (f.path().extension() != ".md" || name.size() < 3 || !std::isdigit((unsigned char)name[0])) continue;
+            std::ifstream in(f.path());
+            for (std::string line; std::getline(in, line);)
+                if (line.rfind("## ", 0) == 0 || line.rfind("### ", 0) == 0)
+                {
+                    std::string heading = line.substr(line.find(' ') + 1);  // as read: emphasis marks dropped
+                    heading.erase(std::remove(heading.begin(), heading.end(), '*'), heading.end());
+                    headings[std::stoi(name.substr(0, 2))].insert(heading);
+                }
+        }
+        for (const auto& f : fs::directory_iterator(dir / "catalogue")) {
+            if (f.path().extension() != ".json") continue;
+            std::ifstream in(f.path());
+            const nlohmann::json catalogue = nlohmann::json::parse(in);
+            for (const auto& [key, text] : catalogue.items()) {
+                const std::string t = text.get<std::string>();
+                for (auto it = std::sregex_iterator(t.begin(), t.end(), pointer); it != std::sregex_iterator(); ++it) {
+                    ++pointers;
+                    CHECK_MESSAGE(headings[std::stoi((*it)[1])].count((*it)[2]),
+                                  f.path().filename().string() << " '" << key << "' points to lesson " << (*it)[1]
+                                                               << ", “" << (*it)[2] << "”, which has no such heading");
+                }
+            }
+        }
+    }
+    CHECK(pointers >= 30);
 }
