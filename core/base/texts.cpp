@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cmath>
 #include <memory>
+#include <mutex>
 
 namespace icl {
 
@@ -160,15 +161,18 @@ Expected<Texts> load_catalogue(const std::string& lang, const std::vector<std::s
 }
 
 Error learner_error(const std::string& key, std::vector<std::pair<std::string, std::string>> args) {
+    static std::mutex lock;                 // (a front end may start demos on several threads)
     static std::unique_ptr<Texts> english;  // kept once read; retried while it cannot be
-    if (!english) {
-        auto loaded = load_catalogue("en", {"common"});
-        if (loaded) english = std::make_unique<Texts>(std::move(loaded.value()));
-    }
     Error e{"", key, std::move(args)};
-    if (english && english->has(key)) {
-        e.message = (*english)(e);
-    } else {
+    {
+        std::lock_guard<std::mutex> hold(lock);
+        if (!english) {
+            auto loaded = load_catalogue("en", {"common"});
+            if (loaded) english = std::make_unique<Texts>(std::move(loaded.value()));
+        }
+        if (english && english->has(key)) e.message = (*english)(e);
+    }
+    if (e.message.empty()) {
         e.message = key;
         for (size_t i = 0; i < e.args.size(); ++i)
             e.message += (i ? ", " : ": ") + e.args[i].first + " = " + e.args[i].second;

@@ -166,8 +166,8 @@ TEST_CASE("texts: a demo note's pointer to a lesson section names a heading that
             if (f.path().extension() != ".json") continue;
             std::ifstream in(f.path());
             const nlohmann::json catalogue = nlohmann::json::parse(in);
-            for (const auto& [key, text] : catalogue.items()) {
-                const std::string t = text.get<std::string>();
+            for (auto item = catalogue.begin(); item != catalogue.end(); ++item) {  // (no structured
+                const std::string key = item.key(), t = item.value().get<std::string>();  // binding in CHECK: clang)
                 for (auto it = std::sregex_iterator(t.begin(), t.end(), pointer); it != std::sregex_iterator(); ++it) {
                     ++pointers;
                     CHECK_MESSAGE(headings[std::stoi((*it)[1])].count((*it)[2]),

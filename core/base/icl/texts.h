@@ -74,7 +74,7 @@ private:
 Expected<Texts> load_catalogue(const std::string& lang, const std::vector<std::string>& files);
 
 // An error a learner can cause, as a catalogue text: `key` names it in common.json
-// ("error.param_range"), `args` its values already written as text. Its message is the
+// ("error.param_out_of_range"), `args` its values already written as text. Its message is the
 // English text filled in (read once through the asset store); where no English
 // catalogue can be read it is the key and its values, so nothing is lost.
 Error learner_error(const std::string& key, std::vector<std::pair<std::string, std::string>> args);
