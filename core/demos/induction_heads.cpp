@@ -14,6 +14,7 @@
 #include "icl/demo_panels.h"
 #include "icl/gpt_train.h"
 #include "icl/induction.h"
+#include "icl/profile.h"
 
 namespace icl {
 namespace {
@@ -72,7 +73,7 @@ public:
     // One unit = one AdamW step of every model being trained.
     void step(int budget) override {
         for (int u = 0; u < budget && !done(); ++u) {
-            induction::make_batch(data_, batch_, rng_, tokens_, targets_);
+            { ICL_PROFILE_SCOPE("demo batch"); induction::make_batch(data_, batch_, rng_, tokens_, targets_); }
             for (auto& r : runs_) {
                 auto loss = r->trainer->step(tokens_.data(), targets_.data(), batch_, data_.length);
                 if (!loss) { error_ = loss.error().message; return; }
@@ -91,6 +92,7 @@ private:
     static constexpr int kEvalBatch = 32;
 
     void evaluate_all() {
+        ICL_PROFILE_SCOPE("demo evaluate");
         for (auto& r : runs_) {
             auto e = induction::evaluate(r->model, data_, eval_tokens_, eval_targets_, probe_, kEvalBatch);
             if (!e) { error_ = e.error().message; return; }

@@ -720,7 +720,8 @@ await test('the wasm API answers bad input with readable errors, never a crash',
     [call('start', 'dual_form', '{not json', 'en', 1).error, /not valid JSON/],
     [call('start', 'dual_form', '{}', 'fr', 1).error, /unknown language 'fr'/],
     [call('start', 'dual_form', '{}', 'en', -1).error, /seed/],
-    [call('step', 12345, 1).error, /no demo session/],
+    [call('step', 12345, 1, true).error, /no demo session/],
+    [call('step', 12345, 1, false).error, /no demo session/],
     [call('parse_params', 'dual_form', '["lr=banana"]', 'en').error, /lr/],
     [call('parse_params', 'dual_form', '["lr=banana"]', 'ko').error, /매개변수 'lr' = 'banana'은\(는\) 수가 아닙니다/],
     [call('parse_params', 'dual_form', '{"lr": 1}', 'en').error, /array/],
@@ -731,7 +732,7 @@ await test('the wasm API answers bad input with readable errors, never a crash',
   cases.forEach(([message, pattern], k) => expect(typeof message === 'string' && pattern.test(message), `case ${k}: ${message}`));
   // And a good run still works after all that.
   const { handle } = call('start', 'dual_form', '{}', 'en', 1);
-  const result = call('step', handle, 1);
+  const result = call('step', handle, 1, false);  // done in one slice: the Result, snapshot or not
   expect(result.done && result.panels.length > 0, 'dual_form did not run after the bad calls');
   call('drop', handle);
 });

@@ -65,6 +65,37 @@ TEST_CASE("worker api: start, step and drop; bad handles, budgets, seeds and lan
     CHECK(error_of(api.start("dual_form", R"({"lr": 99})", "en", 1)).find("'lr' = 99 is out of range") != std::string::npos);
 }
 
+TEST_CASE("worker api: a step without a snapshot says only where the run is; the run ends the same") {
+    icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");
+    icl::WorkerApi api;
+    const std::string params = R"({"steps": 40, "batch": 4, "length": 16, "width": 16})";
+    const int quiet = call(api.start("induction_heads", params, "en", 3))["handle"];
+    const int shown = call(api.start("induction_heads", params, "en", 3))["handle"];
+    double last = -1;
+    json end;
+    for (int slice = 0; slice < 100; ++slice) {
+        const json q = call(api.step(quiet, 7, false));
+        const json s = call(api.step(shown, 7));  // a snapshot every slice, as before
+        CHECK(s.contains("panels"));
+        if (q["done"] == true) {
+            end = q;
+            CHECK(s["done"] == true);
+            break;
+        }
+        // exactly {done, progress} while running, progress growing, below 1
+        CHECK(q.size() == 2);
+        CHECK(q["progress"].get<double>() > last);
+        CHECK(q["progress"].get<double>() < 1.0);
+        CHECK(q["progress"].get<double>() == s["progress"].get<double>());
+        last = q["progress"].get<double>();
+    }
+    // the last slice answers with the whole Result, as a snapshot would: the snapshots
+    // along the way changed nothing that was computed
+    REQUIRE(end.contains("panels"));
+    CHECK(end.dump() == call(api.step(shown, 1, false)).dump());
+    CHECK(last > 0.5);
+}
+
 TEST_CASE("worker api: put_asset stores a demo's file; a nameless one is an error") {
     icl::WorkerApi api;
     CHECK(call(api.put_asset("checkpoints/worker-api-test.bin", {7, 8})) == json::object());

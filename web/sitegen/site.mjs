@@ -200,8 +200,8 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
       const { handle } = callCore('start', b.demo, params, lang, 1);
       let result;
       try {
-        if (analytic) for (let i = 0; i < 1000 && !(result && result.done); i++) result = JSON.parse(core.step(handle, 1 << 16));
-        else result = JSON.parse(core.step(handle, 1));
+        if (analytic) for (let i = 0; i < 1000 && !(result && result.done); i++) result = JSON.parse(core.step(handle, 1 << 16, true));
+        else result = JSON.parse(core.step(handle, 1, true));
       } finally {
         core.drop(handle);
       }

@@ -19,8 +19,17 @@ const wasmResponse = fetch(new URL('icl_core.wasm', self.location.href));
 importScripts('icl_core.js');
 
 const SLICE_MS = 25;
+// A running demo's Result is asked of the core (and posted) at most this often, and
+// always at its end. A snapshot is the JSON of every panel (induction_heads: 72 KB, its
+// attention maps), then parsed, cloned to the page and drawn: about 20 ms each, which
+// at one per 25 ms slice made the page's phase change 13 s where the core alone takes 8
+// (bench/run web --phase-change: 12.4-14.5 s; 9.6-10.8 at 100 ms; 8.8-9.7 at 250 ms).
+// A training demo's charts change at its evaluations (induction_heads: every 75 steps,
+// about a second in wasm), so four a second loses nothing a learner sees but the
+// progress counter's finer steps.
+const POST_MS = 250;
 let core = null;
-const runs = new Map();  // run id -> {handle, budget, started}
+const runs = new Map();  // run id -> {handle, budget, started, posted}
 let ticking = false;
 const wake = new MessageChannel();
 
@@ -48,9 +57,10 @@ function tick() {
   const [run, r] = first.value;
   runs.delete(run);  // re-inserted at the back: round robin between runs
   const t0 = performance.now();
+  const snapshot = !(t0 - r.posted < POST_MS);  // the first slice always (posted undefined)
   let result;
   try {
-    result = parse(core.step(r.handle, r.budget));
+    result = parse(core.step(r.handle, r.budget, snapshot));
   } catch (e) {
     postMessage({ type: 'failed', run, message: `the core stopped: ${e && e.message ? e.message : e}` });
     postMessage({ type: 'fatal', message: String(e && e.message ? e.message : e) });
@@ -65,7 +75,10 @@ function tick() {
   }
   // Aim each slice at SLICE_MS: a training demo's unit is one optimizer step.
   r.budget = Math.max(1, Math.min(1 << 16, Math.round(r.budget * (ms > 0.5 ? SLICE_MS / ms : 4))));
-  postMessage({ type: 'result', run, result, ms: performance.now() - r.started });
+  if (Array.isArray(result.panels) || result.done) {  // not a slice that only says where the run is
+    r.posted = performance.now();
+    postMessage({ type: 'result', run, result, ms: r.posted - r.started });
+  }
   if (result.done) {
     try { core.drop(r.handle); } catch (e) { /* already gone */ }
   } else {

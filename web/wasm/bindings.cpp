@@ -30,7 +30,7 @@ std::string parse_params(const std::string& id, const std::string& key_values, c
 std::string start(const std::string& id, const std::string& params, const std::string& lang, double seed) {
     return api().start(id, params, lang, seed);
 }
-std::string step(int handle, int budget) { return api().step(handle, budget); }
+std::string step(int handle, int budget, bool snapshot) { return api().step(handle, budget, snapshot); }
 std::string drop(int handle) { return api().drop(handle); }
 std::string grade(const std::string& check, const std::string& answer, const std::string& result,
                   const std::string& lang) {

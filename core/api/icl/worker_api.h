@@ -11,7 +11,9 @@
 //   parse_params(id, ["k=v", ...], lang) -> {"params": {...}}          typed and validated by the specs
 //   start(id, params, lang, seed)        -> {"handle": n}              its texts from the catalogues put
 //                                                                      (load_texts, icl/demo.h)
-//   step(handle, budget)                 -> Result                     (a slice of work, then a snapshot)
+//   step(handle, budget, snapshot)       -> Result                     (a slice of work, then a snapshot;
+//                                           snapshot false: {"done": false, "progress": p} until
+//                                           the run is done, then the Result)
 //   drop(handle)                         -> {}
 //   grade(check, answer, demo_result, lang) -> {"correct", "feedback_html", "correct_answer"}
 // A mistake a learner can make (a parameter out of range, an answer that is not a number)
@@ -53,7 +55,7 @@ public:
                              const std::string& lang = "en") const;
     std::string start(const std::string& id, const std::string& params_json, const std::string& lang,
                       double seed);
-    std::string step(int handle, int budget);
+    std::string step(int handle, int budget, bool snapshot = true);
     std::string drop(int handle);
     std::string grade(const std::string& check_json, const std::string& answer_json, const std::string& result_json,
                       const std::string& lang = "en") const;

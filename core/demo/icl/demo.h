@@ -201,10 +201,10 @@ public:
     // demo its panels().
     Result result() const;
     const std::string& error() const { return error_; }
-
-protected:
     // How much of its work step() has done, 0..1; by default 0 until done, then 1.
     virtual double progress() const { return done() ? 1.0 : 0.0; }
+
+protected:
     // What the demo draws, from what step() stored.
     virtual std::vector<Panel> panels() const = 0;
     // Set when the demo stops on a problem (e.g. training diverged at step n): the
