@@ -10,6 +10,11 @@
 // CPU clock (process.cpuUsage also counts V8's compiler and GC threads), so wasm is
 // timed by the wall clock over short samples; that can only overstate wasm's time.
 //   icl_bench_gemm [--layouts]   (--layouts adds nt/tn timings)
+//   icl_bench_gemm --shapes      only the products of lesson-sized training steps (each
+//     linear layer's forward nt, input-gradient nn and weight-gradient tn product at the
+//     widths the lessons train: induction_heads' 32 with 32 x 48 rows, config S's 64
+//     with 16 x 64 rows), GFLOP/s at the best ISA and at SSE4.1 natively, in wasm its one:
+//   shape=<name> M=<m> K=<k> N=<n> best=<GFLOP/s> sse41=<GFLOP/s>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -69,9 +74,52 @@ struct Problem {
 
 const int kSamples = 21;
 
+// The products of lesson-sized steps (see the top of the file).
+void shapes() {
+    struct Shape { const char* name; char layout; int M, K, N; };
+    const Shape list[] = {
+        {"ind_fwd_qkv", 'n', 1536, 32, 96},   // out (BT,3C) = x (BT,C) · Wᵀ, W (3C,C)
+        {"ind_bwd_dx_qkv", 'm', 1536, 96, 32},  // dx (BT,C) = dout (BT,3C) · W (3C,C)
+        {"ind_bwd_dw_qkv", 't', 96, 1536, 32},  // dW (3C,C) += doutᵀ · x
+        {"ind_fwd_wo", 'n', 1536, 32, 32},
+        {"ind_bwd_dw_wo", 't', 32, 1536, 32},
+        {"S_fwd_fc", 'n', 1024, 64, 256},
+        {"S_bwd_dx_fc2", 'm', 1024, 64, 256},
+        {"S_bwd_dw_fc", 't', 256, 1024, 64},
+    };
+    for (const Shape& sh : list) {
+        std::vector<float> A((size_t)sh.M * sh.K), B((size_t)sh.K * sh.N), C((size_t)sh.M * sh.N);
+        icl::Rng rng(sh.M + sh.K + sh.N);
+        for (float& x : A) x = rng.uniform(-1.0f, 1.0f);
+        for (float& x : B) x = rng.uniform(-1.0f, 1.0f);
+        auto run = [&] {
+            if (sh.layout == 'n') icl::matmul_nt(C.data(), A.data(), B.data(), sh.M, sh.K, sh.N, false);
+            if (sh.layout == 'm') icl::matmul_nn(C.data(), A.data(), B.data(), sh.M, sh.K, sh.N, false);
+            if (sh.layout == 't')
+                icl::linear_weight_grad(C.data(), nullptr, A.data(), B.data(), sh.K, sh.N, sh.M);
+        };
+        const double flop = 2.0 * sh.M * sh.K * sh.N;
+        const int calls = std::max(2, (int)(2e7 / flop));
+        std::vector<double> tb, ts;
+        for (int s = 0; s < kSamples; ++s) {
+            icl::set_isa(icl::best_isa());
+            tb.push_back(time_call(run, calls));
+            icl::set_isa(icl::Isa::sse41);
+            ts.push_back(time_call(run, calls));
+        }
+        icl::set_isa(icl::best_isa());
+        std::printf("shape=%s M=%d K=%d N=%d best=%.1f sse41=%.1f\n", sh.name, sh.M, sh.K, sh.N,
+                    flop / median(tb) * 1e-9, flop / median(ts) * 1e-9);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc > 1 && std::strcmp(argv[1], "--shapes") == 0) {
+        shapes();
+        return 0;
+    }
     const bool layouts = argc > 1 && std::strcmp(argv[1], "--layouts") == 0;
     const icl::Isa best = icl::best_isa();
     std::printf("icl_isa=%s\n", icl::isa_name(best));

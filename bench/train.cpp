@@ -17,9 +17,10 @@
 //   profile S     812.3 us   9.4 %  fwd matmul fc (BT,C) x (C,F)
 //   profile_kind config=S matmul=61.2 attention=9.8 elementwise=14.1 copies=3.0 optimizer=8.0 setup_other=3.9
 // With --phase-change it runs the induction_heads demo (default parameters, seed 1)
-// through the worker's JSON API as the page does — slices of about 25 ms, each
-// returning the Result as JSON — and prints the wall time until a result first shows
-// the phase change (phase_step >= 0), natively or in wasm:
+// through the worker's JSON API as the page does — slices of about 25 ms, a Result as
+// JSON at most every 250 ms — and prints the core's wall time until a result first shows
+// the phase change (phase_step >= 0), natively or in wasm (--sse4.1: natively at
+// SSE4.1; --profile: then where the time went, by phase of icl/profile.h):
 //   phase_change ms=8512 step=960 slices=341
 #include <algorithm>
 #include <cmath>
@@ -32,6 +33,7 @@
 #include <ctime>
 #endif
 
+#include "icl/assets.h"
 #include "icl/gpt.h"
 #include "icl/gpt_train.h"
 #include "icl/kernels.h"
@@ -157,23 +159,51 @@ void print_profile(const BenchConfig& bc, int steps) {
     std::fflush(stdout);
 }
 
+// Where a whole run's time went: every phase of icl/profile.h summed over the run, as
+// ms and % of the core's time, largest first ("other": outside every scope, here the
+// worker API, each Result's JSON included, and the demo's own code).
+void print_run_profile(double total_ms) {
+    icl::profile::stop();
+    std::vector<icl::profile::Phase> phases = icl::profile::take();
+    std::sort(phases.begin(), phases.end(), [](const auto& a, const auto& b) { return a.us > b.us; });
+    for (const auto& p : phases)
+        if (p.us > 0.0)
+            std::printf("phase_profile %9.1f ms %5.1f %%  %s\n", p.us / 1e3, 100.0 * p.us / 1e3 / total_ms,
+                        p.name.c_str());
+}
+
 // The wall time until the induction_heads demo first reports its phase change, stepped
 // as web/src/worker.js steps it (the budget aimed at 25 ms slices).
-int phase_change() {
+int phase_change(bool profiled) {
     using nlohmann::json;
+    icl::set_asset_dir(ICL_BENCH_LESSONS);  // the catalogues the demo's panels are worded from
     icl::WorkerApi api;
-    const double t0 = wall_ms();
+    icl::profile::take();
+    if (profiled) icl::profile::start();
+    // The core's time only, as the worker's clock sees it: the page parses each slice's
+    // JSON with the browser's JSON.parse, not with this process's parser, which in wasm
+    // cost more than a quarter of the run when it was counted.
+    double t0 = wall_ms();
     const json started = json::parse(api.start("induction_heads", "{}", "en", 1));
+    double core_ms = wall_ms() - t0;
     if (!started.contains("handle")) {
         std::fprintf(stderr, "induction_heads: %s\n", started.dump().c_str());
         return 1;
     }
     const int handle = started["handle"].get<int>();
-    double budget = 1;
+    double budget = 1, posted = -1e9;
     for (int slice = 1;; ++slice) {
         const double s0 = wall_ms();
-        const json result = json::parse(api.step(handle, (int)budget));
+        const bool snapshot = s0 - posted >= 250.0;  // web/src/worker.js's POST_MS
+        const std::string text = api.step(handle, (int)budget, snapshot);
         const double ms = wall_ms() - s0;
+        core_ms += ms;
+        budget = std::max(1.0, std::min(65536.0, std::round(budget * (ms > 0.5 ? 25.0 / ms : 4.0))));
+        if (profiled) icl::profile::stop();
+        const json result = json::parse(text);
+        if (profiled) icl::profile::start();
+        if (!snapshot && !result.contains("panels") && !result.contains("error")) continue;  // where the run is
+        posted = wall_ms();
         if (!result.contains("panels")) {
             std::fprintf(stderr, "induction_heads: %s\n", result.dump().c_str());
             return 1;
@@ -183,15 +213,16 @@ int phase_change() {
                 for (const json& item : panel["items"])
                     if (item.value("name", "") == "phase_step" && item["value"].is_number() &&
                         item["value"].get<double>() >= 0) {
-                        std::printf("phase_change ms=%.0f step=%.0f slices=%d\n", wall_ms() - t0,
-                                    item["value"].get<double>(), slice);
+                        std::printf("phase_change ms=%.0f step=%.0f slices=%d isa=%s result_bytes=%zu\n", core_ms,
+                                    item["value"].get<double>(), slice, icl::isa_name(icl::current_isa()),
+                                    text.size());
+                        if (profiled) print_run_profile(core_ms);
                         return 0;
                     }
         if (result.value("done", false)) {
             std::printf("phase_change ms=-1 step=-1 slices=%d\n", slice);  // never reached
             return 0;
         }
-        budget = std::max(1.0, std::min(65536.0, std::round(budget * (ms > 0.5 ? 25.0 / ms : 4.0))));
     }
 }
 
@@ -199,15 +230,18 @@ int phase_change() {
 
 int main(int argc, char** argv) {
     std::vector<std::string> wanted;
-    bool profile = false;
+    bool profile = false, phase = false;
     for (int i = 1; i < argc; ++i) {
         if (std::string(argv[i]) == "--phase-change")
-            return phase_change();
-        if (std::string(argv[i]) == "--profile")
+            phase = true;
+        else if (std::string(argv[i]) == "--sse4.1")
+            icl::set_isa(icl::Isa::sse41);
+        else if (std::string(argv[i]) == "--profile")
             profile = true;
         else
             wanted.push_back(argv[i]);
     }
+    if (phase) return phase_change(profile && icl::profile::compiled_in());
     if (profile) {
         if (!icl::profile::compiled_in()) {
             std::fprintf(stderr, "icl_bench_train --profile: this build has no timers (configure with -DICL_PROFILE=ON)\n");

@@ -1,5 +1,5 @@
 // What a learner downloads and waits for, in headless Chromium (bench/run web).
-//   node bench/web.mjs build/site
+//   node bench/web.mjs build/site [--phase-change]
 // For every lesson page in both languages, each in a fresh browser context (an empty
 // cache, as a first visit): the bytes of its first load (every response body as sent,
 // fonts and the worker's fetches included, from navigation until the first demo result is drawn and
@@ -10,6 +10,11 @@
 // the bytes until the app has started. Each figure is printed beside its budget:
 //   lesson=<lang>/<id> first_load_bytes=<n> (budget 800000) first_result_ms=<ms> (budget 500) next_visit_ms=<ms>
 //   lab bytes=<n> (budget 4000000) start_ms=<ms>   (start_ms=failed (<why>) when /lab/ does not start)
+// and the learner's longest wait (issue 21): induction_heads in its English lesson page,
+// Run pressed, until the page shows the phase change (its phase_step scalar >= 0) —
+// the worker's slices, each slice's JSON, its message to the page and the drawing all
+// included, as a learner waits for it:
+//   phase_change_page ms=<ms> (budget 10000) step=<s>
 //   web: <k> of <n> figures within budget
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,7 +23,8 @@ import { root, serveSite } from '../tests/browser/serve-and-launch.mjs';
 
 const { chromium } = createRequire(path.join(root, 'web', 'package.json'))('playwright-core');
 const site = path.resolve(process.argv[2] || 'build/site');
-const BUDGET = { lessonBytes: 800000, firstResultMs: 500, labBytes: 4000000 };
+const phaseOnly = process.argv.includes('--phase-change');  // only the phase change (bench/run web --phase-change)
+const BUDGET = { lessonBytes: 800000, firstResultMs: 500, labBytes: 4000000, phaseChangeMs: 10000 };
 const VIEWPORT = { width: 1280, height: 800 };
 
 // Bytes of every response the page and its workers receive: bodies as they travel
@@ -78,7 +84,7 @@ try {
         || data.demos.some((d) => d.info.analytic && !(d.info.assets || []).length);
     }
   }
-  for (const lang of ['en', 'ko']) {
+  for (const lang of phaseOnly ? [] : ['en', 'ko']) {
     for (const entry of index[lang]) {
       const url = `${origin}/${lang}/${entry.id}.html`;
       let bytes = null, ms = null, next = null;
@@ -101,7 +107,35 @@ try {
     }
   }
 
-  if (fs.existsSync(path.join(site, 'lab', 'index.html'))) {
+  const induction = index.en.find((e) => e.demos.includes('induction_heads'));
+  if (induction) {
+    const context = await browser.newContext({ viewport: VIEWPORT });
+    const page = await context.newPage();
+    await page.goto(`${origin}/en/${induction.id}.html`);
+    const section = page.locator('section.demo[data-instance="induction_heads"]');
+    await page.waitForFunction(() => document.body.dataset.ready === 'true'
+      && document.querySelector('section.demo[data-instance="induction_heads"]').dataset.state === 'idle',
+    null, { timeout: 60000, polling: 50 });
+    await section.scrollIntoViewIfNeeded();
+    // timed in the page, from the click to the first drawing whose phase_step is a number >= 0
+    const t0 = await page.evaluate(() => performance.now());
+    await section.locator('button.run').click();
+    const handle = await page.waitForFunction(() => {
+      const s = document.querySelector('section.demo[data-instance="induction_heads"]');
+      const name = [...s.querySelectorAll('dt.scalar-name')].find((d) => d.textContent === 'phase_step');
+      const value = name && Number(name.parentElement.querySelector('.scalar-number').title);
+      if (value >= 0) return { at: performance.now(), step: value };
+      return s.dataset.state === 'done' || s.dataset.state === 'error' ? { at: -1, step: -1 } : null;
+    }, null, { timeout: 120000, polling: 20 });
+    const { at, step } = await handle.jsonValue();
+    const ms = at < 0 ? 'never' : Math.round(at - t0);
+    console.log(`phase_change_page ms=${judge(ms, BUDGET.phaseChangeMs)} step=${step}`);
+    await context.close();
+  }
+
+  if (phaseOnly) {
+    // nothing more
+  } else if (fs.existsSync(path.join(site, 'lab', 'index.html'))) {
     const context = await browser.newContext({ viewport: VIEWPORT });
     const page = await context.newPage();
     const counter = countBytes(page);
