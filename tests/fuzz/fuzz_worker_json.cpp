@@ -2,7 +2,8 @@
 // web/wasm/bindings.cpp). The input is a short script of calls, each a line
 //   <fn>\t<arg>\t<arg>...     fn: demos | parse_params | start | step | drop | grade
 // numbers (seed, handle, budget) are read from their text; a step's budget is capped
-// at 2 so one input stays fast. Every call's answer must be a JSON text: an object
+// at 2 so one input stays fast, and its third argument "false" (or "0", or empty) asks
+// for no snapshot. Every call's answer must be a JSON text: an object
 // with "error", or the documented shape.
 #include <cstddef>
 #include <cstdint>
@@ -64,8 +65,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             if (!j.contains("error") && !j.at("handle").is_number_integer()) std::abort();
         } else if (fn == "step") {
             const int budget = small_int(number(a, 2));
-            const auto j = must_parse(api.step(small_int(number(a, 1)), budget > 2 ? 2 : budget));
-            if (!j.contains("error") && !j.at("panels").is_array()) std::abort();
+            // a third argument that is true (or none): a snapshot; false: only where the run is
+            const bool snapshot = a.size() < 4 || (!a[3].empty() && a[3] != "false" && a[3] != "0");
+            const auto j = must_parse(api.step(small_int(number(a, 1)), budget > 2 ? 2 : budget, snapshot));
+            if (j.contains("error")) {
+            } else if (j.contains("panels")) {
+                if (!j.at("panels").is_array()) std::abort();
+            } else if (snapshot || j.at("done") != false || !j.at("progress").is_number()) {
+                std::abort();  // without a snapshot only a run still going may leave its panels out
+            }
         } else if (fn == "drop") {
             must_parse(api.drop(small_int(number(a, 1))));
         } else if (fn == "grade") {

@@ -81,7 +81,7 @@ def main():
                 if b["demo"] not in seen_demo:
                     seen_demo.add(b["demo"])
                     write(worker, f'run-{b["demo"]}',
-                          "parse_params\t%s\t%s\nstart\t%s\t%s\ten\t1\nstep\t1\t2\ndrop\t1\n"
+                          "parse_params\t%s\t%s\nstart\t%s\t%s\ten\t1\nstep\t1\t2\tfalse\nstep\t1\t2\ndrop\t1\n"
                           % (b["demo"], json.dumps(kvs), b["demo"], json.dumps(b["params"])))
     write(worker, "demos", "demos\tko\ndemos\tfr\nversion\n")
 
