@@ -760,6 +760,30 @@ const answerRecords = (doc) => Object.entries(doc.checks).flatMap(([l, cs]) => O
 const reviewLesson = index.en.find((l) => l.checks.length >= 2);
 const exported = path.join(fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR || '/tmp'), 'icl-progress-')), 'web.json');
 
+// The worker asks the core for a Result at most every 250 ms of a run (web/src/worker.js,
+// POST_MS) and always for the last: one per 25 ms slice cost the page a quarter of its time.
+await test('a training demo streams a Result at most every 250 ms and its last one', async () => {
+  const context = await newContext({ viewport: { width: 1100, height: 900 } });
+  const page = await context.newPage();
+  const lesson = index.en.find((e) => e.demos.includes('induction_heads'));
+  await page.goto(`${origin}/en/${lesson.id}.html?induction_heads.steps=300`);
+  const sel = 'section.demo[data-instance="induction_heads"]';
+  await page.waitForFunction((s) => document.body.dataset.ready === 'true' && document.querySelector(s).dataset.state === 'idle',
+    sel, { timeout: DEMO_TIMEOUT_MS, polling: 50 });
+  const before = await page.evaluate((s) => ({ draws: Number(document.querySelector(s).dataset.draws || 0), t: performance.now() }), sel);
+  await page.locator(`${sel} button.run`).click();
+  await page.waitForFunction((s) => document.querySelector(s).dataset.state === 'done', sel, { timeout: TRAINING_TIMEOUT_MS, polling: 50 });
+  const after = await page.evaluate((s) => ({ draws: Number(document.querySelector(s).dataset.draws || 0), t: performance.now(),
+    steps: document.querySelector(`${s} .scalar-number`).title }), sel);
+  const draws = after.draws - before.draws, ms = after.t - before.t;
+  console.log(`     induction_heads, 300 steps: ${draws} drawings in ${Math.round(ms)} ms`);
+  expect(after.steps === '300', `the last drawing shows step ${after.steps}, not the run's last (300)`);
+  expect(draws <= ms / 250 + 2, `${draws} drawings in ${Math.round(ms)} ms: more than one a 250 ms`);
+  expect(ms < 1000 || draws >= 2, `${draws} drawing in ${Math.round(ms)} ms: the run did not stream`);
+  expectNoErrors(context, 'induction_heads run');
+  await context.close();
+});
+
 await test('review: a check answered wrongly comes back as due on the index and the review page (fixed clock)', async () => {
   const context = await clockedContext();
   const page = await context.newPage();
