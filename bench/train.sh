@@ -10,7 +10,8 @@
 #   config=<S|M|L> icl_ms=<x> torch_ms=<y> speedup=<torch_ms/icl_ms> spread=<lo-hi> goal=>=<g>
 #     (medians of ICL_BENCH_ROUNDS rounds, default 3, the two sides alternating; the
 #     spread is the lowest and highest round's ratio)
-#   wasm_config=<S|M> ms=<x> wasm_slowdown=<wasm/best native> wasm_slowdown_vs_sse=<wasm/native SSE4.1> goal=<=1.0
+#   wasm_config=<S|M> ms=<x> wasm_slowdown=<wasm/best native> wasm_slowdown_vs_sse=<wasm/native SSE4.1> spread=<lo-hi> goal=<=1.0
+#     (each round's wasm step against that round's native one; medians, the SSE ratio's spread)
 #   phase_change native_ms=<x> wasm_ms=<y> wasm_spread=<lo-hi> step=<s> goal_wasm_ms=<=10000
 # (phase_change: the core's wall time until the induction_heads demo, stepped through
 # the worker's JSON API in 25 ms slices as the page does, first reports its phase
@@ -64,7 +65,7 @@ declare -A native_out speedups icl_all torch_all
 for r in $(seq "$rounds"); do
   for c in S M L; do
     out=$(GLIBC_TUNABLES=$keep build/bench/bin/icl_bench_train "$c")
-    [ "$r" = 1 ] && native_out[$c]=$out
+    native_out[$c:$r]=$out
     torch=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE GLIBC_TUNABLES=$keep OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
         /usr/bin/python3 bench/train_torch.py "$c")
     [ "$r" = 1 ] && [ "$c" = S ] && echo "icl_isa=$(sed -n 's/^train config=S isa=\([^ ]*\).*/\1/p' <<<"$out" | head -1) torch_blas=$(sed -n 's/.*blas=\([^ ]*\).*/\1/p' <<<"$torch") rounds=$rounds"
@@ -75,6 +76,7 @@ for r in $(seq "$rounds"); do
 done
 # Per config the median of the rounds (icl, PyTorch and their ratio each), the ratio's spread.
 median() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+spread() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | sed -n '1p;$p' | paste -sd-; }
 for c in S M L; do
   awk -v c="$c" -v i="$(median "${icl_all[$c]}")" -v t="$(median "${torch_all[$c]}")" \
       -v s="$(median "${speedups[$c]}")" -v lo="$(tr ' ' '\n' <<<"${speedups[$c]}" | sed '/^$/d' | sort -g | head -1)" \
@@ -82,11 +84,18 @@ for c in S M L; do
       -v g="$(case $c in S) echo 2.5;; M) echo 2;; L) echo 1.8;; esac)" \
       'BEGIN { printf "config=%s icl_ms=%.2f torch_ms=%.2f speedup=%.2f spread=%.2f-%.2f goal=>=%s\n", c, i, t, s, lo, hi, g }'
 done
+# wasm against the same round's native step: medians of the rounds, the spread of the SSE ratio
 for c in S M; do
-  wasm=$(node tests/run-wasm-tests.mjs build/bench-wasm/bin/icl_bench_train.js "$c")
-  awk -v c="$c" -v w="$(best_ms "$wasm" "$c")" -v b="$(field "${native_out[$c]}" "$c" '[^ ]*' wall_ms)" \
-      -v s="$(field "${native_out[$c]}" "$c" sse4.1 wall_ms)" \
-      'BEGIN { printf "wasm_config=%s ms=%.2f wasm_slowdown=%.2f wasm_slowdown_vs_sse=%.2f goal=<=1.0\n", c, w, w / b, w / s }'
+  ws="" rb="" rs=""
+  for r in $(seq "$rounds"); do
+    wasm=$(node tests/run-wasm-tests.mjs build/bench-wasm/bin/icl_bench_train.js "$c")
+    w=$(best_ms "$wasm" "$c")
+    ws+="$w "
+    rb+="$(awk -v w="$w" -v b="$(field "${native_out[$c:$r]}" "$c" '[^ ]*' wall_ms)" 'BEGIN { printf "%.3f", w / b }') "
+    rs+="$(awk -v w="$w" -v s="$(field "${native_out[$c:$r]}" "$c" sse4.1 wall_ms)" 'BEGIN { printf "%.3f", w / s }') "
+  done
+  awk -v c="$c" -v w="$(median "$ws")" -v b="$(median "$rb")" -v s="$(median "$rs")" -v sp="$(spread "$rs")" \
+      'BEGIN { printf "wasm_config=%s ms=%.2f wasm_slowdown=%.2f wasm_slowdown_vs_sse=%.2f spread=%s goal=<=1.0\n", c, w, b, s, sp }'
 done
 ms() { sed -n 's/^phase_change ms=\([^ ]*\).*/\1/p' <<<"$1"; }
 nat="" was=""
@@ -95,6 +104,5 @@ for r in $(seq "$rounds"); do
   wasm=$(node tests/run-wasm-tests.mjs build/bench-wasm/bin/icl_bench_train.js --phase-change)
   nat+="$(ms "$native") " was+="$(ms "$wasm") "
 done
-spread() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | sed -n '1p;$p' | paste -sd-; }
 echo "phase_change native_ms=$(median "$nat") wasm_ms=$(median "$was") wasm_spread=$(spread "$was") step=$(sed -n 's/.* step=\([^ ]*\).*/\1/p' <<<"$wasm") goal_wasm_ms=<=10000"
 build/bench/bin/icl_bench_train --profile S M L
