@@ -154,6 +154,22 @@ function answersFor(check, demoParams, lang) {
   }
 }
 
+// The previous check's verdict and feedback, drawn just above, can move an input while
+// it is clicked: Playwright then reports that the click did not change its state (seen
+// once on the pseudo-locale page, whose longer texts reflow more). Tried again after the
+// page settles; a third failure is a real one.
+async function setCheckedSteadily(input, want) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await input.setChecked(want);
+      return;
+    } catch (e) {
+      if (attempt >= 3 || !/did not change its state/.test(String(e && e.message))) throw e;
+      await input.page().waitForTimeout(250);
+    }
+  }
+}
+
 async function answer(page, check, value) {
   const section = page.locator(`section.check[data-check="${check.id}"]`);
   if (['numeric', 'text'].includes(check.type)) {
@@ -163,7 +179,7 @@ async function answer(page, check, value) {
     for (const input of await section.locator('input').all()) {
       const want = values.includes(await input.getAttribute('value'));
       // Radios are unchecked by checking another one.
-      if (want !== await input.isChecked() && (want || await input.getAttribute('type') === 'checkbox')) await input.setChecked(want);
+      if (want !== await input.isChecked() && (want || await input.getAttribute('type') === 'checkbox')) await setCheckedSteadily(input, want);
     }
   }
   const before = await section.getAttribute('data-verdict');
