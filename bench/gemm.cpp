@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #if defined(ICL_WASM)
@@ -89,26 +90,27 @@ void warm_up(F&& f) {
 
 // The products of lesson-sized steps (see the top of the file).
 void shapes() {
-    struct Shape { const char* name; char layout; int M, K, N; };
+    struct Shape { const char* name; const char* layout; int M, K, N; };  // layout as in matmul_<layout>
     const Shape list[] = {
-        {"ind_fwd_qkv", 'n', 1536, 32, 96},   // out (BT,3C) = x (BT,C) · Wᵀ, W (3C,C)
-        {"ind_bwd_dx_qkv", 'm', 1536, 96, 32},  // dx (BT,C) = dout (BT,3C) · W (3C,C)
-        {"ind_bwd_dw_qkv", 't', 96, 1536, 32},  // dW (3C,C) += doutᵀ · x
-        {"ind_fwd_wo", 'n', 1536, 32, 32},
-        {"ind_bwd_dw_wo", 't', 32, 1536, 32},
-        {"S_fwd_fc", 'n', 1024, 64, 256},
-        {"S_bwd_dx_fc2", 'm', 1024, 64, 256},
-        {"S_bwd_dw_fc", 't', 256, 1024, 64},
+        {"ind_fwd_qkv", "nt", 1536, 32, 96},   // out (BT,3C) = x (BT,C) · Wᵀ, W (3C,C)
+        {"ind_bwd_dx_qkv", "nn", 1536, 96, 32},  // dx (BT,C) = dout (BT,3C) · W (3C,C)
+        {"ind_bwd_dw_qkv", "tn", 96, 1536, 32},  // dW (3C,C) += doutᵀ · x
+        {"ind_fwd_wo", "nt", 1536, 32, 32},
+        {"ind_bwd_dw_wo", "tn", 32, 1536, 32},
+        {"S_fwd_fc", "nt", 1024, 64, 256},
+        {"S_bwd_dx_fc2", "nn", 1024, 64, 256},
+        {"S_bwd_dw_fc", "tn", 256, 1024, 64},
     };
     for (const Shape& sh : list) {
         std::vector<float> A((size_t)sh.M * sh.K), B((size_t)sh.K * sh.N), C((size_t)sh.M * sh.N);
         icl::Rng rng(sh.M + sh.K + sh.N);
         for (float& x : A) x = rng.uniform(-1.0f, 1.0f);
         for (float& x : B) x = rng.uniform(-1.0f, 1.0f);
+        const std::string layout = sh.layout;
         auto run = [&] {
-            if (sh.layout == 'n') icl::matmul_nt(C.data(), A.data(), B.data(), sh.M, sh.K, sh.N, false);
-            if (sh.layout == 'm') icl::matmul_nn(C.data(), A.data(), B.data(), sh.M, sh.K, sh.N, false);
-            if (sh.layout == 't')
+            if (layout == "nt") icl::matmul_nt(C.data(), A.data(), B.data(), sh.M, sh.K, sh.N, false);
+            if (layout == "nn") icl::matmul_nn(C.data(), A.data(), B.data(), sh.M, sh.K, sh.N, false);
+            if (layout == "tn")  // the weight-gradient product, its bias sum left out
                 icl::linear_weight_grad(C.data(), nullptr, A.data(), B.data(), sh.K, sh.N, sh.M);
         };
         const double flop = 2.0 * sh.M * sh.K * sh.N;
