@@ -426,9 +426,10 @@ struct Kernels {
     // P (T,T) = masked row softmax of scale * S (T,T). Row i allows a contiguous run
     // [lo, i] (all j for causal, the window for banded, the local run for strided)
     // plus, for strided, the columns i − m·stride below the run.
-    // The run is done in whole vectors from lo up to the first past i (lanes past i
-    // masked to 0, so no scalar tail) while they fit in the row; only the columns past
-    // the row's last whole vector are scalar. Every other entry is written 0 once.
+    // The run is done in whole vectors from lo, the last one up to the first past i
+    // (only its lanes past i masked to 0, so no scalar tail) when it fits in the row;
+    // only the columns past the row's last whole vector are scalar. Every other entry
+    // is written 0 once.
     static void attention_softmax(float* P, const float* S, int T, float scale,
                                   AttentionMask mask) {
         const B sc(scale), lane = lane_index();
@@ -443,19 +444,27 @@ struct Kernels {
             // strided: the extra columns i - stride, i - 2 stride, ... (none otherwise)
             const int extra = mask.kind == AttentionMask::strided ? i - mask.stride : -1;
             const int hi = i + 1;                                  // the run is [lo, hi)
-            int vend = lo + (hi - lo + W - 1) / W * W;             // whole vectors from lo
-            if (vend > T) vend = lo + (T - lo) / W * W;            // ... that fit in the row
+            const int vfull = lo + (hi - lo) / W * W;              // whole vectors inside it
+            const bool part = vfull < hi && vfull + W <= T;        // its partial last one, masked
+            const int vend = part ? vfull + W : vfull;
             std::fill(p, p + lo, 0.0f);
             B mv(-INFINITY);
-            for (int j = lo; j < vend; j += W)
-                mv = xsimd::max(mv, xsimd::select(below(j, hi), sc * B::load_unaligned(s + j), B(-INFINITY)));
+            for (int j = lo; j < vfull; j += W) mv = xsimd::max(mv, sc * B::load_unaligned(s + j));
+            if (part)
+                mv = xsimd::max(mv, xsimd::select(below(vfull, hi), sc * B::load_unaligned(s + vfull), B(-INFINITY)));
             float mx = lane_max(mv);
             for (int j = vend; j < hi; ++j) mx = std::max(mx, scale * s[j]);
             for (int j = extra; j >= 0; j -= mask.stride) mx = std::max(mx, scale * s[j]);
             B sv(0.0f);
-            for (int j = lo; j < vend; j += W) {
-                const B e = xsimd::select(below(j, hi), exp_approx(sc * B::load_unaligned(s + j) - B(mx)), B(0.0f));
+            const B mxv(mx);
+            for (int j = lo; j < vfull; j += W) {
+                const B e = exp_approx(sc * B::load_unaligned(s + j) - mxv);
                 e.store_unaligned(p + j);
+                sv += e;
+            }
+            if (part) {
+                const B e = xsimd::select(below(vfull, hi), exp_approx(sc * B::load_unaligned(s + vfull) - mxv), B(0.0f));
+                e.store_unaligned(p + vfull);
                 sv += e;
             }
             float sum = xsimd::hadd(sv);
