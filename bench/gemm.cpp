@@ -100,6 +100,11 @@ void shapes() {
         {"S_fwd_fc", "nt", 1024, 64, 256},
         {"S_bwd_dx_fc2", "nn", 1024, 64, 256},
         {"S_bwd_dw_fc", "tn", 256, 1024, 64},
+        {"M_fwd_fc", "nt", 1024, 128, 512},
+        {"M_bwd_dx_fc", "nn", 1024, 512, 128},
+        {"M_bwd_dw_fc", "tn", 512, 1024, 128},
+        {"M_bwd_dw_fc2", "tn", 128, 1024, 512},
+        {"M_bwd_dw_qkv", "tn", 384, 1024, 128},
     };
     for (const Shape& sh : list) {
         std::vector<float> A((size_t)sh.M * sh.K), B((size_t)sh.K * sh.N), C((size_t)sh.M * sh.N);
