@@ -157,11 +157,10 @@ private:
         std::vector<float> O((size_t)T * hs), states((size_t)T * rows * hs), fq(hs);
         for (int l = 0; l < cfg_.layers; ++l)
             for (int h = 0; h < H; ++h) {
-                const size_t o = (size_t)h * T * hs;  // batch row 0
-                const float* q = acts.ptr(acts.blocks[(size_t)l].q) + o;
-                gpt::fast_weight_head(gpt::AttentionKind::linear, O.data(), states.data(), q,
-                                      acts.ptr(acts.blocks[(size_t)l].k) + o, acts.ptr(acts.blocks[(size_t)l].v) + o,
-                                      nullptr, T, hs);
+                const std::vector<float> q = acts.head_qkv(l, 0, 0, h), k = acts.head_qkv(l, 1, 0, h),
+                                         v = acts.head_qkv(l, 2, 0, h);  // batch row 0, (T,hs) each
+                gpt::fast_weight_head(gpt::AttentionKind::linear, O.data(), states.data(), q.data(), k.data(),
+                                      v.data(), nullptr, T, hs);
                 // S after "<s>" belongs to the zero-shot part; the demonstrations (tokens
                 // 1..demo_end−1) write ΔW_ICL = Σ v_j ⊗ φ(k_j); the query adds the rest.
                 const float* s0 = states.data();
@@ -183,7 +182,7 @@ private:
                             sd[(size_t)r * hs + c] - s0[(size_t)r * hs + c];
                 // the last position: forward's head output vs (W_ZSL + ΔW_ICL) φ(q) / ((z_ZSL + Δz) · φ(q)),
                 // W_ZSL = S_T − ΔW_ICL, summed back in that order
-                feature_map_forward(fq.data(), q + (size_t)(T - 1) * hs, (size_t)hs);
+                feature_map_forward(fq.data(), q.data() + (size_t)(T - 1) * hs, (size_t)hs);
                 std::vector<double> read((size_t)rows, 0.0), demo((size_t)rows, 0.0);
                 for (int r = 0; r < rows; ++r)
                     for (int c = 0; c < hs; ++c) {

@@ -48,34 +48,34 @@ void linear_weight_grad(float* dW, float* db, const float* dY, const float* X, i
         }
 }
 
-// S (T,T) = A (T,K) · B(T,K)ᵀ for j <= i, 0 above
-void matmul_nt_lower(float* S, const float* A, const float* B, int T, int K) {
+// S (T,T) = A (T,K) · B(T,K)ᵀ for j <= i, 0 above; A's, B's rows lda, ldb apart
+void matmul_nt_lower(float* S, const float* A, const float* B, int T, int K, int lda, int ldb) {
     for (int i = 0; i < T; ++i)
         for (int j = 0; j < T; ++j) {
             float s = 0.0f;
             if (j <= i)
-                for (int k = 0; k < K; ++k) s += A[i * K + k] * B[j * K + k];
-            S[i * T + j] = s;
+                for (int k = 0; k < K; ++k) s += A[(size_t)i * lda + k] * B[(size_t)j * ldb + k];
+            S[(size_t)i * T + j] = s;
         }
 }
 
-// C (T,N) = L (T,T) · B (T,N), L read on and below the diagonal
-void matmul_nn_lower(float* C, const float* L, const float* B, int T, int N) {
+// C (T,N) = L (T,T) · B (T,N), L read on and below the diagonal; B's, C's rows ldb, ldc apart
+void matmul_nn_lower(float* C, const float* L, const float* B, int T, int N, int ldb, int ldc) {
     for (int i = 0; i < T; ++i)
         for (int j = 0; j < N; ++j) {
             float s = 0.0f;
-            for (int k = 0; k <= i; ++k) s += L[i * T + k] * B[k * N + j];
-            C[i * N + j] = s;
+            for (int k = 0; k <= i; ++k) s += L[(size_t)i * T + k] * B[(size_t)k * ldb + j];
+            C[(size_t)i * ldc + j] = s;
         }
 }
 
-// C (T,N) = L(T,T)ᵀ · B (T,N), L read on and below the diagonal
-void matmul_tn_lower(float* C, const float* L, const float* B, int T, int N) {
+// C (T,N) = L(T,T)ᵀ · B (T,N), L read on and below the diagonal; B's, C's rows ldb, ldc apart
+void matmul_tn_lower(float* C, const float* L, const float* B, int T, int N, int ldb, int ldc) {
     for (int i = 0; i < T; ++i)
         for (int j = 0; j < N; ++j) {
             float s = 0.0f;
-            for (int k = i; k < T; ++k) s += L[k * T + i] * B[k * N + j];
-            C[i * N + j] = s;
+            for (int k = i; k < T; ++k) s += L[(size_t)k * T + i] * B[(size_t)k * ldb + j];
+            C[(size_t)i * ldc + j] = s;
         }
 }
 

@@ -180,12 +180,13 @@ struct Kernels {
     // transposed (tn), A's entries below it (k < i).
     enum Tri { kFull, kLowerC, kLowerA, kUpperA };
 
-    // C (M,N) (+)= op(A) (M,K) · op(B) (K,N), B packed, blocked for the caches.
-    // rowsum (M), if given: rowsum[i] += Σ_k op(A)(i,k), summed by the first column tile.
+    // C (M,N) (+)= op(A) (M,K) · op(B) (K,N), B packed, blocked for the caches; C's rows
+    // ldc floats apart. rowsum (M), if given: rowsum[i] += Σ_k op(A)(i,k), summed by the
+    // first column tile.
     template <int NV>
-    static void gemm_packed_nv(float* C, const float* A, size_t rsa, size_t csa, const float* Bm,
-                               size_t rsb, size_t csb, int M, int K, int N, bool accumulate,
-                               Tri tri = kFull, float* rowsum = nullptr) {
+    static void gemm_packed_nv(float* C, size_t ldc, const float* A, size_t rsa, size_t csa,
+                               const float* Bm, size_t rsb, size_t csb, int M, int K, int N,
+                               bool accumulate, Tri tri = kFull, float* rowsum = nullptr) {
         constexpr int NR = kNR<NV>, NC = kNC<NV>;
         const int kc_max = std::min(K, KC);
         const int nc_max = std::min((N + NR - 1) / NR * NR, NC);
@@ -202,9 +203,9 @@ struct Kernels {
                         for (int ir = 0; ir < mc; ir += MR) {
                             const int i0 = ic + ir, j0 = jc + jr;
                             const int mr = std::min(MR, mc - ir), nr = std::min(NR, nc - jr);
-                            float* Ct = C + (size_t)i0 * N + j0;
+                            float* Ct = C + (size_t)i0 * ldc + j0;
                             if (tri == kLowerC && j0 > i0 + mr - 1) {  // wholly above the diagonal
-                                for (int r = 0; r < mr; ++r) std::fill_n(Ct + (size_t)r * N, nr, 0.0f);
+                                for (int r = 0; r < mr; ++r) std::fill_n(Ct + (size_t)r * ldc, nr, 0.0f);
                                 continue;
                             }
                             int k0 = pc, k1 = pc + kc;  // the k this tile needs in this K block
@@ -213,26 +214,26 @@ struct Kernels {
                             const float* At = A + i0 * rsa + k0 * csa;
                             const float* Bt = Bp + (size_t)jr * kc + (size_t)(k0 - pc) * NR;
                             if (rowsum && jc == 0 && jr == 0)
-                                micro_kernel<NV, true>(std::max(0, k1 - k0), At, rsa, csa, Bt, Ct, N,
-                                                       mr, nr, acc, rowsum + i0);
+                                micro_kernel<NV, true>(std::max(0, k1 - k0), At, rsa, csa, Bt, Ct,
+                                                       (int)ldc, mr, nr, acc, rowsum + i0);
                             else
-                                micro_kernel<NV>(std::max(0, k1 - k0), At, rsa, csa, Bt, Ct, N, mr,
-                                                 nr, acc);
+                                micro_kernel<NV>(std::max(0, k1 - k0), At, rsa, csa, Bt, Ct, (int)ldc,
+                                                 mr, nr, acc);
                             if (tri == kLowerC && j0 + nr - 1 > i0)  // zero the part above it
                                 for (int r = 0; r < mr; ++r)
                                     for (int j = std::max(0, i0 + r + 1 - j0); j < nr; ++j)
-                                        Ct[(size_t)r * N + j] = 0.0f;
+                                        Ct[(size_t)r * ldc + j] = 0.0f;
                         }
                 }
             }
         }
     }
-    static void gemm_packed(float* C, const float* A, size_t rsa, size_t csa, const float* Bm,
-                            size_t rsb, size_t csb, int M, int K, int N, bool accumulate,
-                            Tri tri = kFull, float* rowsum = nullptr) {
+    static void gemm_packed(float* C, size_t ldc, const float* A, size_t rsa, size_t csa,
+                            const float* Bm, size_t rsb, size_t csb, int M, int K, int N,
+                            bool accumulate, Tri tri = kFull, float* rowsum = nullptr) {
         if (N <= W)
-            return gemm_packed_nv<1>(C, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate, tri, rowsum);
-        gemm_packed_nv<2>(C, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate, tri, rowsum);
+            return gemm_packed_nv<1>(C, ldc, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate, tri, rowsum);
+        gemm_packed_nv<2>(C, ldc, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate, tri, rowsum);
     }
 
     // Small problems (few rows, few columns, or little work) skip packing.
@@ -240,19 +241,20 @@ struct Kernels {
         return M < 4 || N < W || (long)M * K * N <= 4096;
     }
 
-    // C (M,N) (+)= A (M,K) · B (K,N) with A(i,k) = A[i*rsa + k*csa], B rows contiguous:
-    // each row of C is a sum of rows of B scaled by A(i,k) (axpy over N), done in
-    // column blocks of 1024 so the part of C being summed stays in L1.
-    static void gemm_rows(float* C, const float* A, size_t rsa, size_t csa, const float* Bm,
-                          int M, int K, int N, bool accumulate) {
+    // C (M,N) (+)= A (M,K) · B (K,N) with A(i,k) = A[i*rsa + k*csa], B's and C's rows
+    // contiguous, ldb and ldc floats apart: each row of C is a sum of rows of B scaled by
+    // A(i,k) (axpy over N), done in column blocks of 1024 so the part of C being summed
+    // stays in L1.
+    static void gemm_rows(float* C, size_t ldc, const float* A, size_t rsa, size_t csa,
+                          const float* Bm, size_t ldb, int M, int K, int N, bool accumulate) {
         for (int j0 = 0; j0 < N; j0 += 1024) {
             const int j1 = std::min(N, j0 + 1024);
             for (int i = 0; i < M; ++i) {
-                float* c = C + (size_t)i * N;
+                float* c = C + (size_t)i * ldc;
                 if (!accumulate) std::fill(c + j0, c + j1, 0.0f);
                 for (int k = 0; k < K; ++k) {
                     const float a = A[i * rsa + k * csa];
-                    const float* b = Bm + (size_t)k * N;
+                    const float* b = Bm + (size_t)k * ldb;
                     const B av(a);
                     int j = j0;
                     for (; j + W <= j1; j += W)
@@ -264,13 +266,14 @@ struct Kernels {
         }
     }
 
-    // C (M,N) (+)= A (M,K) · B(N,K)ᵀ: every entry a dot product of two rows.
-    static void gemm_dots(float* C, const float* A, const float* Bm, int M, int K, int N,
-                          bool accumulate) {
+    // C (M,N) (+)= A (M,K) · B(N,K)ᵀ: every entry a dot product of two rows (A's, B's
+    // rows lda, ldb floats apart).
+    static void gemm_dots(float* C, const float* A, size_t lda, const float* Bm, size_t ldb, int M,
+                          int K, int N, bool accumulate) {
         for (int i = 0; i < M; ++i)
             for (int j = 0; j < N; ++j) {
-                const float* a = A + (size_t)i * K;
-                const float* b = Bm + (size_t)j * K;
+                const float* a = A + (size_t)i * lda;
+                const float* b = Bm + (size_t)j * ldb;
                 B acc(0.0f);
                 int k = 0;
                 for (; k + W <= K; k += W)
@@ -285,20 +288,20 @@ struct Kernels {
     // C (M,N) = A (M,K) · B (K,N)   [+= C]
     static void matmul_nn(float* C, const float* A, const float* Bm, int M, int K, int N,
                           bool accumulate) {
-        if (small(M, K, N)) return gemm_rows(C, A, K, 1, Bm, M, K, N, accumulate);
-        gemm_packed(C, A, K, 1, Bm, N, 1, M, K, N, accumulate);
+        if (small(M, K, N)) return gemm_rows(C, N, A, K, 1, Bm, N, M, K, N, accumulate);
+        gemm_packed(C, N, A, K, 1, Bm, N, 1, M, K, N, accumulate);
     }
     // C (M,N) = A (M,K) · B(N,K)ᵀ   [+= C]
     static void matmul_nt(float* C, const float* A, const float* Bm, int M, int K, int N,
                           bool accumulate) {
-        if (small(M, K, N)) return gemm_dots(C, A, Bm, M, K, N, accumulate);
-        gemm_packed(C, A, K, 1, Bm, 1, K, M, K, N, accumulate);
+        if (small(M, K, N)) return gemm_dots(C, A, K, Bm, K, M, K, N, accumulate);
+        gemm_packed(C, N, A, K, 1, Bm, 1, K, M, K, N, accumulate);
     }
     // C (M,N) = A(K,M)ᵀ · B (K,N)   [+= C]
     static void matmul_tn(float* C, const float* A, const float* Bm, int M, int K, int N,
                           bool accumulate) {
-        if (small(M, K, N)) return gemm_rows(C, A, 1, M, Bm, M, K, N, accumulate);
-        gemm_packed(C, A, 1, M, Bm, N, 1, M, K, N, accumulate);
+        if (small(M, K, N)) return gemm_rows(C, N, A, 1, M, Bm, N, M, K, N, accumulate);
+        gemm_packed(C, N, A, 1, M, Bm, N, 1, M, K, N, accumulate);
     }
 
     // dW (OC,IC) += dY(N,OC)ᵀ · X (N,IC), the tn product; db (OC) += Σ_n dY(n, :). With
@@ -310,10 +313,10 @@ struct Kernels {
                                    int IC, int OC) {
         constexpr bool fuse = std::is_same_v<Arch, xsimd::avx512f>;
         if (!small(OC, N, IC)) {
-            gemm_packed(dW, dY, 1, OC, X, IC, 1, OC, N, IC, true, kFull, fuse ? db : nullptr);
+            gemm_packed(dW, IC, dY, 1, OC, X, IC, 1, OC, N, IC, true, kFull, fuse ? db : nullptr);
             if (fuse) return;
         } else {
-            gemm_rows(dW, dY, 1, OC, X, OC, N, IC, true);
+            gemm_rows(dW, IC, dY, 1, OC, X, IC, OC, N, IC, true);
         }
         if (!db) return;
         for (int n = 0; n < N; ++n) {
@@ -370,23 +373,26 @@ struct Kernels {
     // ---- causal (lower-triangular) products of one attention head ---------------------
     // Packed like the full products, each MR-row tile only over the k (or the column
     // tiles) the triangle leaves; small ones row by row with the same bounds.
-    static void matmul_nt_lower(float* S, const float* A, const float* Bm, int T, int K) {
-        if (!small(T, K, T)) return gemm_packed(S, A, K, 1, Bm, 1, K, T, K, T, false, kLowerC);
+    static void matmul_nt_lower(float* S, const float* A, const float* Bm, int T, int K, int lda,
+                                int ldb) {
+        if (!small(T, K, T)) return gemm_packed(S, T, A, lda, 1, Bm, 1, ldb, T, K, T, false, kLowerC);
         for (int i = 0; i < T; ++i) {
-            gemm_dots(S + (size_t)i * T, A + (size_t)i * K, Bm, 1, K, i + 1, false);
+            gemm_dots(S + (size_t)i * T, A + (size_t)i * lda, 0, Bm, ldb, 1, K, i + 1, false);
             std::fill(S + (size_t)i * T + i + 1, S + (size_t)(i + 1) * T, 0.0f);
         }
     }
-    static void matmul_nn_lower(float* C, const float* L, const float* Bm, int T, int N) {
-        if (!small(T, T, N)) return gemm_packed(C, L, T, 1, Bm, N, 1, T, T, N, false, kLowerA);
+    static void matmul_nn_lower(float* C, const float* L, const float* Bm, int T, int N, int ldb,
+                                int ldc) {
+        if (!small(T, T, N)) return gemm_packed(C, ldc, L, T, 1, Bm, ldb, 1, T, T, N, false, kLowerA);
         for (int i = 0; i < T; ++i)  // row i: k <= i
-            gemm_rows(C + (size_t)i * N, L + (size_t)i * T, T, 1, Bm, 1, i + 1, N, false);
+            gemm_rows(C + (size_t)i * ldc, 0, L + (size_t)i * T, T, 1, Bm, ldb, 1, i + 1, N, false);
     }
-    static void matmul_tn_lower(float* C, const float* L, const float* Bm, int T, int N) {
-        if (!small(T, T, N)) return gemm_packed(C, L, 1, T, Bm, N, 1, T, T, N, false, kUpperA);
+    static void matmul_tn_lower(float* C, const float* L, const float* Bm, int T, int N, int ldb,
+                                int ldc) {
+        if (!small(T, T, N)) return gemm_packed(C, ldc, L, 1, T, Bm, ldb, 1, T, T, N, false, kUpperA);
         for (int i = 0; i < T; ++i)  // row i: k >= i, A(i,k) = L[k*T + i]
-            gemm_rows(C + (size_t)i * N, L + (size_t)i * T + i, 1, T, Bm + (size_t)i * N, 1, T - i, N,
-                      false);
+            gemm_rows(C + (size_t)i * ldc, 0, L + (size_t)i * T + i, 1, T, Bm + (size_t)i * ldb, ldb, 1,
+                      T - i, N, false);
     }
 
     // ---- row helpers --------------------------------------------------------------

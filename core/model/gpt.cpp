@@ -27,11 +27,23 @@ const float* Activations::attention(int layer, int b, int h, int heads) const {
     return ptr(blocks[(size_t)layer].att) + ((size_t)b * heads + h) * T * T;
 }
 
+std::vector<float> Activations::head_qkv(int layer, int which, int b, int h) const {
+    const int hs = C / H;
+    std::vector<float> out((size_t)T * hs);
+    const float* src = ptr(blocks[(size_t)layer].qkv) + (size_t)b * T * 3 * C + (size_t)which * C + (size_t)h * hs;
+    for (int t = 0; t < T; ++t) std::copy_n(src + (size_t)t * 3 * C, hs, out.begin() + (size_t)t * hs);
+    return out;
+}
+
 const float* Activations::residual(int layer) const {
     return layer == 0 ? ptr(embed) : ptr(blocks[(size_t)layer - 1].res_out);
 }
 
 namespace {
+
+// One head's forward scratch: attention_forward's T² + 4 T·hs + hs (fast_attention_forward
+// takes T² + 3 T·hs of it).
+size_t head_scratch_floats(int T, int hs) { return (size_t)T * T + 4 * (size_t)T * hs + hs; }
 
 void allocate(Activations& a, const Config& c, int B, int T) {
     const size_t BT = (size_t)B * T, C = (size_t)c.width, F = (size_t)c.ffn_width();
@@ -43,6 +55,8 @@ void allocate(Activations& a, const Config& c, int B, int T) {
     };
     a.B = B;
     a.T = T;
+    a.C = (int)C;
+    a.H = c.heads;
     a.embed = take(BT * C);
     a.blocks.assign((size_t)c.layers, BlockActs{});
     for (size_t l = 0; l < a.blocks.size(); ++l) {
@@ -54,9 +68,7 @@ void allocate(Activations& a, const Config& c, int B, int T) {
         k.ln1 = take(BT * C);
         k.ln1_mean = take(BT);
         k.ln1_rstd = take(BT);
-        k.q = take(BT * C);
-        k.k = take(BT * C);
-        k.v = take(BT * C);
+        k.qkv = take(BT * 3 * C);
         k.att = take((size_t)B * c.heads * T * T);
         k.atty = take(BT * C);
         k.res_attn = take(BT * C);
@@ -76,9 +88,9 @@ void allocate(Activations& a, const Config& c, int B, int T) {
     a.probs = take(BT * c.vocab);
     a.losses = take(BT);
     a.buf.resize(n);  // keeps its capacity across calls of the same size
-    // forward scratch: qkv (B,T,3C), then one head's T*T + 3*T*hs (attention_forward
-    // takes T*T + T*hs + hs, fast_attention_forward T*T + 3*T*hs), then β's logits (B,T,H)
-    a.scratch.resize(BT * 3 * C + (size_t)T * T + 3 * (size_t)T * c.head_size() + BT * c.heads);
+    // scratch: a linear or delta layer's q, k, v split into heads (B,H,T,hs) x3 (forward and
+    // backward), then one head's head_scratch_floats, then β's logits (B,T,H)
+    a.scratch.resize(BT * 3 * C + head_scratch_floats(T, c.head_size()) + BT * c.heads);
     a.kernel_targets.resize(BT);
     a.loss_weights.resize(BT);
 }
@@ -95,38 +107,26 @@ void copy_head(float* dst, const float* src, int hs) {
     }
 }
 
-// dst (n) = a (n) + b (n), N a compile-time size (vectorised, no loop overhead)
-template <int N>
-void add_fixed(float* __restrict dst, const float* __restrict a, const float* __restrict b) {
-    for (int i = 0; i < N; ++i) dst[i] = a[i] + b[i];
-}
-// dst (hs) = src (hs) + bias (hs): copy_head with the layer's bias added on the way
-void copy_head_bias(float* dst, const float* src, const float* bias, int hs) {
-    switch (hs) {
-        case 8: return add_fixed<8>(dst, src, bias);
-        case 16: return add_fixed<16>(dst, src, bias);
-        case 32: return add_fixed<32>(dst, src, bias);
-        case 64: return add_fixed<64>(dst, src, bias);
-        default:
-            for (int i = 0; i < hs; ++i) dst[i] = src[i] + bias[i];
-    }
-}
-
-// (B,T,3C) + bias (3C) -> three (B,H,T,hs): the q, k, v of every head made contiguous,
-// the qkv projection's bias added in the same pass
-void split_heads(float* q, float* k, float* v, const float* qkv, const float* bias, int B, int T,
-                 int C, int H) {
+// (B,T,3C) -> three (B,H,T,hs): the q, k, v of every head made contiguous, for the
+// linear and delta layers' parallel form (softmax layers read them in place)
+void split_heads(float* q, float* k, float* v, const float* qkv, int B, int T, int C, int H) {
     const int hs = C / H;
     for (int b = 0; b < B; ++b)
         for (int t = 0; t < T; ++t) {
             const float* row = qkv + ((size_t)b * T + t) * 3 * C;
             for (int h = 0; h < H; ++h) {
                 const size_t dst = (((size_t)b * H + h) * T + t) * hs;
-                copy_head_bias(q + dst, row + h * hs, bias + h * hs, hs);
-                copy_head_bias(k + dst, row + C + h * hs, bias + C + h * hs, hs);
-                copy_head_bias(v + dst, row + 2 * C + h * hs, bias + 2 * C + h * hs, hs);
+                copy_head(q + dst, row + h * hs, hs);
+                copy_head(k + dst, row + C + h * hs, hs);
+                copy_head(v + dst, row + 2 * C + h * hs, hs);
             }
         }
+}
+
+// dst (T,hs) rows ldd floats apart = src (T,hs) rows lds apart: one head gathered from
+// wider rows into its own (T,hs), or scattered back
+void copy_rows(float* dst, size_t ldd, const float* src, size_t lds, int T, int hs) {
+    for (int t = 0; t < T; ++t) copy_head(dst + (size_t)t * ldd, src + (size_t)t * lds, hs);
 }
 
 // out (N,C) += a (N,C) + bias (C): a residual add with the sublayer's bias folded in
@@ -215,24 +215,27 @@ void embedding_backward(float* dwte, float* dwpe, const float* dout, const int* 
         }
 }
 
-// O (T,hs) += m, m_t = Σ_{i<t} η^{t−i} v_i for v (T,hs); m scratch (hs)
-void add_momentum_forward(float* O, float* m, const float* v, int T, int hs, float eta) {
+// O (T,hs) += m, m_t = Σ_{i<t} η^{t−i} v_i for v (T,hs); O's, v's rows ldo, ldv floats
+// apart; m scratch (hs)
+void add_momentum_forward(float* O, size_t ldo, float* m, const float* v, size_t ldv, int T, int hs,
+                          float eta) {
     std::fill_n(m, hs, 0.0f);
     for (int t = 1; t < T; ++t)
         for (int c = 0; c < hs; ++c) {
-            m[c] = eta * (m[c] + v[(size_t)(t - 1) * hs + c]);
-            O[(size_t)t * hs + c] += m[c];
+            m[c] = eta * (m[c] + v[(size_t)(t - 1) * ldv + c]);
+            O[(size_t)t * ldo + c] += m[c];
         }
 }
 
 // dv (T,hs) += r, r_i = Σ_{t>i} η^{t−i} dO_t, by r_{T−1} = 0, r_i = η (r_{i+1} + dO_{i+1});
-// r scratch (hs)
-void add_momentum_backward(float* dv, float* r, const float* dO, int T, int hs, float eta) {
+// dv's, dO's rows ldv, ldo floats apart; r scratch (hs)
+void add_momentum_backward(float* dv, size_t ldv, float* r, const float* dO, size_t ldo, int T, int hs,
+                           float eta) {
     std::fill_n(r, hs, 0.0f);
     for (int i = T - 2; i >= 0; --i)
         for (int c = 0; c < hs; ++c) {
-            r[c] = eta * (r[c] + dO[(size_t)(i + 1) * hs + c]);
-            dv[(size_t)i * hs + c] += r[c];
+            r[c] = eta * (r[c] + dO[(size_t)(i + 1) * ldo + c]);
+            dv[(size_t)i * ldv + c] += r[c];
         }
 }
 
@@ -247,73 +250,95 @@ bool skips_masked_work(AttentionMask mask, int T) {
 
 // ---- attention ------------------------------------------------------------------------
 
-// scratch: one (T,T) score matrix (unused by the banded path), one (T,hs) head output,
-// then the momentum sum (hs).
+// Every head reads its q, k, v in place from the (B,T,3C) rows (row stride 3C) and writes
+// its output into atty's (B,T,C) rows; the banded kernels take contiguous (T,hs) heads, so
+// that path gathers them into scratch.
+// scratch: one (T,T) score matrix, then (banded) a head's q, k, v and output, then the
+// momentum sum (hs): head_scratch_floats.
 // With momentum η > 0, O_t += m_t = Σ_{i<t} η^{t−i} v_i, by m_0 = 0, m_t = η (m_{t−1} + v_{t−1}).
-void attention_forward(float* att, float* atty, const float* q, const float* k, const float* v,
-                       float* scratch, int B, int T, int C, int H, AttentionMask mask, float momentum) {
+void attention_forward(float* att, float* atty, const float* qkv, float* scratch, int B, int T, int C,
+                       int H, AttentionMask mask, float momentum) {
     const int hs = C / H;
+    const size_t ld = 3 * (size_t)C, Ths = (size_t)T * hs;
     const float scale = 1.0f / std::sqrt((float)hs);
     const bool band = skips_masked_work(mask, T);
     float* S = scratch;
-    float* O = scratch + (size_t)T * T;
+    float* hq = S + (size_t)T * T;
+    float *hk = hq + Ths, *hv = hk + Ths, *hO = hv + Ths, *m = hO + Ths;
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
-            const size_t bh = (size_t)b * H + h;
-            const float* qh = q + bh * T * hs;
-            const float* kh = k + bh * T * hs;
-            const float* vh = v + bh * T * hs;
-            float* P = att + bh * T * T;
+            const float* qh = qkv + (size_t)b * T * ld + (size_t)h * hs;  // (T,hs), rows ld apart
+            const float* kh = qh + C;
+            const float* vh = qh + 2 * C;
+            float* Oh = atty + (size_t)b * T * C + (size_t)h * hs;      // (T,hs), rows C apart
+            float* P = att + ((size_t)b * H + h) * T * T;
             if (band) {
-                ICL_PROFILE_SCOPE("fwd attn banded");
-                banded_attention_forward(P, O, qh, kh, vh, T, hs, mask.window, scale);
+                ICL_PROFILE_SCOPE("fwd attn banded");  // with its gather and scatter
+                copy_rows(hq, hs, qh, ld, T, hs);
+                copy_rows(hk, hs, kh, ld, T, hs);
+                copy_rows(hv, hs, vh, ld, T, hs);
+                banded_attention_forward(P, hO, hq, hk, hv, T, hs, mask.window, scale);
+                copy_rows(Oh, C, hO, hs, T, hs);
             } else {
                 {
                     ICL_PROFILE_SCOPE("fwd attn matmul q x kT");
-                    matmul_nt_lower(S, qh, kh, T, hs);  // S (T,T) = q kᵀ, j <= i (every mask)
+                    matmul_nt_lower(S, qh, kh, T, hs, (int)ld, (int)ld);  // S (T,T) = q kᵀ, j <= i
                 }
                 {
                     ICL_PROFILE_SCOPE("fwd attn softmax");
                     attention_softmax(P, S, T, scale, mask);
                 }
                 ICL_PROFILE_SCOPE("fwd attn matmul P x v");
-                matmul_nn_lower(O, P, vh, T, hs);   // O (T,hs) = P v, P lower-triangular
+                matmul_nn_lower(Oh, P, vh, T, hs, (int)ld, C);  // O (T,hs) = P v, P lower-triangular
             }
             if (momentum > 0.0f) {
                 ICL_PROFILE_SCOPE("fwd attn momentum");
-                add_momentum_forward(O, O + (size_t)T * hs, vh, T, hs, momentum);
+                add_momentum_forward(Oh, C, m, vh, ld, T, hs, momentum);
             }
-            ICL_PROFILE_SCOPE("fwd copy heads->rows");
-            for (int t = 0; t < T; ++t)
-                copy_head(atty + ((size_t)b * T + t) * C + h * hs, O + (size_t)t * hs, hs);
         }
 }
 
-// scratch: dP and dS, (T,T) each (the banded path uses one band of dP), then the
-// momentum sum (hs).
-void attention_backward(float* dq, float* dk, float* dv, const float* dO, const float* q,
-                        const float* k, const float* v, const float* att, float* scratch, int B,
-                        int T, int C, int H, AttentionMask mask, float momentum) {
+// dq, dk, dv written in place into dqkv's (B,T,3C) rows (where q, k, v sit in qkv), from
+// dO's (B,T,C) rows; the banded path gathers a head's dO, q, k, v into scratch and
+// scatters its gradients back.
+// scratch: dP and dS, (T,T) each (the banded path uses one band of dP), then (banded) a
+// head's q, k, v, dO, dq, dk, dv (T,hs) each, then the momentum sum (hs).
+void attention_backward(float* dqkv, const float* dO, const float* qkv, const float* att,
+                        float* scratch, int B, int T, int C, int H, AttentionMask mask,
+                        float momentum) {
     const int hs = C / H;
+    const size_t ld = 3 * (size_t)C, Ths = (size_t)T * hs;
     const float scale = 1.0f / std::sqrt((float)hs);
     const bool band = skips_masked_work(mask, T);
     float* dP = scratch;
     float* dS = scratch + (size_t)T * T;
+    float* hq = dS + (size_t)T * T;
+    float *hk = hq + Ths, *hv = hk + Ths, *hdO = hv + Ths, *hdq = hdO + Ths, *hdk = hdq + Ths,
+          *hdv = hdk + Ths, *r = hdv + Ths;
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
-            const size_t o = ((size_t)b * H + h) * T * hs;
+            const size_t row = (size_t)b * T * ld + (size_t)h * hs;
+            const float *qh = qkv + row, *kh = qh + C, *vh = qh + 2 * C;  // rows ld apart
+            float *dqh = dqkv + row, *dkh = dqh + C, *dvh = dqh + 2 * C;
+            const float* dOh = dO + (size_t)b * T * C + (size_t)h * hs;   // rows C apart
             const float* P = att + ((size_t)b * H + h) * T * T;
             if (band) {
-                ICL_PROFILE_SCOPE("bwd attn banded");
-                for (float* g : {dq + o, dk + o, dv + o}) std::fill_n(g, (size_t)T * hs, 0.0f);
-                banded_attention_backward(dq + o, dk + o, dv + o, dP, dO + o, q + o, k + o, v + o, P,
-                                          T, hs, mask.window, scale);
+                ICL_PROFILE_SCOPE("bwd attn banded");  // with its gather and scatter
+                copy_rows(hq, hs, qh, ld, T, hs);
+                copy_rows(hk, hs, kh, ld, T, hs);
+                copy_rows(hv, hs, vh, ld, T, hs);
+                copy_rows(hdO, hs, dOh, C, T, hs);
+                std::fill_n(hdq, 3 * Ths, 0.0f);
+                banded_attention_backward(hdq, hdk, hdv, dP, hdO, hq, hk, hv, P, T, hs, mask.window, scale);
+                copy_rows(dqh, ld, hdq, hs, T, hs);
+                copy_rows(dkh, ld, hdk, hs, T, hs);
+                copy_rows(dvh, ld, hdv, hs, T, hs);
             } else {
                 {
                     ICL_PROFILE_SCOPE("bwd attn matmul dO x vT, PT x dO");
                     // P and dS are 0 above the diagonal (every mask): only the lower half is worked
-                    matmul_nt_lower(dP, dO + o, v + o, T, hs);   // dP (T,T) = dO vᵀ, j <= i
-                    matmul_tn_lower(dv + o, P, dO + o, T, hs);   // dv (T,hs) = Pᵀ dO
+                    matmul_nt_lower(dP, dOh, vh, T, hs, C, (int)ld);    // dP (T,T) = dO vᵀ, j <= i
+                    matmul_tn_lower(dvh, P, dOh, T, hs, C, (int)ld);    // dv (T,hs) = Pᵀ dO
                 }
                 {
                     ICL_PROFILE_SCOPE("bwd attn softmax");
@@ -321,12 +346,12 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dO, const 
                     attention_softmax_backward(dS, dP, P, T, scale);
                 }
                 ICL_PROFILE_SCOPE("bwd attn matmul dS x k, dST x q");
-                matmul_nn_lower(dq + o, dS, k + o, T, hs);   // dq = dS k
-                matmul_tn_lower(dk + o, dS, q + o, T, hs);   // dk = dSᵀ q
+                matmul_nn_lower(dqh, dS, kh, T, hs, (int)ld, (int)ld);  // dq = dS k
+                matmul_tn_lower(dkh, dS, qh, T, hs, (int)ld, (int)ld);  // dk = dSᵀ q
             }
             if (momentum > 0.0f) {
                 ICL_PROFILE_SCOPE("bwd attn momentum");
-                add_momentum_backward(dv + o, dS + (size_t)T * T, dO + o, T, hs, momentum);
+                add_momentum_backward(dvh, ld, r, dOh, C, T, hs, momentum);
             }
         }
 }
@@ -651,8 +676,11 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
         apply_residual_adds(acts.ptr(acts.embed), hooks, 0, B, T, C);
     }
     const float* x = acts.ptr(acts.embed);
-    float* qkv = acts.scratch.data();
-    float* head_scratch = qkv + (size_t)BT * 3 * C;
+    // a linear or delta layer's q, k, v split into heads, then one head's scratch
+    float* hq = acts.scratch.data();
+    float* hk = hq + (size_t)BT * C;
+    float* hv = hk + (size_t)BT * C;
+    float* head_scratch = hv + (size_t)BT * C;
     for (int l = 0; l < c.layers; ++l) {
         const BlockSlots& p = lay.blocks[(size_t)l];
         BlockActs& a = acts.blocks[(size_t)l];
@@ -661,22 +689,20 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
             layernorm_forward(acts.ptr(a.ln1), acts.ptr(a.ln1_mean), acts.ptr(a.ln1_rstd), x,
                               model.at(p.ln1_w), model.at(p.ln1_b), BT, C, kLayerNormEps);
         }
+        float* qkv = acts.ptr(a.qkv);
         {
-            ICL_PROFILE_SCOPE("fwd matmul qkv (BT,C) x (C,3C)");
-            linear_forward(qkv, acts.ptr(a.ln1), model.at(p.wq), nullptr, BT, C, 3 * C);
-        }
-        {
-            ICL_PROFILE_SCOPE("fwd copy split heads");  // + bq
-            split_heads(acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v), qkv, model.at(p.bq), B, T, C, H);
+            ICL_PROFILE_SCOPE("fwd matmul qkv (BT,C) x (C,3C)");  // + bq
+            linear_forward(qkv, acts.ptr(a.ln1), model.at(p.wq), model.at(p.bq), BT, C, 3 * C);
         }
         const AttentionKind kind = c.kind(l);
         if (kind == AttentionKind::softmax) {
-            attention_forward(acts.ptr(a.att), acts.ptr(a.atty), acts.ptr(a.q), acts.ptr(a.k),
-                              acts.ptr(a.v), head_scratch, B, T, C, H, c.mask(l), c.momentum);
+            attention_forward(acts.ptr(a.att), acts.ptr(a.atty), qkv, head_scratch, B, T, C, H, c.mask(l),
+                              c.momentum);
         } else {
             ICL_PROFILE_SCOPE("fwd attn linear/delta");
+            split_heads(hq, hk, hv, qkv, B, T, C, H);
             if (kind == AttentionKind::delta) {  // β (B,H,T) = σ(ln1 · wbᵀ + bb)
-                float* logits = head_scratch + (size_t)T * T + 3 * (size_t)T * (C / H);
+                float* logits = head_scratch + head_scratch_floats(T, C / H);
                 linear_forward(logits, acts.ptr(a.ln1), model.at(p.wb), model.at(p.bb), BT, C, H);
                 float* beta = acts.ptr(a.beta);
                 for (int b = 0; b < B; ++b)
@@ -685,9 +711,8 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
                             beta[((size_t)b * H + h) * T + t] =
                                 1.0f / (1.0f + std::exp(-logits[((size_t)b * T + t) * H + h]));
             }
-            fast_attention_forward(kind, acts.ptr(a.att), acts.ptr(a.atty), acts.ptr(a.u),
-                                   acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v), acts.ptr(a.beta),
-                                   head_scratch, B, T, C, H);
+            fast_attention_forward(kind, acts.ptr(a.att), acts.ptr(a.atty), acts.ptr(a.u), hq, hk, hv,
+                                   acts.ptr(a.beta), head_scratch, B, T, C, H);
         }
         for (const HeadAblation& h : acts.ablations)
             if (h.layer == l) zero_head(acts.ptr(a.atty), B, T, C, C / H, h.head);
@@ -780,19 +805,25 @@ Status backward(const Model& model, Activations& acts, float* grads) {
     const size_t FT = c.attention_only ? 0 : (size_t)BT * F;
     const size_t dlogits_n = (size_t)BT * V;
     const size_t hs = (size_t)(C / H), BTH = (size_t)BT * H;
-    acts.grad_scratch.resize(dlogits_n + FT + 9 * BTC + 2 * (size_t)T * T + 5 * (size_t)T * hs +
-                             2 * (size_t)T + hs + 2 * BTH);
+    // one head's backward scratch: attention_backward's 2T² + 7 T·hs + hs, the delta heads'
+    // 2T² + 5 T·hs + 2T + hs
+    const size_t head_n = 2 * (size_t)T * T + 7 * (size_t)T * hs + 2 * (size_t)T + hs;
+    acts.grad_scratch.resize(dlogits_n + FT + 9 * BTC + head_n + 2 * BTH);
     float* dlogits = acts.grad_scratch.data();
     float* dhidden = dlogits + dlogits_n;  // (B,T,F): d(gelu out), then in place d(fc)
     float* dres = dhidden + FT;            // (B,T,C)
     float* dln = dres + BTC;               // (B,T,C)
-    float* dO = dln + BTC;                 // (B,H,T,hs)
-    float* dq = dO + BTC;                  // (B,H,T,hs) x3
+    float* dO = dln + BTC;                 // (B,H,T,hs): linear and delta layers' d(heads' outputs)
+    float* dq = dO + BTC;                  // (B,H,T,hs) x3, theirs too
     float* dk = dq + BTC;
     float* dv = dk + BTC;
     float* dqkv = dv + BTC;                // (B,T,3C)
-    float* dP = dqkv + 3 * BTC;            // one head's backward scratch (2T² + 5T·hs + 2T + hs)
-    float* dbeta = dP + 2 * (size_t)T * T + 5 * (size_t)T * hs + 2 * (size_t)T + hs;  // (B,H,T)
+    float* dP = dqkv + 3 * BTC;            // one head's backward scratch (head_n)
+    float* dbeta = dP + head_n;            // (B,H,T)
+    // a linear or delta layer's q, k, v split into heads again (the forward's scratch)
+    float* hq = acts.scratch.data();
+    float* hk = hq + BTC;
+    float* hv = hk + BTC;
     float* dbl = dbeta + BTH;              // (B,T,H) d(β's logits)
     std::fill_n(dlogits, dlogits_n, 0.0f);
     std::fill_n(dres, BTC, 0.0f);
@@ -850,22 +881,16 @@ Status backward(const Model& model, Activations& acts, float* grads) {
             if (h.layer == l) zero_head(dln, B, T, C, C / H, h.head);
         for (const HeadPatch& h : acts.head_patches)
             if (h.layer == l) patch_head(dln, h, B, T, C, C / H, true);
-        {
-            ICL_PROFILE_SCOPE("bwd copy rows->heads");
-            rows_to_heads(dO, dln, B, T, C, H);
-        }
         const AttentionKind kind = c.kind(l);
-        if (kind == AttentionKind::softmax) {
-            attention_backward(dq, dk, dv, dO, acts.ptr(a.q), acts.ptr(a.k), acts.ptr(a.v),
-                               acts.ptr(a.att), dP, B, T, C, H, c.mask(l), c.momentum);
+        const float* qkv = acts.ptr(a.qkv);
+        if (kind == AttentionKind::softmax) {  // d(atty) read in place from dln
+            attention_backward(dqkv, dln, qkv, acts.ptr(a.att), dP, B, T, C, H, c.mask(l), c.momentum);
         } else {
-            ICL_PROFILE_SCOPE("bwd attn linear/delta");
-            fast_attention_backward(kind, dq, dk, dv, dbeta, dO, acts.ptr(a.q), acts.ptr(a.k),
-                                    acts.ptr(a.v), acts.ptr(a.beta), acts.ptr(a.att), acts.ptr(a.u), dP,
-                                    B, T, C, H);
-        }
-        {
-            ICL_PROFILE_SCOPE("bwd copy merge heads");
+            ICL_PROFILE_SCOPE("bwd attn linear/delta");  // with the splits into heads and the merge
+            rows_to_heads(dO, dln, B, T, C, H);
+            split_heads(hq, hk, hv, qkv, B, T, C, H);
+            fast_attention_backward(kind, dq, dk, dv, dbeta, dO, hq, hk, hv, acts.ptr(a.beta),
+                                    acts.ptr(a.att), acts.ptr(a.u), dP, B, T, C, H);
             merge_heads(dqkv, dq, dk, dv, B, T, C, H);
         }
         {

@@ -18,11 +18,11 @@ double norm(const std::vector<float>& v) {
 HeadSplit split_head(const gpt::Activations& acts, const gpt::Config& c, int layer, int head, int b, int t,
                      int demo_from, int demo_to) {
     const int H = c.heads, hs = c.width / H, T = acts.T;
-    const gpt::BlockActs& a = acts.blocks[(size_t)layer];
-    const size_t base = ((size_t)b * H + head) * T * hs;
-    const float* q = acts.ptr(a.q) + base + (size_t)t * hs;  // (hs)
-    const float* K = acts.ptr(a.k) + base;                  // (T,hs)
-    const float* V = acts.ptr(a.v) + base;                  // (T,hs)
+    const std::vector<float> qs = acts.head_qkv(layer, 0, b, head), Ks = acts.head_qkv(layer, 1, b, head),
+                             Vs = acts.head_qkv(layer, 2, b, head);
+    const float* q = qs.data() + (size_t)t * hs;  // (hs)
+    const float* K = Ks.data();                    // (T,hs)
+    const float* V = Vs.data();                    // (T,hs)
     HeadSplit s;
     // the two fast-weight matrices (hs,hs): W[r][c] = Σ v_i[r] k_i[c]
     std::vector<double> w_zsl((size_t)hs * hs, 0.0), w_icl((size_t)hs * hs, 0.0);

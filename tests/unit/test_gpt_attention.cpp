@@ -100,15 +100,39 @@ void check_attention(int B, int T, int C, int H, AttentionMask mask, float eta, 
         for (float& e : *x) e = rng.normal(0.0f, 1.5f);  // scores far from uniform
     const Attention ref = reference(q, k, v, dO, B, T, C, H, mask, eta);
 
+    // the model's layout: q, k, v as (B,T,3C) rows (head h's q in columns h*hs.., k in
+    // C + h*hs.., v in 2C + h*hs..), dO as (B,T,C) rows
+    std::vector<float> qkv((size_t)B * T * 3 * C), dOrows((size_t)B * T * C);
+    auto rows_at = [&](int b, int h, int t) { return ((size_t)b * T + t) * 3 * C + (size_t)h * hs; };
+    for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h)
+            for (int t = 0; t < T; ++t)
+                for (int e = 0; e < hs; ++e) {
+                    const size_t at = (((size_t)b * H + h) * T + t) * hs + e;
+                    qkv[rows_at(b, h, t) + e] = q[at];
+                    qkv[rows_at(b, h, t) + C + e] = k[at];
+                    qkv[rows_at(b, h, t) + 2 * C + e] = v[at];
+                    dOrows[((size_t)b * T + t) * C + (size_t)h * hs + e] = dO[at];
+                }
+
     // every output pre-filled with garbage: each must be written, not accumulated
     std::vector<float> att((size_t)B * H * T * T, 7.0f), atty((size_t)B * T * C, 7.0f);
-    std::vector<float> dq(n, 7.0f), dk(n, 7.0f), dv(n, 7.0f);
-    // the larger of forward's T² + T·hs + hs and backward's 2T² + hs
-    std::vector<float> scratch(std::max((size_t)T * T + (size_t)T * hs, 2 * (size_t)T * T) + hs, 7.0f);
-    gpt::attention_forward(att.data(), atty.data(), q.data(), k.data(), v.data(), scratch.data(), B,
-                           T, C, H, mask, eta);
-    gpt::attention_backward(dq.data(), dk.data(), dv.data(), dO.data(), q.data(), k.data(), v.data(),
-                            att.data(), scratch.data(), B, T, C, H, mask, eta);
+    std::vector<float> dqkv((size_t)B * T * 3 * C, 7.0f);
+    // the larger of forward's T² + 4 T·hs + hs and backward's 2T² + 7 T·hs + hs
+    std::vector<float> scratch(2 * (size_t)T * T + 7 * (size_t)T * hs + hs, 7.0f);
+    gpt::attention_forward(att.data(), atty.data(), qkv.data(), scratch.data(), B, T, C, H, mask, eta);
+    gpt::attention_backward(dqkv.data(), dOrows.data(), qkv.data(), att.data(), scratch.data(), B, T, C,
+                            H, mask, eta);
+    std::vector<float> dq(n), dk(n), dv(n);  // back to (B,H,T,hs), the reference's layout
+    for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h)
+            for (int t = 0; t < T; ++t)
+                for (int e = 0; e < hs; ++e) {
+                    const size_t at = (((size_t)b * H + h) * T + t) * hs + e;
+                    dq[at] = dqkv[rows_at(b, h, t) + e];
+                    dk[at] = dqkv[rows_at(b, h, t) + C + e];
+                    dv[at] = dqkv[rows_at(b, h, t) + 2 * C + e];
+                }
     INFO("B=" << B << " T=" << T << " H=" << H << " hs=" << hs << " kind=" << mask.kind
               << " window=" << mask.window << " stride=" << mask.stride << " momentum=" << eta);
     size_t masked_nonzero = 0;

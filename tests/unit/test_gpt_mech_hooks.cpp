@@ -33,14 +33,14 @@ TEST_CASE("momentum attention: layer 0's head outputs gain exactly sum_{i<t} eta
     REQUIRE(gpt::forward(plain, a, tokens.data(), nullptr, B, T).ok());
     REQUIRE(gpt::forward(mo, b, tokens.data(), nullptr, B, T).ok());
     // layer 0 sees the same input in both, so the difference is the momentum term alone
-    const float* v = a.ptr(a.blocks[0].v);  // (B,H,T,hs)
+    const float* v = a.ptr(a.blocks[0].qkv) + 2 * C;  // (B,T,3C): head h's v in columns 2C + h*hs..
     double worst = 0;
     for (int r = 0; r < B; ++r)
         for (int h = 0; h < H; ++h)
             for (int t = 0; t < T; ++t)
                 for (int e = 0; e < hs; ++e) {
                     double want = 0;
-                    for (int i = 0; i < t; ++i) want += std::pow(0.7, t - i) * v[(((size_t)r * H + h) * T + i) * hs + e];
+                    for (int i = 0; i < t; ++i) want += std::pow(0.7, t - i) * v[((size_t)r * T + i) * 3 * C + h * hs + e];
                     const size_t at = ((size_t)r * T + t) * C + h * hs + e;
                     const double got = b.head_outputs(0)[at] - a.head_outputs(0)[at];
                     worst = std::max(worst, std::fabs(got - want));

@@ -619,9 +619,9 @@ TEST_CASE("kernels: causal matmuls match the reference and the full product, eve
             std::vector<float> full((size_t)T * T), want_s((size_t)T * T), want_nn((size_t)T * K),
                 want_tn((size_t)T * K);
             icl::ref::matmul_nt(full.data(), A.data(), B.data(), T, K, T, false);
-            icl::ref::matmul_nt_lower(want_s.data(), A.data(), B.data(), T, K);
-            icl::ref::matmul_nn_lower(want_nn.data(), L.data(), B.data(), T, K);
-            icl::ref::matmul_tn_lower(want_tn.data(), L.data(), B.data(), T, K);
+            icl::ref::matmul_nt_lower(want_s.data(), A.data(), B.data(), T, K, K, K);
+            icl::ref::matmul_nn_lower(want_nn.data(), L.data(), B.data(), T, K, K, K);
+            icl::ref::matmul_tn_lower(want_tn.data(), L.data(), B.data(), T, K, K, K);
             // the reference agrees with the full products (zero above the diagonal for nt)
             std::vector<float> nn_full((size_t)T * K), tn_full((size_t)T * K);
             icl::ref::matmul_nn(nn_full.data(), L.data(), B.data(), T, T, K, false);
@@ -637,13 +637,35 @@ TEST_CASE("kernels: causal matmuls match the reference and the full product, eve
             CHECK(lower_diff == 0);
             CHECK(worst(want_nn, nn_full, atol, 1e-5) <= 1.0);
             CHECK(worst(want_tn, tn_full, atol, 1e-5) <= 1.0);
+            // The same operands as one head's columns inside wider rows (a model's q, k, v
+            // inside its qkv rows, 3 heads of K, this one the middle): the kernels read
+            // only those columns and write only those of C, whose other columns keep 7.
+            const int ld = 3 * K;
+            auto wide = [&](const std::vector<float>& x) {
+                std::vector<float> w((size_t)T * ld, NAN);  // read outside the head: NaN spreads
+                for (int i = 0; i < T; ++i)
+                    for (int c = 0; c < K; ++c) w[(size_t)i * ld + K + c] = x[(size_t)i * K + c];
+                return w;
+            };
+            const auto Aw = wide(A), Bw = wide(B);
+            auto narrow = [&](const std::vector<float>& w, size_t& outside) {
+                std::vector<float> x((size_t)T * K);
+                outside = 0;
+                for (int i = 0; i < T; ++i)
+                    for (int c = 0; c < ld; ++c) {
+                        const float e = w[(size_t)i * ld + c];
+                        if (c >= K && c < 2 * K) x[(size_t)i * K + c - K] = e;
+                        else outside += e != 7.0f;
+                    }
+                return x;
+            };
             for (Isa isa : isas.list) {
                 icl::set_isa(isa);
                 INFO("T=" << T << " K=" << K << " isa=" << isa_str(isa));
                 std::vector<float> s((size_t)T * T, 7.0f), nn((size_t)T * K, 7.0f), tn((size_t)T * K, 7.0f);
-                icl::matmul_nt_lower(s.data(), A.data(), B.data(), T, K);
-                icl::matmul_nn_lower(nn.data(), L.data(), B.data(), T, K);
-                icl::matmul_tn_lower(tn.data(), L.data(), B.data(), T, K);
+                icl::matmul_nt_lower(s.data(), A.data(), B.data(), T, K, K, K);
+                icl::matmul_nn_lower(nn.data(), L.data(), B.data(), T, K, K, K);
+                icl::matmul_tn_lower(tn.data(), L.data(), B.data(), T, K, K, K);
                 size_t above = 0;
                 for (int i = 0; i < T; ++i)
                     for (int j = i + 1; j < T; ++j) above += s[(size_t)i * T + j] != 0.0f;
@@ -651,6 +673,17 @@ TEST_CASE("kernels: causal matmuls match the reference and the full product, eve
                 CHECK(worst(s, want_s, atol, 1e-5) <= 1.0);
                 CHECK(worst(nn, want_nn, atol, 1e-5) <= 1.0);
                 CHECK(worst(tn, want_tn, atol, 1e-5) <= 1.0);
+
+                std::vector<float> sw((size_t)T * T, 7.0f), nnw((size_t)T * ld, 7.0f), tnw((size_t)T * ld, 7.0f);
+                icl::matmul_nt_lower(sw.data(), Aw.data() + K, Bw.data() + K, T, K, ld, ld);
+                icl::matmul_nn_lower(nnw.data() + K, L.data(), Bw.data() + K, T, K, ld, ld);
+                icl::matmul_tn_lower(tnw.data() + K, L.data(), Bw.data() + K, T, K, ld, ld);
+                size_t nn_outside = 0, tn_outside = 0;
+                CHECK(worst(sw, want_s, atol, 1e-5) <= 1.0);
+                CHECK(worst(narrow(nnw, nn_outside), want_nn, atol, 1e-5) <= 1.0);
+                CHECK(worst(narrow(tnw, tn_outside), want_tn, atol, 1e-5) <= 1.0);
+                CHECK(nn_outside == 0);
+                CHECK(tn_outside == 0);
             }
         }
 }

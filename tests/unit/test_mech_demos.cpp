@@ -28,9 +28,19 @@ TEST_CASE("icl_split: the softmax output it reads is softmax(k.q/sqrt(d)) v reco
     gpt::Activations acts;
     REQUIRE(gpt::forward(m, acts, tokens.data(), nullptr, 1, T).ok());
     const HeadSplit s = split_head(acts, c, 1, 2, 0, T - 1, 1, 6);
-    const float* q = acts.ptr(acts.blocks[1].q) + (size_t)2 * T * hs + (size_t)(T - 1) * hs;
-    const float* K = acts.ptr(acts.blocks[1].k) + (size_t)2 * T * hs;
-    const float* V = acts.ptr(acts.blocks[1].v) + (size_t)2 * T * hs;
+    // head 2's q, k, v read from the (B,T,3C) rows directly (not through head_qkv, which
+    // split_head uses)
+    const int C = c.width;
+    std::vector<float> Ks((size_t)T * hs), Vs((size_t)T * hs);
+    const float* qkv = acts.ptr(acts.blocks[1].qkv);
+    for (int t = 0; t < T; ++t)
+        for (int e = 0; e < hs; ++e) {
+            Ks[(size_t)t * hs + e] = qkv[(size_t)t * 3 * C + C + 2 * hs + e];
+            Vs[(size_t)t * hs + e] = qkv[(size_t)t * 3 * C + 2 * C + 2 * hs + e];
+        }
+    const float* q = qkv + (size_t)(T - 1) * 3 * C + 2 * hs;
+    const float* K = Ks.data();
+    const float* V = Vs.data();
     std::vector<double> score(T);
     double mx = -1e30, z = 0;
     for (int i = 0; i < T; ++i) {

@@ -29,16 +29,19 @@ ICL_KERNEL(linear_weight_grad, (float* dW, float* db, const float* dY, const flo
 
 // ---- causal matmuls: one attention head's (T,T) products, on and below the diagonal ----
 // (every attention mask allows only j <= i, so the other half is never needed)
+// The (T,K) / (T,N) operands are a head's slice of wider rows (its q, k, v inside the
+// model's (B,T,3C) qkv rows, its output inside (B,T,C)): lda, ldb, ldc are their row
+// strides in floats (K or N when contiguous). The (T,T) ones are contiguous.
 // S (T,T) = A (T,K) · B(T,K)ᵀ for j <= i, 0 above the diagonal          (q kᵀ, dO vᵀ)
-ICL_KERNEL(matmul_nt_lower, (float* S, const float* A, const float* B, int T, int K),
-           (S, A, B, T, K))
+ICL_KERNEL(matmul_nt_lower, (float* S, const float* A, const float* B, int T, int K, int lda, int ldb),
+           (S, A, B, T, K, lda, ldb))
 // C (T,N) = L (T,T) · B (T,N) for L lower-triangular (0 above the diagonal, as a
 // softmax's P and its dS are): the work skips the zero half       (P v, dS k)
-ICL_KERNEL(matmul_nn_lower, (float* C, const float* L, const float* B, int T, int N),
-           (C, L, B, T, N))
+ICL_KERNEL(matmul_nn_lower, (float* C, const float* L, const float* B, int T, int N, int ldb, int ldc),
+           (C, L, B, T, N, ldb, ldc))
 // C (T,N) = L(T,T)ᵀ · B (T,N), L lower-triangular as above          (Pᵀ dO, dSᵀ q)
-ICL_KERNEL(matmul_tn_lower, (float* C, const float* L, const float* B, int T, int N),
-           (C, L, B, T, N))
+ICL_KERNEL(matmul_tn_lower, (float* C, const float* L, const float* B, int T, int N, int ldb, int ldc),
+           (C, L, B, T, N, ldb, ldc))
 
 // ---- softmax over attention scores ----------------------------------------------
 // P (T,T) = softmax_row(scale * S (T,T)) over the positions `mask` allows; entries

@@ -172,7 +172,8 @@ Status validate(const Hooks& hooks, const Config& config);
 
 struct BlockActs {  // offsets into Activations::buf
     size_t ln1, ln1_mean, ln1_rstd;  // (B,T,C), (B,T), (B,T)
-    size_t q, k, v;                  // (B,H,T,hs) each
+    size_t qkv;                      // (B,T,3C) every head's q, k, v, the projection's bias in:
+                                     // head h's q in columns h*hs.., k in C + h*hs.., v in 2C + h*hs..
     size_t att;                      // (B,H,T,T) attention probabilities, 0 where masked
                                      // (linear: the normalised weights; delta: q̂_t·k̂_j, j ≤ t)
     size_t beta = 0, u = 0;          // delta layers: β (B,H,T) and u (B,H,T,hs) (see AttentionKind)
@@ -184,7 +185,7 @@ struct BlockActs {  // offsets into Activations::buf
 };
 
 struct Activations {
-    int B = 0, T = 0;
+    int B = 0, T = 0, C = 0, H = 0;
     std::vector<float> buf;
     size_t embed = 0;                            // (B,T,C) residual after the embeddings
     std::vector<BlockActs> blocks;
@@ -197,7 +198,7 @@ struct Activations {
     std::vector<HeadAblation> ablations;         // from the hooks, for backward
     std::vector<HeadPatch> head_patches;         // from the hooks, for backward
 
-    // forward: qkv (B,T,3C), then attention_forward's scratch (below);
+    // forward: a linear or delta layer's q, k, v split into heads, then one head's scratch;
     // backward: the gradients flowing through the layers; with targets, each position's
     // target for the cross-entropy kernel (-1 read as 0) and its weight in the mean loss
     // (1/scored or 0). Kept between calls so a training loop does not allocate.
@@ -210,6 +211,8 @@ struct Activations {
     // read hooks (valid after forward)
     const float* logits_ptr() const { return ptr(logits); }                   // (B,T,V)
     const float* attention(int layer, int b, int h, int heads) const;         // (T,T)
+    // head h's q (which = 0), k (1) or v (2) at batch row b's positions, gathered  (T,hs)
+    std::vector<float> head_qkv(int layer, int which, int b, int h) const;
     // heads' outputs before Wo (after ablations and patches), head h in columns h*hs..  (B,T,C)
     const float* head_outputs(int layer) const { return ptr(blocks[(size_t)layer].atty); }
     // residual stream after `layer`: 0 = embeddings, l = after block l   (B,T,C)
@@ -239,19 +242,22 @@ void linear_forward(float* out, const float* inp, const float* W, const float* b
 void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, const float* inp,
                      const float* W, int N, int IC, int OC, bool accumulate_dinp = true);
 
-// One block's multi-head attention, hs = C / H: q, k, v (B,H,T,hs) -> att (B,H,T,T)
-// probabilities (exactly 0 where `mask` forbids), atty (B,T,C) the heads' outputs, head h
-// in columns h*hs... With momentum η > 0 each head's output at t gains Σ_{i<t} η^{t−i} v_i.
-// A banded mask with window w < T computes only its band, O(T·w·hs) per head; the other
-// masks multiply (T,T) matrices and then mask. scratch: T*T + T*hs + hs floats.
-void attention_forward(float* att, float* atty, const float* q, const float* k, const float* v,
-                       float* scratch, int B, int T, int C, int H, AttentionMask mask, float momentum);
-// dq, dk, dv (B,H,T,hs) from dO (B,H,T,hs), with q, k, v, att of the forward under the same
-// mask and momentum. WRITTEN, not accumulated: a head's q, k, v feed nothing else.
-// scratch: 2*T*T + hs floats.
-void attention_backward(float* dq, float* dk, float* dv, const float* dO, const float* q,
-                        const float* k, const float* v, const float* att, float* scratch, int B,
-                        int T, int C, int H, AttentionMask mask, float momentum);
+// One block's multi-head attention, hs = C / H: qkv (B,T,3C) rows (head h's q in columns
+// h*hs.., its k in C + h*hs.., its v in 2C + h*hs.., each head read in place) -> att
+// (B,H,T,T) probabilities (exactly 0 where `mask` forbids), atty (B,T,C) the heads'
+// outputs, head h in columns h*hs... With momentum η > 0 each head's output at t gains
+// Σ_{i<t} η^{t−i} v_i. A banded mask with window w < T computes only its band, O(T·w·hs)
+// per head; the other masks multiply (T,T) matrices and then mask.
+// scratch: T*T + 4*T*hs + hs floats.
+void attention_forward(float* att, float* atty, const float* qkv, float* scratch, int B, int T, int C,
+                       int H, AttentionMask mask, float momentum);
+// dqkv (B,T,3C): d(q, k, v) in the places qkv holds them, from dO (B,T,C) (head h in
+// columns h*hs..), with qkv and att of the forward under the same mask and momentum.
+// WRITTEN, not accumulated: a head's q, k, v feed nothing else.
+// scratch: 2*T*T + 7*T*hs + hs floats.
+void attention_backward(float* dqkv, const float* dO, const float* qkv, const float* att,
+                        float* scratch, int B, int T, int C, int H, AttentionMask mask,
+                        float momentum);
 
 // ---- linear and delta-rule heads: the parallel form (training) -------------------------
 
