@@ -15,6 +15,8 @@
 //     widths the lessons train: induction_heads' 32 with 32 x 48 rows, config S's 64
 //     with 16 x 64 rows), GFLOP/s at the best ISA and at SSE4.1 natively, in wasm its one:
 //   shape=<name> M=<m> K=<k> N=<n> best=<GFLOP/s> sse41=<GFLOP/s>
+// Natively it also prints one core's ceiling, fma_peak_avx512=<GFLOP/s> (16 independent
+// chains of AVX-512 FMAs; 0 without AVX-512).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -32,6 +34,7 @@
 
 #if defined(ICL_BENCH_OPENBLAS)
 #include <cblas.h>
+#include <immintrin.h>
 extern "C" char* openblas_get_corename(void);
 #endif
 
@@ -136,6 +139,40 @@ void shapes() {
 
 }  // namespace
 
+#if defined(ICL_BENCH_OPENBLAS)
+#define ICL_EACH16(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+#define ICL_LOAD(i) __m512 a##i = _mm512_loadu_ps(state + 16 * i);
+#define ICL_FMA(i) a##i = _mm512_fmadd_ps(a##i, m, c);
+#define ICL_STORE(i) _mm512_storeu_ps(state + 16 * i, a##i);
+// state (16 x 16) = iters steps of a = a * m + c, sixteen named accumulators with no call
+// in the loop (an array of them, or a clock call beside them, puts them in memory)
+__attribute__((target("avx512f"), noinline)) void fma_chains(float* state, long iters) {
+    const __m512 m = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-6f);
+    ICL_EACH16(ICL_LOAD)
+    for (long it = 0; it < iters; ++it) { ICL_EACH16(ICL_FMA) }
+    ICL_EACH16(ICL_STORE)
+}
+#undef ICL_EACH16
+#undef ICL_LOAD
+#undef ICL_FMA
+#undef ICL_STORE
+// One core's fp32 ceiling: 16 independent chains of AVX-512 fused multiply-adds (as many
+// as icl's register tile keeps), 16 lanes x 2 flops each, in GFLOP/s on the same clock as
+// the products — what every GFLOP/s figure above can be read against. 0 without AVX-512.
+double fma_peak_avx512() {
+    if (!__builtin_cpu_supports("avx512f")) return 0.0;
+    std::vector<float> state(16 * 16, 1.0f);
+    const long iters = 20000000;
+    std::vector<double> t;
+    for (int s = 0; s < kSamples; ++s) {
+        const double t0 = seconds();
+        fma_chains(state.data(), iters);
+        t.push_back(seconds() - t0);
+    }
+    return iters * 16.0 * 32.0 / median(t) * 1e-9;
+}
+#endif
+
 int main(int argc, char** argv) {
     if (argc > 1 && std::strcmp(argv[1], "--shapes") == 0) {
         shapes();
@@ -146,6 +183,7 @@ int main(int argc, char** argv) {
     std::printf("icl_isa=%s\n", icl::isa_name(best));
 #if defined(ICL_BENCH_OPENBLAS)
     std::printf("openblas_core=%s\n", openblas_get_corename());
+    std::printf("fma_peak_avx512=%.1f\n", fma_peak_avx512());
     for (int n : {64, 128, 256, 512}) {
         Problem p(n);
         auto icl_run = [&] { icl::matmul_nn(p.C.data(), p.A.data(), p.B.data(), n, n, n, false); };
