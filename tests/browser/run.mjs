@@ -170,24 +170,51 @@ async function setCheckedSteadily(input, want) {
   }
 }
 
+// How many forms the page has submitted (a capturing listener, installed once per page
+// load): tells a click that submitted a check's form from one that landed elsewhere.
+const submitCount = (page) => page.evaluate(() => {
+  if (!window.__iclSubmits) {
+    window.__iclSubmits = { n: 0 };
+    document.addEventListener('submit', () => { window.__iclSubmits.n += 1; }, true);
+  }
+  return window.__iclSubmits.n;
+});
+
 async function answer(page, check, value) {
   const section = page.locator(`section.check[data-check="${check.id}"]`);
-  if (['numeric', 'text'].includes(check.type)) {
-    await section.locator('input.answer-text').fill(value);
-  } else {
-    const values = Array.isArray(value) ? value.map(String) : [String(value)];
-    for (const input of await section.locator('input').all()) {
-      const want = values.includes(await input.getAttribute('value'));
-      // Radios are unchecked by checking another one.
-      if (want !== await input.isChecked() && (want || await input.getAttribute('type') === 'checkbox')) await setCheckedSteadily(input, want);
-    }
-  }
   const before = await section.getAttribute('data-verdict');
-  await section.locator('button[type=submit]').click();
-  await page.waitForFunction(([id]) => {
-    const s = document.querySelector(`section.check[data-check="${id}"]`);
-    return s.dataset.verdict && !s.dataset.grading;
-  }, [check.id], { timeout: DEMO_TIMEOUT_MS });
+  // The same reflow that can move an input (setCheckedSteadily) can move the submit button
+  // between Playwright's check of the click point and the click (seen twice in fresh-clone
+  // runs with another browser test beside it: the form never submitted, and the wait below
+  // timed out). The answer is set again and the click repeated only when no form was
+  // submitted; a third miss is a real failure.
+  for (let attempt = 1; ; attempt++) {
+    if (['numeric', 'text'].includes(check.type)) {
+      await section.locator('input.answer-text').fill(value);
+    } else {
+      const values = Array.isArray(value) ? value.map(String) : [String(value)];
+      for (const input of await section.locator('input').all()) {
+        const want = values.includes(await input.getAttribute('value'));
+        // Radios are unchecked by checking another one.
+        if (want !== await input.isChecked() && (want || await input.getAttribute('type') === 'checkbox')) await setCheckedSteadily(input, want);
+      }
+    }
+    const submitted = await submitCount(page);
+    await section.locator('button[type=submit]').click();
+    const took = await page.waitForFunction((n) => window.__iclSubmits.n > n, submitted, { timeout: 5000 })
+      .then(() => true, () => false);
+    if (took) break;
+    if (attempt >= 3) throw new Error(`check ${check.id}: three clicks on its submit button submitted nothing`);
+  }
+  try {
+    await page.waitForFunction(([id]) => {
+      const s = document.querySelector(`section.check[data-check="${id}"]`);
+      return s.dataset.verdict && !s.dataset.grading;
+    }, [check.id], { timeout: DEMO_TIMEOUT_MS });
+  } catch (e) {
+    const state = await section.evaluate((s) => JSON.stringify(s.dataset));
+    throw new Error(`check ${check.id}: submitted, but no verdict within ${DEMO_TIMEOUT_MS} ms (its state: ${state})`);
+  }
   return { verdict: await section.getAttribute('data-verdict'), before,
     text: (await section.locator('.verdict').innerText()).trim() };
 }
@@ -336,7 +363,8 @@ for (const lang of langs) {
       }
       if (graded.length) {
         await page.reload();
-        await page.waitForFunction(() => document.body.dataset.ready === 'true');
+        await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: DEMO_TIMEOUT_MS })
+          .catch(async () => { throw new Error(`not ready ${DEMO_TIMEOUT_MS} ms after a reload: ${await page.evaluate(() => JSON.stringify(document.body.dataset))}`); });
         for (const check of graded) {
           const state = await page.locator(`section.check[data-check="${check.id}"]`).getAttribute('data-answered');
           expect(state === 'correct', `check ${check.id}: after a reload its progress reads '${state}'`);
