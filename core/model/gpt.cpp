@@ -27,14 +27,6 @@ const float* Activations::attention(int layer, int b, int h, int heads) const {
     return ptr(blocks[(size_t)layer].att) + ((size_t)b * heads + h) * T * T;
 }
 
-std::vector<float> Activations::head_qkv(int layer, int which, int b, int h) const {
-    const int hs = C / H;
-    std::vector<float> out((size_t)T * hs);
-    const float* src = ptr(blocks[(size_t)layer].qkv) + (size_t)b * T * 3 * C + (size_t)which * C + (size_t)h * hs;
-    for (int t = 0; t < T; ++t) std::copy_n(src + (size_t)t * 3 * C, hs, out.begin() + (size_t)t * hs);
-    return out;
-}
-
 const float* Activations::residual(int layer) const {
     return layer == 0 ? ptr(embed) : ptr(blocks[(size_t)layer - 1].res_out);
 }
@@ -247,6 +239,14 @@ bool skips_masked_work(AttentionMask mask, int T) {
 }
 
 }  // namespace
+
+std::vector<float> Activations::head_qkv(int layer, int which, int b, int h) const {
+    const int hs = C / H;
+    std::vector<float> out((size_t)T * hs);
+    copy_rows(out.data(), hs, ptr(blocks[(size_t)layer].qkv) + (size_t)b * T * 3 * C + (size_t)which * C + (size_t)h * hs,
+              3 * (size_t)C, T, hs);
+    return out;
+}
 
 // ---- attention ------------------------------------------------------------------------
 
