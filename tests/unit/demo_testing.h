@@ -9,6 +9,27 @@
 
 namespace icl::testing {
 
+// Builds where a training run of the lessons' length takes minutes, not seconds: ASan
+// (g++ defines __SANITIZE_ADDRESS__, clang answers __has_feature) and wasm under node.
+// A test whose point is a long run's outcome skips there; the code it runs is covered
+// there by the shorter tests of the same demo.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+#if defined(ICL_WASM)
+constexpr bool kWasm = true;
+#else
+constexpr bool kWasm = false;
+#endif
+
 // Demo `id`'s messages in `lang` from the shipped catalogues (lessons/<lang>/catalogue/).
 inline Texts texts(const std::string& lang, const std::string& id) {
     set_asset_dir(ICL_SOURCE_DIR "/lessons");

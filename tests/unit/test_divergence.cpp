@@ -61,8 +61,9 @@ TEST_CASE("lsa_training: lr 0.05 with 2 layers diverges; the demo stops, names t
     for (double y : curve.y) CHECK(std::isfinite(y));
 }
 
+// 47 s under ASan, where the short runs above cover the same code.
 TEST_CASE("lsa_training: lr 0.01 with 2 layers trains all its steps without a divergence" *
-          doctest::test_suite("slow")) {  // 47 s under ASan: dealt first by shard.sh
+          doctest::skip(icl::testing::kSanitized)) {
     const icl::Result r =
         icl::testing::run_demo("lsa_training", {{"lr", 0.01}, {"layers", 2}, {"batch", 8}, {"steps", 300}});
     CHECK(r.error == "");

@@ -204,14 +204,8 @@ TEST_CASE("momentum_attention: both arms train from the same init on the same ba
           0.2 * testing::scalar(small, "ppl_plain"));
 }
 
-#if defined(ICL_WASM) || defined(__SANITIZE_ADDRESS__)
-constexpr bool kSlowBuild = true;  // the phase change needs ~1000 steps: minutes there
-#else
-constexpr bool kSlowBuild = false;
-#endif
-
 TEST_CASE("induction_heads: the 2-layer model forms an induction head (prefix matching > 0.5) and the 1-layer control does not (< 0.1)" *
-          doctest::skip(kSlowBuild)) {
+          doctest::skip(testing::kSanitized || testing::kWasm)) {  // ~1000 steps: minutes there
     // Olsson et al. 2022's claim at lesson scale: the default model and data, 1300 steps
     // (its phase change comes near step 960 with seed 1); about 7 s natively.
     const Result r = testing::run_demo("induction_heads", {{"steps", 1300}});

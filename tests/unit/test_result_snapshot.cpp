@@ -21,17 +21,7 @@ namespace {
 // ASan makes each of a snapshot's small allocations (labels, names, texts) far dearer
 // than a step's arithmetic: induction_heads' result() measured 0.25-0.3 of a batch-2 step
 // there against 0.12-0.2 natively. The ratio is held natively and in wasm, not under ASan.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kTimed = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kTimed = false;
-#else
-constexpr bool kTimed = true;
-#endif
-#else
-constexpr bool kTimed = true;
-#endif
+constexpr bool kTimed = !testing::kSanitized;
 
 double median_ms(std::vector<double> v) {
     std::sort(v.begin(), v.end());
