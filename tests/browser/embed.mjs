@@ -14,7 +14,6 @@
 //   the embed's "Open in ICL Lab" leads back to the lesson with them.
 // BROWSER_LESSONS (see run.mjs) keeps the embed pages of those lessons' demos only.
 import fs from 'node:fs';
-import path from 'node:path';
 
 // Records every CSP refusal in the page (and its frames) from the start.
 const recordCsp = () => {
@@ -41,7 +40,7 @@ function otherValue(spec, now) {
 }
 
 export async function embedChecks(h) {
-  const { test, expect, newContext, expectNoErrors, demosSettled, bytesSent, origin, index, langs, artifacts, timeoutMs } = h;
+  const { test, expect, newContext, expectNoErrors, demosSettled, bytesSent, origin, index, langs, screenshot, timeoutMs } = h;
   const onlyLessons = process.env.BROWSER_LESSONS ? process.env.BROWSER_LESSONS.split(',') : null;
   const demosOf = (lang) => [...new Set(index[lang].filter((l) => !onlyLessons || onlyLessons.includes(l.id)).flatMap((l) => l.demos))];
   const embedUrl = (lang, demo, query = '') => `${origin}/${lang}/embed/${demo}.html${query}`;
@@ -87,7 +86,7 @@ export async function embedChecks(h) {
         expect(await noSidewaysScroll(page), `the page is ${await page.evaluate(() => document.documentElement.scrollWidth)} px wide at 375 px`);
         const refused = await cspRefusals(page);
         expect(refused.length === 0, `CSP refusals: ${refused.join(' | ')}`);
-        await page.screenshot({ path: path.join(artifacts, `embed-${lang}-${demo}.png`), fullPage: true });
+        await screenshot(page, `embed-${lang}-${demo}`);
         expectNoErrors(context, 'console');
         await context.close();
       });
@@ -229,7 +228,7 @@ export async function embedChecks(h) {
       expect(await noSidewaysScroll(frame), 'the embed scrolls sideways in a 375 px host page');
       expect(await noSidewaysScroll(host), 'the host page scrolls sideways at 375 px');
       expect((await cspRefusals(frame)).length === 0, 'a CSP refusal in the embed');
-      await host.screenshot({ path: path.join(artifacts, 'embed-in-host-phone.png'), fullPage: true });
+      await screenshot(host, 'embed-in-host-phone');
       // "Open in ICL Lab": the lesson with the embed's current parameters.
       const back = await frame.locator('#embed-home').evaluate((a) => { a.dispatchEvent(new Event('focus')); return a.href; });
       expect(back.startsWith(`${origin}/en/${numericLesson.id}.html?`) && back.endsWith(`#demo-${block.name}`), `"Open in ICL Lab" leads to ${back}`);

@@ -7,7 +7,8 @@
 // feedback (Korean skips predict checks on training demos), progress survives a reload, URL parameters reproduce
 // a setup and garbage ones give a notice, nothing is requested from another host, and
 // a 375 px viewport does not scroll sideways; every demo's embed page and the copy
-// buttons (embed.mjs). Screenshots go to build/test-artifacts/.
+// buttons (embed.mjs). Screenshots go to build/test-artifacts/ (whole pages with
+// BROWSER_FULL_SHOTS=1).
 // Prints the budgets as "budget first_load_bytes=... first_result_ms=... redraw_ms=..."
 // and ends with "browser: N passed, M failed".
 // BROWSER_LESSONS=gpt3-in-context,... restricts the per-lesson tests to those lesson ids
@@ -27,6 +28,11 @@ const site = path.resolve(process.argv[2] || 'build/site');
 const artifacts = path.join(root, 'build', 'test-artifacts');
 const icl = path.join(root, 'build', 'bin', 'icl');
 fs.mkdirSync(artifacts, { recursive: true });
+// A picture of a page for a person to look at, build/test-artifacts/<name>.png: what the
+// viewport shows; BROWSER_FULL_SHOTS=1 takes whole pages instead (2-5.6 s each on a long
+// lesson, about 1.5 min over the suite's 34 pictures).
+const fullShots = Boolean(process.env.BROWSER_FULL_SHOTS);
+const screenshot = (page, name) => page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: fullShots });
 
 // Ceilings that catch a further regression. They were 1.5 MB / 1.5 s; this session's labs,
 // progress and dual-attention code grew the wasm core to 1.31 MB and lesson 1 measured
@@ -306,7 +312,7 @@ for (const lang of langs) {
       expect(await page.locator('main script, main iframe, main object, main embed').count() === 0, 'lesson text holds raw HTML elements');
       expectNoErrors(context, 'console');
     });
-    await page.screenshot({ path: path.join(artifacts, `${lang}-${entry.id}.png`), fullPage: true });
+    await screenshot(page, `${lang}-${entry.id}`);
     if (!data) { await context.close(); continue; }
 
     // The first demo's result is in the page (the site build computed it, web/sitegen/site.mjs)
@@ -408,7 +414,7 @@ for (const lang of langs) {
       await page.waitForTimeout(250);  // demos redraw at the new width
       const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, body: document.body.scrollWidth }));
       expect(widths.doc <= 376 && widths.body <= 376, `page is ${widths.doc} px wide at 375 px`);
-      await page.screenshot({ path: path.join(artifacts, `${lang}-${entry.id}-phone.png`), fullPage: true });
+      await screenshot(page, `${lang}-${entry.id}-phone`);
       expectNoErrors(context, 'console');
     });
     await context.close();
@@ -610,7 +616,7 @@ await test('the index shows every lesson in both languages with the progress mad
   await page.setViewportSize({ width: 375, height: 740 });
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   expect(width <= 376, `index is ${width} px wide at 375 px`);
-  await page.screenshot({ path: path.join(artifacts, 'index-phone.png'), fullPage: true });
+  await screenshot(page, 'index-phone');
   expectNoErrors(context, 'console');
   await context.close();
 });
@@ -976,7 +982,7 @@ if (withPoints) {
 }
 
 await embedChecks({ test, expect, newContext, expectNoErrors, demosSettled, moveSlider, panelsHtml, bytesSent,
-  origin, index, langs, artifacts, budgetBytes: BUDGET.firstLoadBytes, timeoutMs: DEMO_TIMEOUT_MS });
+  origin, index, langs, screenshot, budgetBytes: BUDGET.firstLoadBytes, timeoutMs: DEMO_TIMEOUT_MS });
 
 await test('no request left 127.0.0.1', async () => {
   expect(foreignRequests.length === 0, `requests to other hosts: ${[...new Set(foreignRequests)].join(', ')}`);
