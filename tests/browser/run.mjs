@@ -30,7 +30,7 @@ const icl = path.join(root, 'build', 'bin', 'icl');
 fs.mkdirSync(artifacts, { recursive: true });
 // A picture of a page for a person to look at, build/test-artifacts/<name>.png: what the
 // viewport shows; BROWSER_FULL_SHOTS=1 takes whole pages instead (2-5.6 s each on a long
-// lesson, about 1.5 min over the suite's 34 pictures).
+// lesson page, measured on 6 of them: about 1.5 min over the 32 lesson pictures).
 const fullShots = Boolean(process.env.BROWSER_FULL_SHOTS);
 const screenshot = (page, name) => page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: fullShots });
 
