@@ -204,10 +204,7 @@ struct Kernels {
                             const int i0 = ic + ir, j0 = jc + jr;
                             const int mr = std::min(MR, mc - ir), nr = std::min(NR, nc - jr);
                             float* Ct = C + (size_t)i0 * ldc + j0;
-                            if (tri == kLowerC && j0 > i0 + mr - 1) {  // wholly above the diagonal
-                                for (int r = 0; r < mr; ++r) std::fill_n(Ct + (size_t)r * ldc, nr, 0.0f);
-                                continue;
-                            }
+                            if (tri == kLowerC && j0 > i0 + mr - 1) continue;  // wholly above the diagonal
                             int k0 = pc, k1 = pc + kc;  // the k this tile needs in this K block
                             if (tri == kLowerA) k1 = std::min(k1, i0 + mr);
                             if (tri == kUpperA) k0 = std::max(k0, i0);
@@ -219,10 +216,6 @@ struct Kernels {
                             else
                                 micro_kernel<NV>(std::max(0, k1 - k0), At, rsa, csa, Bt, Ct, (int)ldc,
                                                  mr, nr, acc);
-                            if (tri == kLowerC && j0 + nr - 1 > i0)  // zero the part above it
-                                for (int r = 0; r < mr; ++r)
-                                    for (int j = std::max(0, i0 + r + 1 - j0); j < nr; ++j)
-                                        Ct[(size_t)r * ldc + j] = 0.0f;
                         }
                 }
             }
@@ -375,7 +368,11 @@ struct Kernels {
     // tiles) the triangle leaves; small ones row by row with the same bounds.
     static void matmul_nt_lower(float* S, const float* A, const float* Bm, int T, int K, int lda,
                                 int ldb) {
-        if (!small(T, K, T)) return gemm_packed(S, T, A, lda, 1, Bm, 1, ldb, T, K, T, false, kLowerC);
+        if (!small(T, K, T)) {
+            gemm_packed(S, T, A, lda, 1, Bm, 1, ldb, T, K, T, false, kLowerC);
+            for (int i = 0; i + 1 < T; ++i) std::fill(S + (size_t)i * T + i + 1, S + (size_t)(i + 1) * T, 0.0f);
+            return;
+        }
         for (int i = 0; i < T; ++i) {
             gemm_dots(S + (size_t)i * T, A + (size_t)i * lda, 0, Bm, ldb, 1, K, i + 1, false);
             std::fill(S + (size_t)i * T + i + 1, S + (size_t)(i + 1) * T, 0.0f);
