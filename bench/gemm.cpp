@@ -29,12 +29,13 @@
 #include <time.h>
 #endif
 
+#include <immintrin.h>  // SSE natively; lowered to SIMD128 in wasm (-msse4.1 -msimd128)
+
 #include "icl/kernels.h"
 #include "icl/rng.h"
 
 #if defined(ICL_BENCH_OPENBLAS)
 #include <cblas.h>
-#include <immintrin.h>
 extern "C" char* openblas_get_corename(void);
 #endif
 
@@ -137,6 +138,46 @@ void shapes() {
     }
 }
 
+// The 128-bit ceiling that SSE4.1 natively and SIMD128 in wasm share (neither has a fused
+// multiply-add): N independent chains a = a * m + c, a separate multiply and add, 4 lanes
+// x 2 flops per step. A chain waits for its multiply and its add, so the units fill only
+// with enough chains: on this kind of machine natively 8 / 12 / 14 chains gave 37 / 53 /
+// 56 GFLOP/s; 14 (with m and c) fill the 16 vector registers, and V8 keeps one of them for
+// itself. bench/ builds without -march, so the compiler has no FMA to fuse the two into.
+// state (N x 4), iters steps.
+template <int N>
+__attribute__((noinline)) void muladd_chains128(float* state, long iters) {
+    const __m128 m = _mm_set1_ps(0.999999f), c = _mm_set1_ps(1e-6f);
+    __m128 a[N];
+    for (int i = 0; i < N; ++i) a[i] = _mm_loadu_ps(state + 4 * i);
+    for (long it = 0; it < iters; ++it) {
+#if defined(__clang__)
+#pragma unroll
+#else
+#pragma GCC unroll 16
+#endif
+        for (int i = 0; i < N; ++i) a[i] = _mm_add_ps(_mm_mul_ps(a[i], m), c);
+    }
+    for (int i = 0; i < N; ++i) _mm_storeu_ps(state + 4 * i, a[i]);
+}
+// GFLOP/s of N chains on the benchmark's clock (median of kSamples)
+template <int N>
+double muladd_rate128() {
+    std::vector<float> state(N * 4, 1.0f);
+    const long iters = 4000000;
+    muladd_chains128<N>(state.data(), iters / 4);  // warm-up (wasm: V8's optimizing tier)
+    std::vector<double> t;
+    for (int s = 0; s < kSamples; ++s) {
+        const double t0 = seconds();
+        muladd_chains128<N>(state.data(), iters);
+        t.push_back(seconds() - t0);
+    }
+    return iters * N * 8.0 / median(t) * 1e-9;
+}
+// The best of 12 and 14 chains: what the SSE4.1 and wasm GEMM figures can be read
+// against (issue 18's wasm goal is a figure of this kind).
+double peak_simd128() { return std::max(muladd_rate128<12>(), muladd_rate128<14>()); }
+
 }  // namespace
 
 #if defined(ICL_BENCH_OPENBLAS)
@@ -202,6 +243,7 @@ int main(int argc, char** argv) {
         std::printf("n=%d icl=%.1f openblas=%.1f ratio=%.2f\n", n, gi, gb, gi / gb);
     }
 #endif
+    std::printf("peak_simd128=%.1f\n", peak_simd128());
     // icl alone: best ISA and SSE4.1 (natively), the only ISA (wasm).
     for (int n : {128, 256}) {
         Problem p(n);
