@@ -16,7 +16,8 @@
 //     with 16 x 64 rows), GFLOP/s at the best ISA and at SSE4.1 natively, in wasm its one:
 //   shape=<name> M=<m> K=<k> N=<n> best=<GFLOP/s> sse41=<GFLOP/s>
 // Natively it also prints one core's ceiling, fma_peak_avx512=<GFLOP/s> (16 independent
-// chains of AVX-512 FMAs; 0 without AVX-512).
+// chains of AVX-512 FMAs; 0 without AVX-512); natively and in wasm the 128-bit one,
+// peak_simd128=<GFLOP/s> (multiply-add chains, see peak_simd128).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
