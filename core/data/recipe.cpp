@@ -286,11 +286,10 @@ Expected<std::map<std::string, double>> evaluate_tasks(const Recipe& r, const gp
 
 }  // namespace
 
-HmmScores score_hmm(const gpt::Model& model, const hmm::Mixture& mixture, const hmm::Hmm& source, int k, int n,
-                    Rng& rng, int query_symbols) {
+HmmScores score_hmm(const gpt::Model& model, gpt::Activations& acts, const hmm::Mixture& mixture,
+                    const hmm::Hmm& source, int k, int n, Rng& rng, int query_symbols) {
     HmmScores sc;
     std::vector<int> tokens;
-    gpt::Activations acts;
     const int O = mixture.symbols(), V = model.config.vocab;
     std::vector<hmm::Prompt> prompts;
     for (int i = 0; i < n; ++i) {
@@ -337,12 +336,13 @@ namespace {
 Expected<std::map<std::string, double>> evaluate_hmm(const Recipe& r, const gpt::Model& model) {
     const hmm::Mixture mixture = r.hmm.mixture();
     std::map<std::string, double> out;
+    gpt::Activations acts;
     for (int k : {0, 1, 2, 4, r.hmm.segments - 1}) {
         if (k > r.hmm.segments - 1) continue;  // k demonstrations and the query must fit
         Rng rng(r.eval_seed, (uint64_t)k);
         HmmScores all;
         for (size_t c = 0; c < mixture.concepts.size(); ++c) {
-            const HmmScores sc = score_hmm(model, mixture, mixture.concepts[c], k, r.eval_sequences, rng);
+            const HmmScores sc = score_hmm(model, acts, mixture, mixture.concepts[c], k, r.eval_sequences, rng);
             if (!sc.error.empty()) return make_error(sc.error);
             const double w = 1.0 / (double)mixture.concepts.size();
             all.model_acc += w * sc.model_acc;
@@ -355,7 +355,7 @@ Expected<std::map<std::string, double>> evaluate_hmm(const Recipe& r, const gpt:
     }
     Rng rng(r.eval_seed, 99u);
     const int k = std::min(8, r.hmm.segments - 1);
-    const HmmScores unseen = score_hmm(model, mixture, unseen_concept(r.hmm), k, r.eval_sequences, rng);
+    const HmmScores unseen = score_hmm(model, acts, mixture, unseen_concept(r.hmm), k, r.eval_sequences, rng);
     if (!unseen.error.empty()) return make_error(unseen.error);
     out["unseen_acc.k" + std::to_string(k)] = unseen.model_acc;
     return out;

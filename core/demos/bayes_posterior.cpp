@@ -30,7 +30,7 @@ public:
             recipe::HmmScores seen;
             for (size_t c = 0; c < mixture_.concepts.size(); ++c) {
                 Rng rng(ctx_.seed * 31337u + c, (uint64_t)k_);
-                const recipe::HmmScores sc = recipe::score_hmm(model_, mixture_, mixture_.concepts[c], k_, n, rng, query_);
+                const recipe::HmmScores sc = recipe::score_hmm(model_, acts_, mixture_, mixture_.concepts[c], k_, n, rng, query_);
                 if (!sc.error.empty()) { error_ = sc.error; return; }
                 const double w = 1.0 / (double)mixture_.concepts.size();
                 seen.model_acc += w * sc.model_acc;
@@ -40,7 +40,7 @@ public:
                 seen.posterior_entropy += w * sc.posterior_entropy;
             }
             Rng rng(ctx_.seed * 31337u + 999u, (uint64_t)k_);
-            const recipe::HmmScores un = recipe::score_hmm(model_, mixture_, unseen_, k_, n, rng, query_);
+            const recipe::HmmScores un = recipe::score_hmm(model_, acts_, mixture_, unseen_, k_, n, rng, query_);
             if (!un.error.empty()) { error_ = un.error; return; }
             seen_.push_back(seen);
             unseen_scores_.push_back(un);
@@ -110,6 +110,7 @@ private:
     DemoContext ctx_;
     recipe::Recipe recipe_;
     gpt::Model model_;
+    gpt::Activations acts_;  // every k's forward passes, one workspace (score_hmm)
     hmm::Mixture mixture_;
     hmm::Hmm unseen_;
     int k_ = 0, k_max_ = 0, query_ = 1;

@@ -79,7 +79,11 @@ void allocate(Activations& a, const Config& c, int B, int T) {
     a.logits = take(BT * c.vocab);
     a.probs = take(BT * c.vocab);
     a.losses = take(BT);
-    a.buf.resize(n);  // keeps its capacity across calls of the same size
+    // Kept across calls (a training loop or a scorer reusing its Activations allocates
+    // nothing); grown to exactly n, the old block freed first: a plain resize would copy
+    // the stale activations and could reserve twice what the largest call needs.
+    if (n > a.buf.capacity()) std::vector<float>().swap(a.buf);
+    a.buf.resize(n);
     // scratch: a linear or delta layer's q, k, v split into heads (B,H,T,hs) x3 (forward and
     // backward), then one head's head_scratch_floats, then β's logits (B,T,H)
     a.scratch.resize(BT * 3 * C + head_scratch_floats(T, c.head_size()) + BT * c.heads);

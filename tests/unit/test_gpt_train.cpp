@@ -188,6 +188,38 @@ TEST_CASE("training: a step after the first allocates nothing (forward, backward
     }
 }
 
+TEST_CASE("gpt forward: one Activations reused across batch shapes grows to exactly the largest, "
+          "then allocates nothing, and its logits equal a fresh one's") {
+    // What a scorer that keeps its workspace relies on (recipe::score_hmm, whose fresh
+    // Activations per call cost bayes_posterior 212K page faults): growth by a plain resize
+    // would reserve up to twice the largest call and copy stale activations.
+    const gpt::Model m = gpt::make_model(small_config(), 7).value();
+    Rng rng(3);
+    std::vector<int> small(7), large(10);
+    for (int& t : small) t = (int)rng.below(10);
+    for (int& t : large) t = (int)rng.below(10);
+    gpt::Activations acts;
+    REQUIRE(gpt::forward(m, acts, small.data(), nullptr, 1, 7).ok());
+    const size_t n_small = acts.buf.size();
+    REQUIRE(gpt::forward(m, acts, large.data(), nullptr, 1, 10).ok());
+    const size_t n_large = acts.buf.size();
+    REQUIRE(n_large > n_small);
+    CHECK(n_large < 2 * n_small);  // so a geometric growth would show in the capacity
+    CHECK(acts.buf.capacity() == n_large);
+    size_t peak = 0;
+    {
+        testing::PeakMeter meter;
+        REQUIRE(gpt::forward(m, acts, small.data(), nullptr, 1, 7).ok());
+        peak = meter.peak_above_start();
+    }
+    CHECK(peak == 0);
+    CHECK(acts.buf.capacity() == n_large);
+    gpt::Activations fresh;
+    REQUIRE(gpt::forward(m, fresh, small.data(), nullptr, 1, 7).ok());
+    const size_t V = 10;
+    for (size_t i = 0; i < 7 * V; ++i) CHECK(acts.logits_ptr()[i] == fresh.logits_ptr()[i]);
+}
+
 TEST_CASE("finetune: batch 1 is SGD example by example, in order; a bad batch is an error") {
     auto model = gpt::make_model(small_config(), 5);
     REQUIRE(model);
