@@ -21,6 +21,7 @@
 
 #include <icl/assets.h>
 #include "icl/data_dir.h"
+#include "icl/process_memory.h"
 
 #include "app_state.h"
 #include "app_ui.h"
@@ -487,6 +488,7 @@ void print_summary(const Lab& lab) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    icl::keep_freed_memory();
     Options options;
     if (int status = parse_options(argc, argv, options); status >= 0) return status;
     const bool scripted = options.frames > 0;

@@ -19,6 +19,7 @@
 #include "icl/recipe_file.h"
 #include "icl/checkpoint.h"
 #include "icl/data_dir.h"
+#include "icl/process_memory.h"
 #include "icl/demo.h"
 #include "icl/lesson_set.h"
 #include "icl/recipe.h"
@@ -325,6 +326,7 @@ int cmd_train(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    icl::keep_freed_memory();
     // Demos read their checkpoints from the lessons folder: $ICL_LESSONS_DIR, the
     // installed share/icl-lab/lessons, or this checkout's (icl/data_dir.h).
     icl::set_asset_dir(icl::find_lessons_dir(ICL_SOURCE_DIR));
