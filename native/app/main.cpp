@@ -488,7 +488,9 @@ void print_summary(const Lab& lab) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    icl::keep_freed_memory();
+#ifndef __EMSCRIPTEN__
+    icl::keep_freed_memory();  // icl/process_memory.h (the wasm heap keeps everything)
+#endif
     Options options;
     if (int status = parse_options(argc, argv, options); status >= 0) return status;
     const bool scripted = options.frames > 0;
