@@ -110,9 +110,7 @@ Expected<std::map<std::string, double>> evaluate(const Recipe& r, const gpt::Mod
 
 // The model against the exact Bayesian answer on n prompts with k demonstrations drawn
 // from `source` (a mixture concept, or one outside it), each query `query_symbols` long
-// (default: all of a segment but its last symbol). Means over the prompts. acts is the
-// forward's workspace, kept by the caller across calls: its memory is reused (a fresh one
-// per call made bayes_posterior spend half its native time in page faults).
+// (default: all of a segment but its last symbol). Means over the prompts.
 struct HmmScores {
     double model_acc = 0;          // model's argmax over the symbols == the sampled answer
     double bayes_acc = 0;          // Bayes-optimal argmax == the sampled answer
@@ -121,6 +119,8 @@ struct HmmScores {
     double posterior_entropy = 0;  // of p(concept | prompt), nats
     std::string error;             // non-empty: the forward pass failed
 };
+// acts is the forward's workspace, kept by the caller across calls: its memory is reused
+// (a fresh one per call made bayes_posterior spend half its native time in page faults).
 HmmScores score_hmm(const gpt::Model& model, gpt::Activations& acts, const hmm::Mixture& mixture,
                     const hmm::Hmm& source, int k, int n, Rng& rng, int query_symbols = -1);
 
