@@ -4,7 +4,8 @@
 // looks the same as the page.
 
 export const SVG_NS = 'http://www.w3.org/2000/svg';
-export const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans KR", "Apple SD Gothic Neo", sans-serif';
+// the pages' font stack (app.css), which says why each Korean face is named
+export const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans KR", "Apple SD Gothic Neo", "Malgun Gothic", NanumGothic, sans-serif';
 export const INK = '#1f2328';
 export const MUTED = '#59636e';
 export const GRID = '#e3e6ea';
