@@ -121,20 +121,23 @@ try {
       if (entry.demos.length) {
         const analytic = analyticOf[`${lang}/${entry.id}`];
         for (let visit = 0; visit < FIRST_VISITS; visit += 1) {
-          const context = await browser.newContext({ viewport: VIEWPORT });
-          const page = await context.newPage();
-          const counter = visit === 0 ? countBytes(page) : null;
-          firsts.push(await firstResult(page, url, analytic));
-          if (visit === 0) {
-            await page.waitForLoadState('networkidle');
-            await Promise.all(counter.pending);
-            bytes = counter.bytes;
-            // the next lesson of the same visit: another page first, then this one
-            const other = index[lang].find((e) => e.id !== entry.id && e.demos.length);
-            if (other) await firstResult(page, `${origin}/${lang}/${other.id}.html`, false);
-            next = await firstResult(page, url, analytic);
+          // a page that draws nothing at load has no first result to repeat: its paint only
+          if (visit === 0 || analytic) {
+            const context = await browser.newContext({ viewport: VIEWPORT });
+            const page = await context.newPage();
+            const counter = visit === 0 ? countBytes(page) : null;
+            firsts.push(await firstResult(page, url, analytic));
+            if (visit === 0) {
+              await page.waitForLoadState('networkidle');
+              await Promise.all(counter.pending);
+              bytes = counter.bytes;
+              // the next lesson of the same visit: another page first, then this one
+              const other = index[lang].find((e) => e.id !== entry.id && e.demos.length);
+              if (other) await firstResult(page, `${origin}/${lang}/${other.id}.html`, false);
+              next = await firstResult(page, url, analytic);
+            }
+            await context.close();
           }
-          await context.close();
           const paint = await paintWithoutScripts(browser, url);
           if (paint !== null) paints.push(paint);
         }
