@@ -23,10 +23,8 @@
 //   web: <k> of <n> figures within budget
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { root, serveSite } from '../tests/browser/serve-and-launch.mjs';
+import { root, serveSite, launchChromium } from '../tests/browser/serve-and-launch.mjs';
 
-const { chromium } = createRequire(path.join(root, 'web', 'package.json'))('playwright-core');
 const site = path.resolve(process.argv[2] || 'build/site');
 const phaseOnly = process.argv.includes('--phase-change');  // only the phase change (bench/run web --phase-change)
 const BUDGET = { lessonBytes: 800000, firstResultMs: 500, labBytes: 4000000, phaseChangeMs: 10000 };
@@ -86,11 +84,7 @@ async function firstResult(page, url, drawsAtLoad) {
 const { server, origin } = await serveSite(site);
 let browser = null;
 try {
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--use-gl=swiftshader', '--enable-unsafe-swiftshader'],
-  });
+  browser = await launchChromium({ gl: true });
   let within = 0, total = 0;
   // note: more said inside the parentheses (a spread)
   const judge = (value, budget, note = '') => {

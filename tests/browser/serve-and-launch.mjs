@@ -25,11 +25,17 @@ export async function serveSite(site) {
 }
 
 // gl: WebGL2 through SwiftShader (for /lab/) instead of no GPU at all.
+// The omnibox popup's WebUI off: headless Chromium 156 loads it (chrome://omnibox-popup,
+// 200-400 requests) into every new context's window, on the same two cores as the page
+// under test; a learner's browser loads it once, not with each page. With it, a fresh
+// context's first paint of en/gpt3-in-context was 412-648 ms, without it 280-360 ms
+// (bench/web.mjs's figures measure the page, not the browser's own UI).
 export function launchChromium({ gl = false } = {}) {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', gl ? '--use-gl=swiftshader' : '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
       ...(gl ? ['--enable-unsafe-swiftshader'] : [])],
   });
 }
