@@ -23,7 +23,7 @@
 //   web: <k> of <n> figures within budget
 import fs from 'node:fs';
 import path from 'node:path';
-import { root, serveSite, launchChromium } from '../tests/browser/serve-and-launch.mjs';
+import { serveSite, launchChromium } from '../tests/browser/serve-and-launch.mjs';
 
 const site = path.resolve(process.argv[2] || 'build/site');
 const phaseOnly = process.argv.includes('--phase-change');  // only the phase change (bench/run web --phase-change)
