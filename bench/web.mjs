@@ -20,6 +20,7 @@
 // the worker's slices, each slice's JSON, its message to the page and the drawing all
 // included, as a learner waits for it:
 //   phase_change_page ms=<ms> (budget 10000) step=<s>
+//   browser_ui_pages=<n> (expected 0)   (the browser's own pages it opened meanwhile)
 //   web: <k> of <n> figures within budget
 import fs from 'node:fs';
 import path from 'node:path';
@@ -85,6 +86,13 @@ const { server, origin } = await serveSite(site);
 let browser = null;
 try {
   browser = await launchChromium({ gl: true });
+  // The browser's own pages opened during the run (browser_ui targets, such as the omnibox
+  // popup launchChromium's flags keep out): 0, unless a later Chromium renamed those
+  // features — then the figures above time the browser's UI as well.
+  const cdp = await browser.newBrowserCDPSession();
+  let browserUi = 0;
+  cdp.on('Target.targetCreated', (e) => { if (e.targetInfo.type === 'browser_ui') browserUi += 1; });
+  await cdp.send('Target.setDiscoverTargets', { discover: true });
   let within = 0, total = 0;
   // note: more said inside the parentheses (a spread)
   const judge = (value, budget, note = '') => {
@@ -208,6 +216,7 @@ try {
   } else {
     console.log('lab: not built (no lab/index.html in the site)');
   }
+  console.log(`browser_ui_pages=${browserUi} (expected 0)`);
   console.log(`web: ${within} of ${total} figures within budget`);
 } catch (e) {
   console.error(`web: stopped: ${e && e.stack ? e.stack : e}`);
