@@ -308,6 +308,11 @@ for (const lang of langs) {
         expect(drawn > 0, `demo ${d.name} drew nothing`);
       }
       expect(await page.locator('.katex-error').count() === 0, 'a formula failed to render (KaTeX error)');
+      // The prose is laid out as it nears the screen only until the page is ready (app.css);
+      // after that a jump to a demo must land where it stays (a drag test caught 160 px).
+      const skipping = await page.evaluate(() => [...document.querySelectorAll('.prose > *')]
+        .filter((e) => getComputedStyle(e).contentVisibility !== 'visible').length);
+      expect(skipping === 0, `${skipping} prose blocks still skip layout once the page is ready`);
       // Lesson text is md4c output with raw HTML off: nothing executable may appear in it.
       expect(await page.locator('main script, main iframe, main object, main embed').count() === 0, 'lesson text holds raw HTML elements');
       expectNoErrors(context, 'console');
