@@ -13,7 +13,9 @@
 //   icl_bench_gemm --shapes      only the products of lesson-sized training steps (each
 //     linear layer's forward nt, input-gradient nn and weight-gradient tn product at the
 //     widths the lessons train: induction_heads' 32 with 32 x 48 rows, config S's 64
-//     with 16 x 64 rows), GFLOP/s at the best ISA and at SSE4.1 natively, in wasm its one:
+//     with 16 x 64 rows; and one attention head's three causal products at config M,
+//     counted over the triangle's flops), GFLOP/s at the best ISA and at SSE4.1 natively,
+//     in wasm its one:
 //   shape=<name> M=<m> K=<k> N=<n> best=<GFLOP/s> sse41=<GFLOP/s>
 // Natively it also prints one core's ceiling, fma_peak_avx512=<GFLOP/s> (16 independent
 // chains of AVX-512 FMAs; 0 without AVX-512); natively and in wasm the 128-bit one,
@@ -110,6 +112,12 @@ void shapes() {
         {"M_bwd_dw_fc", "tn", 512, 1024, 128},
         {"M_bwd_dw_fc2", "tn", 128, 1024, 512},
         {"M_bwd_dw_qkv", "tn", 384, 1024, 128},
+        // one attention head of config M (T = 128, hs = 32), its causal products read in
+        // place from (T,3C) qkv rows (ld 384) and (T,C) rows (ld 128); GFLOP/s over the
+        // triangle's T (T+1) / 2 pairs
+        {"M_attn_qkT", "nt_lower", 128, 32, 128},  // S = q kᵀ; dP = dO vᵀ
+        {"M_attn_Pv", "nn_lower", 128, 128, 32},   // O = P v; dq = dS k
+        {"M_attn_PTdO", "tn_lower", 128, 128, 32}, // dv = Pᵀ dO; dk = dSᵀ q
     };
     for (const Shape& sh : list) {
         std::vector<float> A((size_t)sh.M * sh.K), B((size_t)sh.K * sh.N), C((size_t)sh.M * sh.N);
@@ -117,13 +125,28 @@ void shapes() {
         for (float& x : A) x = rng.uniform(-1.0f, 1.0f);
         for (float& x : B) x = rng.uniform(-1.0f, 1.0f);
         const std::string layout = sh.layout;
+        const int T = sh.M, ld3 = 384, ld = 128;  // the _lower ones: one head of config M
+        if (layout.find("_lower") != std::string::npos) {
+            A.assign((size_t)T * ld3, 0.0f);
+            B.assign((size_t)T * ld3, 0.0f);
+            C.assign((size_t)T * T, 0.0f);
+            for (float& x : A) x = rng.uniform(-1.0f, 1.0f);
+            for (float& x : B) x = rng.uniform(-1.0f, 1.0f);
+            for (int i = 0; i < T; ++i)  // a lower-triangular (T,T) operand, as P and dS are
+                for (int j = i + 1; j < T; ++j) A[(size_t)i * T + j] = 0.0f;
+        }
         auto run = [&] {
+            if (layout == "nt_lower") icl::matmul_nt_lower(C.data(), A.data(), B.data(), T, sh.K, ld3, ld3);
+            if (layout == "nn_lower") icl::matmul_nn_lower(C.data(), A.data(), B.data(), T, sh.N, ld3, ld);
+            if (layout == "tn_lower") icl::matmul_tn_lower(C.data(), A.data(), B.data(), T, sh.N, ld3, ld);
             if (layout == "nt") icl::matmul_nt(C.data(), A.data(), B.data(), sh.M, sh.K, sh.N, false);
             if (layout == "nn") icl::matmul_nn(C.data(), A.data(), B.data(), sh.M, sh.K, sh.N, false);
             if (layout == "tn")  // the weight-gradient product, its bias sum left out
                 icl::linear_weight_grad(C.data(), nullptr, A.data(), B.data(), sh.K, sh.N, sh.M);
         };
-        const double flop = 2.0 * sh.M * sh.K * sh.N;
+        const double flop = layout.find("_lower") != std::string::npos
+                                ? 2.0 * sh.M * sh.K * sh.N * (T + 1) / (2.0 * T)
+                                : 2.0 * sh.M * sh.K * sh.N;
         const int calls = std::max(2, (int)(2e7 / flop));
         warm_up(run);
         std::vector<double> tb, ts;
