@@ -366,6 +366,24 @@ for (const lang of langs) {
       const analytic = new Set(data.demos.filter((d) => d.info.analytic).map((d) => d.name));
       // A predict check on a training demo waits for that training: in English only.
       const graded = data.checks.filter((c) => train || c.type !== 'predict' || analytic.has(c.grading.demo));
+      // A verdict shows only once its answer is stored (a reload or a closed tab right after
+      // it keeps the answer): the moment a check's data-verdict is set, its stored record
+      // must already say what the verdict says.
+      await page.evaluate(() => {
+        window.__iclVerdicts = [];
+        new MutationObserver((ms) => {
+          for (const m of ms) {
+            const s = m.target, v = s.dataset.verdict;
+            if (v !== 'correct' && v !== 'wrong') continue;
+            let rec = null;
+            try {
+              const lessons = Object.values(JSON.parse(localStorage.getItem('icl-lab.progress')).checks || {});
+              rec = lessons.map((l) => l[s.dataset.check]).find(Boolean) || null;
+            } catch { rec = null; }
+            window.__iclVerdicts.push({ id: s.dataset.check, verdict: v, stored: rec ? rec.correct : null });
+          }
+        }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-verdict'] });
+      });
       for (const check of graded) {
         const { right, wrong } = answersFor(check, demoParams, lang);
         if (wrong !== null && wrong !== undefined) {
@@ -376,6 +394,10 @@ for (const lang of langs) {
         const r = await answer(page, check, right);
         expect(r.verdict === 'correct', `check ${check.id}: right answer ${JSON.stringify(right)} graded '${r.verdict}': ${r.text}`);
       }
+      const shown = await page.evaluate(() => window.__iclVerdicts);
+      expect(shown.length >= graded.length, `${shown.length} verdicts seen for ${graded.length} checks`);
+      for (const v of shown)
+        expect(v.stored === (v.verdict === 'correct'), `check ${v.id}: '${v.verdict}' was shown while its stored record read ${v.stored}`);
       if (graded.length) {
         await page.reload();
         await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: DEMO_TIMEOUT_MS })
