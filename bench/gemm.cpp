@@ -132,8 +132,9 @@ void shapes() {
             C.assign((size_t)T * T, 0.0f);
             for (float& x : A) x = rng.uniform(-1.0f, 1.0f);
             for (float& x : B) x = rng.uniform(-1.0f, 1.0f);
-            for (int i = 0; i < T; ++i)  // a lower-triangular (T,T) operand, as P and dS are
-                for (int j = i + 1; j < T; ++j) A[(size_t)i * T + j] = 0.0f;
+            if (layout != "nt_lower")  // nn, tn: A is a lower-triangular (T,T), as P and dS are
+                for (int i = 0; i < T; ++i)
+                    for (int j = i + 1; j < T; ++j) A[(size_t)i * T + j] = 0.0f;
         }
         auto run = [&] {
             if (layout == "nt_lower") icl::matmul_nt_lower(C.data(), A.data(), B.data(), T, sh.K, ld3, ld3);

@@ -122,21 +122,20 @@ export class CheckBlock {
       ? result
       : await this.client.call('grade', JSON.stringify(c), JSON.stringify(answer), JSON.stringify(result),
         document.documentElement.lang || 'en');
-    if (verdict.error) {
-      this.submitButton.disabled = false;
-      delete this.section.dataset.grading;
-      this.show({ message: verdict.error });
-      return;
-    }
     // Stored before it is shown: an answer the learner sees graded is one a reload (or a
     // closed tab) keeps. Storing takes two calls to the worker; shown first, a reload in
     // that gap lost the answer (the browser suite's reload caught it once in a fresh clone).
-    const { progress, saved } = await recordAnswer(this.client, this.lessonId, c.id, answer, verdict.correct)
-      .catch(() => ({ progress: null, saved: false }));
+    const record = verdict.error ? null
+      : await recordAnswer(this.client, this.lessonId, c.id, answer, verdict.correct)
+        .catch(() => ({ progress: null, saved: false }));
     this.submitButton.disabled = false;
     delete this.section.dataset.grading;
+    if (verdict.error) {
+      this.show({ message: verdict.error });
+      return;
+    }
     this.show({ verdict });
-    this.onProgress(saved, progress);
+    this.onProgress(record.saved, record.progress);
   }
 
   show({ verdict, message }) {
