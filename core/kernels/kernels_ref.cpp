@@ -246,8 +246,9 @@ void bias_gelu_forward(float* y, float* pre, const float* bias, int N, int F) {
     gelu_forward(y, pre, (size_t)N * F);
 }
 
-// d (N,F): dy in, dy * gelu'(pre) out; dbias (F) += Σ_n of it
-void bias_gelu_backward(float* d, float* dbias, const float* pre, int N, int F) {
+// d (N,F): dy in, dy * gelu'(pre) out; y (N,F) = gelu(pre); dbias (F) += Σ_n of d
+void bias_gelu_backward(float* d, float* y, float* dbias, const float* pre, int N, int F) {
+    gelu_forward(y, pre, (size_t)N * F);
     for (int n = 0; n < N; ++n)
         for (int j = 0; j < F; ++j) {
             const size_t i = (size_t)n * F + j;

@@ -666,13 +666,14 @@ struct Kernels {
     }
 
     // gelu(x) and gelu'(x), one vector and one scalar (the tails, as the reference)
-    static B gelu_v(B xv) { return xv * half_one_plus_tanh(B(kS) * (xv + B(kC) * xv * xv * xv)); }
-    static B gelu_grad_v(B xv) {
-        // with h = 0.5 (1 + t): 0.5 (1 − t²) = 2 h (1 − h)
-        const B h = half_one_plus_tanh(B(kS) * (xv + B(kC) * xv * xv * xv));
+    static B gelu_h(B xv) { return half_one_plus_tanh(B(kS) * (xv + B(kC) * xv * xv * xv)); }
+    static B gelu_v(B xv) { return xv * gelu_h(xv); }
+    // gelu'(x) from x and its h = 0.5 (1 + t): 0.5 (1 − t²) = 2 h (1 − h)
+    static B gelu_grad_v(B xv, B h) {
         const B du = B(kS) * (B(1.0f) + B(3.0f * kC) * xv * xv);
         return h + B(2.0f) * xv * h * (B(1.0f) - h) * du;
     }
+    static B gelu_grad_v(B xv) { return gelu_grad_v(xv, gelu_h(xv)); }
     static float gelu_s(float x) { return 0.5f * x * (1.0f + std::tanh(kS * (x + kC * x * x * x))); }
     static float gelu_grad_s(float x) {
         const float t = std::tanh(kS * (x + kC * x * x * x));
@@ -711,18 +712,25 @@ struct Kernels {
         }
     }
 
-    // d (N,F) = dy in, dy * gelu'(pre) out; dbias (F) += Σ_n of it: one pass
-    static void bias_gelu_backward(float* d, float* dbias, const float* pre, int N, int F) {
+    // d (N,F) = dy in, dy * gelu'(pre) out; y (N,F) = gelu(pre) from the same h; dbias (F)
+    // += Σ_n of d: one pass
+    static void bias_gelu_backward(float* d, float* y, float* dbias, const float* pre, int N, int F) {
         for (int r = 0; r < N; ++r) {
             const float* p = pre + (size_t)r * F;
             float* dr = d + (size_t)r * F;
+            float* yr = y + (size_t)r * F;
             int j = 0;
             for (; j + W <= F; j += W) {
-                const B g = B::load_unaligned(dr + j) * gelu_grad_v(B::load_unaligned(p + j));
+                const B x = B::load_unaligned(p + j), h = gelu_h(x);
+                (x * h).store_unaligned(yr + j);
+                const B g = B::load_unaligned(dr + j) * gelu_grad_v(x, h);
                 g.store_unaligned(dr + j);
                 (B::load_unaligned(dbias + j) + g).store_unaligned(dbias + j);
             }
-            for (; j < F; ++j) dbias[j] += (dr[j] *= gelu_grad_s(p[j]));
+            for (; j < F; ++j) {
+                yr[j] = gelu_s(p[j]);
+                dbias[j] += (dr[j] *= gelu_grad_s(p[j]));
+            }
         }
     }
 

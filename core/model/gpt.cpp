@@ -14,13 +14,14 @@ namespace icl::gpt {
 size_t activation_count(const Config& c, int B, int T) {
     const size_t BT = (size_t)B * T, C = (size_t)c.width, F = (size_t)c.ffn_width();
     size_t block = BT * (3 * C + 2) + (size_t)B * c.heads * T * T + 2 * BT * C;  // ln1, qkv, att, atty, res_attn
-    if (!c.attention_only) block += BT * (C + 2) + 2 * BT * F;                 // ln2, fc, fc_gelu
+    if (!c.attention_only) block += BT * (C + 2) + BT * F;                     // ln2, fc
     block += BT * C;                                                            // res_out
+    const size_t mlp_out = c.attention_only ? 0 : BT * F;
     size_t delta = 0;  // β (B,H,T) and u (B,T,C) per delta layer
     if (c.kinds.size() == (size_t)c.layers)
         for (AttentionKind k : c.kinds)
             if (k == AttentionKind::delta) delta += BT * (c.heads + C);
-    return BT * C + (size_t)c.layers * block + BT * (C + 2) + 2 * BT * c.vocab + BT + delta;
+    return BT * C + (size_t)c.layers * block + mlp_out + BT * (C + 2) + 2 * BT * c.vocab + BT + delta;
 }
 
 const float* Activations::attention(int layer, int b, int h, int heads) const {
@@ -69,10 +70,10 @@ void allocate(Activations& a, const Config& c, int B, int T) {
             k.ln2_mean = take(BT);
             k.ln2_rstd = take(BT);
             k.fc = take(BT * F);
-            k.fc_gelu = take(BT * F);
         }
         k.res_out = take(BT * C);
     }
+    a.mlp_out = c.attention_only ? 0 : take(BT * F);
     a.lnf = take(BT * C);
     a.lnf_mean = take(BT);
     a.lnf_rstd = take(BT);
@@ -748,11 +749,11 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
             }
             {
                 ICL_PROFILE_SCOPE("fwd bias + gelu");  // fc += b1 (kept for the backward), gelu
-                bias_gelu_forward(acts.ptr(a.fc_gelu), acts.ptr(a.fc), model.at(p.b1), BT, F);
+                bias_gelu_forward(acts.ptr(acts.mlp_out), acts.ptr(a.fc), model.at(p.b1), BT, F);
             }
             {
                 ICL_PROFILE_SCOPE("fwd matmul fc2 (BT,F) x (F,C)");
-                linear_forward(out, acts.ptr(a.fc_gelu), model.at(p.w2), nullptr, BT, F, C);
+                linear_forward(out, acts.ptr(acts.mlp_out), model.at(p.w2), nullptr, BT, F, C);
             }
             ICL_PROFILE_SCOPE("fwd residual add");  // + b2
             add_residual_bias(out, ra, model.at(p.b2), BT, C);
@@ -858,14 +859,21 @@ Status backward(const Model& model, Activations& acts, float* grads) {
         const BlockActs& a = acts.blocks[(size_t)l];
         const float* x_in = acts.residual(l);
         if (!c.attention_only) {
+            // fc2: dhidden = dres · W2 first; the GELU pass then turns it into d(fc) and writes
+            // gelu(fc) again into mlp_out, which fc2's weight gradient reads while it is warm
+            // (keeping every layer's gelu(fc) instead measured 0.5 % slower at config M)
+            float* mlp_out = acts.ptr(acts.mlp_out);
             {
                 ICL_PROFILE_SCOPE("bwd matmul fc2");
-                linear_backward(dhidden, g(p.w2), g(p.b2), dres, acts.ptr(a.fc_gelu), model.at(p.w2), BT,
-                                F, C, false);
+                matmul_nn(dhidden, dres, model.at(p.w2), BT, C, F, false);
             }
             {
                 ICL_PROFILE_SCOPE("bwd bias + gelu");  // dhidden becomes d(fc); b1's gradient
-                bias_gelu_backward(dhidden, g(p.b1), acts.ptr(a.fc), BT, F);
+                bias_gelu_backward(dhidden, mlp_out, g(p.b1), acts.ptr(a.fc), BT, F);
+            }
+            {
+                ICL_PROFILE_SCOPE("bwd matmul fc2");
+                linear_weight_grad(g(p.w2), g(p.b2), dres, mlp_out, BT, F, C);
             }
             {
                 ICL_PROFILE_SCOPE("bwd matmul fc");

@@ -467,15 +467,20 @@ TEST_CASE("kernels: bias + gelu forward/backward (one pass each) match the refer
         const auto dy = randv(rng, (size_t)N * F), db0 = randv(rng, F);
         std::vector<float> prer = pre0, yr((size_t)N * F), dr = dy, dbr = db0;
         icl::ref::bias_gelu_forward(yr.data(), prer.data(), bias.data(), N, F);
-        icl::ref::bias_gelu_backward(dr.data(), dbr.data(), prer.data(), N, F);
+        std::vector<float> yr2((size_t)N * F, -7.0f);
+        icl::ref::bias_gelu_backward(dr.data(), yr2.data(), dbr.data(), prer.data(), N, F);
+        CHECK(yr2 == yr);
         for (Isa isa : isas.list) {
             icl::set_isa(isa);
-            std::vector<float> pre = pre0, y((size_t)N * F), d = dy, db = db0;
+            std::vector<float> pre = pre0, y((size_t)N * F), d = dy, db = db0, y2((size_t)N * F, -7.0f);
             icl::bias_gelu_forward(y.data(), pre.data(), bias.data(), N, F);
-            icl::bias_gelu_backward(d.data(), db.data(), pre.data(), N, F);
+            icl::bias_gelu_backward(d.data(), y2.data(), db.data(), pre.data(), N, F);
             INFO("F=" << F << " isa=" << isa_str(isa));
             CHECK(pre == prer);
             CHECK(worst(y, yr, 1e-6, 1e-5) <= 1.0);
+            // the backward writes the forward's output again, bit for bit: the training step
+            // keeps only pre and takes fc2's weight gradient from this copy
+            CHECK(y2 == y);
             CHECK(worst(d, dr, 1e-6, 1e-5) <= 1.0);
             CHECK(worst(db, dbr, 1e-6, 1e-5) <= 1.0);
         }

@@ -98,9 +98,11 @@ ICL_KERNEL(bias_gelu_forward, (float* y, float* pre, const float* bias, int N, i
            (y, pre, bias, N, F))
 // Its backward, reading pre once. In place (the one exception to += above, so the
 // caller needs no zeroed buffer): d (N,F) holds dy on entry and d(pre) = dy * gelu'(pre)
-// on return; dbias (F) += Σ_n d(pre)(n, :)
-ICL_KERNEL(bias_gelu_backward, (float* d, float* dbias, const float* pre, int N, int F),
-           (d, dbias, pre, N, F))
+// on return; dbias (F) += Σ_n d(pre)(n, :); y (N,F) = gelu(pre) WRITTEN, bit for bit what
+// bias_gelu_forward wrote (the training step keeps pre, not y, and needs y again for the
+// weight gradient of the matmul after the GELU)
+ICL_KERNEL(bias_gelu_backward, (float* d, float* y, float* dbias, const float* pre, int N, int F),
+           (d, y, dbias, pre, N, F))
 
 // ---- cross-entropy --------------------------------------------------------------
 // probs (N,V) = softmax(logits (N,V)); losses (N) = −log probs[n, targets[n]]

@@ -180,7 +180,7 @@ struct BlockActs {  // offsets into Activations::buf
     size_t atty;                     // (B,T,C) heads' outputs, head h in columns h*hs..
     size_t res_attn;                 // (B,T,C) residual after the attention sublayer
     size_t ln2, ln2_mean, ln2_rstd;  // (B,T,C), (B,T), (B,T)
-    size_t fc, fc_gelu;              // (B,T,F) before and after GELU
+    size_t fc;                       // (B,T,F) before GELU (gelu(fc) is not kept: see mlp_out)
     size_t res_out;                  // (B,T,C) residual after the block
 };
 
@@ -189,6 +189,9 @@ struct Activations {
     std::vector<float> buf;
     size_t embed = 0;                            // (B,T,C) residual after the embeddings
     std::vector<BlockActs> blocks;
+    size_t mlp_out = 0;                          // (B,T,F) one layer's gelu(fc) at a time: the
+                                                 // forward's fc2 reads it, the backward writes it
+                                                 // again (bit for bit) for fc2's weight gradient
     size_t lnf = 0, lnf_mean = 0, lnf_rstd = 0;  // (B,T,C), (B,T), (B,T)
     size_t logits = 0, probs = 0, losses = 0;    // (B,T,V), (B,T,V), (B,T)
     std::vector<int> tokens, targets;            // (B,T); target -1 = not scored
