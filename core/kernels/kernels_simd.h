@@ -43,7 +43,7 @@ struct GemmShape<xsimd::fma3<xsimd::avx2>> {
 template <>
 struct GemmShape<xsimd::avx512f> {
     // 16 accumulators of 32 registers; 64 divides by 8. Measured on Zen 4 at
-    // n = 64..512: 6 and 12 rows were slower, and KC = 128 no faster than 256.
+    // n = 64..512: 6 and 12 rows were slower, and KC = 128 no faster than 256 (KC below).
     static constexpr int MR = 8;
 };
 
@@ -70,7 +70,11 @@ struct Kernels {
     // A is read in place (row-major for nn/nt, column-major for tn): the kernel
     // walks MR row pointers, so A needs no packing, which matters for small n.
     static constexpr int MR = GemmShape<Arch>::MR;
-    static constexpr int KC = 256;
+    // 512: a weight gradient's K = B·T (1024 at config M) in two blocks, not four, so C is
+    // read and written back half as often: dW (128,512) += (1024,128)ᵀ · (1024,512) went
+    // from 189 to 199 GFLOP/s (bench/run gemm --shapes), the whole step at config M 0.35 %
+    // faster; 1024 was no faster than 512.
+    static constexpr int KC = 512;
     static constexpr int MC = 128 / MR * MR;
     // NR = NV vectors: 2 (the usual tile), or 1 when all of C's columns fit in one
     // vector (an attention head's hs = 16 with AVX-512), where a 2-vector tile would

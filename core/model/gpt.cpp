@@ -255,6 +255,21 @@ std::vector<float> Activations::head_qkv(int layer, int which, int b, int h) con
 
 // ---- attention ------------------------------------------------------------------------
 
+namespace {
+
+// Asks for the cache lines of P's lower triangle (T,T) ahead of their use. The backward
+// reads each head's P from memory (the forward wrote it long before), column by column in
+// dv = Pᵀ dO; asked for one head ahead, that product ran 846 → 554 µs per step at config
+// M, and the whole step 0.26 and 0.49 % faster in two A/B runs (150 steps of each,
+// alternating in one process).
+// A hint only: in wasm it compiles to nothing.
+void prefetch_lower(const float* P, int T) {
+    for (int i = 0; i < T; ++i)
+        for (int j = 0; j <= i; j += 16) __builtin_prefetch(P + (size_t)i * T + j, 0, 2);
+}
+
+}  // namespace
+
 // Every head reads its q, k, v in place from the (B,T,3C) rows (row stride 3C) and writes
 // its output into atty's (B,T,C) rows; the banded kernels take contiguous (T,hs) heads, so
 // that path gathers them into scratch.
@@ -327,6 +342,7 @@ void attention_backward(float* dqkv, const float* dO, const float* qkv, const fl
             float *dqh = dqkv + row, *dkh = dqh + C, *dvh = dqh + 2 * C;
             const float* dOh = dO + (size_t)b * T * C + (size_t)h * hs;   // rows C apart
             const float* P = att + ((size_t)b * H + h) * T * T;
+            if (!band && b * H + h + 1 < B * H) prefetch_lower(P + (size_t)T * T, T);  // the next head's
             if (band) {
                 ICL_PROFILE_SCOPE("bwd attn banded");  // with its gather and scatter
                 copy_rows(hq, hs, qh, ld, T, hs);
