@@ -27,6 +27,19 @@ void matmul_nt(float* C, const float* A, const float* B, int M, int K, int N, bo
         }
 }
 
+// C (M,N) = A (M,K) · B(N,K)ᵀ + (R + bias)
+void matmul_nt_add(float* C, const float* A, const float* B, const float* bias, const float* R, int M, int K,
+                   int N) {
+    matmul_nt(C, A, B, M, K, N, false);
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            float& c = C[i * N + j];
+            if (R && bias) c += R[i * N + j] + bias[j];
+            else if (R) c += R[i * N + j];
+            else if (bias) c += bias[j];
+        }
+}
+
 // C (M,N) = A(K,M)ᵀ · B (K,N)   [+= C]
 void matmul_tn(float* C, const float* A, const float* B, int M, int K, int N, bool accumulate) {
     for (int i = 0; i < M; ++i)

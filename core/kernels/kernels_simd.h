@@ -89,10 +89,17 @@ struct Kernels {
     // written directly for a full tile, otherwise through a local tile.
     // With SUM, also sums[r] += Σ_k A(r,k) for r < mr: vector adds of the broadcasts the
     // tile makes anyway (a linear layer's bias gradient rides on its dW product).
+    // What a tile adds as it leaves the registers, after the product: R (rows ldc floats
+    // apart, as C's) and bias (the tile's columns), either may be null; c + (r + bias).
+    struct Epilogue {
+        const float* bias = nullptr;
+        const float* R = nullptr;
+    };
+
     template <int NV, bool SUM = false>
     static void micro_kernel(int kc, const float* A, size_t rsa, size_t csa, const float* Bp,
                              float* C, int ldc, int mr, int nr, bool accumulate,
-                             float* sums = nullptr) {
+                             float* sums = nullptr, Epilogue ep = {}) {
         constexpr int nrf = kNR<NV>;
         const float* a[MR];
         ICL_UNROLL for (int r = 0; r < MR; ++r) a[r] = A + std::min(r, mr - 1) * rsa;
@@ -114,10 +121,16 @@ struct Kernels {
         if constexpr (SUM)
             for (int r = 0; r < mr; ++r) sums[r] += s[r].get(0);
         if (mr == MR && nr == nrf) {
+            B bias[NV];
+            ICL_UNROLL for (int v = 0; v < NV; ++v) bias[v] = ep.bias ? B::load_unaligned(ep.bias + v * W) : B(0.0f);
             ICL_UNROLL for (int r = 0; r < MR; ++r) {
                 float* cr = C + (size_t)r * ldc;
+                const float* rr = ep.R + (size_t)r * ldc;
                 ICL_UNROLL for (int v = 0; v < NV; ++v) {
                     if (accumulate) c[r][v] += B::load_unaligned(cr + v * W);
+                    if (ep.R && ep.bias) c[r][v] += B::load_unaligned(rr + v * W) + bias[v];
+                    else if (ep.R) c[r][v] += B::load_unaligned(rr + v * W);
+                    else if (ep.bias) c[r][v] += bias[v];
                     c[r][v].store_unaligned(cr + v * W);
                 }
             }
@@ -127,9 +140,13 @@ struct Kernels {
         ICL_UNROLL for (int r = 0; r < MR; ++r)
             ICL_UNROLL for (int v = 0; v < NV; ++v) c[r][v].store_aligned(tile + r * nrf + v * W);
         for (int r = 0; r < mr; ++r)
-            for (int j = 0; j < nr; ++j)
-                C[(size_t)r * ldc + j] = accumulate ? C[(size_t)r * ldc + j] + tile[r * nrf + j]
-                                                    : tile[r * nrf + j];
+            for (int j = 0; j < nr; ++j) {
+                float& cj = C[(size_t)r * ldc + j];
+                cj = accumulate ? cj + tile[r * nrf + j] : tile[r * nrf + j];
+                if (ep.R && ep.bias) cj += ep.R[(size_t)r * ldc + j] + ep.bias[j];
+                else if (ep.R) cj += ep.R[(size_t)r * ldc + j];
+                else if (ep.bias) cj += ep.bias[j];
+            }
     }
 
     // Bp (kc, nc rounded up to NR): rows p0.. of op(B), columns j0.., as NR-column
@@ -188,10 +205,12 @@ struct Kernels {
     // C (M,N) (+)= op(A) (M,K) · op(B) (K,N), B packed, blocked for the caches; C's rows
     // ldc floats apart. rowsum (M), if given: rowsum[i] += Σ_k op(A)(i,k), summed by the
     // first column tile.
+    // ep: added by each tile of the last K block (ep.R's rows ldc apart, as C's).
     template <int NV>
     static void gemm_packed_nv(float* C, size_t ldc, const float* A, size_t rsa, size_t csa,
                                const float* Bm, size_t rsb, size_t csb, int M, int K, int N,
-                               bool accumulate, Tri tri = kFull, float* rowsum = nullptr) {
+                               bool accumulate, Tri tri = kFull, float* rowsum = nullptr,
+                               Epilogue ep = {}) {
         constexpr int NR = kNR<NV>, NC = kNC<NV>;
         const int kc_max = std::min(K, KC);
         const int nc_max = std::min((N + NR - 1) / NR * NR, NC);
@@ -218,6 +237,11 @@ struct Kernels {
                             if (rowsum && jc == 0 && jr == 0)
                                 micro_kernel<NV, true>(std::max(0, k1 - k0), At, rsa, csa, Bt, Ct,
                                                        (int)ldc, mr, nr, acc, rowsum + i0);
+                            else if (pc + kc == K && (ep.bias || ep.R))
+                                micro_kernel<NV>(std::max(0, k1 - k0), At, rsa, csa, Bt, Ct, (int)ldc,
+                                                 mr, nr, acc, nullptr,
+                                                 {ep.bias ? ep.bias + j0 : nullptr,
+                                                  ep.R ? ep.R + (size_t)i0 * ldc + j0 : nullptr});
                             else
                                 micro_kernel<NV>(std::max(0, k1 - k0), At, rsa, csa, Bt, Ct, (int)ldc,
                                                  mr, nr, acc);
@@ -228,10 +252,11 @@ struct Kernels {
     }
     static void gemm_packed(float* C, size_t ldc, const float* A, size_t rsa, size_t csa,
                             const float* Bm, size_t rsb, size_t csb, int M, int K, int N,
-                            bool accumulate, Tri tri = kFull, float* rowsum = nullptr) {
+                            bool accumulate, Tri tri = kFull, float* rowsum = nullptr,
+                            Epilogue ep = {}) {
         if (N <= W)
-            return gemm_packed_nv<1>(C, ldc, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate, tri, rowsum);
-        gemm_packed_nv<2>(C, ldc, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate, tri, rowsum);
+            return gemm_packed_nv<1>(C, ldc, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate, tri, rowsum, ep);
+        gemm_packed_nv<2>(C, ldc, A, rsa, csa, Bm, rsb, csb, M, K, N, accumulate, tri, rowsum, ep);
     }
 
     // Small problems (few rows, few columns, or little work) skip packing.
@@ -294,6 +319,23 @@ struct Kernels {
                           bool accumulate) {
         if (small(M, K, N)) return gemm_dots(C, A, K, Bm, K, M, K, N, accumulate);
         gemm_packed(C, N, A, K, 1, Bm, 1, K, M, K, N, accumulate);
+    }
+    // C (M,N) = A (M,K) · B(N,K)ᵀ + (R + bias), the sum added by each tile (small problems:
+    // the dot products, then one pass)
+    static void matmul_nt_add(float* C, const float* A, const float* Bm, const float* bias,
+                              const float* R, int M, int K, int N) {
+        if (!small(M, K, N)) return gemm_packed(C, N, A, K, 1, Bm, 1, K, M, K, N, false, kFull, nullptr, {bias, R});
+        gemm_dots(C, A, K, Bm, K, M, K, N, false);
+        if (!bias && !R) return;
+        for (int i = 0; i < M; ++i) {
+            float* c = C + (size_t)i * N;
+            const float* r = R ? R + (size_t)i * N : nullptr;
+            for (int j = 0; j < N; ++j) {
+                if (r && bias) c[j] += r[j] + bias[j];
+                else if (r) c[j] += r[j];
+                else c[j] += bias[j];
+            }
+        }
     }
     // C (M,N) = A(K,M)ᵀ · B (K,N)   [+= C]
     static void matmul_tn(float* C, const float* A, const float* Bm, int M, int K, int N,

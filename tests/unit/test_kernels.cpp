@@ -127,9 +127,9 @@ TEST_CASE("kernels: matmul across cache blocks (K past one K block, M past one M
 TEST_CASE("kernels: linear_weight_grad (dW and the fused bias sum) matches the reference, every isa") {
     EachIsa isas;
     icl::Rng rng(4);
-    // (N, IC, OC): the unpacked small path; the packed one past a K block (N > 256),
+    // (N, IC, OC): the unpacked small path; the packed one past a K block (N > 512),
     // past an M block (OC > 128) and a partial column tile; one vector of columns
-    const int shapes[][3] = {{3, 5, 7}, {300, 70, 130}, {64, 16, 192}, {65, 33, 17}};
+    const int shapes[][3] = {{3, 5, 7}, {600, 70, 130}, {64, 16, 192}, {65, 33, 17}};
     for (const auto& s : shapes) {
         const int N = s[0], IC = s[1], OC = s[2];
         const auto dY = randv(rng, (size_t)N * OC), X = randv(rng, (size_t)N * IC);
@@ -145,6 +145,44 @@ TEST_CASE("kernels: linear_weight_grad (dW and the fused bias sum) matches the r
             CHECK(worst(dW, dWr, 2e-7 * (N + 4), 1e-5) <= 1.0);
             CHECK(worst(db, dbr, 2e-7 * (N + 4), 1e-5) <= 1.0);
             CHECK(dW2 == dW);
+        }
+    }
+}
+
+TEST_CASE("kernels: matmul_nt_add (bias and residual added by the tiles) equals product-then-pass, every isa") {
+    EachIsa isas;
+    icl::Rng rng(5);
+    // (M, K, N): the small path; full tiles; partial tiles; K past one K block and M past
+    // one M block; one vector of columns (hs-sized, the one-vector tile)
+    const int shapes[][3] = {{3, 5, 7}, {64, 64, 64}, {65, 33, 17}, {130, 600, 40}, {100, 40, 16}};
+    for (const auto& s : shapes) {
+        const int M = s[0], K = s[1], N = s[2];
+        const auto A = randv(rng, (size_t)M * K), W = randv(rng, (size_t)N * K);
+        const auto bias = randv(rng, N), R = randv(rng, (size_t)M * N);
+        for (int with = 0; with < 4; ++with) {
+            const float* b = with & 1 ? bias.data() : nullptr;
+            const float* r = with & 2 ? R.data() : nullptr;
+            std::vector<float> want((size_t)M * N, 7.0f);
+            icl::ref::matmul_nt_add(want.data(), A.data(), W.data(), b, r, M, K, N);
+            for (Isa isa : isas.list) {
+                icl::set_isa(isa);
+                INFO("M=" << M << " K=" << K << " N=" << N << " bias=" << (b != nullptr)
+                          << " residual=" << (r != nullptr) << " isa=" << isa_str(isa));
+                std::vector<float> got((size_t)M * N, 7.0f), two((size_t)M * N, 7.0f);
+                icl::matmul_nt_add(got.data(), A.data(), W.data(), b, r, M, K, N);
+                CHECK(worst(got, want, 2e-7 * (K + 4), 1e-5) <= 1.0);
+                // the same ISA's product, then the sum as its own pass, c + (r + bias):
+                // the tiles must store exactly that
+                icl::matmul_nt(two.data(), A.data(), W.data(), M, K, N, false);
+                for (int i = 0; i < M; ++i)
+                    for (int j = 0; j < N; ++j) {
+                        float& c = two[(size_t)i * N + j];
+                        if (r && b) c += r[(size_t)i * N + j] + b[j];
+                        else if (r) c += r[(size_t)i * N + j];
+                        else if (b) c += b[j];
+                    }
+                CHECK(got == two);
+            }
         }
     }
 }
@@ -614,7 +652,7 @@ TEST_CASE("kernels: SGD with momentum follows PyTorch's SGD step for step, every
 TEST_CASE("kernels: causal matmuls match the reference and the full product, every isa") {
     EachIsa isas;
     icl::Rng rng(31);
-    for (int T : {1, 2, 3, 5, 13, 16, 17, 33, 64, 65, 130, 300})  // 300: more than one K block
+    for (int T : {1, 2, 3, 5, 13, 16, 17, 33, 64, 65, 130, 520})  // 520: more than one K block
         for (int K : {1, 4, 16, 17, 32, 33}) {
             const auto A = randv(rng, (size_t)T * K), B = randv(rng, (size_t)T * K);
             auto L = randv(rng, (size_t)T * T);

@@ -19,6 +19,12 @@ ICL_KERNEL(matmul_nn, (float* C, const float* A, const float* B, int M, int K, i
 // C (M,N) = A (M,K) · B(N,K)ᵀ            [+= C if accumulate]
 ICL_KERNEL(matmul_nt, (float* C, const float* A, const float* B, int M, int K, int N, bool accumulate),
            (C, A, B, M, K, N, accumulate))
+// A linear layer's forward: C (M,N) = A (M,K) · B(N,K)ᵀ + (R (M,N) + bias (N)), the sum
+// added in the product's own pass over C (each tile as it leaves the registers) instead
+// of a pass of its own; R (the residual the layer adds to, rows N floats apart) and bias
+// may each be null. C is written as the separate passes would write it, bit for bit.
+ICL_KERNEL(matmul_nt_add, (float* C, const float* A, const float* B, const float* bias, const float* R, int M, int K, int N),
+           (C, A, B, bias, R, M, K, N))
 // C (M,N) = A(K,M)ᵀ · B (K,N)            [+= C if accumulate]
 ICL_KERNEL(matmul_tn, (float* C, const float* A, const float* B, int M, int K, int N, bool accumulate),
            (C, A, B, M, K, N, accumulate))
