@@ -109,14 +109,14 @@ void attention_softmax(float* P, const float* S, int T, float scale, AttentionMa
     }
 }
 
-// dS (T,T) += scale * P ∘ (dP − rowsum(dP ∘ P))
-void attention_softmax_backward(float* dS, const float* dP, const float* P, int T, float scale) {
+// d (T,T): dP in, dS = scale * P ∘ (dP − rowsum(dP ∘ P)) out
+void attention_softmax_backward(float* d, const float* P, int T, float scale) {
     for (int i = 0; i < T; ++i) {
-        const float* dp = dP + (size_t)i * T;
+        float* dp = d + (size_t)i * T;
         const float* p = P + (size_t)i * T;
         float dot = 0.0f;
         for (int j = 0; j < T; ++j) dot += dp[j] * p[j];
-        for (int j = 0; j < T; ++j) dS[(size_t)i * T + j] += scale * p[j] * (dp[j] - dot);
+        for (int j = 0; j < T; ++j) dp[j] = scale * p[j] * (dp[j] - dot);
     }
 }
 

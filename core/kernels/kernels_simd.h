@@ -528,14 +528,13 @@ struct Kernels {
         }
     }
 
-    // dS (T,T) += scale * P ∘ (dP − rowsum(dP ∘ P)). Every mask allows only j <= i,
-    // so row i stops at the first whole vector past i (P is 0 beyond: nothing to add).
-    static void attention_softmax_backward(float* dS, const float* dP, const float* P, int T,
-                                           float scale) {
+    // d (T,T): dP in, dS = scale * P ∘ (dP − rowsum(dP ∘ P)) out, in place. Every mask
+    // allows only j <= i, so row i stops at the first whole vector past i (P is 0 beyond:
+    // dS is 0 there, and d is left as dP had it).
+    static void attention_softmax_backward(float* d, const float* P, int T, float scale) {
         for (int i = 0; i < T; ++i) {
-            const float* dp = dP + (size_t)i * T;
+            float* dp = d + (size_t)i * T;
             const float* p = P + (size_t)i * T;
-            float* ds = dS + (size_t)i * T;
             const int n = std::min(T, (i + W) / W * W);
             B dv(0.0f);
             int j = 0;
@@ -544,10 +543,8 @@ struct Kernels {
             for (; j < n; ++j) dot += dp[j] * p[j];
             const B sc(scale), dotv(dot);
             for (j = 0; j + W <= n; j += W)
-                (B::load_unaligned(ds + j) +
-                 sc * B::load_unaligned(p + j) * (B::load_unaligned(dp + j) - dotv))
-                    .store_unaligned(ds + j);
-            for (; j < n; ++j) ds[j] += scale * p[j] * (dp[j] - dot);
+                (sc * B::load_unaligned(p + j) * (B::load_unaligned(dp + j) - dotv)).store_unaligned(dp + j);
+            for (; j < n; ++j) dp[j] = scale * p[j] * (dp[j] - dot);
         }
     }
 

@@ -311,7 +311,7 @@ void attention_forward(float* att, float* atty, const float* qkv, float* scratch
 // dq, dk, dv written in place into dqkv's (B,T,3C) rows (where q, k, v sit in qkv), from
 // dO's (B,T,C) rows; the banded path gathers a head's dO, q, k, v into scratch and
 // scatters its gradients back.
-// scratch: dP and dS, (T,T) each (the banded path uses one band of dP), then (banded) a
+// scratch: dP, (T,T), which becomes dS in place (the banded path uses one band of it), then (banded) a
 // head's q, k, v, dO, dq, dk, dv (T,hs) each, then the momentum sum (hs).
 void attention_backward(float* dqkv, const float* dO, const float* qkv, const float* att,
                         float* scratch, int B, int T, int C, int H, AttentionMask mask,
@@ -321,8 +321,7 @@ void attention_backward(float* dqkv, const float* dO, const float* qkv, const fl
     const float scale = 1.0f / std::sqrt((float)hs);
     const bool band = skips_masked_work(mask, T);
     float* dP = scratch;
-    float* dS = scratch + (size_t)T * T;
-    float* hq = dS + (size_t)T * T;
+    float* hq = dP + (size_t)T * T;
     float *hk = hq + Ths, *hv = hk + Ths, *hdO = hv + Ths, *hdq = hdO + Ths, *hdk = hdq + Ths,
           *hdv = hdk + Ths, *r = hdv + Ths;
     for (int b = 0; b < B; ++b)
@@ -352,10 +351,10 @@ void attention_backward(float* dqkv, const float* dO, const float* qkv, const fl
                     matmul_tn_lower(dvh, P, dOh, T, hs, C, (int)ld);    // dv (T,hs) = Pᵀ dO
                 }
                 {
-                    ICL_PROFILE_SCOPE("bwd attn softmax");
-                    std::fill_n(dS, (size_t)T * T, 0.0f);
-                    attention_softmax_backward(dS, dP, P, T, scale);
+                    ICL_PROFILE_SCOPE("bwd attn softmax");  // dP becomes dS in place, 0 above the diagonal
+                    attention_softmax_backward(dP, P, T, scale);
                 }
+                const float* dS = dP;
                 ICL_PROFILE_SCOPE("bwd attn matmul dS x k, dST x q");
                 matmul_nn_lower(dqh, dS, kh, T, hs, (int)ld, (int)ld);  // dq = dS k
                 matmul_tn_lower(dkh, dS, qh, T, hs, (int)ld, (int)ld);  // dk = dSᵀ q
@@ -806,7 +805,7 @@ Status backward(const Model& model, Activations& acts, float* grads) {
     const size_t FT = c.attention_only ? 0 : (size_t)BT * F;
     const size_t dlogits_n = (size_t)BT * V;
     const size_t hs = (size_t)(C / H), BTH = (size_t)BT * H;
-    // one head's backward scratch: attention_backward's 2T² + 7 T·hs + hs, the delta heads'
+    // one head's backward scratch: attention_backward's T² + 7 T·hs + hs, the delta heads'
     // 2T² + 5 T·hs + 2T + hs
     const size_t head_n = 2 * (size_t)T * T + 7 * (size_t)T * hs + 2 * (size_t)T + hs;
     acts.grad_scratch.resize(dlogits_n + FT + 9 * BTC + head_n + 2 * BTH);

@@ -326,10 +326,12 @@ TEST_CASE("kernels: attention softmax backward matches finite differences, all m
                 const auto Wt = randv(rng, (size_t)T * T);
                 std::vector<float> P((size_t)T * T);
                 icl::attention_softmax(P.data(), S.data(), T, scale, mask);
-                const auto dS0 = randv(rng, (size_t)T * T);
-                auto dS = dS0;
-                icl::attention_softmax_backward(dS.data(), Wt.data(), P.data(), T, scale);
-                const auto grad = increment(dS, dS0);
+                // dP in (0 above the diagonal, as matmul_nt_lower leaves it: the loss's
+                // gradient does not depend on Wt there, P being 0), dS out
+                auto grad = Wt;
+                for (int i = 0; i < T; ++i)
+                    for (int j = i + 1; j < T; ++j) grad[(size_t)i * T + j] = 0.0f;
+                icl::attention_softmax_backward(grad.data(), P.data(), T, scale);
                 auto loss = [&] {
                     std::vector<float> p((size_t)T * T);
                     icl::attention_softmax(p.data(), S.data(), T, scale, mask);
@@ -350,18 +352,24 @@ TEST_CASE("kernels: attention softmax backward matches the reference on awkward 
     EachIsa isas;
     icl::Rng rng(6);
     for (int T : kAwkward) {
-        const auto S = randv(rng, (size_t)T * T), dP = randv(rng, (size_t)T * T);
+        const auto S = randv(rng, (size_t)T * T);
+        auto dP = randv(rng, (size_t)T * T);
+        for (int i = 0; i < T; ++i)  // 0 above the diagonal, as matmul_nt_lower leaves it
+            for (int j = i + 1; j < T; ++j) dP[(size_t)i * T + j] = 0.0f;
         std::vector<float> P((size_t)T * T);
         icl::ref::attention_softmax(P.data(), S.data(), T, 1.0f, {AttentionMask::causal, 0, 0});
-        const auto dS0 = randv(rng, (size_t)T * T);
-        auto want = dS0;
-        icl::ref::attention_softmax_backward(want.data(), dP.data(), P.data(), T, 0.3f);
+        auto want = dP;
+        icl::ref::attention_softmax_backward(want.data(), P.data(), T, 0.3f);
         for (Isa isa : isas.list) {
             icl::set_isa(isa);
-            auto got = dS0;
-            icl::attention_softmax_backward(got.data(), dP.data(), P.data(), T, 0.3f);
+            auto got = dP;
+            icl::attention_softmax_backward(got.data(), P.data(), T, 0.3f);
             INFO("T=" << T << " isa=" << isa_str(isa));
             CHECK(worst(got, want, 1e-6, 1e-5) <= 1.0);
+            size_t upper_nonzero = 0;  // dS is 0 above the diagonal, every entry of it
+            for (int i = 0; i < T; ++i)
+                for (int j = i + 1; j < T; ++j) upper_nonzero += got[(size_t)i * T + j] != 0.0f;
+            CHECK(upper_nonzero == 0);
         }
     }
 }
@@ -747,13 +755,14 @@ TEST_CASE("kernels: banded attention matches the masked dense reference and ever
                 AttentionMask mask;
                 mask.kind = AttentionMask::banded;
                 mask.window = w;
-                std::vector<float> S(TT), Pd(TT), Od(Th), dP(TT), dS(TT, 0.0f), dqd(Th), dkd(Th), dvd(Th);
+                std::vector<float> S(TT), Pd(TT), Od(Th), dP(TT), dS(TT), dqd(Th), dkd(Th), dvd(Th);
                 icl::ref::matmul_nt(S.data(), q.data(), k.data(), T, hs, T, false);
                 icl::ref::attention_softmax(Pd.data(), S.data(), T, scale, mask);
                 icl::ref::matmul_nn(Od.data(), Pd.data(), v.data(), T, T, hs, false);
                 icl::ref::matmul_nt(dP.data(), dO.data(), v.data(), T, hs, T, false);
                 icl::ref::matmul_tn(dvd.data(), Pd.data(), dO.data(), T, T, hs, false);
-                icl::ref::attention_softmax_backward(dS.data(), dP.data(), Pd.data(), T, scale);
+                dS = dP;  // the reference computes every entry: dS is 0 wherever P is
+                icl::ref::attention_softmax_backward(dS.data(), Pd.data(), T, scale);
                 icl::ref::matmul_nn(dqd.data(), dS.data(), k.data(), T, T, hs, false);
                 icl::ref::matmul_tn(dkd.data(), dS.data(), q.data(), T, T, hs, false);
                 // The banded reference, backward accumulating onto 0.5.

@@ -54,10 +54,11 @@ ICL_KERNEL(matmul_tn_lower, (float* C, const float* L, const float* B, int T, in
 // it forbids are exactly 0. Row i is query position i.
 ICL_KERNEL(attention_softmax, (float* P, const float* S, int T, float scale, AttentionMask mask),
            (P, S, T, scale, mask))
-// dS (T,T) += scale * P ∘ (dP − rowsum(dP ∘ P))      (masked entries get 0)
-// P is a masked softmax: 0 above the diagonal (j > i), which the fast paths skip.
-ICL_KERNEL(attention_softmax_backward, (float* dS, const float* dP, const float* P, int T, float scale),
-           (dS, dP, P, T, scale))
+// In place: d (T,T) holds dP on entry and dS = scale * P ∘ (dP − rowsum(dP ∘ P)) on
+// return (the one buffer serves both, so the step zeroes no (T,T) dS per head). P is a
+// masked softmax, 0 above the diagonal (j > i), which the fast paths skip: there dS is 0,
+// and d is left 0 where dP was 0 (as matmul_nt_lower leaves it).
+ICL_KERNEL(attention_softmax_backward, (float* d, const float* P, int T, float scale), (d, P, T, scale))
 
 // ---- banded attention: one head whose mask keeps the last w keys ----------------
 // A banded layer with window w < T scores only the pairs t−w < j <= t: O(T·w·hs) work
