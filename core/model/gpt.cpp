@@ -250,8 +250,9 @@ namespace {
 // Asks for the cache lines of P's lower triangle (T,T) ahead of their use. The backward
 // reads each head's P from memory (the forward wrote it long before), column by column in
 // dv = Pᵀ dO; asked for one head ahead, that product ran 846 → 554 µs per step at config
-// M, and the whole step 0.26 and 0.49 % faster in two A/B runs (150 steps of each,
-// alternating in one process).
+// M, the asking itself cost about 150 µs (its own phase in bench/run profile), and the
+// whole step was 0.26, 0.49 and 0.43 % faster in three A/B runs (150-200 steps of each,
+// alternating in one process). Every other line only: slower.
 // A hint only: in wasm it compiles to nothing.
 void prefetch_lower(const float* P, int T) {
     for (int i = 0; i < T; ++i)
@@ -331,7 +332,10 @@ void attention_backward(float* dqkv, const float* dO, const float* qkv, const fl
             float *dqh = dqkv + row, *dkh = dqh + C, *dvh = dqh + 2 * C;
             const float* dOh = dO + (size_t)b * T * C + (size_t)h * hs;   // rows C apart
             const float* P = att + ((size_t)b * H + h) * T * T;
-            if (!band && b * H + h + 1 < B * H) prefetch_lower(P + (size_t)T * T, T);  // the next head's
+            if (!band && b * H + h + 1 < B * H) {
+                ICL_PROFILE_SCOPE("bwd attn prefetch");  // the next head's P
+                prefetch_lower(P + (size_t)T * T, T);
+            }
             if (band) {
                 ICL_PROFILE_SCOPE("bwd attn banded");  // with its gather and scatter
                 copy_rows(hq, hs, qh, ld, T, hs);
