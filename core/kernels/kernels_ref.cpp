@@ -302,13 +302,14 @@ void crossentropy_backward(float* dlogits, const float* probs, const int* target
         }
 }
 
-// p, g, m, v (n): one AdamW step, t >= 1
-void adamw_update(float* p, const float* g, float* m, float* v, size_t n, float lr, float beta1,
+// p, g, m, v (n): one AdamW step, t >= 1; g consumed (0 on return)
+void adamw_update(float* p, float* g, float* m, float* v, size_t n, float lr, float beta1,
                   float beta2, float eps, float weight_decay, int t, float grad_scale) {
     const float bc1 = 1.0f - std::pow(beta1, (float)t);
     const float bc2 = 1.0f - std::pow(beta2, (float)t);
     for (size_t i = 0; i < n; ++i) {
         const float gi = grad_scale * g[i];
+        g[i] = 0.0f;
         m[i] = beta1 * m[i] + (1.0f - beta1) * gi;
         v[i] = beta2 * v[i] + (1.0f - beta2) * gi * gi;
         const float mhat = m[i] / bc1;

@@ -811,7 +811,7 @@ struct Kernels {
     // p, g, m, v (n): one AdamW step, t >= 1 (bias corrections 1 − beta^t), on grad_scale·g.
     // Vectors in PyTorch's arithmetic: p (1 − lr wd) − (lr/bc1) m / (sqrt(v)/sqrt(bc2) + eps),
     // one division a lane (m̂ and v̂ are never formed).
-    static void adamw_update(float* p, const float* g, float* m, float* v, size_t n, float lr,
+    static void adamw_update(float* p, float* g, float* m, float* v, size_t n, float lr,
                              float beta1, float beta2, float eps, float weight_decay, int t,
                              float grad_scale) {
         const float bc1 = 1.0f - std::pow(beta1, (float)t);
@@ -821,6 +821,7 @@ struct Kernels {
         size_t i = 0;
         for (; i + W <= n; i += W) {
             const B gv = gs * B::load_unaligned(g + i), pv = B::load_unaligned(p + i);
+            B(0.0f).store_unaligned(g + i);
             const B mv = b1 * B::load_unaligned(m + i) + ob1 * gv;
             const B vv = b2 * B::load_unaligned(v + i) + ob2 * gv * gv;
             mv.store_unaligned(m + i);
@@ -829,6 +830,7 @@ struct Kernels {
         }
         for (; i < n; ++i) {
             const float gi = grad_scale * g[i];
+            g[i] = 0.0f;
             m[i] = beta1 * m[i] + (1.0f - beta1) * gi;
             v[i] = beta2 * v[i] + (1.0f - beta2) * gi * gi;
             const float mhat = m[i] / bc1, vhat = v[i] / bc2;

@@ -35,14 +35,22 @@ Expected<float> Trainer::step(const int* tokens, const int* targets, int B, int 
     // An exploding loss stops here, before this step's update.
     if (std::string why = watch_.check(n, acts_.loss, lr); !why.empty()) return make_error(why);
     {
+        // backward accumulates: after a completed step the optimizer has left the trainable
+        // slots' gradients at 0 (it zeroes them as it reads them), so only the frozen ones
+        // are zeroed here; after a failed one, all
         ICL_PROFILE_SCOPE("zero grads");
-        std::fill(grads_.begin(), grads_.end(), 0.0f);
+        if (!grads_clear_) std::fill(grads_.begin(), grads_.end(), 0.0f);
+        else
+            for (const ParamSlot& s : optimizer_.slots())
+                if (!s.trainable) std::fill_n(grads_.data() + s.offset, s.size, 0.0f);
     }
+    grads_clear_ = false;
     if (Status b = backward(*model_, acts_, grads_.data()); !b) return b.error();
     Expected<float> norm = optimizer_.step(model_->params.data(), grads_.data());
     if (!norm)
         return make_error("training diverged at step " + std::to_string(n) + ": " + norm.error().message +
                           DivergenceWatch::lr_hint(lr));
+    grads_clear_ = true;
     grad_norm_ = norm.value();
     return acts_.loss;
 }

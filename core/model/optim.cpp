@@ -94,12 +94,14 @@ Expected<float> Optimizer::step(float* params, float* grads) {
     for (const ParamSlot& s : runs_) {
         const float wd = s.decay ? config_.weight_decay : 0.0f;
         float* p = params + s.offset;
-        const float* g = grads + s.offset;
-        if (config_.kind == OptimizerConfig::adamw)
+        float* g = grads + s.offset;
+        if (config_.kind == OptimizerConfig::adamw) {
             adamw_update(p, g, m_.data() + s.offset, v_.data() + s.offset, s.size, config_.lr,
-                         config_.beta1, config_.beta2, config_.eps, wd, t_, coef);
-        else
+                         config_.beta1, config_.beta2, config_.eps, wd, t_, coef);  // g now 0
+        } else {
             sgd_momentum_update(p, g, m_.data() + s.offset, s.size, config_.lr, config_.momentum, wd);
+            std::fill_n(g, s.size, 0.0f);
+        }
     }
     return norm;
 }

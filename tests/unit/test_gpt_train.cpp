@@ -121,6 +121,49 @@ TEST_CASE("training: a 2-layer GPT learns to copy 4 digits") {
     CHECK(acts.loss < 0.05f);  // stated target
 }
 
+TEST_CASE("training: each step updates with that step's gradient alone (the optimizer consumes "
+          "the trainable ones, the frozen ones are zeroed), as a loop with fresh gradients does") {
+    // The Trainer zeroes no gradient buffer of its own after a completed step: AdamW leaves
+    // the trainable slots' gradients at 0 as it reads them. Held to the plain loop: zeroed
+    // gradients, forward, backward, Optimizer::step, every step; bit for bit.
+    OptimizerConfig adamw;
+    adamw.clip_norm = 0.05f;  // clips: the coefficient rides on the gradient AdamW consumes
+    OptimizerConfig sgd;
+    sgd.kind = OptimizerConfig::sgd;
+    sgd.momentum = 0.9f;
+    for (const OptimizerConfig& oc : {adamw, sgd})
+        for (bool frozen : {false, true}) {
+            INFO("sgd=" << (oc.kind == OptimizerConfig::sgd) << " frozen tensors=" << frozen);
+            const std::vector<std::string> names =
+                frozen ? std::vector<std::string>{"h0.attn.wk", "h1.mlp.w1"} : std::vector<std::string>{};
+            gpt::Model a = gpt::make_model(small_config(), 4).value(), b = a;
+            gpt::Trainer trainer = gpt::Trainer::make(a, oc, names).value();
+            std::vector<ParamSlot> slots = gpt::param_slots(b);
+            if (frozen) REQUIRE(set_trainable(slots, names).ok());
+            Optimizer opt(oc, slots, b.params.size());
+            gpt::Activations acts;
+            std::vector<float> grads(b.params.size());
+            Rng rng(6);
+            std::vector<int> tokens, targets;
+            for (int s = 0; s < 4; ++s) {
+                copy_batch(rng, 3, 4, tokens, targets);
+                if (s == 2) {  // a step refused before its backward changes nothing
+                    std::vector<int> bad = tokens;
+                    bad[5] = 99;
+                    REQUIRE_FALSE(trainer.step(bad.data(), targets.data(), 3, 9).ok());
+                }
+                REQUIRE(trainer.step(tokens.data(), targets.data(), 3, 9).ok());
+                std::fill(grads.begin(), grads.end(), 0.0f);
+                REQUIRE(gpt::forward(b, acts, tokens.data(), targets.data(), 3, 9).ok());
+                REQUIRE(gpt::backward(b, acts, grads.data()).ok());
+                REQUIRE(opt.step(b.params.data(), grads.data()).ok());
+            }
+            size_t differ = 0;
+            for (size_t i = 0; i < a.params.size(); ++i) differ += a.params[i] != b.params[i];
+            CHECK(differ == 0);
+        }
+}
+
 TEST_CASE("training: a huge learning rate diverges and the error names the step") {
     gpt::Model m = gpt::make_model(small_config(), 2).value();
     OptimizerConfig oc;

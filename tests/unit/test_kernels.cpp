@@ -589,6 +589,7 @@ TEST_CASE("kernels: AdamW follows PyTorch's AdamW step for step, every isa") {
         CHECK(p == doctest::Approx(0.899).epsilon(1e-6));
         CHECK(m == doctest::Approx(0.05));
         CHECK(v == doctest::Approx(0.00025));
+        CHECK(g == 0.0f);  // consumed
     }
     // Five steps of torch.optim.AdamW's update (decay first, then the bias-corrected
     // step lr/bc1 · m / (sqrt(v)/sqrt(bc2) + eps)), in double, on awkward sizes, the
@@ -614,11 +615,16 @@ TEST_CASE("kernels: AdamW follows PyTorch's AdamW step for step, every isa") {
             icl::set_isa(isa);
             auto p = p0;
             std::vector<float> m(n, 0.0f), v(n, 0.0f);
-            for (int t = 1; t <= 5; ++t)
-                icl::adamw_update(p.data(), grads[t - 1].data(), m.data(), v.data(), n, (float)lr,
+            size_t left = 0;  // gradient entries not consumed
+            for (int t = 1; t <= 5; ++t) {
+                auto g = grads[t - 1];
+                icl::adamw_update(p.data(), g.data(), m.data(), v.data(), n, (float)lr,
                                   (float)b1, (float)b2, (float)eps, (float)wd, t, 0.7f);
+                for (float x : g) left += x != 0.0f;
+            }
             INFO("n=" << n << " isa=" << isa_str(isa));
             CHECK(worst(p, want, 1e-6, 1e-5) <= 1.0);
+            CHECK(left == 0);
         }
     }
 }

@@ -125,8 +125,10 @@ ICL_KERNEL(crossentropy_backward,
 // AdamW (Loshchilov & Hutter): decoupled decay  p -= lr * (m̂ / (sqrt(v̂) + eps) + wd * p);
 // t is the 1-based step count used for bias correction. The gradient used is
 // grad_scale · g (gradient clipping's coefficient, applied as g is read: no pass of its own).
+// g is consumed: 0 on return, ready for the next backward to accumulate into (the step
+// zeroes no gradient buffer of its own).
 ICL_KERNEL(adamw_update,
-           (float* p, const float* g, float* m, float* v, size_t n, float lr, float beta1,
+           (float* p, float* g, float* m, float* v, size_t n, float lr, float beta1,
             float beta2, float eps, float weight_decay, int t, float grad_scale),
            (p, g, m, v, n, lr, beta1, beta2, eps, weight_decay, t, grad_scale))
 // SGD with momentum (PyTorch's form): buf = momentum * buf + (g + wd * p); p -= lr * buf

@@ -29,7 +29,6 @@ public:
 
     int steps() const { return optimizer_.steps(); }
     const Activations& activations() const { return acts_; }
-    const std::vector<float>& grads() const { return grads_; }
     float last_grad_norm() const { return grad_norm_; }
 
 private:
@@ -39,6 +38,7 @@ private:
     Model* model_;
     Activations acts_;
     std::vector<float> grads_;
+    bool grads_clear_ = true;  // the trainable slots' gradients are 0 (the optimizer consumed them)
     Optimizer optimizer_;
     float grad_norm_ = 0.0f;
     DivergenceWatch watch_;

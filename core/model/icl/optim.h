@@ -41,9 +41,11 @@ public:
     Optimizer(OptimizerConfig config, std::vector<ParamSlot> slots, size_t total);
 
     // One update of params from grads (both `total` floats), the gradients clipped
-    // when clip_norm > 0 (AdamW scales them as it reads them and leaves grads as they
-    // were; SGD scales grads in place). Returns the gradient norm before clipping, or an error if it
-    // is NaN or infinite (then params are unchanged).
+    // when clip_norm > 0 (AdamW scales them as it reads them; SGD scales grads in place).
+    // The trainable slots' gradients are consumed: 0 on return, ready for the next backward
+    // to accumulate into (the frozen slots' are left as they were). Returns the gradient
+    // norm before clipping, or an error if it is NaN or infinite (then params and grads
+    // are unchanged).
     Expected<float> step(float* params, float* grads);
 
     int steps() const { return t_; }
