@@ -84,11 +84,6 @@ struct Kernels {
     template <int NV>
     static constexpr int kNC = 2048 / kNR<NV> * kNR<NV>;
 
-    // C tile (mr,nr) (+)= A (mr,kc) · Bp (kc,NR), A(r,k) = A[r*rsa + k*csa], Bp packed
-    // k-major. Rows past mr repeat row mr−1 (valid memory, result dropped). C is
-    // written directly for a full tile, otherwise through a local tile.
-    // With SUM, also sums[r] += Σ_k A(r,k) for r < mr: vector adds of the broadcasts the
-    // tile makes anyway (a linear layer's bias gradient rides on its dW product).
     // What a tile adds as it leaves the registers, after the product: R (rows ldc floats
     // apart, as C's) and bias (the tile's columns), either may be null; c + (r + bias).
     struct Epilogue {
@@ -96,6 +91,12 @@ struct Kernels {
         const float* R = nullptr;
     };
 
+    // C tile (mr,nr) (+)= A (mr,kc) · Bp (kc,NR), A(r,k) = A[r*rsa + k*csa], Bp packed
+    // k-major. Rows past mr repeat row mr−1 (valid memory, result dropped). C is
+    // written directly for a full tile, otherwise through a local tile.
+    // With SUM, also sums[r] += Σ_k A(r,k) for r < mr: vector adds of the broadcasts the
+    // tile makes anyway (a linear layer's bias gradient rides on its dW product).
+    // With ep, the tile adds ep's sum as it leaves the registers (see Epilogue).
     template <int NV, bool SUM = false>
     static void micro_kernel(int kc, const float* A, size_t rsa, size_t csa, const float* Bp,
                              float* C, int ldc, int mr, int nr, bool accumulate,
@@ -125,7 +126,7 @@ struct Kernels {
             ICL_UNROLL for (int v = 0; v < NV; ++v) bias[v] = ep.bias ? B::load_unaligned(ep.bias + v * W) : B(0.0f);
             ICL_UNROLL for (int r = 0; r < MR; ++r) {
                 float* cr = C + (size_t)r * ldc;
-                const float* rr = ep.R + (size_t)r * ldc;
+                const float* rr = ep.R ? ep.R + (size_t)r * ldc : nullptr;
                 ICL_UNROLL for (int v = 0; v < NV; ++v) {
                     if (accumulate) c[r][v] += B::load_unaligned(cr + v * W);
                     if (ep.R && ep.bias) c[r][v] += B::load_unaligned(rr + v * W) + bias[v];
