@@ -256,7 +256,7 @@ namespace {
 // A hint only: in wasm it compiles to nothing.
 void prefetch_lower(const float* P, int T) {
     for (int i = 0; i < T; ++i)
-        for (int j = 0; j <= i; j += 16) __builtin_prefetch(P + (size_t)i * T + j, 0, 2);
+        for (int j = 0; j <= i; j += 16) __builtin_prefetch(P + (size_t)i * T + j, 0, 2);  // a 64-byte line
 }
 
 }  // namespace
