@@ -143,7 +143,7 @@ void shapes() {
             if (layout == "nt") icl::matmul_nt(C.data(), A.data(), B.data(), sh.M, sh.K, sh.N, false);
             if (layout == "nn") icl::matmul_nn(C.data(), A.data(), B.data(), sh.M, sh.K, sh.N, false);
             if (layout == "tn")  // the weight-gradient product, its bias sum left out
-                icl::linear_weight_grad(C.data(), nullptr, A.data(), B.data(), sh.K, sh.N, sh.M);
+                icl::linear_weight_grad(C.data(), nullptr, A.data(), B.data(), sh.K, sh.N, sh.M, true);
         };
         const double flop = layout.find("_lower") != std::string::npos
                                 ? 2.0 * sh.M * sh.K * sh.N * (T + 1) / (2.0 * T)

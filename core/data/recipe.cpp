@@ -212,7 +212,7 @@ Expected<float> Training::step() {
     Status f = gpt::forward(model_, acts_, tokens.data(), targets.data(), recipe_.batch, T);
     if (!f) return make_error("training step " + std::to_string(n) + ": " + f.error().message);
     std::fill(grads_.begin(), grads_.end(), 0.0f);
-    if (Status b = gpt::backward(model_, acts_, grads_.data()); !b) return b.error();
+    if (Status b = gpt::backward(model_, acts_, grads_.data(), gpt::GradsOnEntry::zero); !b) return b.error();
     // Learning-rate schedule: AdamW's update (decay included) is proportional to lr, so
     // scaling this step's update by s is the step with lr·s. Warmup, then cosine to 0.1.
     double s = 1.0;

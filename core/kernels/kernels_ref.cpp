@@ -50,14 +50,15 @@ void matmul_tn(float* C, const float* A, const float* B, int M, int K, int N, bo
         }
 }
 
-// dW (OC,IC) += dY(N,OC)ᵀ · X (N,IC); db (OC) += Σ_n dY(n, :)
-void linear_weight_grad(float* dW, float* db, const float* dY, const float* X, int N, int IC, int OC) {
-    matmul_tn(dW, dY, X, OC, N, IC, true);
+// dW (OC,IC) (+)= dY(N,OC)ᵀ · X (N,IC); db (OC) (+)= Σ_n dY(n, :)
+void linear_weight_grad(float* dW, float* db, const float* dY, const float* X, int N, int IC, int OC,
+                        bool accumulate) {
+    matmul_tn(dW, dY, X, OC, N, IC, accumulate);
     if (db)
         for (int o = 0; o < OC; ++o) {
             float s = 0.0f;
             for (int n = 0; n < N; ++n) s += dY[n * OC + o];
-            db[o] += s;
+            db[o] = accumulate ? db[o] + s : s;
         }
 }
 

@@ -637,9 +637,9 @@ void linear_forward(float* out, const float* inp, const float* W, const float* b
 }
 
 void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, const float* inp,
-                     const float* W, int N, int IC, int OC, bool accumulate_dinp) {
+                     const float* W, int N, int IC, int OC, bool accumulate_dinp, bool accumulate_dw) {
     matmul_nn(dinp, dout, W, N, OC, IC, accumulate_dinp);  // dinp (N,IC) (+)= dout (N,OC) · W (OC,IC)
-    linear_weight_grad(dW, dbias, dout, inp, N, IC, OC);     // dW += doutᵀ · inp, dbias += Σ dout
+    linear_weight_grad(dW, dbias, dout, inp, N, IC, OC, accumulate_dw);  // dW (+)= doutᵀ · inp, dbias (+)= Σ dout
 }
 
 // ---- forward ----------------------------------------------------------------------------
@@ -794,7 +794,7 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
 
 // ---- backward ----------------------------------------------------------------------------
 
-Status backward(const Model& model, Activations& acts, float* grads) {
+Status backward(const Model& model, Activations& acts, float* grads, GradsOnEntry on_entry) {
     ICL_PROFILE_SCOPE("bwd setup, zero");
     const Config& c = model.config;
     if (!acts.has_targets || acts.B == 0)
@@ -804,6 +804,9 @@ Status backward(const Model& model, Activations& acts, float* grads) {
     const size_t BTC = (size_t)BT * C;
     const Layout& lay = model.layout;
     auto g = [grads](size_t off) { return grads + off; };
+    // Every weight matrix below gets one product's gradient, and wte's lm-head part comes
+    // before its embedding part: with grads all 0 on entry each product may store.
+    const bool add = on_entry == GradsOnEntry::any;
 
     // backward scratch, (re)sized for this batch shape and kept in acts
     const size_t FT = c.attention_only ? 0 : (size_t)BT * F;
@@ -844,7 +847,7 @@ Status backward(const Model& model, Activations& acts, float* grads) {
         // tied LM head: logits = lnf · wteᵀ
         ICL_PROFILE_SCOPE("bwd matmul lm head");
         matmul_nn(dln, dlogits, model.at(lay.wte), BT, V, C, false);
-        matmul_tn(g(lay.wte), dlogits, acts.ptr(acts.lnf), V, BT, C, true);
+        matmul_tn(g(lay.wte), dlogits, acts.ptr(acts.lnf), V, BT, C, add);
     }
     {
         ICL_PROFILE_SCOPE("bwd layernorm");
@@ -872,12 +875,12 @@ Status backward(const Model& model, Activations& acts, float* grads) {
             }
             {
                 ICL_PROFILE_SCOPE("bwd matmul fc2");
-                linear_weight_grad(g(p.w2), g(p.b2), dres, mlp_out, BT, F, C);
+                linear_weight_grad(g(p.w2), g(p.b2), dres, mlp_out, BT, F, C, add);
             }
             {
                 ICL_PROFILE_SCOPE("bwd matmul fc");
                 linear_backward(dln, g(p.w1), nullptr, dhidden, acts.ptr(a.ln2), model.at(p.w1), BT, C, F,
-                                false);
+                                false, add);
             }
             ICL_PROFILE_SCOPE("bwd layernorm");
             layernorm_backward(dres, g(p.ln2_w), g(p.ln2_b), dln, acts.ptr(a.res_attn),
@@ -886,7 +889,7 @@ Status backward(const Model& model, Activations& acts, float* grads) {
         {
             // attention sublayer: d(atty) (B,T,C) reuses dln
             ICL_PROFILE_SCOPE("bwd matmul wo");
-            linear_backward(dln, g(p.wo), g(p.bo), dres, acts.ptr(a.atty), model.at(p.wo), BT, C, C, false);
+            linear_backward(dln, g(p.wo), g(p.bo), dres, acts.ptr(a.atty), model.at(p.wo), BT, C, C, false, add);
         }
         for (const HeadAblation& h : acts.ablations)
             if (h.layer == l) zero_head(dln, B, T, C, C / H, h.head);
@@ -906,7 +909,8 @@ Status backward(const Model& model, Activations& acts, float* grads) {
         }
         {
             ICL_PROFILE_SCOPE("bwd matmul qkv");
-            linear_backward(dln, g(p.wq), g(p.bq), dqkv, acts.ptr(a.ln1), model.at(p.wq), BT, C, 3 * C, false);
+            linear_backward(dln, g(p.wq), g(p.bq), dqkv, acts.ptr(a.ln1), model.at(p.wq), BT, C, 3 * C, false,
+                            add);
         }
         if (kind == AttentionKind::delta) {  // β = σ(logit): dlogit = dβ β (1 − β)
             const float* beta = acts.ptr(a.beta);
@@ -916,7 +920,7 @@ Status backward(const Model& model, Activations& acts, float* grads) {
                         const size_t i = ((size_t)b * H + h) * T + t;
                         dbl[((size_t)b * T + t) * H + h] = dbeta[i] * beta[i] * (1.0f - beta[i]);
                     }
-            linear_backward(dln, g(p.wb), g(p.bb), dbl, acts.ptr(a.ln1), model.at(p.wb), BT, C, H, true);
+            linear_backward(dln, g(p.wb), g(p.bb), dbl, acts.ptr(a.ln1), model.at(p.wb), BT, C, H, true, add);
         }
         ICL_PROFILE_SCOPE("bwd layernorm");
         layernorm_backward(dres, g(p.ln1_w), g(p.ln1_b), dln, x_in, acts.ptr(a.ln1_mean),

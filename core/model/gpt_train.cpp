@@ -45,7 +45,8 @@ Expected<float> Trainer::step(const int* tokens, const int* targets, int B, int 
                 if (!s.trainable) std::fill_n(grads_.data() + s.offset, s.size, 0.0f);
     }
     grads_clear_ = false;
-    if (Status b = backward(*model_, acts_, grads_.data()); !b) return b.error();
+    // every gradient is 0 here (above), so backward may store the weight products' gradients
+    if (Status b = backward(*model_, acts_, grads_.data(), GradsOnEntry::zero); !b) return b.error();
     Expected<float> norm = optimizer_.step(model_->params.data(), grads_.data());
     if (!norm)
         return make_error("training diverged at step " + std::to_string(n) + ": " + norm.error().message +

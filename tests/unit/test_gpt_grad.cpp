@@ -28,6 +28,19 @@ void check_directional_derivatives(gpt::Config cfg, int B, int T, uint64_t seed,
     REQUIRE(gpt::forward(m, acts, tokens.data(), targets.data(), B, T, hooks).ok());
     std::vector<float> grads(m.params.size(), 0.0f);
     REQUIRE(gpt::backward(m, acts, grads.data()).ok());
+    {
+        // Told the buffer is 0, backward stores the weight products' gradients: the same
+        // bits (no tensor gets two contributions of which the second is stored). Not told,
+        // it adds: onto a buffer of ones, every entry is 1 + its gradient.
+        std::vector<float> stored(m.params.size(), 0.0f), added(m.params.size(), 1.0f);
+        REQUIRE(gpt::backward(m, acts, stored.data(), gpt::GradsOnEntry::zero).ok());
+        CHECK(stored == grads);
+        REQUIRE(gpt::backward(m, acts, added.data()).ok());
+        size_t off = 0;
+        for (size_t i = 0; i < grads.size(); ++i)
+            off += std::fabs(added[i] - (1.0f + grads[i])) > 1e-5f * (1.0f + std::fabs(grads[i]));
+        CHECK(off == 0);
+    }
 
     auto loss_at = [&](const std::vector<float>& params) {
         gpt::Model probe = m;

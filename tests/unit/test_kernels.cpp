@@ -135,16 +135,27 @@ TEST_CASE("kernels: linear_weight_grad (dW and the fused bias sum) matches the r
         const auto dY = randv(rng, (size_t)N * OC), X = randv(rng, (size_t)N * IC);
         const auto dW0 = randv(rng, (size_t)OC * IC), db0 = randv(rng, OC);
         std::vector<float> dWr = dW0, dbr = db0;
-        icl::ref::linear_weight_grad(dWr.data(), dbr.data(), dY.data(), X.data(), N, IC, OC);
+        icl::ref::linear_weight_grad(dWr.data(), dbr.data(), dY.data(), X.data(), N, IC, OC, true);
+        // without accumulate: the product alone (from NaN, which would spread if read)
+        std::vector<float> dWs((size_t)OC * IC, NAN), dbs(OC, NAN);
+        icl::ref::linear_weight_grad(dWs.data(), dbs.data(), dY.data(), X.data(), N, IC, OC, false);
         for (Isa isa : isas.list) {
             icl::set_isa(isa);
             std::vector<float> dW = dW0, db = db0, dW2 = dW0;
-            icl::linear_weight_grad(dW.data(), db.data(), dY.data(), X.data(), N, IC, OC);
-            icl::linear_weight_grad(dW2.data(), nullptr, dY.data(), X.data(), N, IC, OC);
+            icl::linear_weight_grad(dW.data(), db.data(), dY.data(), X.data(), N, IC, OC, true);
+            icl::linear_weight_grad(dW2.data(), nullptr, dY.data(), X.data(), N, IC, OC, true);
             INFO("N=" << N << " IC=" << IC << " OC=" << OC << " isa=" << isa_str(isa));
             CHECK(worst(dW, dWr, 2e-7 * (N + 4), 1e-5) <= 1.0);
             CHECK(worst(db, dbr, 2e-7 * (N + 4), 1e-5) <= 1.0);
             CHECK(dW2 == dW);
+            // stored, it is bit for bit what adding it to zeros gives
+            std::vector<float> dW3((size_t)OC * IC, NAN), db3(OC, NAN), dW4((size_t)OC * IC, 0.0f), db4(OC, 0.0f);
+            icl::linear_weight_grad(dW3.data(), db3.data(), dY.data(), X.data(), N, IC, OC, false);
+            icl::linear_weight_grad(dW4.data(), db4.data(), dY.data(), X.data(), N, IC, OC, true);
+            CHECK(worst(dW3, dWs, 2e-7 * (N + 4), 1e-5) <= 1.0);
+            CHECK(worst(db3, dbs, 2e-7 * (N + 4), 1e-5) <= 1.0);
+            CHECK(dW3 == dW4);
+            CHECK(db3 == db4);
         }
     }
 }

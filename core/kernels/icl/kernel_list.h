@@ -29,9 +29,11 @@ ICL_KERNEL(matmul_nt_add, (float* C, const float* A, const float* B, const float
 ICL_KERNEL(matmul_tn, (float* C, const float* A, const float* B, int M, int K, int N, bool accumulate),
            (C, A, B, M, K, N, accumulate))
 // A linear layer's weight and bias gradients in one pass over dY:
-// dW (OC,IC) += dY(N,OC)ᵀ · X (N,IC);  db (OC) += Σ_n dY(n, :)   (db may be null)
-ICL_KERNEL(linear_weight_grad, (float* dW, float* db, const float* dY, const float* X, int N, int IC, int OC),
-           (dW, db, dY, X, N, IC, OC))
+// dW (OC,IC) (+)= dY(N,OC)ᵀ · X (N,IC);  db (OC) (+)= Σ_n dY(n, :)   (db may be null)
+// [+= if accumulate; otherwise both are written, their old contents never read]
+ICL_KERNEL(linear_weight_grad,
+           (float* dW, float* db, const float* dY, const float* X, int N, int IC, int OC, bool accumulate),
+           (dW, db, dY, X, N, IC, OC, accumulate))
 
 // ---- causal matmuls: one attention head's (T,T) products, on and below the diagonal ----
 // (every attention mask allows only j <= i, so the other half is never needed)

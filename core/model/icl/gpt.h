@@ -232,18 +232,28 @@ size_t activation_count(const Config& config, int B, int T);
 Status forward(const Model& model, Activations& acts, const int* tokens, const int* targets, int B,
                int T, const Hooks* hooks = nullptr);
 
+// What grads holds when backward starts. `any`: backward adds to it (the convention of
+// every *_backward). `zero`: the caller guarantees every entry is 0, and the weight
+// products then store their gradient instead of adding it (the same numbers, 0 + x = x,
+// without first reading a buffer the optimizer last touched a whole step ago).
+enum class GradsOnEntry { any, zero };
+
 // Backward of the mean loss of the last forward (which must have had targets).
-// grads (model.layout.total) are ACCUMULATED into: zero them first.
-Status backward(const Model& model, Activations& acts, float* grads);
+// grads (model.layout.total) are ACCUMULATED into: zero them first (and say so with
+// GradsOnEntry::zero, which is faster).
+Status backward(const Model& model, Activations& acts, float* grads,
+                GradsOnEntry on_entry = GradsOnEntry::any);
 
 // ---- the per-layer pieces (llm.c's shape), used by forward/backward and generate --------
 
 // out (N,OC) = inp (N,IC) · W(OC,IC)ᵀ + bias (OC)   (bias may be nullptr)
 void linear_forward(float* out, const float* inp, const float* W, const float* bias, int N, int IC,
                     int OC);
-// dinp (N,IC) = or += (accumulate_dinp), dW (OC,IC) +=, dbias (OC) += from dout (N,OC)
+// dinp (N,IC) = or += (accumulate_dinp), dW (OC,IC) and dbias (OC) = or += (accumulate_dw)
+// from dout (N,OC)
 void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, const float* inp,
-                     const float* W, int N, int IC, int OC, bool accumulate_dinp = true);
+                     const float* W, int N, int IC, int OC, bool accumulate_dinp = true,
+                     bool accumulate_dw = true);
 
 // One block's multi-head attention, hs = C / H: qkv (B,T,3C) rows (head h's q in columns
 // h*hs.., its k in C + h*hs.., its v in 2C + h*hs.., each head read in place) -> att
