@@ -303,6 +303,13 @@ void crossentropy_backward(float* dlogits, const float* probs, const int* target
         }
 }
 
+// *sum = Σ x² (n) in double
+void sum_squares(double* sum, const float* x, size_t n) {
+    double s = 0.0;
+    for (size_t i = 0; i < n; ++i) s += (double)x[i] * x[i];
+    *sum = s;
+}
+
 // p, g, m, v (n): one AdamW step, t >= 1; g consumed (0 on return)
 void adamw_update(float* p, float* g, float* m, float* v, size_t n, float lr, float beta1,
                   float beta2, float eps, float weight_decay, int t, float grad_scale) {

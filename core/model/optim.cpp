@@ -38,16 +38,6 @@ Status set_trainable(std::vector<ParamSlot>& slots, const std::vector<std::strin
 
 namespace {
 
-// Σ g² over g (n), in double; four independent sums so the adds do not wait on each other
-double sum_squares(const float* g, size_t n) {
-    double s[4] = {0.0, 0.0, 0.0, 0.0};
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int l = 0; l < 4; ++l) s[l] += (double)g[i + l] * g[i + l];
-    for (; i < n; ++i) s[0] += (double)g[i] * g[i];
-    return (s[0] + s[1]) + (s[2] + s[3]);
-}
-
 // The trainable slots with adjacent ones of the same decay merged: the optimizer's
 // passes then run over a few long stretches of the buffer (all of it, in two kinds,
 // when everything trains) instead of one short call per tensor.
@@ -68,7 +58,11 @@ std::vector<ParamSlot> merge_runs(const std::vector<ParamSlot>& slots) {
 float global_grad_norm(const float* grads, const std::vector<ParamSlot>& slots) {
     double sum = 0.0;
     for (const ParamSlot& s : slots)
-        if (s.trainable) sum += sum_squares(grads + s.offset, s.size);
+        if (s.trainable) {
+            double part = 0.0;
+            sum_squares(&part, grads + s.offset, s.size);
+            sum += part;
+        }
     return (float)std::sqrt(sum);
 }
 

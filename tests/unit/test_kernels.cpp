@@ -589,6 +589,29 @@ TEST_CASE("kernels: cross-entropy matches the reference and finite differences, 
 
 // ---- optimizers ------------------------------------------------------------------------------
 
+TEST_CASE("kernels: sum_squares matches a double sum, every isa and length") {
+    EachIsa isas;
+    icl::Rng rng(13);
+    // past one float block (64 vectors, up to 1024 floats) and its tail; a gradient's spread
+    // of magnitudes (1e-4 .. 1e2), so the float blocks lose nothing the clip could see
+    for (size_t n : {(size_t)0, (size_t)1, (size_t)17, (size_t)255, (size_t)1024, (size_t)1025, (size_t)5000}) {
+        std::vector<float> x(n);
+        for (float& e : x) e = rng.normal(0.0f, 1.0f) * std::pow(10.0f, rng.uniform(-4.0f, 2.0f));
+        double want = 0.0;
+        for (float e : x) want += (double)e * e;
+        double ref = -1.0;
+        icl::ref::sum_squares(&ref, x.data(), n);
+        CHECK(ref == want);
+        for (Isa isa : isas.list) {
+            icl::set_isa(isa);
+            double got = -1.0;
+            icl::sum_squares(&got, x.data(), n);
+            INFO("n=" << n << " isa=" << isa_str(isa));
+            CHECK(std::fabs(got - want) <= 1e-6 * want);
+        }
+    }
+}
+
 TEST_CASE("kernels: AdamW follows PyTorch's AdamW step for step, every isa") {
     EachIsa isas;
     // One step by hand: m = v = 0, g = 0.5, p = 1, lr = 0.1, wd = 0.01:

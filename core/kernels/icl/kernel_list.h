@@ -138,6 +138,8 @@ ICL_KERNEL(sgd_momentum_update,
            (float* p, const float* g, float* buf, size_t n, float lr, float momentum,
             float weight_decay),
            (p, g, buf, n, lr, momentum, weight_decay))
+// *sum = Σ x² over x (n), summed in double (the gradient norm that clipping reads)
+ICL_KERNEL(sum_squares, (double* sum, const float* x, size_t n), (sum, x, n))
 
 // ---- linear attention and fast weights (Katharopoulos et al. 2020; Schlag et al. 2021) ----
 // y (n) = φ(x) = elu(x) + 1 = x + 1 for x > 0, exp(x) otherwise: a positive feature map
