@@ -62,11 +62,13 @@ void linear_weight_grad(float* dW, float* db, const float* dY, const float* X, i
         }
 }
 
-// S (T,T) = A (T,K) · B(T,K)ᵀ for j <= i, 0 above; A's, B's rows lda, ldb apart
+// S (T,T) = A (T,K) · B(T,K)ᵀ for j <= i; A's, B's rows lda, ldb apart. Above the
+// diagonal the contract leaves S unspecified: this reference writes NaN there, so a
+// reader of that half shows up (NaN spreads) in every test run on the scalar set.
 void matmul_nt_lower(float* S, const float* A, const float* B, int T, int K, int lda, int ldb) {
     for (int i = 0; i < T; ++i)
         for (int j = 0; j < T; ++j) {
-            float s = 0.0f;
+            float s = j <= i ? 0.0f : NAN;
             if (j <= i)
                 for (int k = 0; k < K; ++k) s += A[(size_t)i * lda + k] * B[(size_t)j * ldb + k];
             S[(size_t)i * T + j] = s;
@@ -110,14 +112,15 @@ void attention_softmax(float* P, const float* S, int T, float scale, AttentionMa
     }
 }
 
-// d (T,T): dP in, dS = scale * P ∘ (dP − rowsum(dP ∘ P)) out
+// d (T,T): dP in, dS = scale * P ∘ (dP − rowsum(dP ∘ P)) out; P is 0 above the diagonal
+// (every mask), so dP is read on and below it only and dS is 0 above it
 void attention_softmax_backward(float* d, const float* P, int T, float scale) {
     for (int i = 0; i < T; ++i) {
         float* dp = d + (size_t)i * T;
         const float* p = P + (size_t)i * T;
         float dot = 0.0f;
-        for (int j = 0; j < T; ++j) dot += dp[j] * p[j];
-        for (int j = 0; j < T; ++j) dp[j] = scale * p[j] * (dp[j] - dot);
+        for (int j = 0; j <= i; ++j) dot += dp[j] * p[j];
+        for (int j = 0; j < T; ++j) dp[j] = j <= i ? scale * p[j] * (dp[j] - dot) : 0.0f;
     }
 }
 

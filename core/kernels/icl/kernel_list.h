@@ -40,7 +40,9 @@ ICL_KERNEL(linear_weight_grad,
 // The (T,K) / (T,N) operands are a head's slice of wider rows (its q, k, v inside the
 // model's (B,T,3C) qkv rows, its output inside (B,T,C)): lda, ldb, ldc are their row
 // strides in floats (K or N when contiguous). The (T,T) ones are contiguous.
-// S (T,T) = A (T,K) · B(T,K)ᵀ for j <= i, 0 above the diagonal          (q kᵀ, dO vᵀ)
+// S (T,T) = A (T,K) · B(T,K)ᵀ for j <= i                                 (q kᵀ, dO vᵀ)
+// Above the diagonal S is unspecified (not even finite): its readers, the softmax and its
+// backward, use only j <= i.
 ICL_KERNEL(matmul_nt_lower, (float* S, const float* A, const float* B, int T, int K, int lda, int ldb),
            (S, A, B, T, K, lda, ldb))
 // C (T,N) = L (T,T) · B (T,N) for L lower-triangular (0 above the diagonal, as a
@@ -53,13 +55,14 @@ ICL_KERNEL(matmul_tn_lower, (float* C, const float* L, const float* B, int T, in
 
 // ---- softmax over attention scores ----------------------------------------------
 // P (T,T) = softmax_row(scale * S (T,T)) over the positions `mask` allows; entries
-// it forbids are exactly 0. Row i is query position i.
+// it forbids are exactly 0. Row i is query position i. S is read on and below the
+// diagonal only (matmul_nt_lower leaves the rest unspecified).
 ICL_KERNEL(attention_softmax, (float* P, const float* S, int T, float scale, AttentionMask mask),
            (P, S, T, scale, mask))
 // In place: d (T,T) holds dP on entry and dS = scale * P ∘ (dP − rowsum(dP ∘ P)) on
 // return (the one buffer serves both, so the step zeroes no (T,T) dS per head). P is a
-// masked softmax, 0 above the diagonal (j > i), which the fast paths skip: there dS is 0,
-// and d is left 0 where dP was 0 (as matmul_nt_lower leaves it).
+// masked softmax, 0 above the diagonal (j > i): dP is read on and below it only (as
+// matmul_nt_lower leaves it), and dS is 0 above it, every entry.
 ICL_KERNEL(attention_softmax_backward, (float* d, const float* P, int T, float scale), (d, P, T, scale))
 
 // ---- banded attention: one head whose mask keeps the last w keys ----------------
