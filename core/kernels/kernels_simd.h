@@ -198,9 +198,9 @@ struct Kernels {
     }
 
     // Which triangle a causal product skips (see matmul_*_lower): none; C's tiles wholly
-    // above the diagonal (not written: the caller zeroes that triangle once per row, which
-    // was 14 % of the head-sized product when done tile by tile); A's entries above the
-    // diagonal (nn: k > i), or, A read transposed (tn), A's entries below it (k < i).
+    // above the diagonal (not written: that triangle is left unspecified, see
+    // matmul_nt_lower); A's entries above the diagonal (nn: k > i), or, A read transposed
+    // (tn), A's entries below it (k < i).
     enum Tri { kFull, kLowerC, kLowerA, kUpperA };
 
     // C (M,N) (+)= op(A) (M,K) · op(B) (K,N), B packed, blocked for the caches; C's rows
