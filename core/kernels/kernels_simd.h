@@ -860,6 +860,23 @@ struct Kernels {
         }
     }
 
+    // p, g, buf (n): buf = momentum buf + g + wd p; p −= lr buf
+    static void sgd_momentum_update(float* p, const float* g, float* buf, size_t n, float lr,
+                                    float momentum, float weight_decay) {
+        size_t i = 0;
+        for (; i + W <= n; i += W) {
+            const B pv = B::load_unaligned(p + i);
+            const B bv = B(momentum) * B::load_unaligned(buf + i) +
+                         (B::load_unaligned(g + i) + B(weight_decay) * pv);
+            bv.store_unaligned(buf + i);
+            (pv - B(lr) * bv).store_unaligned(p + i);
+        }
+        for (; i < n; ++i) {
+            buf[i] = momentum * buf[i] + (g[i] + weight_decay * p[i]);
+            p[i] -= lr * buf[i];
+        }
+    }
+
     // *sum = Σ x² (n): float vectors over blocks of 64 vectors (four sums, so the adds do
     // not wait on each other; each lane sums 16 squares), each block's total added in
     // double. A scalar sum in double ran at 5.4 floats/ns, in L1 or not: bound by its
@@ -879,23 +896,6 @@ struct Kernels {
         }
         for (; i < n; ++i) total += (double)x[i] * x[i];
         *sum = total;
-    }
-
-    // p, g, buf (n): buf = momentum buf + g + wd p; p −= lr buf
-    static void sgd_momentum_update(float* p, const float* g, float* buf, size_t n, float lr,
-                                    float momentum, float weight_decay) {
-        size_t i = 0;
-        for (; i + W <= n; i += W) {
-            const B pv = B::load_unaligned(p + i);
-            const B bv = B(momentum) * B::load_unaligned(buf + i) +
-                         (B::load_unaligned(g + i) + B(weight_decay) * pv);
-            bv.store_unaligned(buf + i);
-            (pv - B(lr) * bv).store_unaligned(p + i);
-        }
-        for (; i < n; ++i) {
-            buf[i] = momentum * buf[i] + (g[i] + weight_decay * p[i]);
-            p[i] -= lr * buf[i];
-        }
     }
 
     // ---- linear attention: feature map and fast-weight step ---------------------------

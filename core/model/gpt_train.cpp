@@ -35,9 +35,10 @@ Expected<float> Trainer::step(const int* tokens, const int* targets, int B, int 
     // An exploding loss stops here, before this step's update.
     if (std::string why = watch_.check(n, acts_.loss, lr); !why.empty()) return make_error(why);
     {
-        // backward accumulates: after a completed step the optimizer has left the trainable
-        // slots' gradients at 0 (it zeroes them as it reads them), so only the frozen ones
-        // are zeroed here; after a failed one, all
+        // backward needs every gradient at 0 (it adds into some and is told it may store the
+        // rest): after a completed step the optimizer has left the trainable slots' gradients
+        // at 0 (it zeroes them as it reads them), so only the frozen ones are zeroed here;
+        // after a failed one, all
         ICL_PROFILE_SCOPE("zero grads");
         if (!grads_clear_) std::fill(grads_.begin(), grads_.end(), 0.0f);
         else
