@@ -3,8 +3,16 @@
 // for the two training demos whose result() once ran the model: lsa_training (500
 // held-out forward and backward passes) and induction_heads (a forward pass for its
 // attention maps). The test times result() against one step() of the same session — a
-// ratio, so a slow or loaded machine (ASan, wasm) does not move it: a snapshot is tens
-// of times cheaper than a training step, a result() that evaluates the model is not.
+// ratio, so a slow or loaded machine (ASan, wasm) does not move it.
+//
+// induction_heads runs at width 128, batch 1: a forward pass grows with the width, the
+// snapshot (labels, texts, two T x T maps) does not, so there the two are far apart.
+// Measured (median ratio result() / step(1)): the snapshot 0.04-0.05 natively and
+// 0.02-0.05 in wasm; a result() that runs the probe's forward pass 0.36 natively. At
+// width 32, batch 2 (the test's first setting) the snapshot was 0.08-0.24 and the forward
+// pass 0.36: too close, and a wasm run on CI failed at 0.254 against a 0.25 bound. Four
+// heads: with two, the best previous-token and prefix-matching heads became one head
+// within the first steps, and the result lost one attention map between the two calls.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -43,13 +51,13 @@ void check_snapshot(const std::string& id, const nlohmann::json& params) {
     s.step(2);
     std::vector<double> step_ms, result_ms;
     const Result before = s.result();
-    for (int k = 0; k < 9; ++k) {
+    for (int k = 0; k < 15; ++k) {
         result_ms.push_back(time_ms([&] { (void)s.result(); }));
         step_ms.push_back(time_ms([&] { s.step(1); }));
     }
     const double r = median_ms(result_ms), st = median_ms(step_ms);
     INFO(id << ": result() " << r << " ms, step(1) " << st << " ms");
-    if (kTimed) CHECK(r < 0.25 * st);
+    if (kTimed) CHECK(r < 0.15 * st);
     // Two calls with no step between give the same Result.
     const Result a = s.result(), b = s.result();
     const bool same = to_json(a).dump() == to_json(b).dump();
@@ -61,5 +69,5 @@ void check_snapshot(const std::string& id, const nlohmann::json& params) {
 
 TEST_CASE("result() is a snapshot: lsa_training and induction_heads compute in step(), copy in result()") {
     check_snapshot("lsa_training", {{"steps", 200}});
-    check_snapshot("induction_heads", {{"steps", 200}, {"batch", 2}, {"control", false}});
+    check_snapshot("induction_heads", {{"steps", 200}, {"width", 128}, {"heads", 4}, {"batch", 1}, {"control", false}});
 }
