@@ -239,8 +239,10 @@ struct Kernels {
                             const float* Bt = Bp + (size_t)jr * kc + (size_t)(k0 - pc) * NR;
                             // a tile on the diagonal whose rows stop within its first vector:
                             // only that vector's columns (attention's q kᵀ and dO vᵀ: the
-                            // step at config M 0.15 and 0.17 % faster in two A/B runs)
-                            if constexpr (NV == 2)
+                            // step at config M 0.15 and 0.17 % faster in two A/B runs). AVX-512
+                            // only: in wasm the same branch took config S's step from 18.3 to
+                            // 28.2 ms (the whole GEMM compiled worse, not just these tiles).
+                            if constexpr (NV == 2 && std::is_same_v<Arch, xsimd::avx512f>)
                                 if (tri == kLowerC && i0 + mr - 1 < j0 + W) {
                                     micro_kernel<1, false, 2>(k1 - k0, At, rsa, csa, Bt, Ct, (int)ldc, mr,
                                                               std::min(nr, W), acc);
