@@ -263,8 +263,9 @@ void bias_gelu_forward(float* y, float* pre, const float* bias, int N, int F) {
     gelu_forward(y, pre, (size_t)N * F);
 }
 
-// d (N,F): dy in, dy * gelu'(pre) out; y (N,F) = gelu(pre); dbias (F) += Σ_n of d
-void bias_gelu_backward(float* d, float* y, float* dbias, const float* pre, int N, int F) {
+// gelu_linear_backward's first half. d (N,F): dy in, dy * gelu'(pre) out; y (N,F) =
+// gelu(pre); dbias (F) += Σ_n of d
+static void bias_gelu_backward(float* d, float* y, float* dbias, const float* pre, int N, int F) {
     gelu_forward(y, pre, (size_t)N * F);
     for (int n = 0; n < N; ++n)
         for (int j = 0; j < F; ++j) {
@@ -274,6 +275,14 @@ void bias_gelu_backward(float* d, float* y, float* dbias, const float* pre, int 
             d[i] = g;
             dbias[j] += g;
         }
+}
+
+// d (N,F) = d(gelu(pre)) in, d(pre) out; db1 (F) += Σ_n d(pre); y (N,F) = gelu(pre);
+// dW2 (C,F) (+)= dY(N,C)ᵀ · y, db2 (C) (+)= Σ_n dY
+void gelu_linear_backward(float* d, float* db1, float* dW2, float* db2, float* y, const float* pre,
+                          const float* dY, int N, int F, int C, bool accumulate) {
+    bias_gelu_backward(d, y, db1, pre, N, F);
+    linear_weight_grad(dW2, db2, dY, y, N, F, C, accumulate);
 }
 
 // losses (N), probs (N,V) from logits (N,V), targets (N) in [0, V).

@@ -209,11 +209,12 @@ struct Kernels {
     // ldc floats apart. rowsum (M), if given: rowsum[i] += Σ_k op(A)(i,k), summed by the
     // first column tile.
     // ep: added by each tile of the last K block (ep.R's rows ldc apart, as C's).
-    template <int NV>
-    static void gemm_packed_nv(float* C, size_t ldc, const float* A, size_t rsa, size_t csa,
-                               const float* Bm, size_t rsb, size_t csb, int M, int K, int N,
-                               bool accumulate, Tri tri = kFull, float* rowsum = nullptr,
-                               Epilogue ep = {}) {
+    // pack(Bp, p0, kc, j0, nc) fills Bp as pack_b<NV> would with op(B)'s rows p0.. and
+    // columns j0..; each block of op(B) is asked for exactly once, in order (p0 within j0).
+    template <int NV, class PackB>
+    static void gemm_blocked(float* C, size_t ldc, const float* A, size_t rsa, size_t csa,
+                             const PackB& pack, int M, int K, int N, bool accumulate, Tri tri,
+                             float* rowsum, Epilogue ep) {
         constexpr int NR = kNR<NV>, NC = kNC<NV>;
         const int kc_max = std::min(K, KC);
         const int nc_max = std::min((N + NR - 1) / NR * NR, NC);
@@ -223,7 +224,7 @@ struct Kernels {
             for (int pc = 0; pc < K; pc += KC) {
                 const int kc = std::min(KC, K - pc);
                 const bool acc = accumulate || pc > 0;  // later K blocks add to C
-                pack_b<NV>(Bp, Bm, rsb, csb, pc, kc, jc, nc);
+                pack(Bp, pc, kc, jc, nc);
                 for (int ic = 0; ic < M; ic += MC) {
                     const int mc = std::min(MC, M - ic);
                     for (int jr = 0; jr < nc; jr += NR)
@@ -263,6 +264,16 @@ struct Kernels {
                 }
             }
         }
+    }
+    // gemm_blocked with op(B) (K,N), B(k,j) = Bm[k*rsb + j*csb], packed by pack_b
+    template <int NV>
+    static void gemm_packed_nv(float* C, size_t ldc, const float* A, size_t rsa, size_t csa,
+                               const float* Bm, size_t rsb, size_t csb, int M, int K, int N,
+                               bool accumulate, Tri tri, float* rowsum, Epilogue ep) {
+        const auto pack = [=](float* Bp, int p0, int kc, int j0, int nc) {
+            pack_b<NV>(Bp, Bm, rsb, csb, p0, kc, j0, nc);
+        };
+        gemm_blocked<NV>(C, ldc, A, rsa, csa, pack, M, K, N, accumulate, tri, rowsum, ep);
     }
     static void gemm_packed(float* C, size_t ldc, const float* A, size_t rsa, size_t csa,
                             const float* Bm, size_t rsb, size_t csb, int M, int K, int N,
@@ -368,15 +379,37 @@ struct Kernels {
     // the product (the training step at config M 0.6 % faster).
     static void linear_weight_grad(float* dW, float* db, const float* dY, const float* X, int N,
                                    int IC, int OC, bool accumulate) {
+        if (small(OC, N, IC)) {
+            if (db && !accumulate) std::fill_n(db, OC, 0.0f);
+            gemm_rows(dW, IC, dY, 1, OC, X, IC, OC, N, IC, accumulate);
+            if (db) add_rows(db, dY, N, OC);
+            return;
+        }
+        const auto pack = [=](auto nv, float* Bp, int p0, int kc, int j0, int nc) {
+            pack_b<decltype(nv)::value>(Bp, X, IC, 1, p0, kc, j0, nc);
+        };
+        weight_grad_packed(dW, db, dY, pack, N, IC, OC, accumulate);
+    }
+    // linear_weight_grad's product for a problem not small(), X's blocks from
+    // pack(nv, Bp, p0, kc, j0, nc) (as gemm_blocked's, nv a std::integral_constant of NV)
+    template <class Pack>
+    static void weight_grad_packed(float* dW, float* db, const float* dY, const Pack& pack, int N,
+                                   int IC, int OC, bool accumulate) {
         constexpr bool fuse = std::is_same_v<Arch, xsimd::avx512f>;
         if (db && !accumulate) std::fill_n(db, OC, 0.0f);
-        if (!small(OC, N, IC)) {
-            gemm_packed(dW, IC, dY, 1, OC, X, IC, 1, OC, N, IC, accumulate, kFull, fuse ? db : nullptr);
-            if (fuse) return;
-        } else {
-            gemm_rows(dW, IC, dY, 1, OC, X, IC, OC, N, IC, accumulate);
-        }
-        if (!db) return;
+        float* rowsum = fuse ? db : nullptr;
+        const auto pack1 = [&](float* Bp, int p0, int kc, int j0, int nc) {
+            pack(std::integral_constant<int, 1>{}, Bp, p0, kc, j0, nc);
+        };
+        const auto pack2 = [&](float* Bp, int p0, int kc, int j0, int nc) {
+            pack(std::integral_constant<int, 2>{}, Bp, p0, kc, j0, nc);
+        };
+        if (IC <= W) gemm_blocked<1>(dW, IC, dY, 1, OC, pack1, OC, N, IC, accumulate, kFull, rowsum, {});
+        else gemm_blocked<2>(dW, IC, dY, 1, OC, pack2, OC, N, IC, accumulate, kFull, rowsum, {});
+        if (db && !fuse) add_rows(db, dY, N, OC);
+    }
+    // db (OC) += Σ_n dY(n, :)
+    static void add_rows(float* db, const float* dY, int N, int OC) {
         for (int n = 0; n < N; ++n) {
             const float* d = dY + (size_t)n * OC;
             int o = 0;
@@ -821,6 +854,61 @@ struct Kernels {
             for (; j < F; ++j) {
                 yr[j] = gelu_s(p[j]);
                 dbias[j] += (dr[j] *= gelu_grad_s(p[j]));
+            }
+        }
+    }
+
+    // bias_gelu_backward and then linear_weight_grad(dW2, db2, dY, gelu(pre), N, F, C,
+    // accumulate), without gelu(pre) ever written out in rows: for a problem not small(),
+    // each block of the weight gradient's B operand is computed straight into the
+    // product's packed panels (gelu_pack), which saves the packing's pass over (N,F) —
+    // at config M 2 MB read and written again per layer. y (N,F) is used only for
+    // small() problems.
+    static void gelu_linear_backward(float* d, float* db1, float* dW2, float* db2, float* y,
+                                     const float* pre, const float* dY, int N, int F, int C,
+                                     bool accumulate) {
+        if (small(C, N, F)) {
+            bias_gelu_backward(d, y, db1, pre, N, F);
+            return linear_weight_grad(dW2, db2, dY, y, N, F, C, accumulate);
+        }
+        const auto pack = [=](auto nv, float* Bp, int p0, int kc, int j0, int nc) {
+            gelu_pack<decltype(nv)::value>(Bp, d, db1, pre, F, p0, kc, j0, nc);
+        };
+        weight_grad_packed(dW2, db2, dY, pack, N, F, C, accumulate);
+    }
+    // bias_gelu_backward on rows p0..p0+kc, columns j0..j0+nc of d and pre, with gelu(pre)
+    // written as pack_b<NV> packs those rows and columns (zeros past nc), bit for bit what
+    // bias_gelu_backward writes: a column goes the vector way iff its whole vector of the
+    // row is inside F (j0 and NR are multiples of W).
+    template <int NV>
+    static void gelu_pack(float* Bp, float* d, float* db1, const float* pre, int F, int p0, int kc,
+                          int j0, int nc) {
+        constexpr int NR = kNR<NV>;
+        for (int k = 0; k < kc; ++k) {
+            const float* p = pre + (size_t)(p0 + k) * F;
+            float* dr = d + (size_t)(p0 + k) * F;
+            for (int jr = 0; jr < nc; jr += NR) {
+                float* bp = Bp + (size_t)jr * kc + (size_t)k * NR;
+                ICL_UNROLL for (int v = 0; v < NV; ++v) {
+                    const int j = j0 + jr + v * W;
+                    if (jr + v * W + W <= nc) {
+                        const B x = B::load_unaligned(p + j), h = gelu_h(x);
+                        (x * h).store_aligned(bp + v * W);
+                        const B g = B::load_unaligned(dr + j) * gelu_grad_v(x, h);
+                        g.store_unaligned(dr + j);
+                        (B::load_unaligned(db1 + j) + g).store_unaligned(db1 + j);
+                        continue;
+                    }
+                    for (int c = 0; c < W; ++c) {
+                        const int jj = j + c;
+                        if (jj >= j0 + nc) {
+                            bp[v * W + c] = 0.0f;
+                            continue;
+                        }
+                        bp[v * W + c] = gelu_s(p[jj]);
+                        db1[jj] += (dr[jj] *= gelu_grad_s(p[jj]));
+                    }
+                }
             }
         }
     }

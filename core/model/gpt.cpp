@@ -861,21 +861,17 @@ Status backward(const Model& model, Activations& acts, float* grads, GradsOnEntr
         const BlockActs& a = acts.blocks[(size_t)l];
         const float* x_in = acts.residual(l);
         if (!c.attention_only) {
-            // fc2: dhidden = dres · W2 first; the GELU pass then turns it into d(fc) and writes
-            // gelu(fc) again into mlp_out, which fc2's weight gradient reads while it is warm
-            // (keeping every layer's gelu(fc) instead measured 0.5 % slower at config M)
-            float* mlp_out = acts.ptr(acts.mlp_out);
+            // fc2: dhidden = dres · W2 first; then one kernel turns it into d(fc) and takes fc2's
+            // weight gradient from gelu(fc) computed again, straight into the product's packed
+            // panels (keeping every layer's gelu(fc) instead measured 0.5 % slower at config M)
             {
                 ICL_PROFILE_SCOPE("bwd matmul fc2");
                 matmul_nn(dhidden, dres, model.at(p.w2), BT, C, F, false);
             }
             {
-                ICL_PROFILE_SCOPE("bwd bias + gelu");  // dhidden becomes d(fc); b1's gradient
-                bias_gelu_backward(dhidden, mlp_out, g(p.b1), acts.ptr(a.fc), BT, F);
-            }
-            {
-                ICL_PROFILE_SCOPE("bwd matmul fc2");
-                linear_weight_grad(g(p.w2), g(p.b2), dres, mlp_out, BT, F, C, add);
+                ICL_PROFILE_SCOPE("bwd matmul fc2 dW + gelu");  // dhidden becomes d(fc); b1's, W2's, b2's gradients
+                gelu_linear_backward(dhidden, g(p.b1), g(p.w2), g(p.b2), acts.ptr(acts.mlp_out),
+                                     acts.ptr(a.fc), dres, BT, F, C, add);
             }
             {
                 ICL_PROFILE_SCOPE("bwd matmul fc");

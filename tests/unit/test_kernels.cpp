@@ -517,31 +517,63 @@ TEST_CASE("kernels: gelu forward/backward match the reference and finite differe
     CHECK(ys[2] == doctest::Approx(-0.00363739).epsilon(1e-3));
 }
 
-TEST_CASE("kernels: bias + gelu forward/backward (one pass each) match the reference, every isa") {
+TEST_CASE("kernels: bias + gelu forward matches the reference, every isa") {
     EachIsa isas;
     icl::Rng rng(12);
     const int N = 3;
     for (int F : {1, 7, 17, 65}) {
         const auto pre0 = randv(rng, (size_t)N * F, -4.0f, 4.0f), bias = randv(rng, F);
-        const auto dy = randv(rng, (size_t)N * F), db0 = randv(rng, F);
-        std::vector<float> prer = pre0, yr((size_t)N * F), dr = dy, dbr = db0;
+        std::vector<float> prer = pre0, yr((size_t)N * F);
         icl::ref::bias_gelu_forward(yr.data(), prer.data(), bias.data(), N, F);
-        std::vector<float> yr2((size_t)N * F, -7.0f);
-        icl::ref::bias_gelu_backward(dr.data(), yr2.data(), dbr.data(), prer.data(), N, F);
-        CHECK(yr2 == yr);
         for (Isa isa : isas.list) {
             icl::set_isa(isa);
-            std::vector<float> pre = pre0, y((size_t)N * F), d = dy, db = db0, y2((size_t)N * F, -7.0f);
+            std::vector<float> pre = pre0, y((size_t)N * F);
             icl::bias_gelu_forward(y.data(), pre.data(), bias.data(), N, F);
-            icl::bias_gelu_backward(d.data(), y2.data(), db.data(), pre.data(), N, F);
             INFO("F=" << F << " isa=" << isa_str(isa));
             CHECK(pre == prer);
             CHECK(worst(y, yr, 1e-6, 1e-5) <= 1.0);
-            // the backward writes the forward's output again, bit for bit: the training step
-            // keeps only pre and takes fc2's weight gradient from this copy
-            CHECK(y2 == y);
-            CHECK(worst(d, dr, 1e-6, 1e-5) <= 1.0);
-            CHECK(worst(db, dbr, 1e-6, 1e-5) <= 1.0);
+        }
+    }
+}
+
+TEST_CASE("kernels: the GELU's backward with fc2's weight gradient matches the reference and, in "
+          "each isa, the weight gradient of the forward's own gelu(pre), bit for bit") {
+    EachIsa isas;
+    icl::Rng rng(13);
+    // (N, F, C): small (the unfused path); past a K block (N > 512) with F not a multiple
+    // of any vector; F within one vector (one-vector panels); F past a column block (2048)
+    const int shapes[][3] = {{3, 7, 5}, {600, 65, 12}, {40, 16, 9}, {70, 2100, 6}, {64, 128, 32}};
+    for (const auto& s : shapes) {
+        const int N = s[0], F = s[1], C = s[2];
+        const auto pre = randv(rng, (size_t)N * F, -4.0f, 4.0f), dgelu = randv(rng, (size_t)N * F);
+        const auto dY = randv(rng, (size_t)N * C), db10 = randv(rng, F);
+        const auto dW0 = randv(rng, (size_t)C * F), db20 = randv(rng, C);
+        for (bool acc : {true, false}) {
+            std::vector<float> dr = dgelu, db1r = db10, dWr = dW0, db2r = db20, yr((size_t)N * F);
+            icl::ref::gelu_linear_backward(dr.data(), db1r.data(), dWr.data(), db2r.data(), yr.data(),
+                                           pre.data(), dY.data(), N, F, C, acc);
+            for (Isa isa : isas.list) {
+                icl::set_isa(isa);
+                INFO("N=" << N << " F=" << F << " C=" << C << " accumulate=" << acc << " isa=" << isa_str(isa));
+                // without accumulate, dW2 and db2 start as NaN, which would spread if read
+                std::vector<float> d = dgelu, db1 = db10, dW = acc ? dW0 : std::vector<float>(dW0.size(), NAN);
+                std::vector<float> db2 = acc ? db20 : std::vector<float>(db20.size(), NAN), y((size_t)N * F);
+                icl::gelu_linear_backward(d.data(), db1.data(), dW.data(), db2.data(), y.data(), pre.data(),
+                                          dY.data(), N, F, C, acc);
+                CHECK(worst(d, dr, 1e-6, 1e-5) <= 1.0);
+                CHECK(worst(db1, db1r, 1e-6 * N, 1e-5) <= 1.0);
+                CHECK(worst(dW, dWr, 2e-7 * (N + 4), 1e-5) <= 1.0);
+                CHECK(worst(db2, db2r, 2e-7 * (N + 4), 1e-5) <= 1.0);
+                // the same isa's forward gelu and weight gradient, unfused: bit for bit (the
+                // fused path must compute the very gelu(pre) the forward's fc2 used)
+                std::vector<float> y_fwd((size_t)N * F), zero(F, 0.0f), pre_copy = pre;
+                icl::bias_gelu_forward(y_fwd.data(), pre_copy.data(), zero.data(), N, F);
+                std::vector<float> dWu = acc ? dW0 : std::vector<float>(dW0.size(), NAN);
+                std::vector<float> db2u = acc ? db20 : std::vector<float>(db20.size(), NAN);
+                icl::linear_weight_grad(dWu.data(), db2u.data(), dY.data(), y_fwd.data(), N, F, C, acc);
+                CHECK(dW == dWu);
+                CHECK(db2 == db2u);
+            }
         }
     }
 }

@@ -108,13 +108,18 @@ ICL_KERNEL(gelu_backward, (float* dx, const float* x, const float* dy, size_t n)
 // pre (N,F) += bias (F) in every row (pre is kept: the backward reads it); y (N,F) = gelu(pre)
 ICL_KERNEL(bias_gelu_forward, (float* y, float* pre, const float* bias, int N, int F),
            (y, pre, bias, N, F))
-// Its backward, reading pre once. In place (the one exception to += above, so the
-// caller needs no zeroed buffer): d (N,F) holds dy on entry and d(pre) = dy * gelu'(pre)
-// on return; dbias (F) += Σ_n d(pre)(n, :); y (N,F) = gelu(pre) WRITTEN, bit for bit what
-// bias_gelu_forward wrote (the training step keeps pre, not y, and needs y again for the
-// weight gradient of the matmul after the GELU)
-ICL_KERNEL(bias_gelu_backward, (float* d, float* y, float* dbias, const float* pre, int N, int F),
-           (d, y, dbias, pre, N, F))
+// Its backward with the weight gradient of the product after it (fc2: out (N,C) =
+// gelu(pre) · W2ᵀ + b2), reading pre once. In place (the one exception to += above, so
+// the caller needs no zeroed buffer): d (N,F) holds d(gelu(pre)) on entry and d(pre) =
+// d(gelu(pre)) * gelu'(pre) on return; db1 (F) += Σ_n d(pre)(n, :); dW2 and db2 as
+// linear_weight_grad(dW2, db2, dY, gelu(pre), N, F, C, accumulate) with gelu(pre) bit for
+// bit what bias_gelu_forward wrote (the training step keeps pre, not gelu(pre)). y (N,F)
+// is scratch, unspecified on return: the reference writes gelu(pre) there; the fast
+// versions compute it straight into the product's packed panels instead
+ICL_KERNEL(gelu_linear_backward,
+           (float* d, float* db1, float* dW2, float* db2, float* y, const float* pre, const float* dY,
+            int N, int F, int C, bool accumulate),
+           (d, db1, dW2, db2, y, pre, dY, N, F, C, accumulate))
 
 // ---- cross-entropy --------------------------------------------------------------
 // probs (N,V) = softmax(logits (N,V)); losses (N) = −log probs[n, targets[n]]

@@ -190,8 +190,8 @@ struct Activations {
     size_t embed = 0;                            // (B,T,C) residual after the embeddings
     std::vector<BlockActs> blocks;
     size_t mlp_out = 0;                          // (B,T,F) one layer's gelu(fc) at a time: the
-                                                 // forward's fc2 reads it, the backward writes it
-                                                 // again (bit for bit) for fc2's weight gradient
+                                                 // forward's fc2 reads it; the backward's scratch
+                                                 // (gelu_linear_backward's y)
     size_t lnf = 0, lnf_mean = 0, lnf_rstd = 0;  // (B,T,C), (B,T), (B,T)
     size_t logits = 0, probs = 0, losses = 0;    // (B,T,V), (B,T,V), (B,T)
     std::vector<int> tokens, targets;            // (B,T); target -1 = not scored
