@@ -552,6 +552,10 @@ TEST_CASE("kernels: the GELU's backward with fc2's weight gradient matches the r
             std::vector<float> dr = dgelu, db1r = db10, dWr = dW0, db2r = db20, yr((size_t)N * F);
             icl::ref::gelu_linear_backward(dr.data(), db1r.data(), dWr.data(), db2r.data(), yr.data(),
                                            pre.data(), dY.data(), N, F, C, acc);
+            // the reference writes the forward's gelu(pre) into y, bit for bit
+            std::vector<float> yfr((size_t)N * F), zr(F, 0.0f), prer = pre;
+            icl::ref::bias_gelu_forward(yfr.data(), prer.data(), zr.data(), N, F);
+            CHECK(yr == yfr);
             for (Isa isa : isas.list) {
                 icl::set_isa(isa);
                 INFO("N=" << N << " F=" << F << " C=" << C << " accumulate=" << acc << " isa=" << isa_str(isa));
