@@ -836,6 +836,21 @@ struct Kernels {
         }
     }
 
+    // One vector (one float) of the GELU's backward at pre p: d = dy in, dy * gelu'(p) out;
+    // dbias += that; returns gelu(p), from the same h. bias_gelu_backward and gelu_pack
+    // both go through these, so the two write the same bits.
+    static B gelu_back_v(const float* p, float* d, float* dbias) {
+        const B x = B::load_unaligned(p), h = gelu_h(x);
+        const B g = B::load_unaligned(d) * gelu_grad_v(x, h);
+        g.store_unaligned(d);
+        (B::load_unaligned(dbias) + g).store_unaligned(dbias);
+        return x * h;
+    }
+    static float gelu_back_s(float p, float& d, float& dbias) {
+        dbias += (d *= gelu_grad_s(p));
+        return gelu_s(p);
+    }
+
     // d (N,F) = dy in, dy * gelu'(pre) out; y (N,F) = gelu(pre) from the same h; dbias (F)
     // += Σ_n of d: one pass
     static void bias_gelu_backward(float* d, float* y, float* dbias, const float* pre, int N, int F) {
@@ -844,17 +859,8 @@ struct Kernels {
             float* dr = d + (size_t)r * F;
             float* yr = y + (size_t)r * F;
             int j = 0;
-            for (; j + W <= F; j += W) {
-                const B x = B::load_unaligned(p + j), h = gelu_h(x);
-                (x * h).store_unaligned(yr + j);
-                const B g = B::load_unaligned(dr + j) * gelu_grad_v(x, h);
-                g.store_unaligned(dr + j);
-                (B::load_unaligned(dbias + j) + g).store_unaligned(dbias + j);
-            }
-            for (; j < F; ++j) {
-                yr[j] = gelu_s(p[j]);
-                dbias[j] += (dr[j] *= gelu_grad_s(p[j]));
-            }
+            for (; j + W <= F; j += W) gelu_back_v(p + j, dr + j, dbias + j).store_unaligned(yr + j);
+            for (; j < F; ++j) yr[j] = gelu_back_s(p[j], dr[j], dbias[j]);
         }
     }
 
@@ -892,21 +898,12 @@ struct Kernels {
                 ICL_UNROLL for (int v = 0; v < NV; ++v) {
                     const int j = j0 + jr + v * W;
                     if (jr + v * W + W <= nc) {
-                        const B x = B::load_unaligned(p + j), h = gelu_h(x);
-                        (x * h).store_aligned(bp + v * W);
-                        const B g = B::load_unaligned(dr + j) * gelu_grad_v(x, h);
-                        g.store_unaligned(dr + j);
-                        (B::load_unaligned(db1 + j) + g).store_unaligned(db1 + j);
+                        gelu_back_v(p + j, dr + j, db1 + j).store_aligned(bp + v * W);
                         continue;
                     }
                     for (int c = 0; c < W; ++c) {
                         const int jj = j + c;
-                        if (jj >= j0 + nc) {
-                            bp[v * W + c] = 0.0f;
-                            continue;
-                        }
-                        bp[v * W + c] = gelu_s(p[jj]);
-                        db1[jj] += (dr[jj] *= gelu_grad_s(p[jj]));
+                        bp[v * W + c] = jj < j0 + nc ? gelu_back_s(p[jj], dr[jj], db1[jj]) : 0.0f;
                     }
                 }
             }
