@@ -68,6 +68,11 @@ function expect(cond, message) {
 }
 
 // ---- server and browser -------------------------------------------------------------
+if (!fs.existsSync(path.join(site, 'index.json'))) {
+  console.log(`FAIL no ${path.join(site, 'index.json')}: build the site first (scripts/build site)`);
+  console.log('browser: 0 passed, 1 failed');
+  process.exit(1);
+}
 const { server, origin } = await serveSite(site);
 const browser = await launchChromium();
 

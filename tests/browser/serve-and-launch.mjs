@@ -12,6 +12,9 @@ const { chromium } = createRequire(path.join(root, 'web', 'package.json'))('play
 // Serves `site`; resolves to { server, origin } once serve.mjs prints its URL.
 export async function serveSite(site) {
   const server = spawn(process.execPath, [path.join(root, 'web', 'serve.mjs'), site, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // However the suite ends (an uncaught error too), the server goes with it: left running it
+  // holds the suite's stderr open and ctest waits for it until its timeout (25 minutes).
+  process.on('exit', () => server.kill());
   const origin = await new Promise((resolve, reject) => {
     let text = '';
     server.stdout.on('data', (d) => {

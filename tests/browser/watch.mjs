@@ -36,6 +36,7 @@ const original = fs.readFileSync(file, 'utf8');
 
 const server = spawn(process.execPath, [path.join(root, 'web', 'serve.mjs'), site, '0', '--watch', '--lessons', lessons, '--icl', icl, '--wasm', wasm],
   { stdio: ['ignore', 'pipe', 'inherit'] });
+process.on('exit', () => server.kill());  // as serveSite's: never left holding ctest's stderr
 let log = '';
 const served = new Promise((resolve, reject) => {
   server.stdout.on('data', (d) => {
