@@ -9,22 +9,23 @@ import { fileURLToPath } from 'node:url';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { chromium } = createRequire(path.join(root, 'web', 'package.json'))('playwright-core');
 
-// Serves `site`; resolves to { server, origin } once serve.mjs prints its URL.
-export async function serveSite(site) {
-  const server = spawn(process.execPath, [path.join(root, 'web', 'serve.mjs'), site, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+// Serves `site` (with serve.mjs's further `args`, e.g. --watch); resolves to { server,
+// origin, log } once serve.mjs prints its URL; log() is all it has printed so far.
+export async function serveSite(site, args = []) {
+  const server = spawn(process.execPath, [path.join(root, 'web', 'serve.mjs'), site, '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   // However the suite ends (an uncaught error too), the server goes with it: left running it
   // holds the suite's stderr open and ctest waits for it until its timeout (25 minutes).
   process.on('exit', () => server.kill());
+  let text = '';
+  server.stdout.on('data', (d) => { text += d; });
   const origin = await new Promise((resolve, reject) => {
-    let text = '';
-    server.stdout.on('data', (d) => {
-      text += d;
+    server.stdout.on('data', () => {
       const m = text.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
       if (m) resolve(`http://127.0.0.1:${m[1]}`);
     });
-    server.on('exit', (code) => reject(new Error(`serve.mjs exited (${code})`)));
+    server.on('exit', (code) => reject(new Error(`serve.mjs exited (${code}): ${text}`)));
   });
-  return { server, origin };
+  return { server, origin, log: () => text };
 }
 
 // gl: WebGL2 through SwiftShader (for /lab/) instead of no GPU at all.

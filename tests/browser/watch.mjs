@@ -11,8 +11,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync, spawn } from 'node:child_process';
-import { root, launchChromium } from './serve-and-launch.mjs';
+import { execFileSync } from 'node:child_process';
+import { root, serveSite, launchChromium } from './serve-and-launch.mjs';
 
 const icl = path.resolve(process.argv[2] || path.join(root, 'build/bin/icl'));
 const wasm = path.resolve(process.argv[3] || path.join(root, 'build/wasm/bin'));
@@ -34,19 +34,8 @@ for (const lang of ['en', 'ko']) {
 const file = path.join(lessons, 'en', '02-dual-form.md');
 const original = fs.readFileSync(file, 'utf8');
 
-const server = spawn(process.execPath, [path.join(root, 'web', 'serve.mjs'), site, '0', '--watch', '--lessons', lessons, '--icl', icl, '--wasm', wasm],
-  { stdio: ['ignore', 'pipe', 'inherit'] });
-process.on('exit', () => server.kill());  // as serveSite's: never left holding ctest's stderr
-let log = '';
-const served = new Promise((resolve, reject) => {
-  server.stdout.on('data', (d) => {
-    log += d;
-    const m = log.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
-    if (m) resolve(`http://127.0.0.1:${m[1]}`);
-  });
-  server.on('exit', (code) => reject(new Error(`serve.mjs --watch exited (${code}): ${log}`)));
-});
-const [origin, browser] = await Promise.all([served, launchChromium()]);
+const [{ server, origin, log }, browser] = await Promise.all([
+  serveSite(site, ['--watch', '--lessons', lessons, '--icl', icl, '--wasm', wasm]), launchChromium()]);
 
 // Polls pageFn(arg) in the page until it returns true, across the reloads (a navigation in
 // flight throws): the time it did, or null after timeoutMs.
@@ -181,6 +170,6 @@ try {
   server.kill();
   fs.rmSync(tmp, { recursive: true, force: true });
 }
-console.log((failed || process.env.WATCH_DEBUG ? log : log.split('\n').filter((l) => / written in /.test(l)).join('\n')).trim());
+console.log((failed || process.env.WATCH_DEBUG ? log() : log().split('\n').filter((l) => / written in /.test(l)).join('\n')).trim());
 console.log(`watch: ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
