@@ -236,14 +236,27 @@ async function answer(page, check, value) {
 
 const panelsHtml = (page, name) => page.locator(`section.demo[data-instance="${name}"] .panels`).evaluate((e) => e.innerHTML);
 
+// Counts the runs the page asks its engine worker for (window.__iclRuns): installed
+// before the page's scripts, it sees every 'run' message any Worker is posted.
+const countRuns = () => {
+  window.__iclRuns = 0;
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, ...rest) {
+    if (message && message.type === 'run') window.__iclRuns += 1;
+    return post.call(this, message, ...rest);
+  };
+};
+
 // Moves a slider by script (as a drag would: input events, then change) and
 // resolves to the milliseconds until the demo's next drawing lands (the finished one
-// for an analytic demo, the first streamed one for a training demo).
+// for an analytic demo, the first streamed one for a training demo), with the runs the
+// page asked its worker for by then (`runs`; with countRuns installed).
 function moveSlider(page, name, sliderIndex) {
   return page.evaluate(([inst, k]) => new Promise((resolve) => {
     const section = document.querySelector(`section.demo[data-instance="${inst}"]`);
     const slider = section.querySelectorAll('input[type=range]')[k];
     const draws = Number(section.dataset.draws || 0);
+    const runs = window.__iclRuns;
     const v = Number(slider.value), lo = Number(slider.min), hi = Number(slider.max), step = Number(slider.step) || 1;
     // A different value: one third of the way to the far end, on the step grid.
     const target = v - lo < hi - v ? v + Math.max(step, Math.round((hi - v) / 3 / step) * step) : v - Math.max(step, Math.round((v - lo) / 3 / step) * step);
@@ -252,7 +265,7 @@ function moveSlider(page, name, sliderIndex) {
       // An analytic demo is timed to its finished redraw; a training demo to its first new slice.
       if (Number(section.dataset.draws) > draws && (!analytic || ['done', 'error'].includes(section.dataset.state))) {
         obs.disconnect();
-        resolve({ ms: performance.now() - t0, name: slider.name, from: v, to: Number(slider.value) });
+        resolve({ ms: performance.now() - t0, name: slider.name, from: v, to: Number(slider.value), runs: window.__iclRuns - runs });
       }
     });
     obs.observe(section, { attributes: true });
@@ -285,6 +298,7 @@ for (const lang of langs) {
     if (onlyLessons && !onlyLessons.includes(entry.id)) continue;
     const where = `${lang}/${entry.id}`;
     const context = await newContext({ viewport: { width: 1100, height: 900 } });
+    await context.addInitScript(countRuns);
     const page = await context.newPage();
     const bytes = bytesSent(page);
     let data;
@@ -434,8 +448,13 @@ for (const lang of langs) {
           expect(stopped, `demo ${d.name}: the stop button did not stop the run`);
         }
         if (d.info.analytic) {
-          // A steady-state redraw (the first one also warms up the code paths).
-          for (let k = 0; k < 3; k++) budgets.redrawMs.push((await moveSlider(page, d.name, 0)).ms);
+          // A steady-state redraw (the first one also warms up the code paths), one run per
+          // move: the slider's 'change' after its 'input' carries the same value.
+          for (let k = 0; k < 3; k++) {
+            const redraw = await moveSlider(page, d.name, 0);
+            expect(redraw.runs === 1, `demo ${d.name}: one slider move asked the engine for ${redraw.runs} runs`);
+            budgets.redrawMs.push(redraw.ms);
+          }
         }
       }
       expectNoErrors(context, 'console');

@@ -110,8 +110,12 @@ export class DemoBlock {
   changed(name, value, final) {
     this.params = { ...this.params, [name]: value };
     writeUrlParams(this.block.name, changedFrom(this.params, this.urlBase));
-    // Analytic demos follow the slider; training demos restart when it is let go.
-    if (this.analytic || final) this.run();
+    // Analytic demos follow the slider; training demos restart when it is let go. A
+    // slider's 'change' repeats the value of its last 'input', which an analytic demo is
+    // already computing or showing: starting it again stopped that run and paid for the
+    // same result twice (lesson 2's dual_form redrew in 63-71 ms, 47-65 without the
+    // second run, on a 2 GHz Zen 1 in headless Chromium).
+    if (this.analytic ? !(this.runParams && same(this.runParams, this.params)) : final) this.run();
   }
 
   reset() {
@@ -143,6 +147,7 @@ export class DemoBlock {
     if (this.stop) this.stop();
     const w = this.words;
     const params = { ...this.params };
+    this.runParams = params;  // what the newest run computes (changed() compares)
     this.section.dataset.state = 'running';
     this.setStatus(w.queued);
     this.runButton.textContent = w.stop;
@@ -164,6 +169,7 @@ export class DemoBlock {
         else this.scheduleDraw();
       },
       (message) => {
+        this.runParams = null;  // the engine failed, not the setup: it may run again
         this.finished('error');
         this.setStatus(w.failed);
         this.showError(message);
@@ -180,6 +186,7 @@ export class DemoBlock {
 
   halt() {
     if (this.stop) this.stop();
+    this.runParams = null;  // stopped before its result: the same setup runs again
     this.finished('stopped');
     this.setStatus(this.words.stopped);
   }
