@@ -4,11 +4,8 @@
 // noise hits both alike; each figure is the median of the samples. In wasm only icl
 // runs. Output lines are parsed by bench/run.
 //
-// Natively, time is the thread's CPU time, not wall time: on a shared machine a
-// 2 ms n = 512 product is often descheduled midway, which put most wall-clock
-// samples (of both libraries) at a fraction of the real speed. Node has no thread
-// CPU clock (process.cpuUsage also counts V8's compiler and GC threads), so wasm is
-// timed by the wall clock over short samples; that can only overstate wasm's time.
+// Times are on bench/peak.h's clock: the thread's CPU time natively, the wall clock in
+// wasm (that header says why).
 //   icl_bench_gemm [--layouts]   (--layouts adds nt/tn timings)
 //   icl_bench_gemm --shapes      only the products of lesson-sized training steps (each
 //     linear layer's forward nt, input-gradient nn and weight-gradient tn product at the
@@ -17,25 +14,18 @@
 //     counted over the triangle's flops), GFLOP/s at the best ISA and at SSE4.1 natively,
 //     in wasm its one:
 //   shape=<name> M=<m> K=<k> N=<n> best=<GFLOP/s> sse41=<GFLOP/s>
-// Natively it also prints one core's ceiling, fma_peak_avx512=<GFLOP/s> (16 independent
-// chains of AVX-512 FMAs; 0 without AVX-512); natively and in wasm the 128-bit one,
-// peak_simd128=<GFLOP/s> (multiply-add chains, see peak_simd128).
+// Natively it also prints one core's ceilings (bench/peak.h), fma_peak_avx512=<GFLOP/s> and
+// fma_peak_avx2=<GFLOP/s> (0 where the machine lacks the instructions); natively and in
+// wasm the 128-bit one, peak_simd128=<GFLOP/s>.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#if defined(ICL_WASM)
-#include <emscripten.h>
-#else
-#include <time.h>
-#endif
-
-#include <immintrin.h>  // SSE natively; lowered to SIMD128 in wasm (-msse4.1 -msimd128)
-
 #include "icl/kernels.h"
 #include "icl/rng.h"
+#include "peak.h"
 
 #if defined(ICL_BENCH_OPENBLAS)
 #include <cblas.h>
@@ -44,16 +34,8 @@ extern "C" char* openblas_get_corename(void);
 
 namespace {
 
-// Seconds on the benchmark's clock (see the top of the file).
-double seconds() {
-#if defined(ICL_WASM)
-    return emscripten_get_now() * 1e-3;
-#else
-    timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-#endif
-}
+using icl_bench::median;
+using icl_bench::seconds;
 
 // Seconds per call of f, timed over `calls` calls.
 template <class F>
@@ -61,11 +43,6 @@ double time_call(F&& f, int calls) {
     const double t0 = seconds();
     for (int i = 0; i < calls; ++i) f();
     return (seconds() - t0) / calls;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 struct Problem {
@@ -163,81 +140,8 @@ void shapes() {
     }
 }
 
-// The 128-bit ceiling that SSE4.1 natively and SIMD128 in wasm share (neither has a fused
-// multiply-add): N independent chains a = a * m + c, a separate multiply and add, 4 lanes
-// x 2 flops per step. A chain waits for its multiply and its add, so the units fill only
-// with enough chains: on this kind of machine natively 8 / 12 / 14 chains gave 37 / 53 /
-// 56 GFLOP/s; 14 (with m and c) fill the 16 vector registers, and V8 keeps one of them for
-// itself. bench/ builds without -march, so the compiler has no FMA to fuse the two into.
-// state (N x 4), iters steps.
-template <int N>
-__attribute__((noinline)) void muladd_chains128(float* state, long iters) {
-    const __m128 m = _mm_set1_ps(0.999999f), c = _mm_set1_ps(1e-6f);
-    __m128 a[N];
-    for (int i = 0; i < N; ++i) a[i] = _mm_loadu_ps(state + 4 * i);
-    for (long it = 0; it < iters; ++it) {
-#if defined(__clang__)
-#pragma unroll
-#else
-#pragma GCC unroll 16
-#endif
-        for (int i = 0; i < N; ++i) a[i] = _mm_add_ps(_mm_mul_ps(a[i], m), c);
-    }
-    for (int i = 0; i < N; ++i) _mm_storeu_ps(state + 4 * i, a[i]);
-}
-// GFLOP/s of N chains on the benchmark's clock (median of kSamples)
-template <int N>
-double muladd_rate128() {
-    std::vector<float> state(N * 4, 1.0f);
-    const long iters = 4000000;
-    muladd_chains128<N>(state.data(), iters / 4);  // warm-up (wasm: V8's optimizing tier)
-    std::vector<double> t;
-    for (int s = 0; s < kSamples; ++s) {
-        const double t0 = seconds();
-        muladd_chains128<N>(state.data(), iters);
-        t.push_back(seconds() - t0);
-    }
-    return iters * N * 8.0 / median(t) * 1e-9;
-}
-// The best of 12 and 14 chains: what the SSE4.1 and wasm GEMM figures can be read
-// against (issue 18's wasm goal is a figure of this kind).
-double peak_simd128() { return std::max(muladd_rate128<12>(), muladd_rate128<14>()); }
-
 }  // namespace
 
-#if defined(ICL_BENCH_OPENBLAS)
-#define ICL_EACH16(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
-#define ICL_LOAD(i) __m512 a##i = _mm512_loadu_ps(state + 16 * i);
-#define ICL_FMA(i) a##i = _mm512_fmadd_ps(a##i, m, c);
-#define ICL_STORE(i) _mm512_storeu_ps(state + 16 * i, a##i);
-// state (16 x 16) = iters steps of a = a * m + c, sixteen named accumulators with no call
-// in the loop (an array of them, or a clock call beside them, puts them in memory)
-__attribute__((target("avx512f"), noinline)) void fma_chains(float* state, long iters) {
-    const __m512 m = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-6f);
-    ICL_EACH16(ICL_LOAD)
-    for (long it = 0; it < iters; ++it) { ICL_EACH16(ICL_FMA) }
-    ICL_EACH16(ICL_STORE)
-}
-#undef ICL_EACH16
-#undef ICL_LOAD
-#undef ICL_FMA
-#undef ICL_STORE
-// One core's fp32 ceiling: 16 independent chains of AVX-512 fused multiply-adds (as many
-// as icl's register tile keeps), 16 lanes x 2 flops each, in GFLOP/s on the same clock as
-// the products — what every GFLOP/s figure above can be read against. 0 without AVX-512.
-double fma_peak_avx512() {
-    if (!__builtin_cpu_supports("avx512f")) return 0.0;
-    std::vector<float> state(16 * 16, 1.0f);
-    const long iters = 20000000;
-    std::vector<double> t;
-    for (int s = 0; s < kSamples; ++s) {
-        const double t0 = seconds();
-        fma_chains(state.data(), iters);
-        t.push_back(seconds() - t0);
-    }
-    return iters * 16.0 * 32.0 / median(t) * 1e-9;
-}
-#endif
 
 int main(int argc, char** argv) {
     if (argc > 1 && std::strcmp(argv[1], "--shapes") == 0) {
@@ -249,7 +153,8 @@ int main(int argc, char** argv) {
     std::printf("icl_isa=%s\n", icl::isa_name(best));
 #if defined(ICL_BENCH_OPENBLAS)
     std::printf("openblas_core=%s\n", openblas_get_corename());
-    std::printf("fma_peak_avx512=%.1f\n", fma_peak_avx512());
+    std::printf("fma_peak_avx512=%.1f\n", icl_bench::fma_peak_avx512());
+    std::printf("fma_peak_avx2=%.1f\n", icl_bench::fma_peak_avx2());
     for (int n : {64, 128, 256, 512}) {
         Problem p(n);
         auto icl_run = [&] { icl::matmul_nn(p.C.data(), p.A.data(), p.B.data(), n, n, n, false); };
@@ -268,7 +173,7 @@ int main(int argc, char** argv) {
         std::printf("n=%d icl=%.1f openblas=%.1f ratio=%.2f\n", n, gi, gb, gi / gb);
     }
 #endif
-    std::printf("peak_simd128=%.1f\n", peak_simd128());
+    std::printf("peak_simd128=%.1f\n", icl_bench::peak_simd128());
     // icl alone: best ISA and SSE4.1 (natively), the only ISA (wasm).
     for (int n : {128, 256}) {
         Problem p(n);

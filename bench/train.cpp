@@ -22,6 +22,12 @@
 // the phase change (phase_step >= 0), natively or in wasm (--sse4.1: natively at
 // SSE4.1; --profile: then where the time went, by phase of icl/profile.h):
 //   phase_change ms=8512 step=960 slices=341
+// With --ceiling, per config at the best ISA the least time its step could take on this
+// machine: the floating-point operations of its products divided by one core's ceiling
+// for that ISA, measured (bench/peak.h) — everything else (softmax, GELU, LayerNorm,
+// AdamW, memory) taken as free. bench/run train divides PyTorch's step by it: the
+// largest speedup any code doing the step's arithmetic could show here.
+//   ceiling config=M isa=avx512 gflop=5.291 peak_gflops=229.6 ms=23.04
 #include <algorithm>
 #include <cmath>
 #include <chrono>
@@ -40,6 +46,7 @@
 #include "icl/profile.h"
 #include "icl/rng.h"
 #include "icl/worker_api.h"
+#include "peak.h"
 
 #include <nlohmann/json.hpp>
 
@@ -73,12 +80,30 @@ struct StepTime {
     double cpu_median_ms, wall_min_ms;
 };
 
+icl::gpt::Config config_of(const BenchConfig& bc) {
+    icl::gpt::Config c;
+    c.vocab = bc.V; c.context = bc.T; c.width = bc.C; c.layers = bc.L; c.heads = bc.H;
+    return c;
+}
+
+// GFLOP of one step's products: per layer each linear layer's forward and its two
+// backward products (input and weight gradient), and each head's six causal products
+// (q kᵀ, P v; dO vᵀ, Pᵀ dO, dS k, dSᵀ q) over the T (T+1) / 2 pairs of its triangle;
+// the tied LM head's three once.
+double step_product_gflop(const BenchConfig& bc) {
+    const icl::gpt::Config c = config_of(bc);
+    const double BT = (double)bc.B * bc.T, C = c.width, F = c.ffn_width(), hs = C / c.heads;
+    const double linear = 2.0 * BT * C * (3 * C + C + F + F);  // qkv, wo, fc, fc2
+    const double head = 2.0 * (bc.T * (bc.T + 1.0) / 2.0) * hs;   // one causal product
+    const double layer = 3.0 * linear + 6.0 * head * bc.B * c.heads;
+    return (c.layers * layer + 3.0 * 2.0 * BT * C * c.vocab) * 1e-9;
+}
+
 // Times `samples` steps after a warm-up; with `profile`, each step between
 // profile::start() and stop(), its phases appended to *phases (one vector per step).
 StepTime time_step(const BenchConfig& bc, int samples,
                    std::vector<std::vector<icl::profile::Phase>>* phases = nullptr) {
-    icl::gpt::Config c;
-    c.vocab = bc.V; c.context = bc.T; c.width = bc.C; c.layers = bc.L; c.heads = bc.H;
+    const icl::gpt::Config c = config_of(bc);
     icl::gpt::Model model = icl::gpt::make_model(c, 1).value();
     icl::OptimizerConfig oc;
     oc.lr = 1e-4f;
@@ -109,10 +134,7 @@ StepTime time_step(const BenchConfig& bc, int samples,
     return {cpu[cpu.size() / 2], *std::min_element(wall.begin(), wall.end())};
 }
 
-double median(std::vector<double> x) {
-    std::sort(x.begin(), x.end());
-    return x[x.size() / 2];
-}
+using icl_bench::median;
 
 // The kind a phase's name belongs to, for the summary line.
 const char* kind_of(const std::string& name) {
@@ -230,7 +252,7 @@ int phase_change(bool profiled) {
 
 int main(int argc, char** argv) {
     std::vector<std::string> wanted;
-    bool profile = false, phase = false;
+    bool profile = false, phase = false, ceiling = false;
     for (int i = 1; i < argc; ++i) {
         if (std::string(argv[i]) == "--phase-change")
             phase = true;
@@ -238,10 +260,23 @@ int main(int argc, char** argv) {
             icl::set_isa(icl::Isa::sse41);
         else if (std::string(argv[i]) == "--profile")
             profile = true;
+        else if (std::string(argv[i]) == "--ceiling")
+            ceiling = true;
         else
             wanted.push_back(argv[i]);
     }
     if (phase) return phase_change(profile && icl::profile::compiled_in());
+    if (ceiling) {
+        if (wanted.empty()) wanted = {"S", "M", "L"};
+        const double peak = icl_bench::peak_gflops(icl::best_isa());
+        for (const std::string& w : wanted)
+            for (const BenchConfig& bc : kConfigs)
+                if (w == bc.name)
+                    std::printf("ceiling config=%s isa=%s gflop=%.3f peak_gflops=%.1f ms=%.2f\n", bc.name,
+                                icl::isa_name(icl::best_isa()), step_product_gflop(bc), peak,
+                                step_product_gflop(bc) / peak * 1e3);
+        return 0;
+    }
     if (profile) {
         if (!icl::profile::compiled_in()) {
             std::fprintf(stderr, "icl_bench_train --profile: this build has no timers (configure with -DICL_PROFILE=ON)\n");

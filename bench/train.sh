@@ -6,10 +6,16 @@
 # Native steps (both sides) are timed by the process's CPU clock, median of the
 # samples; the wasm ratios compare the fastest wall-clock sample in wasm with the
 # fastest wall-clock sample natively (wasm has no usable CPU clock).
-# Prints, each figure beside its goal (issue 21):
+# Prints first icl_bench_train --ceiling's lines (bench/train.cpp: each config's product
+# GFLOP and the ceiling they are divided by), then, each figure beside its goal (issue 21):
 #   config=<S|M|L> icl_ms=<x> torch_ms=<y> speedup=<torch_ms/icl_ms> spread=<lo-hi> goal=>=<g>
+#       ceiling_ms=<c> ceiling_speedup=<torch_ms/c>
 #     (medians of ICL_BENCH_ROUNDS rounds, default 3, the two sides alternating; the
-#     spread is the lowest and highest round's ratio)
+#     spread is the lowest and highest round's ratio; ceiling_ms is the step's products at
+#     one core's measured ceiling for icl's instruction set, everything else free
+#     (icl_bench_train --ceiling), so ceiling_speedup is the most any code doing the
+#     step's arithmetic could show on this machine: where it is below the goal, the goal
+#     cannot be met here)
 #   wasm_config=<S|M> ms=<x> wasm_slowdown=<wasm/best native> wasm_slowdown_vs_sse=<wasm/native SSE4.1> spread=<lo-hi> goal=<=1.0
 #     (each round's wasm step against a native one timed just before it; medians, the SSE ratio's spread)
 #   phase_change native_ms=<x> wasm_ms=<y> wasm_spread=<lo-hi> step=<s> goal_wasm_ms=<=10000
@@ -61,6 +67,8 @@ best_ms() { field "$1" "$2" '[^ ]*' ms; }
 # icl allocates nothing per step and is unaffected. (Node, for wasm, runs as it is.)
 keep=glibc.malloc.mmap_threshold=4294967295:glibc.malloc.trim_threshold=4294967295
 rounds=${ICL_BENCH_ROUNDS:-3}
+ceiling=$(build/bench/bin/icl_bench_train --ceiling S M L)
+echo "$ceiling"
 declare -A speedups icl_all torch_all
 for r in $(seq "$rounds"); do
   for c in S M L; do
@@ -81,7 +89,8 @@ for c in S M L; do
       -v s="$(median "${speedups[$c]}")" -v lo="$(tr ' ' '\n' <<<"${speedups[$c]}" | sed '/^$/d' | sort -g | head -1)" \
       -v hi="$(tr ' ' '\n' <<<"${speedups[$c]}" | sed '/^$/d' | sort -g | tail -1)" \
       -v g="$(case $c in S) echo 2.5;; M) echo 2;; L) echo 1.8;; esac)" \
-      'BEGIN { printf "config=%s icl_ms=%.2f torch_ms=%.2f speedup=%.2f spread=%.2f-%.2f goal=>=%s\n", c, i, t, s, lo, hi, g }'
+      -v cm="$(sed -n "s/^ceiling config=$c .* ms=\([^ ]*\).*/\1/p" <<<"$ceiling")" \
+      'BEGIN { printf "config=%s icl_ms=%.2f torch_ms=%.2f speedup=%.2f spread=%.2f-%.2f goal=>=%s ceiling_ms=%.2f ceiling_speedup=%.2f\n", c, i, t, s, lo, hi, g, cm, t / cm }'
 done
 # wasm against a native step timed right before it, in the same round (not the native
 # rounds above, minutes earlier: a spell of load on this shared machine then hit one side
