@@ -27,7 +27,7 @@
 // for that ISA, measured (bench/peak.h) — everything else (softmax, GELU, LayerNorm,
 // AdamW, memory) taken as free. bench/run train divides PyTorch's step by it: the
 // largest speedup any code doing the step's arithmetic could show here.
-//   ceiling config=M isa=avx512 gflop=5.291 peak_gflops=229.6 ms=23.04
+//   ceiling config=M isa=avx2+fma gflop=5.288 peak_gflops=37.1 ms=142.68
 #include <algorithm>
 #include <cmath>
 #include <chrono>
