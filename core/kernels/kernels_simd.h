@@ -76,6 +76,14 @@ struct Kernels {
     // faster; 1024 was no faster than 512.
     static constexpr int KC = 512;
     static constexpr int MC = 128 / MR * MR;
+    // Whether gemm_blocked packs an A read down its columns (tn, csa = lda), AVX2 only. On
+    // Zen 1 the tile's walk down A, a cache line lda floats after the last per k, held
+    // dW (512,128) = dYᵀ · X (1024 rows) at 26-28 GFLOP/s where nn's shapes ran 36; packed,
+    // 32-33, and config M's step 3 % faster (bench/run gemm --shapes, icl_bench_train).
+    // SSE4.1 gained as much natively, but in wasm the packed variant made clang and V8
+    // compile the whole GEMM worse (nn's products 21 -> 11 GFLOP/s under node), so the
+    // 128-bit sets read A in place; AVX-512 (Zen 4/5, not at hand) as it was measured.
+    static constexpr bool kPackA = std::is_same_v<Arch, xsimd::fma3<xsimd::avx2>>;
     // NR = NV vectors: 2 (the usual tile), or 1 when all of C's columns fit in one
     // vector (an attention head's hs = 16 with AVX-512), where a 2-vector tile would
     // compute zeros in half its lanes.
@@ -211,14 +219,27 @@ struct Kernels {
     // ep: added by each tile of the last K block (ep.R's rows ldc apart, as C's).
     // pack(Bp, p0, kc, j0, nc) fills Bp as pack_b<NV> would with op(B)'s rows p0.. and
     // columns j0..; each block of op(B) is asked for exactly once, in order (p0 within j0).
+    // A read down its columns (tn: csa = lda floats per k) is packed too (PACK_A, see
+    // pack_a_block) when its block serves at least 128 columns of C.
     template <int NV, class PackB>
     static void gemm_blocked(float* C, size_t ldc, const float* A, size_t rsa, size_t csa,
                              const PackB& pack, int M, int K, int N, bool accumulate, Tri tri,
                              float* rowsum, Epilogue ep) {
+        if constexpr (kPackA)
+            if (csa != 1 && N >= 128)
+                return gemm_blocked_a<NV, true>(C, ldc, A, rsa, csa, pack, M, K, N, accumulate, tri,
+                                                rowsum, ep);
+        gemm_blocked_a<NV, false>(C, ldc, A, rsa, csa, pack, M, K, N, accumulate, tri, rowsum, ep);
+    }
+    template <int NV, bool PACK_A, class PackB>
+    static void gemm_blocked_a(float* C, size_t ldc, const float* A, size_t rsa, size_t csa,
+                               const PackB& pack, int M, int K, int N, bool accumulate, Tri tri,
+                               float* rowsum, Epilogue ep) {
         constexpr int NR = kNR<NV>, NC = kNC<NV>;
         const int kc_max = std::min(K, KC);
         const int nc_max = std::min((N + NR - 1) / NR * NR, NC);
-        float* Bp = detail::scratch((size_t)kc_max * nc_max);
+        float* Bp = detail::scratch((size_t)kc_max * nc_max + (PACK_A ? (size_t)MC * kc_max : 0));
+        float* Ap = Bp + (size_t)kc_max * nc_max;
         for (int jc = 0; jc < N; jc += NC) {
             const int nc = std::min(NC, N - jc);
             for (int pc = 0; pc < K; pc += KC) {
@@ -227,6 +248,7 @@ struct Kernels {
                 pack(Bp, pc, kc, jc, nc);
                 for (int ic = 0; ic < M; ic += MC) {
                     const int mc = std::min(MC, M - ic);
+                    if constexpr (PACK_A) pack_a_block(Ap, A + ic * rsa + pc * csa, rsa, csa, mc, kc);
                     for (int jr = 0; jr < nc; jr += NR)
                         for (int ir = 0; ir < mc; ir += MR) {
                             const int i0 = ic + ir, j0 = jc + jr;
@@ -236,7 +258,10 @@ struct Kernels {
                             int k0 = pc, k1 = pc + kc;  // the k this tile needs in this K block
                             if (tri == kLowerA) k1 = std::min(k1, i0 + mr);
                             if (tri == kUpperA) k0 = std::max(k0, i0);
-                            const float* At = A + i0 * rsa + k0 * csa;
+                            // the tile's A: packed (rows adjacent, MR floats per k) or in place
+                            const float* At = PACK_A ? Ap + (size_t)ir * kc + (size_t)(k0 - pc) * MR
+                                                     : A + i0 * rsa + k0 * csa;
+                            const size_t rsa_t = PACK_A ? 1 : rsa, csa_t = PACK_A ? MR : csa;
                             const float* Bt = Bp + (size_t)jr * kc + (size_t)(k0 - pc) * NR;
                             // a tile on the diagonal whose rows stop within its first vector:
                             // only that vector's columns (attention's q kᵀ and dO vᵀ: the
@@ -245,24 +270,40 @@ struct Kernels {
                             // 28.2 ms (the whole GEMM compiled worse, not just these tiles).
                             if constexpr (NV == 2 && std::is_same_v<Arch, xsimd::avx512f>)
                                 if (tri == kLowerC && i0 + mr - 1 < j0 + W) {
-                                    micro_kernel<1, false, 2>(k1 - k0, At, rsa, csa, Bt, Ct, (int)ldc, mr,
+                                    micro_kernel<1, false, 2>(k1 - k0, At, rsa_t, csa_t, Bt, Ct, (int)ldc, mr,
                                                               std::min(nr, W), acc);
                                     continue;
                                 }
                             if (rowsum && jc == 0 && jr == 0)
-                                micro_kernel<NV, true>(std::max(0, k1 - k0), At, rsa, csa, Bt, Ct,
+                                micro_kernel<NV, true>(std::max(0, k1 - k0), At, rsa_t, csa_t, Bt, Ct,
                                                        (int)ldc, mr, nr, acc, rowsum + i0);
                             else if (pc + kc == K && (ep.bias || ep.R))
-                                micro_kernel<NV>(std::max(0, k1 - k0), At, rsa, csa, Bt, Ct, (int)ldc,
+                                micro_kernel<NV>(std::max(0, k1 - k0), At, rsa_t, csa_t, Bt, Ct, (int)ldc,
                                                  mr, nr, acc, nullptr,
                                                  {ep.bias ? ep.bias + j0 : nullptr,
                                                   ep.R ? ep.R + (size_t)i0 * ldc + j0 : nullptr});
                             else
-                                micro_kernel<NV>(std::max(0, k1 - k0), At, rsa, csa, Bt, Ct, (int)ldc,
+                                micro_kernel<NV>(std::max(0, k1 - k0), At, rsa_t, csa_t, Bt, Ct, (int)ldc,
                                                  mr, nr, acc);
                         }
                 }
             }
+        }
+    }
+    // Ap: A's block (mc,kc) from A(i,k) = A[i*rsa + k*csa] as MR-row tiles, each k-major
+    // (Ap[tile*MR*kc + k*MR + r]); rows past mc repeat the block's last row.
+    static void pack_a_block(float* Ap, const float* A, size_t rsa, size_t csa, int mc, int kc) {
+        for (int ir = 0; ir < mc; ir += MR, Ap += (size_t)MR * kc) {
+            const int mr = std::min(MR, mc - ir);
+            if (rsa == 1 && mr == MR) {  // tn: the tile's rows are adjacent floats
+                const float* a = A + ir;
+                for (int k = 0; k < kc; ++k)
+                    ICL_UNROLL for (int r = 0; r < MR; ++r) Ap[k * MR + r] = a[(size_t)k * csa + r];
+                continue;
+            }
+            for (int k = 0; k < kc; ++k)
+                for (int r = 0; r < MR; ++r)
+                    Ap[k * MR + r] = A[(size_t)(ir + std::min(r, mr - 1)) * rsa + (size_t)k * csa];
         }
     }
     // gemm_blocked with op(B) (K,N), B(k,j) = Bm[k*rsb + j*csb], packed by pack_b

@@ -114,9 +114,10 @@ TEST_CASE("kernels: matmul nn/nt/tn match the reference on awkward shapes, every
 TEST_CASE("kernels: matmul across cache blocks (K past one K block, M past one M block)") {
     EachIsa isas;
     icl::Rng rng(3);
-    // The last two take the unpacked small-M path past its 1024-column block.
+    // The last two take the unpacked small-M path past its 1024-column block. {260, 530,
+    // 140}: tn packs A (N >= 128) past a K block, past M blocks and with a partial row tile.
     const int shapes[][3] = {{130, 300, 70}, {257, 520, 33}, {9, 5, 2100}, {64, 64, 64},
-                             {4, 600, 40},   {2, 5, 2100},   {3, 40, 1030}};
+                             {260, 530, 140}, {4, 600, 40},   {2, 5, 2100},   {3, 40, 1030}};
     for (const auto& s : shapes) {
         check_matmul("nn", icl::matmul_nn, icl::ref::matmul_nn, s[0], s[1], s[2], rng, isas);
         check_matmul("nt", icl::matmul_nt, icl::ref::matmul_nt, s[0], s[1], s[2], rng, isas);
@@ -128,8 +129,9 @@ TEST_CASE("kernels: linear_weight_grad (dW and the fused bias sum) matches the r
     EachIsa isas;
     icl::Rng rng(4);
     // (N, IC, OC): the unpacked small path; the packed one past a K block (N > 512),
-    // past an M block (OC > 128) and a partial column tile; one vector of columns
-    const int shapes[][3] = {{3, 5, 7}, {600, 70, 130}, {64, 16, 192}, {65, 33, 17}};
+    // past an M block (OC > 128) and a partial column tile; one vector of columns; dY's
+    // rows packed too (IC >= 128) past a K and an M block
+    const int shapes[][3] = {{3, 5, 7}, {600, 70, 130}, {64, 16, 192}, {65, 33, 17}, {530, 130, 131}};
     for (const auto& s : shapes) {
         const int N = s[0], IC = s[1], OC = s[2];
         const auto dY = randv(rng, (size_t)N * OC), X = randv(rng, (size_t)N * IC);
@@ -739,7 +741,7 @@ TEST_CASE("kernels: causal matmuls match the reference and the full product, eve
     EachIsa isas;
     icl::Rng rng(31);
     for (int T : {1, 2, 3, 5, 13, 16, 17, 33, 64, 65, 130, 520})  // 520: more than one K block
-        for (int K : {1, 4, 16, 17, 32, 33}) {
+        for (int K : {1, 4, 16, 17, 32, 33, 129}) {  // 129: tn packs its A (L read transposed)
             const auto A = randv(rng, (size_t)T * K), B = randv(rng, (size_t)T * K);
             auto L = randv(rng, (size_t)T * T);
             for (int i = 0; i < T; ++i)
