@@ -79,9 +79,9 @@ struct Kernels {
     // Whether gemm_blocked packs an A read down its columns (tn, csa = lda), AVX2 only. On
     // Zen 1 the tile's walk down A, a cache line lda floats after the last per k, held
     // dW (512,128) = dYᵀ · X (1024 rows) at 26-28 GFLOP/s where nn's shapes ran 36; packed,
-    // 32-33, and config M's step 3 % faster (bench/run gemm --shapes, icl_bench_train).
-    // SSE4.1 gained as much natively, but in wasm the packed variant made clang and V8
-    // compile the whole GEMM worse (nn's products 21 -> 11 GFLOP/s under node), so the
+    // 31-33, config M's step 1-3 % faster, L's 3-6 % (bench/run gemm --shapes,
+    // icl_bench_train). SSE4.1 gained too natively (13 -> 18 GFLOP/s), but in wasm the packed
+    // variant made the whole GEMM compile worse (nn's products 21 -> 11 GFLOP/s), so the
     // 128-bit sets read A in place; AVX-512 (Zen 4/5, not at hand) as it was measured.
     static constexpr bool kPackA = std::is_same_v<Arch, xsimd::fma3<xsimd::avx2>>;
     // NR = NV vectors: 2 (the usual tile), or 1 when all of C's columns fit in one

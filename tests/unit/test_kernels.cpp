@@ -129,8 +129,8 @@ TEST_CASE("kernels: linear_weight_grad (dW and the fused bias sum) matches the r
     EachIsa isas;
     icl::Rng rng(4);
     // (N, IC, OC): the unpacked small path; the packed one past a K block (N > 512),
-    // past an M block (OC > 128) and a partial column tile; one vector of columns; dY's
-    // rows packed too (IC >= 128) past a K and an M block
+    // past an M block (OC > 128) and a partial column tile; one vector of columns; dY,
+    // read down its columns, packed too (IC >= 128) past a K and an M block
     const int shapes[][3] = {{3, 5, 7}, {600, 70, 130}, {64, 16, 192}, {65, 33, 17}, {530, 130, 131}};
     for (const auto& s : shapes) {
         const int N = s[0], IC = s[1], OC = s[2];
