@@ -18,6 +18,8 @@
 #else
 #define ICL_UNROLL _Pragma("GCC unroll 16")
 #endif
+// one step over each of N vectors (exp_n below)
+#define ICL_EACH(u) ICL_UNROLL for (int u = 0; u < N; ++u)
 
 namespace icl::detail {
 
@@ -463,31 +465,62 @@ struct Kernels {
     // e^x for x <= 88 (softmax and cross-entropy pass x − max <= 0): Cephes' expf, a
     // degree-5 polynomial after taking out n·ln 2, within 2 ulp of std::exp. Inputs
     // below −87.3 give e^−87.3 ≈ 1.2e−38 (a normal float, never a slow denormal).
-    static B exp_approx(B x) {
+    //
+    // exp_n<N> takes N independent vectors in place, each step over all N before the next
+    // (ICL_EACH), so their dependency chains (about 20 operations deep) issue side by
+    // side: Zen 1's small FP scheduler overlaps only about two chains otherwise. There its
+    // GELU ran at 1.76-1.96 ns per float one vector at a time, 1.29 four at a time (AVX2, a
+    // scratch driver; six and eight spill: 1.38, 1.55); in config S's step the forward GELU
+    // went from 1063 to 800 µs and fc2's weight gradient with the GELU's backward from 3441
+    // to 2873 (kChains 2 and 3: 952 / 3190, 865 / 3000; 6 as 4). Each vector goes through
+    // the same operations for every N. kChains is the N the loops use.
+    static constexpr int kChains = 4;
+    template <int N>
+    static void exp_n(B* x) {
         using I = xsimd::batch<int32_t, Arch>;
-        x = xsimd::max(x, B(-87.33654f));
         // n = x·log2(e) rounded to the nearest integer by adding 1.5·2^23, which leaves n
         // in the sum's low mantissa bits: 2^n's exponent field comes from those bits by an
         // integer subtract, with no float-to-int conversion (SIMD128 has no rounding one,
         // and Emscripten emulates _mm_cvttps_epi32 with four scalar lrint calls)
         const B magic(12582912.0f);
-        const B nm = fma(x, B(1.44269504088896341f), magic);
-        const B n = nm - magic;
-        B r = fma(n, B(-0.693359375f), x);
-        r = fma(n, B(2.12194440e-4f), r);
-        B p = B(1.9875691500e-4f);
-        p = fma(p, r, B(1.3981999507e-3f));
-        p = fma(p, r, B(8.3334519073e-3f));
-        p = fma(p, r, B(4.1665795894e-2f));
-        p = fma(p, r, B(1.6666665459e-1f));
-        p = fma(p, r, B(5.0000001201e-1f));
-        const B y = fma(p * r, r, r + B(1.0f));
+        B nm[N], n[N], r[N], p[N];
+        ICL_EACH(u) x[u] = xsimd::max(x[u], B(-87.33654f));
+        ICL_EACH(u) nm[u] = fma(x[u], B(1.44269504088896341f), magic);
+        ICL_EACH(u) n[u] = nm[u] - magic;
+        ICL_EACH(u) r[u] = fma(n[u], B(-0.693359375f), x[u]);
+        ICL_EACH(u) r[u] = fma(n[u], B(2.12194440e-4f), r[u]);
+        ICL_EACH(u) p[u] = fma(B(1.9875691500e-4f), r[u], B(1.3981999507e-3f));
+        ICL_EACH(u) p[u] = fma(p[u], r[u], B(8.3334519073e-3f));
+        ICL_EACH(u) p[u] = fma(p[u], r[u], B(4.1665795894e-2f));
+        ICL_EACH(u) p[u] = fma(p[u], r[u], B(1.6666665459e-1f));
+        ICL_EACH(u) p[u] = fma(p[u], r[u], B(5.0000001201e-1f));
+        ICL_EACH(u) p[u] = fma(p[u] * r[u], r[u], r[u] + B(1.0f));  // y
 #if defined(__AVX512F__)
         // y · 2^n in one instruction (exact, as the integer form below)
-        if constexpr (std::is_same_v<Arch, xsimd::avx512f>) return B(_mm512_scalef_ps(y, n));
+        if constexpr (std::is_same_v<Arch, xsimd::avx512f>) {
+            ICL_EACH(u) x[u] = B(_mm512_scalef_ps(p[u], n[u]));
+            return;
+        }
 #endif
-        const I e = (xsimd::bitwise_cast<I>(nm) - xsimd::bitwise_cast<I>(magic) + I(127)) << 23;  // 2^n, n >= −126
-        return y * xsimd::bitwise_cast<B>(e);
+        ICL_EACH(u) {  // 2^n, n >= −126
+            const I e = (xsimd::bitwise_cast<I>(nm[u]) - xsimd::bitwise_cast<I>(magic) + I(127)) << 23;
+            x[u] = p[u] * xsimd::bitwise_cast<B>(e);
+        }
+    }
+    static B exp_approx(B x) {
+        exp_n<1>(&x);
+        return x;
+    }
+    // y (N vectors) = exp(scale · x + shift); sum += each, in order
+    template <int N>
+    static void exp_affine_n(float* y, const float* x, B scale, B shift, B& sum) {
+        B e[N];
+        ICL_EACH(u) e[u] = fma(scale, B::load_unaligned(x + u * W), shift);
+        exp_n<N>(e);
+        ICL_EACH(u) {
+            e[u].store_unaligned(y + u * W);
+            sum += e[u];
+        }
     }
 
     // the sum of the lanes. With AVX-512 the compiler's shuffle tree (xsimd's hadd goes
@@ -561,11 +594,8 @@ struct Kernels {
     static float exp_row(float* y, const float* x, int n, float scale, float shift) {
         B sv(0.0f);
         int j = 0;
-        for (; j + W <= n; j += W) {
-            const B e = exp_approx(fma(B(scale), B::load_unaligned(x + j), B(-shift)));
-            e.store_unaligned(y + j);
-            sv += e;
-        }
+        for (; j + kChains * W <= n; j += kChains * W) exp_affine_n<kChains>(y + j, x + j, B(scale), B(-shift), sv);
+        for (; j + W <= n; j += W) exp_affine_n<1>(y + j, x + j, B(scale), B(-shift), sv);
         float s = lane_sum(sv);
         for (; j < n; ++j) s += (y[j] = std::exp(scale * x[j] - shift));
         return s;
@@ -612,11 +642,9 @@ struct Kernels {
             for (int j = extra; j >= 0; j -= mask.stride) mx = std::max(mx, scale * s[j]);
             B sv(0.0f);
             const B nmx(-mx);
-            for (int j = lo; j < vfull; j += W) {
-                const B e = exp_approx(fma(sc, B::load_unaligned(s + j), nmx));
-                e.store_unaligned(p + j);
-                sv += e;
-            }
+            int j = lo;
+            for (; j + kChains * W <= vfull; j += kChains * W) exp_affine_n<kChains>(p + j, s + j, sc, nmx, sv);
+            for (; j < vfull; j += W) exp_affine_n<1>(p + j, s + j, sc, nmx, sv);
             if (part) {
                 const B e = xsimd::select(below(vfull, hi), exp_approx(fma(sc, B::load_unaligned(s + vfull), nmx)), B(0.0f));
                 e.store_unaligned(p + vfull);
@@ -820,25 +848,25 @@ struct Kernels {
     static constexpr float kS = 0.7978845608028654f;  // sqrt(2/pi)
     static constexpr float kC = 0.044715f;
 
-    // 0.5 (1 + tanh u) = σ(2u) = 1 / (1 + e^{−2u}): one exp_approx instead of a tanh.
-    // −2u is capped at 88 (e^88 is finite; σ is then 0 to float precision).
-    // With u = kS (x + kC x³), −2u = x (−2 kS − 2 kS kC x²): three operations. This form
-    // and the fma-folded gelu' below (with exp_approx's scalef) took the forward pass from
-    // 5.5 to 4.3 ns per 16 floats and the backward from 7.9 to 5.6 (AVX-512, in L1 or not).
-    static B gelu_h(B xv) {
-        const B m2u = xv * fma(xv * xv, B(-2.0f * kS * kC), B(-2.0f * kS));
-        return B(1.0f) / (B(1.0f) + exp_approx(xsimd::min(m2u, B(88.0f))));
+    // h = 0.5 (1 + tanh u) = σ(2u) = 1 / (1 + e^{−2u}) of N vectors (each step over all
+    // N, as exp_n): one exp instead of a tanh. −2u is capped at 88 (e^88 is finite; σ is
+    // then 0 to float precision). With u = kS (x + kC x³), −2u = x (−2 kS − 2 kS kC x²):
+    // three operations. This form and the fma-folded gelu' below (with exp_n's scalef) took
+    // the forward pass from 5.5 to 4.3 ns per 16 floats and the backward from 7.9 to 5.6
+    // (AVX-512, in L1 or not).
+    template <int N>
+    static void gelu_h_n(const B* x, B* h) {
+        ICL_EACH(u) h[u] = xsimd::min(x[u] * fma(x[u] * x[u], B(-2.0f * kS * kC), B(-2.0f * kS)), B(88.0f));
+        exp_n<N>(h);
+        ICL_EACH(u) h[u] = B(1.0f) / (B(1.0f) + h[u]);
     }
-
-    // gelu(x) and gelu'(x), one vector and one scalar (the tails, as the reference)
-    static B gelu_v(B xv) { return xv * gelu_h(xv); }
-    // gelu'(x) from x and its h = 0.5 (1 + t): 0.5 (1 − t²) = 2 h (1 − h)
+    // gelu'(x) of one vector from x and its h = 0.5 (1 + t): 0.5 (1 − t²) = 2 h (1 − h)
     // (with 2 du/dx = 2 kS + 6 kS kC x² folded into one fma)
     static B gelu_grad_v(B xv, B h) {
         const B du2 = fma(xv * xv, B(6.0f * kS * kC), B(2.0f * kS));
         return fma(xv * h, (B(1.0f) - h) * du2, h);
     }
-    static B gelu_grad_v(B xv) { return gelu_grad_v(xv, gelu_h(xv)); }
+    // gelu and gelu' of one scalar (the tails, as the reference)
     static float gelu_s(float x) { return 0.5f * x * (1.0f + std::tanh(kS * (x + kC * x * x * x))); }
     static float gelu_grad_s(float x) {
         const float t = std::tanh(kS * (x + kC * x * x * x));
@@ -846,46 +874,63 @@ struct Kernels {
         return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du;
     }
 
-    // y (n) = 0.5 x (1 + tanh(s (x + c x^3)))
+    // y (n) = 0.5 x (1 + tanh(s (x + c x^3))): kChains vectors at a time, then one, then
+    // the scalar tail
     static void gelu_forward(float* y, const float* x, size_t n) {
         size_t i = 0;
-        for (; i + W <= n; i += W) gelu_v(B::load_unaligned(x + i)).store_unaligned(y + i);
+        for (; i + kChains * W <= n; i += kChains * W) gelu_fwd_n<kChains>(y + i, x + i);
+        for (; i + W <= n; i += W) gelu_fwd_n<1>(y + i, x + i);
         for (; i < n; ++i) y[i] = gelu_s(x[i]);
+    }
+    template <int N>
+    static void gelu_fwd_n(float* y, const float* x) {
+        B xv[N], h[N];
+        ICL_EACH(u) xv[u] = B::load_unaligned(x + u * W);
+        gelu_h_n<N>(xv, h);
+        ICL_EACH(u) (xv[u] * h[u]).store_unaligned(y + u * W);
     }
 
     // dx (n) += dy * gelu'(x)
     static void gelu_backward(float* dx, const float* x, const float* dy, size_t n) {
         size_t i = 0;
-        for (; i + W <= n; i += W)
-            (B::load_unaligned(dx + i) + B::load_unaligned(dy + i) * gelu_grad_v(B::load_unaligned(x + i)))
-                .store_unaligned(dx + i);
+        for (; i + kChains * W <= n; i += kChains * W) gelu_bwd_n<kChains>(dx + i, x + i, dy + i);
+        for (; i + W <= n; i += W) gelu_bwd_n<1>(dx + i, x + i, dy + i);
         for (; i < n; ++i) dx[i] += dy[i] * gelu_grad_s(x[i]);
     }
+    template <int N>
+    static void gelu_bwd_n(float* dx, const float* x, const float* dy) {
+        B xv[N], h[N];
+        ICL_EACH(u) xv[u] = B::load_unaligned(x + u * W);
+        gelu_h_n<N>(xv, h);
+        ICL_EACH(u) (B::load_unaligned(dx + u * W) + B::load_unaligned(dy + u * W) * gelu_grad_v(xv[u], h[u]))
+            .store_unaligned(dx + u * W);
+    }
 
-    // pre (N,F) += bias, y = gelu(pre): one pass
+    // pre (N,F) += bias, y = gelu(pre): the bias added over the row, then the row's GELU
     static void bias_gelu_forward(float* y, float* pre, const float* bias, int N, int F) {
         for (int r = 0; r < N; ++r) {
             float* p = pre + (size_t)r * F;
-            float* yr = y + (size_t)r * F;
             int j = 0;
-            for (; j + W <= F; j += W) {
-                const B xv = B::load_unaligned(p + j) + B::load_unaligned(bias + j);
-                xv.store_unaligned(p + j);
-                gelu_v(xv).store_unaligned(yr + j);
-            }
-            for (; j < F; ++j) yr[j] = gelu_s(p[j] += bias[j]);
+            for (; j + W <= F; j += W) (B::load_unaligned(p + j) + B::load_unaligned(bias + j)).store_unaligned(p + j);
+            for (; j < F; ++j) p[j] += bias[j];
+            gelu_forward(y + (size_t)r * F, p, F);
         }
     }
 
-    // One vector (one float) of the GELU's backward at pre p: d = dy in, dy * gelu'(p) out;
-    // dbias += that; returns gelu(p), from the same h. bias_gelu_backward and gelu_pack
-    // both go through these, so the two write the same bits.
-    static B gelu_back_v(const float* p, float* d, float* dbias) {
-        const B x = B::load_unaligned(p), h = gelu_h(x);
-        const B g = B::load_unaligned(d) * gelu_grad_v(x, h);
-        g.store_unaligned(d);
-        (B::load_unaligned(dbias) + g).store_unaligned(dbias);
-        return x * h;
+    // N vectors (one float) of the GELU's backward at pre p: d = dy in, dy * gelu'(p) out;
+    // dbias += that; y = gelu(p), from the same h. bias_gelu_backward and gelu_pack both
+    // go through these (the vectors at any N), so the two write the same bits.
+    template <int N>
+    static void gelu_back_n(const float* p, float* d, float* dbias, B* y) {
+        B x[N], h[N];
+        ICL_EACH(u) x[u] = B::load_unaligned(p + u * W);
+        gelu_h_n<N>(x, h);
+        ICL_EACH(u) {
+            const B g = B::load_unaligned(d + u * W) * gelu_grad_v(x[u], h[u]);
+            g.store_unaligned(d + u * W);
+            (B::load_unaligned(dbias + u * W) + g).store_unaligned(dbias + u * W);
+            y[u] = x[u] * h[u];
+        }
     }
     static float gelu_back_s(float p, float& d, float& dbias) {
         dbias += (d *= gelu_grad_s(p));
@@ -899,8 +944,16 @@ struct Kernels {
             const float* p = pre + (size_t)r * F;
             float* dr = d + (size_t)r * F;
             float* yr = y + (size_t)r * F;
+            B g[kChains];
             int j = 0;
-            for (; j + W <= F; j += W) gelu_back_v(p + j, dr + j, dbias + j).store_unaligned(yr + j);
+            for (; j + kChains * W <= F; j += kChains * W) {
+                gelu_back_n<kChains>(p + j, dr + j, dbias + j, g);
+                ICL_UNROLL for (int u = 0; u < kChains; ++u) g[u].store_unaligned(yr + j + u * W);
+            }
+            for (; j + W <= F; j += W) {
+                gelu_back_n<1>(p + j, dr + j, dbias + j, g);
+                g[0].store_unaligned(yr + j);
+            }
             for (; j < F; ++j) yr[j] = gelu_back_s(p[j], dr[j], dbias[j]);
         }
     }
@@ -931,23 +984,28 @@ struct Kernels {
     static void gelu_pack(float* Bp, float* d, float* db1, const float* pre, int F, int p0, int kc,
                           int j0, int nc) {
         constexpr int NR = kNR<NV>;
+        const int full = nc / W, vectors = (nc + NR - 1) / NR * NV;  // whole ones; with the padding
+        // vector q of row k: panel q / NV, its (q % NV)-th vector
+        const auto at = [&](int q, int k) { return Bp + (size_t)(q / NV) * NR * kc + (size_t)k * NR + q % NV * W; };
         for (int k = 0; k < kc; ++k) {
-            const float* p = pre + (size_t)(p0 + k) * F;
-            float* dr = d + (size_t)(p0 + k) * F;
-            for (int jr = 0; jr < nc; jr += NR) {
-                float* bp = Bp + (size_t)jr * kc + (size_t)k * NR;
-                ICL_UNROLL for (int v = 0; v < NV; ++v) {
-                    const int j = j0 + jr + v * W;
-                    if (jr + v * W + W <= nc) {
-                        gelu_back_v(p + j, dr + j, db1 + j).store_aligned(bp + v * W);
-                        continue;
-                    }
-                    for (int c = 0; c < W; ++c) {
-                        const int jj = j + c;
-                        bp[v * W + c] = jj < j0 + nc ? gelu_back_s(p[jj], dr[jj], db1[jj]) : 0.0f;
-                    }
-                }
+            const float* p = pre + (size_t)(p0 + k) * F + j0;
+            float* dr = d + (size_t)(p0 + k) * F + j0;
+            float* db = db1 + j0;
+            B g[kChains];
+            int q = 0;
+            for (; q + kChains <= full; q += kChains) {
+                gelu_back_n<kChains>(p + q * W, dr + q * W, db + q * W, g);
+                ICL_UNROLL for (int u = 0; u < kChains; ++u) g[u].store_aligned(at(q + u, k));
             }
+            for (; q < full; ++q) {
+                gelu_back_n<1>(p + q * W, dr + q * W, db + q * W, g);
+                g[0].store_aligned(at(q, k));
+            }
+            for (; q < vectors; ++q)  // the partial vector, then the padding: zeros past nc
+                for (int c = 0; c < W; ++c) {
+                    const int jj = q * W + c;
+                    at(q, k)[c] = jj < nc ? gelu_back_s(p[jj], dr[jj], db[jj]) : 0.0f;
+                }
         }
     }
 
