@@ -95,6 +95,13 @@ void shapes() {
         {"M_attn_qkT", "nt_lower", 128, 32, 128},  // S = q kᵀ; dP = dO vᵀ
         {"M_attn_Pv", "nn_lower", 128, 128, 32},   // O = P v; dq = dS k
         {"M_attn_PTdO", "tn_lower", 128, 128, 32}, // dv = Pᵀ dO; dk = dSᵀ q
+        // the same of config S (T = 64, hs = 16) and of induction_heads (T = 48, hs = 16)
+        {"S_attn_qkT", "nt_lower", 64, 16, 64},
+        {"S_attn_Pv", "nn_lower", 64, 64, 16},
+        {"S_attn_PTdO", "tn_lower", 64, 64, 16},
+        {"ind_attn_qkT", "nt_lower", 48, 16, 48},
+        {"ind_attn_Pv", "nn_lower", 48, 48, 16},
+        {"ind_attn_PTdO", "tn_lower", 48, 48, 16},
     };
     for (const Shape& sh : list) {
         std::vector<float> A((size_t)sh.M * sh.K), B((size_t)sh.K * sh.N), C((size_t)sh.M * sh.N);
@@ -106,7 +113,7 @@ void shapes() {
         if (layout.find("_lower") != std::string::npos) {
             A.assign((size_t)T * ld3, 0.0f);
             B.assign((size_t)T * ld3, 0.0f);
-            C.assign((size_t)T * T, 0.0f);
+            C.assign((size_t)T * std::max(T, ld), 0.0f);  // S (T,T), or (T,hs) rows ld apart
             for (float& x : A) x = rng.uniform(-1.0f, 1.0f);
             for (float& x : B) x = rng.uniform(-1.0f, 1.0f);
             if (layout != "nt_lower")  // nn, tn: A is a lower-triangular (T,T), as P and dS are
