@@ -917,9 +917,9 @@ struct Kernels {
         }
     }
 
-    // N vectors (one float) of the GELU's backward at pre p: d = dy in, dy * gelu'(p) out;
-    // dbias += that; y = gelu(p), from the same h. bias_gelu_backward and gelu_pack both
-    // go through these (the vectors at any N), so the two write the same bits.
+    // N vectors (gelu_back_s: one float) of the GELU's backward at pre p: d = dy in,
+    // dy * gelu'(p) out; dbias += that; y = gelu(p), from the same h. bias_gelu_backward and
+    // gelu_pack both go through these, so the two write the same bits.
     template <int N>
     static void gelu_back_n(const float* p, float* d, float* dbias, B* y) {
         B x[N], h[N];
