@@ -2,6 +2,7 @@
 // of the suite (Brown et al. 2020's zero/one/few-shot), and beside it fine-tuning the
 // same model on the same k examples: the context changes the answer without touching
 // the weights, fine-tuning changes the weights.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -32,16 +33,22 @@ public:
         : ctx_(ctx), recipe_(std::move(r)), model_(std::move(m)), suite_(tasks::suite()) {
         seeds_ = ctx.params.i("seeds");
         sequences_ = ctx.params.i("sequences");
+        ft_runs_ = std::min(ctx.params.i("ft_sequences"), sequences_);
         const size_t T = suite_.tasks.size();
         icl_.assign(T, std::vector<std::vector<double>>((size_t)tasks::kMaxShots + 1));
         ft_.assign(T, std::vector<std::vector<double>>(kFtPoints));
     }
 
-    // One unit = one (task, seed): its ICL curve and its fine-tuning runs.
+    // A (task, seed) is 1 + kFtPoints · ft_runs units: its ICL curve, then one
+    // fine-tuning run each (point p, sequence i). One unit was once the whole (task, seed):
+    // 22 s in wasm at the largest parameters (16 sequences x 5 points x 100 steps), while
+    // the worker could neither stop the run nor step the page's other demos.
     void step(int budget) override {
         for (int b = 0; b < budget && !done() && error_.empty(); ++b) {
-            const int task = unit_ / seeds_, seed = unit_ % seeds_;
-            run(task, seed);
+            const int pair = unit_ / units_per_pair(), piece = unit_ % units_per_pair();
+            const int task = pair / seeds_, seed = pair % seeds_;
+            if (piece == 0) curve(task, seed);
+            else fine_tune(task, (piece - 1) / ft_runs_, (piece - 1) % ft_runs_);
             ++unit_;
         }
     }
@@ -51,61 +58,64 @@ public:
     std::vector<Panel> panels() const override;
 
 private:
-    int units() const { return (int)suite_.tasks.size() * seeds_; }
+    int units_per_pair() const { return 1 + kFtPoints * ft_runs_; }
+    int units() const { return (int)suite_.tasks.size() * seeds_ * units_per_pair(); }
 
-    void run(int task, int seed) {
+    // The (task, seed)'s prompts, kept for its fine-tuning units, and its ICL curve.
+    void curve(int task, int seed) {
         Rng rng(ctx_.seed * 1000003u + (uint64_t)seed, (uint64_t)task);
-        std::vector<tasks::Sequence> seqs;
+        seqs_.clear();
         for (int i = 0; i < sequences_; ++i) {
             auto s = tasks::make_curve_sequence(suite_, task, tasks::kMaxShots, rng);
             if (!s) { error_ = s.error().message; return; }
-            seqs.push_back(std::move(s.value()));
+            seqs_.push_back(std::move(s.value()));
         }
-        auto acc = tasks::evaluate(recipe::logits_fn(model_), seqs, suite_.vocab());
+        auto acc = tasks::evaluate(recipe::logits_fn(model_), seqs_, suite_.vocab());
         if (!acc) { error_ = acc.error().message; return; }
         for (int k = 0; k <= tasks::kMaxShots; ++k) icl_[(size_t)task][(size_t)k].push_back(acc.value()[(size_t)k].accuracy());
+    }
 
-        // Fine-tuning: for each sequence, the first k pairs are the training set and the
-        // pairs after them are asked zero-shot, the same queries the curve asks at k.
+    // Fine-tuning at point p on sequence i: its first k pairs are the training set and the
+    // pairs after them are asked zero-shot, the same queries the curve asks at k. The
+    // point's accuracy over its ft_runs sequences is stored with the last of them.
+    void fine_tune(int task, int p, int i) {
+        const int k = kFtShots[p];
+        if (i == 0) ft_acc_ = tasks::Accuracy();
         finetune::Options fo;
         fo.steps = ctx_.params.i("ft_steps");
         fo.optimizer.lr = ctx_.params.f("ft_lr");
-        for (int p = 0; p < kFtPoints; ++p) {
-            const int k = kFtShots[p];
-            tasks::Accuracy ft;
-            for (int i = 0; i < ctx_.params.i("ft_sequences") && i < sequences_; ++i) {
-                const tasks::Sequence& seq = seqs[(size_t)i];
-                std::vector<finetune::Example> train;
-                for (int j = 0; j < k; ++j) {
-                    const tasks::Slot& sl = seq.slots[(size_t)j];
-                    train.push_back({seq.tokens[(size_t)sl.x], sl.target});
-                }
-                gpt::Model tuned = model_;
-                if (auto r = finetune::finetune(tuned, train, fo); !r) { error_ = r.error().message; return; }
-                std::vector<int> tokens;
-                std::vector<int> targets;
-                for (int j = k; j <= tasks::kMaxShots; ++j) {
-                    const tasks::Slot& sl = seq.slots[(size_t)j];
-                    const std::vector<int> q = tasks::format_prompt({}, seq.tokens[(size_t)sl.x]).tokens;
-                    tokens.insert(tokens.end(), q.begin(), q.end());
-                    targets.push_back(sl.target);
-                }
-                std::vector<float> logits;
-                const int B = (int)targets.size();
-                if (Status st = recipe::logits_fn(tuned)(tokens, B, 3, logits); !st) { error_ = st.error().message; return; }
-                const int V = suite_.vocab();
-                for (int b = 0; b < B; ++b)
-                    ft.add(tasks::score_logits(logits.data() + ((size_t)b * 3 + 2) * (size_t)V, V, targets[(size_t)b]));
-            }
-            ft_[(size_t)task][(size_t)p].push_back(ft.accuracy());
+        const tasks::Sequence& seq = seqs_[(size_t)i];
+        std::vector<finetune::Example> train;
+        for (int j = 0; j < k; ++j) {
+            const tasks::Slot& sl = seq.slots[(size_t)j];
+            train.push_back({seq.tokens[(size_t)sl.x], sl.target});
         }
+        gpt::Model tuned = model_;
+        if (auto r = finetune::finetune(tuned, train, fo); !r) { error_ = r.error().message; return; }
+        std::vector<int> tokens;
+        std::vector<int> targets;
+        for (int j = k; j <= tasks::kMaxShots; ++j) {
+            const tasks::Slot& sl = seq.slots[(size_t)j];
+            const std::vector<int> q = tasks::format_prompt({}, seq.tokens[(size_t)sl.x]).tokens;
+            tokens.insert(tokens.end(), q.begin(), q.end());
+            targets.push_back(sl.target);
+        }
+        std::vector<float> logits;
+        const int B = (int)targets.size();
+        if (Status st = recipe::logits_fn(tuned)(tokens, B, 3, logits); !st) { error_ = st.error().message; return; }
+        const int V = suite_.vocab();
+        for (int b = 0; b < B; ++b)
+            ft_acc_.add(tasks::score_logits(logits.data() + ((size_t)b * 3 + 2) * (size_t)V, V, targets[(size_t)b]));
+        if (i == ft_runs_ - 1) ft_[(size_t)task][(size_t)p].push_back(ft_acc_.accuracy());
     }
 
     DemoContext ctx_;
     recipe::Recipe recipe_;
     gpt::Model model_;
     const tasks::Suite& suite_;
-    int seeds_ = 1, sequences_ = 8, unit_ = 0;
+    int seeds_ = 1, sequences_ = 8, ft_runs_ = 1, unit_ = 0;
+    std::vector<tasks::Sequence> seqs_;  // the current (task, seed)'s prompts
+    tasks::Accuracy ft_acc_;             // the current fine-tuning point's, so far
     // [task][k] -> accuracy per seed
     std::vector<std::vector<std::vector<double>>> icl_, ft_;
 };
@@ -113,7 +123,7 @@ private:
 std::vector<Panel> ShotsSession::panels() const {
     const Texts& msg = ctx_.text;
     std::vector<Panel> panels;
-    const int tasks_done = unit_ / seeds_;  // tasks with every seed finished
+    const int tasks_done = unit_ / (seeds_ * units_per_pair());  // tasks with every seed finished
     double k0 = 0, k1 = 0, k16 = 0, ft16 = 0, margin = 1e9;
     std::vector<std::string> dips;
     TablePanel table{msg("per_task_mean_over"),
