@@ -32,7 +32,8 @@ constexpr size_t kDemoBudget = icl::kDemoMemoryBudget;
 // The longest a demo's first step(1) may take natively at its largest parameters. A unit
 // of step() is what the page's worker cannot interrupt: the Stop button and the page's
 // other demos wait for it (worker.js slices runs into steps of about 25 ms). shots_curve's
-// unit was once a whole (task, seed) with its 80 fine-tuning runs: 16 s here, 22 s in wasm.
+// unit was once a whole (task, seed) with its 80 fine-tuning runs: 12 s natively, 22 s in wasm
+// (node), on a Zen 1.
 // Natively only: ASan and wasm run the same unit 3-25 times slower.
 constexpr double kLongestStepSeconds = 4.0;
 
