@@ -1,7 +1,7 @@
 # Every test suite as a ctest test, registered in the build tree that builds what it
 # tests (included from the top CMakeLists.txt). See README "Tests".
 set(ICL_NATIVE_SHARDS 2 CACHE STRING "ctest runs the native unit tests in this many shards, side by side")
-set(ICL_ASAN_SHARDS 4 CACHE STRING "ctest runs the ASan unit tests in this many shards, side by side")
+set(ICL_ASAN_SHARDS 8 CACHE STRING "ctest runs the ASan unit tests in this many shards, side by side")
 set(ICL_WASM_SHARDS 2 CACHE STRING "ctest runs the wasm unit tests in this many shards, side by side")
 set(ICL_NATIVE_BIN_DIR ${CMAKE_SOURCE_DIR}/build/bin CACHE PATH "the native icl the browser suites build their fixtures with")
 set(ICL_SITE_DIR ${CMAKE_SOURCE_DIR}/build/site CACHE PATH "the site the browser suites serve (scripts/build site)")
