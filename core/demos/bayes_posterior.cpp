@@ -23,31 +23,26 @@ public:
         k_max_ = std::min(ctx.params.i("k_max"), recipe_.hmm.segments - 1);
         query_ = ctx.params.i("query_symbols");
     }
-    // A k is one unit per concept of the mixture, then one for the unseen concept. One
-    // unit was once the whole k: 2.5 s in wasm at the largest parameters (256 prompts,
-    // k 16), while the worker could neither stop the run nor step the page's other demos.
+    // One unit = one k: the mixture's concepts and the unseen one.
     void step(int budget) override {
-        const int C = (int)mixture_.concepts.size();
-        for (int b = 0; b < budget && !done(); ++b) {
+        for (int b = 0; b < budget && !done(); ++b, ++k_) {
             const int n = ctx_.params.i("prompts");
-            if (c_ < C) {
-                if (c_ == 0) partial_ = recipe::HmmScores();
-                Rng rng(ctx_.seed * 31337u + (uint64_t)c_, (uint64_t)k_);
-                const recipe::HmmScores sc = recipe::score_hmm(model_, acts_, mixture_, mixture_.concepts[(size_t)c_], k_, n, rng, query_);
+            recipe::HmmScores seen;
+            for (size_t c = 0; c < mixture_.concepts.size(); ++c) {
+                Rng rng(ctx_.seed * 31337u + c, (uint64_t)k_);
+                const recipe::HmmScores sc = recipe::score_hmm(model_, acts_, mixture_, mixture_.concepts[c], k_, n, rng, query_);
                 if (!sc.error.empty()) { error_ = sc.error; return; }
-                const double w = 1.0 / (double)C;
-                partial_.model_acc += w * sc.model_acc;
-                partial_.bayes_acc += w * sc.bayes_acc;
-                partial_.agreement += w * sc.agreement;
-                partial_.kl += w * sc.kl;
-                partial_.posterior_entropy += w * sc.posterior_entropy;
-                ++c_;
-                continue;
+                const double w = 1.0 / (double)mixture_.concepts.size();
+                seen.model_acc += w * sc.model_acc;
+                seen.bayes_acc += w * sc.bayes_acc;
+                seen.agreement += w * sc.agreement;
+                seen.kl += w * sc.kl;
+                seen.posterior_entropy += w * sc.posterior_entropy;
             }
             Rng rng(ctx_.seed * 31337u + 999u, (uint64_t)k_);
             const recipe::HmmScores un = recipe::score_hmm(model_, acts_, mixture_, unseen_, k_, n, rng, query_);
             if (!un.error.empty()) { error_ = un.error; return; }
-            seen_.push_back(partial_);
+            seen_.push_back(seen);
             unseen_scores_.push_back(un);
             // One prompt's posterior as demonstrations accumulate (the first concept's
             // segments, the heatmap's rows).
@@ -56,16 +51,11 @@ public:
             p.segments.resize((size_t)k_);
             const hmm::Inference inf = hmm::infer(mixture_, p);
             posterior_rows_.insert(posterior_rows_.end(), inf.posterior.begin(), inf.posterior.end());
-            c_ = 0;
-            ++k_;
         }
     }
     bool done() const override { return k_ > k_max_ || !error_.empty(); }
 
-    double progress() const override {
-        const int per_k = (int)mixture_.concepts.size() + 1;
-        return (double)(k_ * per_k + c_) / ((k_max_ + 1) * per_k);
-    }
+    double progress() const override { return (double)k_ / (k_max_ + 1); }
     std::vector<Panel> panels() const override {
         const Texts& msg = ctx_.text;
         std::vector<Panel> panels;
@@ -124,8 +114,6 @@ private:
     hmm::Mixture mixture_;
     hmm::Hmm unseen_;
     int k_ = 0, k_max_ = 0, query_ = 1;
-    int c_ = 0;                     // the next concept of k_ (the mixture's size: the unseen one)
-    recipe::HmmScores partial_;     // k_'s mixture scores so far
     std::vector<recipe::HmmScores> seen_, unseen_scores_;
     std::vector<double> posterior_rows_;
 };

@@ -31,39 +31,37 @@ public:
         seeds_ = ctx.params.i("seeds");
         acc_.assign(kN, {});
     }
-    // One unit = one condition's prompts of one seed. One unit was once the whole seed:
-    // 1.6 s in wasm at the largest parameters, while the worker could neither stop the run
-    // nor step the page's other demos.
+    // One unit = one seed: every condition's prompts.
     void step(int budget) override {
         const tasks::Suite& s = tasks::suite();
-        for (int b = 0; b < budget && !done(); ++b) {
-            const int c = c_;
-            Rng rng(ctx_.seed * 7919u + (uint64_t)seed_, (uint64_t)c);
-            std::vector<tasks::Sequence> seqs;
-            for (int i = 0; i < ctx_.params.i("prompts"); ++i) {
-                tasks::PromptOptions o;
-                o.shots = kConditions[c].none ? 0 : ctx_.params.i("shots");
-                o.condition = kConditions[c].cond;
-                auto p = tasks::make_prompt(s, task_, o, rng);
-                if (!p) { error_ = p.error().message; return; }
-                seqs.push_back(std::move(p.value()));
+        for (int b = 0; b < budget && !done(); ++b, ++seed_) {
+            for (int c = 0; c < kN; ++c) {
+                Rng rng(ctx_.seed * 7919u + (uint64_t)seed_, (uint64_t)c);
+                std::vector<tasks::Sequence> seqs;
+                for (int i = 0; i < ctx_.params.i("prompts"); ++i) {
+                    tasks::PromptOptions o;
+                    o.shots = kConditions[c].none ? 0 : ctx_.params.i("shots");
+                    o.condition = kConditions[c].cond;
+                    auto p = tasks::make_prompt(s, task_, o, rng);
+                    if (!p) { error_ = p.error().message; return; }
+                    seqs.push_back(std::move(p.value()));
+                }
+                auto a = tasks::evaluate(recipe::logits_fn(model_), seqs, s.vocab());
+                if (!a) { error_ = a.error().message; return; }
+                acc_[(size_t)c].push_back(a.value()[(size_t)seqs[0].slots[0].shots].accuracy());
             }
-            auto a = tasks::evaluate(recipe::logits_fn(model_), seqs, s.vocab());
-            if (!a) { error_ = a.error().message; return; }
-            acc_[(size_t)c].push_back(a.value()[(size_t)seqs[0].slots[0].shots].accuracy());
-            if (++c_ == kN) { c_ = 0; ++seed_; }
         }
     }
     bool done() const override { return seed_ >= seeds_ || !error_.empty(); }
 
-    double progress() const override { return (double)(seed_ * kN + c_) / (seeds_ * kN); }
+    double progress() const override { return (double)seed_ / seeds_; }
     std::vector<Panel> panels() const override {
         const Texts& msg = ctx_.text;
         const tasks::Task& task = tasks::suite().tasks[(size_t)task_];
         std::vector<Panel> panels;
         std::vector<double> mean(kN, 0), sd(kN, 0);
-        for (int c = 0; c < kN; ++c) {  // over the seeds every condition has finished
-            const std::vector<double> v(acc_[(size_t)c].begin(), acc_[(size_t)c].begin() + seed_);
+        for (int c = 0; c < kN; ++c) {
+            const auto& v = acc_[(size_t)c];
             for (double x : v) mean[(size_t)c] += x / (double)v.size();
             for (double x : v) sd[(size_t)c] += (x - mean[(size_t)c]) * (x - mean[(size_t)c]) / (double)v.size();
             sd[(size_t)c] = std::sqrt(sd[(size_t)c]);
@@ -87,7 +85,7 @@ public:
 private:
     DemoContext ctx_;
     gpt::Model model_;
-    int task_ = 0, seeds_ = 1, seed_ = 0, c_ = 0;  // seed_: seeds finished; c_: the next condition of seed_
+    int task_ = 0, seeds_ = 1, seed_ = 0;
     std::vector<std::vector<double>> acc_;
 };
 
