@@ -295,7 +295,7 @@ const DemoDef attention_dual_def = [] {
     d.analytic = true;
     d.params = {
         // Largest problem, every size at its max: peak 0.1 MiB for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
+        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
         ParamSpec::integer("d_model", 2, 32, 8, 1),
         ParamSpec::integer("d_head", 2, 16, 6, 1),
         ParamSpec::integer("n_demos", 1, 24, 6, 1),

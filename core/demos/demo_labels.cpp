@@ -101,7 +101,7 @@ const DemoDef kDemoLabels = [] {
     d.paper = "Min et al. 2022";
     d.params = {
         // Largest problem, every size at its max: peak 26 MiB for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
+        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
         ParamSpec::choice("task", {"topic", "continent", "category"}, "topic"),
         ParamSpec::integer("shots", 1, 16, 8, 1),
         ParamSpec::integer("seeds", 1, 10, 5, 1),

@@ -120,7 +120,7 @@ const DemoDef kGptScaling = [] {
     d.analytic = true;
     d.params = {
         // Largest problem, every size at its max: peak no allocation (a formula) for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget is 512 MiB of wasm's 1 GB).
+        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
         ParamSpec::integer("layers", 1, 128, 96, 1),
         ParamSpec::integer("width", 16, 16384, 12288, 16),
         ParamSpec::integer("vocab", 2, 262144, 50257, 1),
