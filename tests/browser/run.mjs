@@ -17,7 +17,8 @@
 // them on its fixture language's page).
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createRequire } from 'node:module';
 import { root, serveSite, launchChromium } from './serve-and-launch.mjs';
 import { embedChecks } from './embed.mjs';
@@ -133,10 +134,37 @@ const index = JSON.parse(fs.readFileSync(path.join(site, 'index.json'), 'utf8'))
 const langs = Object.keys(index);  // every language the site was built with (en first)
 const lessonData = (page) => page.evaluate(() => JSON.parse(document.getElementById('lesson-data').textContent));
 
+// A predict check's right option comes from its demo run natively by the `icl` command:
+// its JSON Result, by the run's arguments. The runs start as a page starts training
+// (startNativeRuns), on the core the page leaves free, and the check test awaits them
+// (run one after the other inside that test, they took a third of the suite's time).
 const nativeRuns = new Map();
-// The right and a wrong answer to a check, from the lesson's own grading data; a predict
-// check's right option comes from the demo run natively by the `icl` command.
-function answersFor(check, demoParams, lang) {
+function nativeRunArgs(check, demoParams, lang) {
+  const g = check.grading;
+  const text = (v) => (Array.isArray(v) ? v.map((p) => p.join(',')).join('; ') : v);  // points: "x,y; x,y"
+  const sets = Object.entries(demoParams[g.demo].params).flatMap(([k, v]) => ['--set', `${k}=${text(v)}`]);
+  const args = ['run', demoParams[g.demo].demo, ...sets, '--json', '--lang', lang];
+  return { args, key: JSON.stringify(args.slice(0, -1)) };  // scalars do not depend on the language
+}
+function nativeRun(check, demoParams, lang) {
+  const { args, key } = nativeRunArgs(check, demoParams, lang);
+  if (!nativeRuns.has(key))
+    nativeRuns.set(key, promisify(execFile)(icl, args, { maxBuffer: 64 << 20 }).then((r) => JSON.parse(r.stdout)));
+  return nativeRuns.get(key);
+}
+// Each demo's parameters in the lesson's own setup, by block name.
+function lessonDemoParams(data) {
+  return Object.fromEntries(data.demos.map((d) => [d.name, { demo: d.demo,
+    params: { ...Object.fromEntries(d.info.params.map((p) => [p.name, p.default])), ...d.params } }]));
+}
+function startNativeRuns(data, lang) {
+  const demoParams = lessonDemoParams(data);
+  for (const c of data.checks)
+    if (c.type === 'predict' && c.grading && Object.hasOwn(demoParams, c.grading.demo))
+      nativeRun(c, demoParams, lang).catch(() => {});  // a failed run is the check test's to report
+}
+// The right and a wrong answer to a check, from the lesson's own grading data.
+async function answersFor(check, demoParams, lang) {
   const g = check.grading;
   const keys = (check.options || []).map((o) => o.key);
   switch (check.type) {
@@ -149,12 +177,7 @@ function answersFor(check, demoParams, lang) {
     case 'numeric': return { right: String(g.answer).replace('.', ','), wrong: String(g.answer + 10 * (g.tol || 1) + 1) };
     case 'text': return { right: `  ${g.accepted[0].toUpperCase()}! `, wrong: 'zzqx not an answer' };
     case 'predict': {
-      const text = (v) => (Array.isArray(v) ? v.map((p) => p.join(',')).join('; ') : v);  // points: "x,y; x,y"
-      const sets = Object.entries(demoParams[g.demo].params).flatMap(([k, v]) => ['--set', `${k}=${text(v)}`]);
-      const args = ['run', demoParams[g.demo].demo, ...sets, '--json', '--lang', lang];
-      const key = JSON.stringify(args.slice(0, -1));  // scalars do not depend on the language
-      if (!nativeRuns.has(key)) nativeRuns.set(key, JSON.parse(execFileSync(icl, args, { maxBuffer: 64 << 20 }).toString()));
-      const out = nativeRuns.get(key);
+      const out = await nativeRun(check, demoParams, lang);
       const items = out.panels.filter((p) => p.kind === 'scalars').flatMap((p) => p.items);
       const value = items.find((i) => i.name === g.scalar).value;
       const inRange = ([lo, hi]) => (lo === null || value >= lo) && (hi === null || value < hi);
@@ -314,6 +337,7 @@ for (const lang of langs) {
         await page.waitForLoadState('networkidle');
         budgets.firstLoadBytes = await bytes();
       }
+      startNativeRuns(await lessonData(page), lang);
       if (train) await runAllDemos(page);
       else await runAllDemos(page, { analyticOnly: true });  // those deferred until near the view
       data = await lessonData(page);
@@ -380,8 +404,7 @@ for (const lang of langs) {
     }
 
     await test(`${where}: checks graded right and wrong with feedback, kept over a reload`, async () => {
-      const demoParams = Object.fromEntries(data.demos.map((d) => [d.name, { demo: d.demo,
-        params: { ...Object.fromEntries(d.info.params.map((p) => [p.name, p.default])), ...d.params } }]));
+      const demoParams = lessonDemoParams(data);
       const analytic = new Set(data.demos.filter((d) => d.info.analytic).map((d) => d.name));
       // A predict check on a training demo waits for that training: in English only.
       const graded = data.checks.filter((c) => train || c.type !== 'predict' || analytic.has(c.grading.demo));
@@ -404,7 +427,7 @@ for (const lang of langs) {
         }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-verdict'] });
       });
       for (const check of graded) {
-        const { right, wrong } = answersFor(check, demoParams, lang);
+        const { right, wrong } = await answersFor(check, demoParams, lang);
         if (wrong !== null && wrong !== undefined) {
           const r = await answer(page, check, wrong);
           expect(r.verdict === 'wrong', `check ${check.id}: wrong answer ${JSON.stringify(wrong)} graded '${r.verdict}': ${r.text}`);
@@ -649,9 +672,7 @@ await test('the index shows every lesson in both languages with the progress mad
     await page.waitForFunction(() => document.body.dataset.ready === 'true');
     const data = await lessonData(page);
     const check = data.checks[0];
-    const demoParams = Object.fromEntries(data.demos.map((d) => [d.name, { demo: d.demo,
-      params: { ...Object.fromEntries(d.info.params.map((p) => [p.name, p.default])), ...d.params } }]));
-    await answer(page, check, answersFor(check, demoParams, 'en').right);
+    await answer(page, check, (await answersFor(check, lessonDemoParams(data), 'en')).right);
   }
   await page.goto(`${origin}/index.html`);
   await page.waitForFunction(() => document.body.dataset.ready === 'true');
@@ -899,9 +920,9 @@ await test('review: a check answered wrongly comes back as due on the index and 
   const data = await lessonData(page);
   const [check, other] = data.checks.filter((c) => c.type !== 'predict');
   const demoParams = {};
-  let r = await answer(page, check, answersFor(check, demoParams, 'en').wrong);
+  let r = await answer(page, check, (await answersFor(check, demoParams, 'en')).wrong);
   expect(r.verdict === 'wrong', `the wrong answer was graded ${r.verdict}`);
-  r = await answer(page, other, answersFor(other, demoParams, 'en').right);
+  r = await answer(page, other, (await answersFor(other, demoParams, 'en')).right);
   expect(r.verdict === 'correct', `the right answer was graded ${r.verdict}`);
   const dueOnIndex = async () => {
     await page.goto(`${origin}/index.html`);
@@ -914,7 +935,7 @@ await test('review: a check answered wrongly comes back as due on the index and 
   await page.goto(`${origin}/en/review.html`);
   await page.waitForFunction(() => document.body.dataset.ready === 'true');
   expect(await page.locator('#review-check').getAttribute('data-check') === check.id, 'the review page does not ask the missed check');
-  r = await answer(page, check, answersFor(check, demoParams, 'en').right);
+  r = await answer(page, check, (await answersFor(check, demoParams, 'en')).right);
   expect(r.verdict === 'correct' && r.text.length > 0, `review: the right answer graded ${r.verdict}, feedback '${r.text}'`);
   await page.locator('#review-next').click();
   expect(await page.evaluate(() => document.body.dataset.reviewDone) === 'true', 'the review did not end after its one due check');
