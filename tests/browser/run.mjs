@@ -137,7 +137,7 @@ const lessonData = (page) => page.evaluate(() => JSON.parse(document.getElementB
 // A predict check's right option comes from its demo run natively by the `icl` command:
 // its JSON Result, by the run's arguments. The runs start as a page starts training
 // (startNativeRuns), on the core the page leaves free, and the check test awaits them
-// (run one after the other inside that test, they took a third of the suite's time).
+// (run one after the other inside that test, the check tests took a third of the suite).
 const nativeRuns = new Map();
 function nativeRunArgs(check, demoParams, lang) {
   const g = check.grading;
@@ -157,10 +157,13 @@ function lessonDemoParams(data) {
   return Object.fromEntries(data.demos.map((d) => [d.name, { demo: d.demo,
     params: { ...Object.fromEntries(d.info.params.map((p) => [p.name, p.default])), ...d.params } }]));
 }
-function startNativeRuns(data, lang) {
+// The runs the check test will need: on a page that does not train (train false), only
+// those of predict checks on analytic demos.
+function startNativeRuns(data, lang, train) {
   const demoParams = lessonDemoParams(data);
+  const analytic = new Set(data.demos.filter((d) => d.info.analytic).map((d) => d.name));
   for (const c of data.checks)
-    if (c.type === 'predict' && c.grading && Object.hasOwn(demoParams, c.grading.demo))
+    if (c.type === 'predict' && c.grading && Object.hasOwn(demoParams, c.grading.demo) && (train || analytic.has(c.grading.demo)))
       nativeRun(c, demoParams, lang).catch(() => {});  // a failed run is the check test's to report
 }
 // The right and a wrong answer to a check, from the lesson's own grading data.
@@ -337,7 +340,7 @@ for (const lang of langs) {
         await page.waitForLoadState('networkidle');
         budgets.firstLoadBytes = await bytes();
       }
-      startNativeRuns(await lessonData(page), lang);
+      startNativeRuns(await lessonData(page), lang, train);
       if (train) await runAllDemos(page);
       else await runAllDemos(page, { analyticOnly: true });  // those deferred until near the view
       data = await lessonData(page);
