@@ -139,15 +139,12 @@ const lessonData = (page) => page.evaluate(() => JSON.parse(document.getElementB
 // (startNativeRuns), on the core the page leaves free, and the check test awaits them
 // (run one after the other inside that test, the check tests took a third of the suite).
 const nativeRuns = new Map();
-function nativeRunArgs(check, demoParams, lang) {
+function nativeRun(check, demoParams, lang) {
   const g = check.grading;
   const text = (v) => (Array.isArray(v) ? v.map((p) => p.join(',')).join('; ') : v);  // points: "x,y; x,y"
   const sets = Object.entries(demoParams[g.demo].params).flatMap(([k, v]) => ['--set', `${k}=${text(v)}`]);
   const args = ['run', demoParams[g.demo].demo, ...sets, '--json', '--lang', lang];
-  return { args, key: JSON.stringify(args.slice(0, -1)) };  // scalars do not depend on the language
-}
-function nativeRun(check, demoParams, lang) {
-  const { args, key } = nativeRunArgs(check, demoParams, lang);
+  const key = JSON.stringify(args.slice(0, -1));  // scalars do not depend on the language
   if (!nativeRuns.has(key))
     nativeRuns.set(key, promisify(execFile)(icl, args, { maxBuffer: 64 << 20 }).then((r) => JSON.parse(r.stdout)));
   return nativeRuns.get(key);
