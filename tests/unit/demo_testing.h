@@ -30,9 +30,12 @@ constexpr bool kWasm = true;
 constexpr bool kWasm = false;
 #endif
 
+// The shipped lessons' folder as the asset folder: their checkpoints and catalogues.
+inline void use_shipped_lessons() { set_asset_dir(ICL_SOURCE_DIR "/lessons"); }
+
 // Demo `id`'s messages in `lang` from the shipped catalogues (lessons/<lang>/catalogue/).
 inline Texts texts(const std::string& lang, const std::string& id) {
-    set_asset_dir(ICL_SOURCE_DIR "/lessons");
+    use_shipped_lessons();
     auto t = load_texts(lang, id);
     REQUIRE_MESSAGE(t.ok(), (t.ok() ? std::string() : t.error().message));
     return t.value();

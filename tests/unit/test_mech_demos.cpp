@@ -13,9 +13,7 @@
 
 using namespace icl;
 
-namespace {
-void use_shipped_lessons() { set_asset_dir(ICL_SOURCE_DIR "/lessons"); }
-}  // namespace
+using icl::testing::use_shipped_lessons;
 
 TEST_CASE("icl_split: the softmax output it reads is softmax(k.q/sqrt(d)) v recomputed, and W_ZSL q + dW_ICL q is the linear form") {
     gpt::Config c;

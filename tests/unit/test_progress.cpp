@@ -17,12 +17,12 @@ namespace {
 constexpr int64_t kMin = 60000, kDay = 86400000;
 constexpr int64_t kT0 = 1764590400000;   // 2025-12-01T12:00:00Z
 
-json choice_check() {
+json minimal_choice_check() {
     return {{"id", "q"}, {"type", "choice"}, {"feedback_html", ""},
             {"options", {{{"key", "a"}, {"html", "A"}}, {{"key", "b"}, {"html", "B"}}}},
             {"grading", {{"answer", "b"}}}};
 }
-json multi_check() {
+json minimal_multi_check() {
     return {{"id", "m"}, {"type", "multi"}, {"feedback_html", ""},
             {"options", {{{"key", "a"}, {"html", "A"}}, {{"key", "b"}, {"html", "B"}}, {{"key", "c"}, {"html", "C"}}}},
             {"grading", {{"answer", {"a", "c"}}}}};
@@ -162,16 +162,16 @@ TEST_CASE("progress: a stored answer that does not fit its check is dropped with
         "\"at\": 1, \"box\": 1, \"due\": 2}}}}");
     REQUIRE(r);
     pg::Document d = r.value().doc;
-    const auto notices = pg::drop_unfit_answers(d, "l", {choice_check(), multi_check()});
+    const auto notices = pg::drop_unfit_answers(d, "l", {minimal_choice_check(), minimal_multi_check()});
     REQUIRE(notices.size() == 2);
     CHECK(notices[0].find("\"l/q\" was dropped ('zzz' is not one of the options (a, b))") != std::string::npos);
     CHECK(notices[1].find("\"l/m\"") != std::string::npos);
     CHECK(d.checks["l"]["q"].answer.is_null());
     CHECK(d.checks["l"]["m"].attempts == 4);              // the rest of the record stays
     CHECK(d.checks["l"]["other"].answer == "b");          // a check this lesson does not list is kept as it is
-    CHECK(icl::grade(choice_check(), "b").value().correct);
-    CHECK(icl::validate_answer(multi_check(), json::array({"a", "c"})));
-    CHECK_FALSE(icl::validate_answer(multi_check(), json::array({"a", "a"})));
+    CHECK(icl::grade(minimal_choice_check(), "b").value().correct);
+    CHECK(icl::validate_answer(minimal_multi_check(), json::array({"a", "c"})));
+    CHECK_FALSE(icl::validate_answer(minimal_multi_check(), json::array({"a", "a"})));
 }
 
 TEST_CASE("progress summary CSV: one row per check, quoted, dates in UTC, no spreadsheet formulas") {

@@ -16,10 +16,9 @@
 #include "demo_testing.h"
 
 using namespace icl;
+using icl::testing::use_shipped_lessons;
 
 namespace {
-
-void use_shipped_lessons() { set_asset_dir(ICL_SOURCE_DIR "/lessons"); }
 
 std::map<std::string, double> run_scalars(const std::string& id, const nlohmann::json& params, uint64_t seed = 1) {
     auto s = start_demo(id, params, Texts(), seed);
