@@ -152,7 +152,9 @@ const DemoDef kBayesPosterior = [] {
     d.params = {
         // Largest problem: prompts 256 at k_max 7 peaks near 200 MiB at the last k (peak_bytes;
         // the budget is kDemoMemoryBudget, 256 MiB; 512 prompts took 373 MB and failed at k = 7).
-        ParamSpec::integer("k_max", 1, 16, 7, 1),
+        // k_max: at most the shipped recipe's 8 segments less the query's (it was 1..16, and
+        // every value past 7 drew the same as 7: a slider that moved nothing).
+        ParamSpec::integer("k_max", 1, 7, 7, 1),
         ParamSpec::integer("prompts", 8, 256, 64, 1),
         // concept and query_symbols: the shipped recipe's 5 concepts and 6-symbol segments
         // (start refuses more for a retrained model with fewer).

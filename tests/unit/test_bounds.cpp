@@ -248,7 +248,7 @@ TEST_CASE("bounds: a demo whose batch grows with its steps bounds its last step 
         peak = meter.peak_above_start();
     }
     CHECK(peak <= peak_bytes(icl::validate_params(def->params, small).value()));
-    auto largest = icl::validate_params(def->params, json{{"k_max", 16}, {"prompts", 256}, {"query_symbols", 5}});
+    auto largest = icl::validate_params(def->params, json{{"k_max", 7}, {"prompts", 256}, {"query_symbols", 5}});
     REQUIRE(largest.ok());
     CHECK(peak_bytes(largest.value()) <= icl::kDemoMemoryBudget);
     icl::Params old_max = largest.value();  // the range this demo used to advertise

@@ -232,8 +232,21 @@ export class DemoBlock {
     // then swapped in one step, so a redraw does not flicker or thrash layout.
     const width = this.panels.clientWidth;
     const holder = document.createDocumentFragment();
+    // A panel the same as last time at the same width keeps its figure: while a model
+    // trains, most panels change only at its evaluations (induction_heads: one step in 40).
+    const previous = this.figures || new Map();
+    this.figures = new Map();
     for (const panel of result.panels || []) {
+      const key = `${width} ${JSON.stringify(panel)}`;
+      const kept = previous.get(key);
+      if (kept) {
+        previous.delete(key);
+        holder.appendChild(kept);
+        this.figures.set(key, kept);
+        continue;
+      }
       const figure = drawPanel(panel, holder, width);
+      this.figures.set(key, figure);
       if (GRAPHIC_KINDS.has(panel.kind)) {
         const svg = figure.querySelector('svg');
         const png = el('button', { type: 'button', class: 'link-button png', 'aria-label': this.words.pngOf(panel.title || panel.kind) }, this.words.exportPng);
