@@ -22,6 +22,10 @@
 // the phase change (phase_step >= 0), natively or in wasm (--sse4.1: natively at
 // SSE4.1; --profile: then where the time went, by phase of icl/profile.h):
 //   phase_change ms=8512 step=960 slices=341
+// With --lane0 as well, the 1-layer control is offloaded (icl/demo.h's lanes) and never
+// trained: the time of the model's own worker, as the page has it when a second worker
+// trains the control side by side:
+//   phase_change lanes=offloaded ms=5830 step=960 slices=...
 // With --ceiling, per config at the best ISA the least time its step could take on this
 // machine: the floating-point operations of its products divided by one core's ceiling
 // for that ISA, measured (bench/peak.h) — everything else (softmax, GELU, LayerNorm,
@@ -196,7 +200,7 @@ void print_run_profile(double total_ms) {
 
 // The wall time until the induction_heads demo first reports its phase change, stepped
 // as web/src/worker.js steps it (the budget aimed at 25 ms slices).
-int phase_change(bool profiled) {
+int phase_change(bool profiled, bool lane0) {
     using nlohmann::json;
     icl::set_asset_dir(ICL_BENCH_LESSONS);  // the catalogues the demo's panels are worded from
     icl::WorkerApi api;
@@ -213,6 +217,13 @@ int phase_change(bool profiled) {
         return 1;
     }
     const int handle = started["handle"].get<int>();
+    if (lane0) {
+        const json off = json::parse(api.offload(handle, 1));
+        if (off.contains("error")) {
+            std::fprintf(stderr, "induction_heads: %s\n", off.dump().c_str());
+            return 1;
+        }
+    }
     double budget = 1, posted = -1e9;
     for (int slice = 1;; ++slice) {
         const double s0 = wall_ms();
@@ -235,7 +246,8 @@ int phase_change(bool profiled) {
                 for (const json& item : panel["items"])
                     if (item.value("name", "") == "phase_step" && item["value"].is_number() &&
                         item["value"].get<double>() >= 0) {
-                        std::printf("phase_change ms=%.0f step=%.0f slices=%d isa=%s result_bytes=%zu\n", core_ms,
+                        std::printf("phase_change%s ms=%.0f step=%.0f slices=%d isa=%s result_bytes=%zu\n",
+                                    lane0 ? " lanes=offloaded" : "", core_ms,
                                     item["value"].get<double>(), slice, icl::isa_name(icl::current_isa()),
                                     text.size());
                         if (profiled) print_run_profile(core_ms);
@@ -252,7 +264,7 @@ int phase_change(bool profiled) {
 
 int main(int argc, char** argv) {
     std::vector<std::string> wanted;
-    bool profile = false, phase = false, ceiling = false;
+    bool profile = false, phase = false, ceiling = false, lane0 = false;
     for (int i = 1; i < argc; ++i) {
         if (std::string(argv[i]) == "--phase-change")
             phase = true;
@@ -260,12 +272,14 @@ int main(int argc, char** argv) {
             icl::set_isa(icl::Isa::sse41);
         else if (std::string(argv[i]) == "--profile")
             profile = true;
+        else if (std::string(argv[i]) == "--lane0")
+            lane0 = true;
         else if (std::string(argv[i]) == "--ceiling")
             ceiling = true;
         else
             wanted.push_back(argv[i]);
     }
-    if (phase) return phase_change(profile && icl::profile::compiled_in());
+    if (phase) return phase_change(profile && icl::profile::compiled_in(), lane0);
     if (ceiling) {
         if (wanted.empty()) wanted = {"S", "M", "L"};
         const double peak = icl_bench::peak_gflops(icl::best_isa());

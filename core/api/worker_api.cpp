@@ -149,6 +149,11 @@ std::string WorkerApi::parse_params(const std::string& id, const std::string& ke
 
 std::string WorkerApi::start(const std::string& id, const std::string& params_text, const std::string& lang_text,
                              double seed) {
+    return start_lane(id, params_text, lang_text, seed, 0);
+}
+
+std::string WorkerApi::start_lane(const std::string& id, const std::string& params_text, const std::string& lang_text,
+                                  double seed, int lane) {
     auto params = parse_json(params_text, "the parameters");
     if (!params) return error_json(params.error().message);
     if (!params.value().is_object()) return error_json("the parameters must be a JSON object");
@@ -160,11 +165,12 @@ std::string WorkerApi::start(const std::string& id, const std::string& params_te
         if (!find_demo(id)) return error_json(start_demo(id, params.value(), Texts(), 0).error().message);
         auto texts = load_texts(lang_text, id);
         if (!texts) return error_json(texts.error().message);
-        auto session = start_demo(id, params.value(), texts.value(), static_cast<uint64_t>(seed));
+        auto session = start_demo(id, params.value(), texts.value(), static_cast<uint64_t>(seed), lane);
         if (!session) return error_json(session.error(), texts.value());
         const int handle = next_handle_++;
+        const int lanes = session.value()->lanes();
         sessions_[handle] = std::move(session.value());
-        return text(json{{"handle", handle}});
+        return text(lane ? json{{"handle", handle}} : json{{"handle", handle}, {"lanes", lanes}});
     } catch (const std::exception& e) {
         return error_json(id + " failed to start: " + e.what());
     }
@@ -176,12 +182,19 @@ std::string WorkerApi::step(int handle, int budget, bool snapshot) {
     if (budget < 1) return error_json("the step budget must be at least 1");
     try {
         Session& s = *it->second;
-        if (!s.done()) s.step(budget);
+        if (!s.done() && !s.waiting()) s.step(budget);
+        if (s.lane() > 0) {  // a lane: its state, for the session that offloaded it
+            json out{{"lane", s.lane()}, {"done", s.done()}, {"progress", s.progress()}};
+            if (snapshot || s.done()) out["state"] = s.lane_state();
+            return text(out);
+        }
         // Without a snapshot only where the run is: building and writing a Result costs
         // a training demo's slice up to a third of its time in wasm (induction_heads:
         // 72 KB of JSON every 25 ms), and the page draws a few per second at most.
-        if (!snapshot && !s.done() && s.error().empty()) return text(json{{"done", false}, {"progress", s.progress()}});
-        return text(to_json(s.result()));
+        json out = !snapshot && !s.done() && s.error().empty() ? json{{"done", false}, {"progress", s.progress()}}
+                                                               : to_json(s.result());
+        if (s.waiting()) out["waiting"] = true;
+        return text(out);
     } catch (const std::exception& e) {
         // A demo that throws is a bug in core; the page shows it and the session ends.
         sessions_.erase(it);
@@ -192,6 +205,26 @@ std::string WorkerApi::step(int handle, int budget, bool snapshot) {
 std::string WorkerApi::drop(int handle) {
     sessions_.erase(handle);
     return "{}";
+}
+
+std::string WorkerApi::offload(int handle, int lane) {
+    const auto it = sessions_.find(handle);
+    if (it == sessions_.end()) return error_json("no demo session " + std::to_string(handle));
+    Status s = it->second->offload(lane);
+    return s ? "{}" : error_json(s.error().message);
+}
+
+std::string WorkerApi::take_lane(int handle, int lane, const std::string& state_text) {
+    const auto it = sessions_.find(handle);
+    if (it == sessions_.end()) return error_json("no demo session " + std::to_string(handle));
+    auto state = parse_json(state_text, "the lane's state");
+    if (!state) return error_json(state.error().message);
+    try {
+        Status s = it->second->take_lane(lane, state.value());
+        return s ? "{}" : error_json(s.error().message);
+    } catch (const std::exception& e) {
+        return error_json(std::string("the lane's state could not be taken: ") + e.what());
+    }
 }
 
 std::string WorkerApi::grade(const std::string& check_text, const std::string& answer_text,

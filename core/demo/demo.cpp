@@ -16,39 +16,39 @@ using nlohmann::json;
 
 // ---- results ---------------------------------------------------------------------
 
-namespace {
-
-json num(double v) { return std::isfinite(v) ? json(v) : json(); }
-json nums(const std::vector<double>& v) {
+json json_number(double v) { return std::isfinite(v) ? json(v) : json(); }
+json json_numbers(const std::vector<double>& v) {
     json a = json::array();
-    for (double x : v) a.push_back(num(x));
+    for (double x : v) a.push_back(json_number(x));
     return a;
 }
+
+namespace {
 
 struct PanelToJson {
     json operator()(const ScalarsPanel& p) const {
         json items = json::array();
         for (const auto& s : p.items)
-            items.push_back({{"name", s.name}, {"value", num(s.value)}, {"unit", s.unit}, {"help", s.help}});
+            items.push_back({{"name", s.name}, {"value", json_number(s.value)}, {"unit", s.unit}, {"help", s.help}});
         return {{"kind", "scalars"}, {"title", p.title}, {"items", items}};
     }
     json operator()(const LinesPanel& p) const {
         json series = json::array();
         for (const auto& s : p.series)
-            series.push_back({{"name", s.name}, {"x", nums(s.x)}, {"y", nums(s.y)}, {"y_err", nums(s.y_err)},
+            series.push_back({{"name", s.name}, {"x", json_numbers(s.x)}, {"y", json_numbers(s.y)}, {"y_err", json_numbers(s.y_err)},
                               {"dashed", s.dashed}, {"markers", s.markers}});
         return {{"kind", "lines"}, {"title", p.title}, {"x_label", p.x_label}, {"y_label", p.y_label},
                 {"log_x", p.log_x}, {"log_y", p.log_y}, {"series", series}};
     }
     json operator()(const HeatmapPanel& p) const {
         return {{"kind", "heatmap"}, {"title", p.title}, {"x_label", p.x_label}, {"y_label", p.y_label},
-                {"rows", p.rows}, {"cols", p.cols}, {"values", nums(p.values)},
+                {"rows", p.rows}, {"cols", p.cols}, {"values", json_numbers(p.values)},
                 {"row_labels", p.row_labels}, {"col_labels", p.col_labels},
                 {"scale", p.diverging ? "diverging" : "sequential"}};
     }
     json operator()(const BarsPanel& p) const {
         return {{"kind", "bars"}, {"title", p.title}, {"y_label", p.y_label}, {"labels", p.labels},
-                {"values", nums(p.values)}, {"errors", nums(p.errors)}};
+                {"values", json_numbers(p.values)}, {"errors", json_numbers(p.errors)}};
     }
     json operator()(const TablePanel& p) const {
         return {{"kind", "table"}, {"title", p.title}, {"columns", p.columns}, {"rows", p.rows}};
@@ -108,7 +108,7 @@ struct PanelToText {
 json to_json(const Result& r) {
     json panels = json::array();
     for (const auto& p : r.panels) panels.push_back(std::visit(PanelToJson{}, p));
-    return {{"demo", r.demo}, {"progress", num(r.progress)}, {"done", r.done}, {"error", r.error},
+    return {{"demo", r.demo}, {"progress", json_number(r.progress)}, {"done", r.done}, {"error", r.error},
             {"panels", panels}};
 }
 
@@ -130,6 +130,14 @@ Result Session::result() const {
     r.error = error_;
     r.panels = panels();
     return r;
+}
+
+Status Session::offload(int lane) {
+    return make_error(demo_id_ + " has no lane " + std::to_string(lane) + " to hand to another worker");
+}
+
+Status Session::take_lane(int lane, const json&) {
+    return make_error(demo_id_ + " computes no lane " + std::to_string(lane) + " elsewhere");
 }
 
 // ---- registry --------------------------------------------------------------------
@@ -184,7 +192,7 @@ Expected<Texts> load_texts(const std::string& lang, const std::string& demo_id) 
 }
 
 Expected<std::unique_ptr<Session>> start_demo(const std::string& id, const json& params, const Texts& text,
-                                              uint64_t seed) {
+                                              uint64_t seed, int lane) {
     const DemoDef* def = find_demo(id);
     if (!def) {
         std::string ids;
@@ -212,8 +220,14 @@ Expected<std::unique_ptr<Session>> start_demo(const std::string& id, const json&
             return e;
         }
     }
-    auto session = def->start(DemoContext{std::move(validated.value()), text, seed});
-    if (session) session.value()->demo_id_ = def->id;
+    if (lane < 0) return make_error(id + ": lane " + std::to_string(lane) + " is not a lane (0 or more)");
+    auto session = def->start(DemoContext{std::move(validated.value()), text, seed, lane});
+    if (!session) return session;
+    if (lane >= session.value()->lanes())
+        return make_error(id + ": these parameters give " + std::to_string(session.value()->lanes()) +
+                          " lane(s); there is no lane " + std::to_string(lane));
+    session.value()->demo_id_ = def->id;
+    session.value()->lane_ = lane;
     return session;
 }
 

@@ -24,13 +24,92 @@ std::string head_name(int l, int h) { return "L" + std::to_string(l) + "H" + std
 // One model being trained, its fixed evaluation batch and its history.
 struct Run {
     gpt::Model model;
-    std::optional<gpt::Trainer> trainer;
+    std::optional<gpt::Trainer> trainer;  // empty: another worker trains it (a lane)
     std::vector<double> eval_steps, eval_loss, icl_score, best_prefix;
     std::vector<std::vector<double>> prefix_by_head;  // [head][eval]
     induction::Eval last;
     std::vector<float> probe_attention;  // (L,H,T,T): attention on the probe sequence at the last evaluation
     double phase_step = -1;  // first eval step where the best prefix-matching score passes kPhaseThreshold
+    int lane_steps = 0;      // trained elsewhere: the steps its last state had done
 };
+
+// A run's history as a lane's state (Session::lane_state); numbers survive the trip
+// exactly (nlohmann writes the shortest text that reads back as the same double), and
+// a non-finite one travels as null.
+nlohmann::json history_json(const Run& r) {
+    nlohmann::json by_head = nlohmann::json::array();
+    for (const auto& h : r.prefix_by_head) by_head.push_back(json_numbers(h));
+    const nlohmann::json last = {{"loss", json_number(r.last.loss)},
+                                 {"loss_by_position", json_numbers(r.last.loss_by_position)},
+                                 {"icl_score", json_number(r.last.icl_score)},
+                                 {"prefix_matching", json_numbers(r.last.prefix_matching)},
+                                 {"previous_token", json_numbers(r.last.previous_token)}};
+    return {{"eval_steps", json_numbers(r.eval_steps)}, {"eval_loss", json_numbers(r.eval_loss)},
+            {"icl_score", json_numbers(r.icl_score)},   {"best_prefix", json_numbers(r.best_prefix)},
+            {"prefix_by_head", by_head},                {"phase_step", json_number(r.phase_step)},
+            {"last", last}};
+}
+
+// `key` of `j` as numbers (null: NaN), `n` of them (n < 0: any count); the error names the key.
+Expected<std::vector<double>> read_nums(const nlohmann::json& j, const char* key, long n) {
+    if (!j.is_object() || !j.contains(key) || !j[key].is_array()) return make_error(std::string("'") + key + "' is not a list");
+    const nlohmann::json& a = j[key];
+    if (n >= 0 && (long)a.size() != n)
+        return make_error(std::string("'") + key + "' has " + std::to_string(a.size()) + " numbers, not " + std::to_string(n));
+    std::vector<double> v;
+    for (const auto& x : a) {
+        if (!x.is_null() && !x.is_number()) return make_error(std::string("'") + key + "' holds something that is not a number");
+        v.push_back(x.is_null() ? NAN : x.get<double>());
+    }
+    return v;
+}
+Expected<double> read_num(const nlohmann::json& j, const char* key) {
+    if (!j.is_object() || !j.contains(key) || !(j[key].is_null() || j[key].is_number()))
+        return make_error(std::string("'") + key + "' is not a number");
+    return j[key].is_null() ? NAN : j[key].get<double>();
+}
+
+// The inverse of history_json for a run of `heads` heads (L*H) at sequence length T.
+Status read_history(const nlohmann::json& j, int heads, int T, Run& r) {
+    Run got;
+    auto steps = read_nums(j, "eval_steps", -1);
+    if (!steps) return steps.error();
+    const long n = (long)steps.value().size();
+    got.eval_steps = steps.value();
+    for (auto [key, out] : {std::pair{"eval_loss", &got.eval_loss}, {"icl_score", &got.icl_score}, {"best_prefix", &got.best_prefix}}) {
+        auto v = read_nums(j, key, n);
+        if (!v) return v.error();
+        *out = v.value();
+    }
+    if (!j.contains("prefix_by_head") || !j["prefix_by_head"].is_array() || (int)j["prefix_by_head"].size() != heads)
+        return make_error("'prefix_by_head' is not a list of " + std::to_string(heads) + " heads");
+    for (const auto& h : j["prefix_by_head"]) {
+        auto v = read_nums(nlohmann::json{{"head", h}}, "head", n);
+        if (!v) return make_error("'prefix_by_head': " + v.error().message);
+        got.prefix_by_head.push_back(v.value());
+    }
+    auto phase = read_num(j, "phase_step");
+    if (!phase) return phase.error();
+    got.phase_step = std::isnan(phase.value()) ? -1 : phase.value();
+    if (!j.contains("last") || !j["last"].is_object()) return make_error("'last' is not an object");
+    const nlohmann::json& last = j["last"];
+    auto loss = read_num(last, "loss"), icl = read_num(last, "icl_score");
+    if (!loss) return loss.error();
+    if (!icl) return icl.error();
+    auto by_pos = read_nums(last, "loss_by_position", T), pm = read_nums(last, "prefix_matching", heads),
+         prev = read_nums(last, "previous_token", heads);
+    for (const auto* v : {&by_pos, &pm, &prev})
+        if (!*v) return v->error();
+    got.last = {loss.value(), by_pos.value(), icl.value(), pm.value(), prev.value()};
+    r.eval_steps = std::move(got.eval_steps);
+    r.eval_loss = std::move(got.eval_loss);
+    r.icl_score = std::move(got.icl_score);
+    r.best_prefix = std::move(got.best_prefix);
+    r.prefix_by_head = std::move(got.prefix_by_head);
+    r.phase_step = got.phase_step;
+    r.last = std::move(got.last);
+    return Ok{};
+}
 
 // A head "is" an induction head once its prefix-matching score passes this (uniform
 // causal attention over 48 positions gives about 0.03).
@@ -47,22 +126,23 @@ public:
         OptimizerConfig opt;
         opt.lr = p.f("lr");
         opt.clip_norm = 1.0f;
-        runs_.push_back(std::make_unique<Run>());
-        runs_[0]->model = gpt::make_model(main_cfg, ctx.seed).value();
+        std::vector<gpt::Config> configs = {main_cfg};  // lane 0: the model; lane 1: the 1-layer control
         if (p.b("control") && main_cfg.layers != 1) {
-            gpt::Config c = main_cfg;
-            c.layers = 1;
-            runs_.push_back(std::make_unique<Run>());
-            runs_[1]->model = gpt::make_model(c, ctx.seed).value();
+            configs.push_back(main_cfg);
+            configs.back().layers = 1;
         }
-        for (auto& r : runs_) {
+        for (size_t k = 0; k < configs.size(); ++k) {
+            runs_.push_back(std::make_unique<Run>());
+            Run& r = *runs_.back();
+            r.model = gpt::make_model(configs[k], ctx.seed).value();  // its layout: the panels' head count
+            if (ctx.lane > 0 && (int)k != ctx.lane) continue;  // a lane session trains its lane only
             // GPT-2's init (std 0.02) leaves every attention pattern uniform and the
             // plateau before the phase change long; a larger init shortens it.
             const float scale = p.f("init_std") / 0.02f;
-            for (const gpt::TensorInfo& t : r->model.layout.tensors)
+            for (const gpt::TensorInfo& t : r.model.layout.tensors)
                 if (t.shape.size() == 2)
-                    for (size_t i = 0; i < t.size; ++i) r->model.params[t.offset + i] *= scale;
-            r->trainer.emplace(gpt::Trainer::make(r->model, opt).value());
+                    for (size_t i = 0; i < t.size; ++i) r.model.params[t.offset + i] *= scale;
+            r.trainer.emplace(gpt::Trainer::make(r.model, opt).value());
         }
         Rng eval_rng(ctx.seed, 12);
         induction::make_batch(data_, kEvalBatch, eval_rng, eval_tokens_, eval_targets_);
@@ -70,30 +150,75 @@ public:
         evaluate_all();
     }
 
-    // One unit = one AdamW step of every model being trained.
+    // One unit = one AdamW step of every model this session trains. Every session draws
+    // every batch, so a lane trains on the very batches the whole session would.
     void step(int budget) override {
-        for (int u = 0; u < budget && !done(); ++u) {
+        for (int u = 0; u < budget && done_steps_ < steps_ && error_.empty(); ++u) {
             { ICL_PROFILE_SCOPE("demo batch"); induction::make_batch(data_, batch_, rng_, tokens_, targets_); }
             for (auto& r : runs_) {
+                if (!r->trainer) continue;
                 auto loss = r->trainer->step(tokens_.data(), targets_.data(), batch_, data_.length);
                 if (!loss) { error_ = loss.error().message; return; }
             }
             ++done_steps_;
             if (done_steps_ % eval_every_ == 0 || done_steps_ == steps_) evaluate_all();
             if (!error_.empty()) return;
-            if (done_steps_ == steps_) ablate();
+            if (done_steps_ == steps_ && runs_[0]->trainer) ablate();
         }
     }
-    bool done() const override { return done_steps_ >= steps_ || !error_.empty(); }
+    // Done when its own steps are, and every lane trained elsewhere has sent its last state.
+    bool done() const override { return !error_.empty() || (done_steps_ >= steps_ && !waiting()); }
+    bool waiting() const override {
+        if (!error_.empty() || done_steps_ < steps_) return false;
+        for (const auto& r : runs_)
+            if (offloaded(*r) && r->lane_steps < steps_) return true;
+        return false;
+    }
+    // Its own steps (a run's first slices then read as the whole session's, which the page
+    // carries drawn ahead; the control, the smaller model, is ahead of them as a rule).
     double progress() const override { return steps_ ? (double)done_steps_ / steps_ : 1.0; }
+    int lanes() const override { return (int)runs_.size(); }
+    Status offload(int k) override {
+        if (lane() != 0 || k < 1 || k >= lanes()) return Session::offload(k);
+        if (done_steps_ > 0) return make_error("induction_heads: lane " + std::to_string(k) + " can only be offloaded before the first step");
+        runs_[(size_t)k]->trainer.reset();
+        return Ok{};
+    }
+    nlohmann::json lane_state() const override {
+        if (lane() == 0) return nullptr;
+        nlohmann::json state = history_json(*runs_[(size_t)lane()]);
+        state["steps"] = done_steps_;
+        state["error"] = error_;
+        return state;
+    }
+    Status take_lane(int k, const nlohmann::json& state) override {
+        if (lane() != 0 || k < 1 || k >= lanes() || !offloaded(*runs_[(size_t)k]))
+            return Session::take_lane(k, state);
+        Run& r = *runs_[(size_t)k];
+        const std::string what = "induction_heads: lane " + std::to_string(k) + "'s state: ";
+        if (!state.is_object() || !state.contains("steps") || !state["steps"].is_number_integer() ||
+            state["steps"].get<long long>() < 0 || state["steps"].get<long long>() > steps_)
+            return make_error(what + "'steps' is not a whole number of steps from 0 to " + std::to_string(steps_));
+        if (!state.contains("error") || !state["error"].is_string()) return make_error(what + "'error' is not a text");
+        const int heads = r.model.config.layers * r.model.config.heads;
+        if (Status s = read_history(state, heads, data_.length, r); !s) return make_error(what + s.error().message);
+        r.lane_steps = (int)state["steps"].get<long long>();
+        // The lane stopped on a problem (its training diverged): so does the session, in its words.
+        if (!state["error"].get<std::string>().empty() && error_.empty()) error_ = state["error"].get<std::string>();
+        return Ok{};
+    }
     std::vector<Panel> panels() const override;
 
 private:
     static constexpr int kEvalBatch = 32;
 
+    // Trained by another worker: this session neither trains nor evaluates it.
+    bool offloaded(const Run& r) const { return lane() == 0 && !r.trainer; }
+
     void evaluate_all() {
         ICL_PROFILE_SCOPE("demo evaluate");
         for (auto& r : runs_) {
+            if (!r->trainer) continue;
             auto e = induction::evaluate(r->model, data_, eval_tokens_, eval_targets_, probe_, kEvalBatch);
             if (!e) { error_ = e.error().message; return; }
             r->last = e.value();
@@ -108,6 +233,7 @@ private:
             if (r->phase_step < 0 && best >= kPhaseThreshold) r->phase_step = done_steps_;
         }
         // The main model's attention maps on the probe, for result() to copy from.
+        if (!runs_[0]->trainer) return;  // a lane session: not its model
         Run& m = *runs_[0];
         const int L = m.model.config.layers, H = m.model.config.heads, T = data_.length;
         gpt::Activations acts;
@@ -149,8 +275,10 @@ private:
 std::vector<Panel> InductionSession::panels() const {
     const Texts& msg = ctx_.text;
     std::vector<Panel> panels;
+    if (lane() != 0) return panels;  // a lane session reports its lane_state() instead
     const Run& m = *runs_[0];
-    const Run* ctl = runs_.size() > 1 ? runs_[1].get() : nullptr;
+    // the control, once it has been evaluated (an offloaded one: once its first state is in)
+    const Run* ctl = runs_.size() > 1 && !runs_[1]->eval_steps.empty() ? runs_[1].get() : nullptr;
     const int L = m.model.config.layers, H = m.model.config.heads;
     const auto& pm = m.last.prefix_matching;
     const int best = (int)(std::max_element(pm.begin(), pm.end()) - pm.begin());

@@ -897,9 +897,13 @@ const exported = path.join(fs.mkdtempSync(path.join(fs.realpathSync(process.env.
 
 // The worker asks the core for a Result at most every 250 ms of a run (web/src/worker.js,
 // POST_MS) and always for the last: one per 25 ms slice cost the page a quarter of its time.
-await test('a training demo streams a Result at most every 250 ms and its last one', async () => {
+// induction_heads' 1-layer control trains in a second worker (the core's lanes), and the
+// page's last Result is the one the same wasm core gives trained in one, here under node.
+await test('a training demo streams a Result at most every 250 ms and its last one; its control trains in a second worker to the same Result', async () => {
   const context = await newContext({ viewport: { width: 1100, height: 900 } });
   const page = await context.newPage();
+  const workers = [];
+  page.on('worker', (w) => workers.push(w.url()));
   const lesson = index.en.find((e) => e.demos.includes('induction_heads'));
   await page.goto(`${origin}/en/${lesson.id}.html?induction_heads.steps=300`);
   const sel = 'section.demo[data-instance="induction_heads"]';
@@ -915,6 +919,17 @@ await test('a training demo streams a Result at most every 250 ms and its last o
   expect(after.steps === '300', `the last drawing shows step ${after.steps}, not the run's last (300)`);
   expect(draws <= ms / 250 + 2, `${draws} drawings in ${Math.round(ms)} ms: more than one a 250 ms`);
   expect(ms < 1000 || draws >= 2, `${draws} drawing in ${Math.round(ms)} ms: the run did not stream`);
+  expect(workers.length === 2 && workers.every((u) => u.endsWith('/assets/worker.js')), `workers: ${workers.join(', ')}`);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`${sel} .demo-export button`, { hasText: 'JSON' }).click()]);
+  const shown = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+  const core = await require(path.join(site, 'assets', 'icl_core.js'))({ wasmBinary: fs.readFileSync(path.join(site, 'assets', 'icl_core.wasm')) });
+  for (const name of ['en/catalogue/common.json', 'en/catalogue/induction_heads.json'])
+    core.put_asset(name, new Uint8Array(fs.readFileSync(path.join(site, 'lessons', name))));
+  const { handle } = JSON.parse(core.start('induction_heads', JSON.stringify(shown.params), 'en', 1));
+  let alone = {};
+  while (!alone.done) alone = JSON.parse(core.step(handle, 1000, false));
+  expect(shown.params.steps === 300 && shown.result.done && alone.error === '', `params ${JSON.stringify(shown.params)}, error ${alone.error}`);
+  expect(JSON.stringify(shown.result.panels) === JSON.stringify(alone.panels), 'the page\'s last Result differs from the one-worker run\'s');
   expectNoErrors(context, 'induction_heads run');
   await context.close();
 });

@@ -1,6 +1,7 @@
 // libFuzzer target: the JSON API the web worker calls (icl::WorkerApi, the code behind
 // web/wasm/bindings.cpp). The input is a short script of calls, each a line
-//   <fn>\t<arg>\t<arg>...     fn: demos | parse_params | start | step | drop | grade
+//   <fn>\t<arg>\t<arg>...     fn: demos | parse_params | start | step | drop | grade |
+//                              offload | start_lane | take_lane (a run's lanes)
 // numbers (seed, handle, budget) are read from their text; a step's budget is capped
 // at 2 so one input stays fast, and its third argument "false" (or "0", or empty) asks
 // for no snapshot. Every call's answer must be a JSON text: an object
@@ -69,11 +70,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             const bool snapshot = a.size() < 4 || (!a[3].empty() && a[3] != "false" && a[3] != "0");
             const auto j = must_parse(api.step(small_int(number(a, 1)), budget > 2 ? 2 : budget, snapshot));
             if (j.contains("error")) {
+            } else if (j.contains("lane")) {  // a lane session: its state, no panels
+                if (!j.at("lane").is_number_integer() || !j.at("done").is_boolean()) std::abort();
+                if ((snapshot || j.at("done") == true) && !j.at("state").is_object()) std::abort();
             } else if (j.contains("panels")) {
                 if (!j.at("panels").is_array()) std::abort();
             } else if (snapshot || j.at("done") != false || !j.at("progress").is_number()) {
                 std::abort();  // without a snapshot only a run still going may leave its panels out
             }
+        } else if (fn == "offload") {
+            const auto j = must_parse(api.offload(small_int(number(a, 1)), small_int(number(a, 2))));
+            if (!j.is_object() || (!j.empty() && !j.contains("error"))) std::abort();
+        } else if (fn == "start_lane") {
+            const auto j = must_parse(api.start_lane(arg(a, 1), arg(a, 2), arg(a, 3), number(a, 4), small_int(number(a, 5))));
+            if (!j.contains("error") && !j.at("handle").is_number_integer()) std::abort();
+        } else if (fn == "take_lane") {
+            const auto j = must_parse(api.take_lane(small_int(number(a, 1)), small_int(number(a, 2)), arg(a, 3)));
+            if (!j.is_object() || (!j.empty() && !j.contains("error"))) std::abort();
         } else if (fn == "drop") {
             must_parse(api.drop(small_int(number(a, 1))));
         } else if (fn == "grade") {

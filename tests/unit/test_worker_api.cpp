@@ -143,3 +143,155 @@ TEST_CASE("worker api: a float slider moves in log steps exactly when it spans t
     CHECK(seen.at("attention_dual.input_scale") == false);  // 0.05..3: 60x
     CHECK(seen.at("dual_form.n_train") == false);
 }
+
+// ---- lanes (Session::lanes, icl/demo.h; offload / start_lane / take_lane) --------------
+// A session whose 1-layer control trains in another worker ends with the very Result the
+// whole session gives, whichever lane runs ahead; a lane's state that is not one is
+// refused by name, and nothing else changes.
+namespace {
+const std::string kLaneParams = R"({"steps": 30, "batch": 4, "length": 16, "width": 16, "heads": 2})";
+
+// The whole session, stepped to done: its last Result.
+json whole_run(icl::WorkerApi& api, const std::string& params, int seed) {
+    const int h = call(api.start("induction_heads", params, "en", seed))["handle"];
+    json r;
+    for (int slice = 0; slice < 1000 && !(r.is_object() && r.value("done", false)); ++slice) r = call(api.step(h, 4));
+    api.drop(h);
+    return r;
+}
+
+// The same run with lane 1 in a session of its own: each slice steps lane 0 `main_budget`
+// steps and lane 1 `lane_budget`, and hands lane 1's state over as the worker does.
+json split_run(icl::WorkerApi& api, const std::string& params, int seed, int main_budget, int lane_budget,
+               bool* waited = nullptr) {
+    const json started = call(api.start("induction_heads", params, "en", seed));
+    REQUIRE(started["lanes"] == 2);
+    const int h = started["handle"];
+    REQUIRE(call(api.offload(h, 1)) == json::object());
+    const int l = call(api.start_lane("induction_heads", params, "en", seed, 1))["handle"];
+    json r, lane;
+    for (int slice = 0; slice < 1000 && !(r.is_object() && r.value("done", false)); ++slice) {
+        if (!(lane.is_object() && lane.value("done", false))) {
+            lane = call(api.step(l, lane_budget, slice % 3 == 0));  // a state on some slices, and the last
+            REQUIRE(lane["lane"] == 1);
+            if (lane.contains("state")) REQUIRE(call(api.take_lane(h, 1, lane["state"].dump())) == json::object());
+        }
+        r = call(api.step(h, main_budget));
+        if (waited && r.value("waiting", false)) *waited = true;
+    }
+    api.drop(h);
+    api.drop(l);
+    return r;
+}
+}  // namespace
+
+TEST_CASE("lanes: induction_heads' control trained as a lane of its own ends in the whole session's Result") {
+    icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");
+    icl::WorkerApi api;
+    const json whole = whole_run(api, kLaneParams, 5);
+    REQUIRE(whole["done"] == true);
+    REQUIRE(whole["error"] == "");
+    bool waited = false;
+    // The control ahead of the model (as in a page: it is the smaller model) ...
+    const json ahead = split_run(api, kLaneParams, 5, 2, 7);
+    // ... and behind it: the model's session waits for the control's last state.
+    const json behind = split_run(api, kLaneParams, 5, 9, 1, &waited);
+    CHECK(waited);
+    CHECK(ahead == whole);
+    CHECK(behind == whole);
+    // The control's series are there (not a Result that merely lacks them on both sides).
+    const std::string text = whole.dump();
+    CHECK(text.find("control_prefix_matching") != std::string::npos);
+    bool control_series = false;
+    for (const json& p : whole["panels"])
+        if (p["kind"] == "lines")
+            for (const json& s : p["series"]) control_series |= s["x"].size() > 1 && s.value("dashed", false);
+    CHECK(control_series);
+    // Another seed gives another Result (the comparison above can tell runs apart).
+    CHECK(whole_run(api, kLaneParams, 6) != whole);
+}
+
+TEST_CASE("lanes: while the control's states are not in, its curves stop at step 0 and the run is not done") {
+    icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");
+    icl::WorkerApi api;
+    const int h = call(api.start("induction_heads", kLaneParams, "en", 5))["handle"];
+    REQUIRE(call(api.offload(h, 1)) == json::object());
+    json r = call(api.step(h, 1000));  // all of its own steps; the control's never came
+    CHECK(r["done"] == false);
+    CHECK(r["waiting"] == true);
+    CHECK(r["progress"] == 1.0);  // its own steps
+    // The control's dashed curves hold only its evaluation at the start; the model's go on.
+    int dashed = 0;
+    for (const json& p : r["panels"])
+        if (p["kind"] == "lines" && p["x_label"] == "step")
+            for (const json& s : p["series"]) {
+                if (s.value("dashed", false)) {
+                    ++dashed;
+                    CHECK(s["x"] == json::array({0}));
+                } else {
+                    CHECK(s["x"].size() == 31);
+                }
+            }
+    CHECK(dashed == 3);
+    // A lane that stopped on a problem stops the session with its message.
+    const int l = call(api.start_lane("induction_heads", kLaneParams, "en", 5, 1))["handle"];
+    json state = call(api.step(l, 3))["state"];
+    state["error"] = "training diverged at step 3";
+    REQUIRE(call(api.take_lane(h, 1, state.dump())) == json::object());
+    r = call(api.step(h, 1));
+    CHECK(r["done"] == true);
+    CHECK(r["error"] == "training diverged at step 3");
+}
+
+TEST_CASE("lanes: what is not a lane, or not a lane's state, is refused by name") {
+    icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");
+    icl::WorkerApi api;
+    // A demo with one lane has none to hand over; a control-less induction_heads neither.
+    const json dual = call(api.start("dual_form", "{}", "en", 1));
+    CHECK(dual["lanes"] == 1);
+    CHECK(error_of(api.offload(dual["handle"], 1)) == "dual_form has no lane 1 to hand to another worker");
+    CHECK(error_of(api.start_lane("dual_form", "{}", "en", 1, 1)) == "dual_form: these parameters give 1 lane(s); there is no lane 1");
+    CHECK(error_of(api.start_lane("induction_heads", R"({"control": false})", "en", 1, 1)) ==
+          "induction_heads: these parameters give 1 lane(s); there is no lane 1");
+    CHECK(error_of(api.start_lane("induction_heads", "{}", "en", 1, -1)) == "induction_heads: lane -1 is not a lane (0 or more)");
+    CHECK(error_of(api.offload(999, 1)) == "no demo session 999");
+    CHECK(error_of(api.take_lane(999, 1, "{}")) == "no demo session 999");
+
+    const int h = call(api.start("induction_heads", kLaneParams, "en", 2))["handle"];
+    // Taking a state of a lane this session trains itself, or after it has stepped.
+    CHECK(error_of(api.take_lane(h, 1, "{}")) == "induction_heads computes no lane 1 elsewhere");
+    CHECK(error_of(api.offload(h, 2)) == "induction_heads has no lane 2 to hand to another worker");
+    const int stepped = call(api.start("induction_heads", kLaneParams, "en", 2))["handle"];
+    call(api.step(stepped, 1));
+    CHECK(error_of(api.offload(stepped, 1)) == "induction_heads: lane 1 can only be offloaded before the first step");
+
+    REQUIRE(call(api.offload(h, 1)) == json::object());
+    const int l = call(api.start_lane("induction_heads", kLaneParams, "en", 2, 1))["handle"];
+    const json good = call(api.step(l, 2))["state"];  // evaluated at steps 0, 1, 2
+    REQUIRE(call(api.take_lane(h, 1, good.dump())) == json::object());
+    const std::string lane1 = "induction_heads: lane 1's state: ";
+    auto broken = [&](const char* key, const json& value) {
+        json s = good;
+        s[key] = value;
+        return error_of(api.take_lane(h, 1, s.dump()));
+    };
+    CHECK(error_of(api.take_lane(h, 1, "{not json")) == "the lane's state is not valid JSON");
+    CHECK(error_of(api.take_lane(h, 1, "[]")) == lane1 + "'steps' is not a whole number of steps from 0 to 30");
+    CHECK(broken("steps", 31) == lane1 + "'steps' is not a whole number of steps from 0 to 30");
+    CHECK(broken("steps", 2.5) == lane1 + "'steps' is not a whole number of steps from 0 to 30");
+    CHECK(broken("error", 7) == lane1 + "'error' is not a text");
+    CHECK(broken("eval_loss", json::array({1, 2, 3, 4, 5})) == lane1 + "'eval_loss' has 5 numbers, not 3");
+    CHECK(broken("icl_score", "<script>") == lane1 + "'icl_score' is not a list");
+    CHECK(broken("prefix_by_head", json::array({json::array({0.5})})) == lane1 + "'prefix_by_head' is not a list of 2 heads");
+    CHECK(broken("phase_step", "soon") == lane1 + "'phase_step' is not a number");
+    json bad_last = good["last"];
+    bad_last["loss_by_position"] = json::array({1.0});
+    CHECK(broken("last", bad_last) == lane1 + "'loss_by_position' has 1 numbers, not 16");
+    bad_last = good["last"];
+    bad_last["prefix_matching"] = json::array({"a", "b"});
+    CHECK(broken("last", bad_last) == lane1 + "'prefix_matching' holds something that is not a number");
+    // A refused state changes nothing: the good one stands, and the run goes on.
+    const json r = call(api.step(h, 1));
+    CHECK(r["error"] == "");
+    CHECK(r["done"] == false);
+}

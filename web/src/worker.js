@@ -5,12 +5,18 @@
 //
 // page -> worker: {type: 'call', req, fn: 'demos'|'parse_params'|'grade'|'progress_*', args: [...]}
 //                 {type: 'run', run, demo, params, lang, seed}   (fetches the demo's
-//                  assets from <site>/lessons/<name> first, once, then starts it)
+//                  assets from <site>/lessons/<name> first, once, then starts it;
+//                  with lane: k, only the run's lane k — what a helper is sent)
 //                 {type: 'stop', run}
 // worker -> page: {type: 'ready', version} | {type: 'fatal', message}
 //                 {type: 'reply', req, value}                 (value may be {error})
 //                 {type: 'result', run, result, ms}           (result is the core's JSON)
 //                 {type: 'failed', run, message}              (could not start / crashed)
+//
+// A run whose core session has lanes (icl/demo.h's Session::lanes: induction_heads' 1-layer
+// control) hands lanes 1.. to a helper: this same script in a second worker, made on first
+// need, which trains them side by side and sends their states back (WorkerApi's offload,
+// start_lane, take_lane). The page sees one run; its last Result is the one-worker Result.
 /* global IclCore, importScripts */
 'use strict';
 // The wasm core's bytes are asked for before its loader script, so the two travel at
@@ -29,9 +35,74 @@ const SLICE_MS = 25;
 // progress counter's finer steps.
 const POST_MS = 250;
 let core = null;
-const runs = new Map();  // run id -> {handle, budget, started, posted}
+const runs = new Map();  // run id -> {handle, budget, started, posted, lanes: [lane run ids], waiting}
 let ticking = false;
 const wake = new MessageChannel();
+
+// ---- the helper: lanes 1.. of a run, in a second worker ------------------------------
+const HELPER_NAME = 'icl-lanes';
+let helper = null;          // its Worker; false where there is none (one core, a helper itself, it failed)
+let nextLane = 1;
+const laneOf = new Map();   // lane run id -> {run, lane}
+
+function helperWorker() {
+  if (helper !== null) return helper || null;
+  helper = false;
+  if (self.name === HELPER_NAME || typeof Worker !== 'function' || (navigator.hardwareConcurrency || 2) < 2) return null;
+  try {
+    helper = new Worker(self.location.href, { name: HELPER_NAME });
+  } catch (e) {
+    return null;
+  }
+  helper.onmessage = (e) => fromHelper(e.data);
+  helper.onerror = (e) => { e.preventDefault(); helperFailed(e.message || 'it could not start'); };
+  return helper;
+}
+
+// A run whose lane failed fails with the lane's message.
+function failRun(run, message) {
+  if (!runs.has(run)) return;
+  postMessage({ type: 'failed', run, message });
+  drop(run);
+}
+
+function helperFailed(message) {
+  const w = helper;
+  helper = false;  // later runs train every lane here
+  if (w) w.terminate();
+  const lost = [...new Set([...laneOf.values()].map((l) => l.run))];
+  laneOf.clear();
+  for (const run of lost) failRun(run, `the second worker stopped: ${message}`);
+}
+
+function fromHelper(msg) {
+  if (msg.type === 'fatal') { helperFailed(msg.message); return; }
+  const link = laneOf.get(msg.run);
+  if (!link) return;  // a lane of a run stopped meanwhile
+  if (msg.type === 'failed') { failRun(link.run, msg.message); return; }
+  if (msg.type !== 'result') return;
+  const r = runs.get(link.run);
+  if (!r) return;
+  if (msg.result.state) {
+    const answer = parse(core.take_lane(r.handle, link.lane, JSON.stringify(msg.result.state)));
+    if (answer.error) { failRun(link.run, answer.error); return; }
+  }
+  if (msg.result.done) laneOf.delete(msg.run);
+  r.waiting = false;  // its next slice shows the lane's state, or ends the run
+  schedule();
+}
+
+// After core.start: hands lanes 1.. of a run to the helper, where there is one.
+function offloadLanes(run, r, msg, lanes) {
+  if (!(lanes > 1) || msg.lane || !helperWorker()) return;
+  for (let k = 1; k < lanes; k++) {
+    if (parse(core.offload(r.handle, k)).error) continue;  // then this worker trains it
+    const id = `lane-${nextLane++}`;
+    laneOf.set(id, { run, lane: k });
+    r.lanes.push(id);
+    helper.postMessage({ type: 'run', run: id, demo: msg.demo, params: msg.params, lang: msg.lang, seed: msg.seed ?? 1, lane: k });
+  }
+}
 
 function parse(text) {
   try {
@@ -45,16 +116,19 @@ function drop(run) {
   const r = runs.get(run);
   if (!r) return;
   runs.delete(run);
+  for (const id of r.lanes) {
+    if (laneOf.delete(id) && helper) helper.postMessage({ type: 'stop', run: id });
+  }
   try { core.drop(r.handle); } catch (e) { /* the module is past saving; the page restarts the worker */ }
 }
 
-// One slice of the oldest unfinished run; then yield through a message so new
-// messages are read before the next slice.
+// One slice of the oldest unfinished run that is not waiting for a lane's state; then
+// yield through a message so new messages are read before the next slice.
 function tick() {
   ticking = false;
-  const first = runs.entries().next();
-  if (first.done) return;
-  const [run, r] = first.value;
+  const first = [...runs].find(([, v]) => !v.waiting);
+  if (!first) return;
+  const [run, r] = first;
   runs.delete(run);  // re-inserted at the back: round robin between runs
   const t0 = performance.now();
   const snapshot = !(t0 - r.posted < POST_MS);  // the first slice always (posted undefined)
@@ -75,20 +149,21 @@ function tick() {
   }
   // Aim each slice at SLICE_MS: a training demo's unit is one optimizer step.
   r.budget = Math.max(1, Math.min(1 << 16, Math.round(r.budget * (ms > 0.5 ? SLICE_MS / ms : 4))));
-  if (Array.isArray(result.panels) || result.done) {  // not a slice that only says where the run is
+  if (Array.isArray(result.panels) || result.state || result.done) {  // not a slice that only says where the run is
     r.posted = performance.now();
     postMessage({ type: 'result', run, result, ms: r.posted - r.started });
   }
   if (result.done) {
     try { core.drop(r.handle); } catch (e) { /* already gone */ }
   } else {
+    r.waiting = Boolean(result.waiting);  // its own work done: ticks again when a lane's state comes
     runs.set(run, r);
   }
   schedule();
 }
 
 function schedule() {
-  if (ticking || runs.size === 0) return;
+  if (ticking || ![...runs.values()].some((r) => !r.waiting)) return;
   ticking = true;
   wake.port2.postMessage(0);
 }
@@ -180,7 +255,8 @@ function handle(msg) {
     const started = performance.now();
     let answer;
     try {
-      answer = parse(core.start(msg.demo, JSON.stringify(msg.params || {}), msg.lang || 'en', msg.seed ?? 1));
+      const args = [msg.demo, JSON.stringify(msg.params || {}), msg.lang || 'en', msg.seed ?? 1];
+      answer = parse(msg.lane ? core.start_lane(...args, msg.lane) : core.start(...args));
     } catch (e) {
       answer = { error: `the core failed to start ${msg.demo}: ${e && e.message ? e.message : e}` };
     }
@@ -191,8 +267,10 @@ function handle(msg) {
     // A new run goes first: an analytic demo redraws before a long run's next slice.
     const rest = [...runs];
     runs.clear();
-    runs.set(msg.run, { handle: answer.handle, budget: 1, started });
+    const r = { handle: answer.handle, budget: 1, started, lanes: [], waiting: false };
+    runs.set(msg.run, r);
     for (const [k, v] of rest) runs.set(k, v);
+    offloadLanes(msg.run, r, msg, answer.lanes);
     schedule();
   } else if (msg.type === 'stop') {
     if (loading.has(msg.run)) cancelled.add(msg.run);

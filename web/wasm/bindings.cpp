@@ -32,6 +32,12 @@ std::string start(const std::string& id, const std::string& params, const std::s
 }
 std::string step(int handle, int budget, bool snapshot) { return api().step(handle, budget, snapshot); }
 std::string drop(int handle) { return api().drop(handle); }
+std::string offload(int handle, int lane) { return api().offload(handle, lane); }
+std::string start_lane(const std::string& id, const std::string& params, const std::string& lang, double seed,
+                       int lane) {
+    return api().start_lane(id, params, lang, seed, lane);
+}
+std::string take_lane(int handle, int lane, const std::string& state) { return api().take_lane(handle, lane, state); }
 std::string grade(const std::string& check, const std::string& answer, const std::string& result,
                   const std::string& lang) {
     return api().grade(check, answer, result, lang);
@@ -61,6 +67,9 @@ EMSCRIPTEN_BINDINGS(icl_core) {
     emscripten::function("start", &start);
     emscripten::function("step", &step);
     emscripten::function("drop", &drop);
+    emscripten::function("offload", &offload);
+    emscripten::function("start_lane", &start_lane);
+    emscripten::function("take_lane", &take_lane);
     emscripten::function("grade", &grade);
     emscripten::function("progress_read", &progress_read);
     emscripten::function("progress_record", &progress_record);

@@ -9,12 +9,22 @@
 //   put_asset(name, bytes)               -> {}                         a file a demo lists in "assets",
 //                                                                      or a catalogue, <lang>/catalogue/<file>.json
 //   parse_params(id, ["k=v", ...], lang) -> {"params": {...}}          typed and validated by the specs
-//   start(id, params, lang, seed)        -> {"handle": n}              its texts from the catalogues put
-//                                                                      (load_texts, icl/demo.h)
+//   start(id, params, lang, seed)        -> {"handle": n, "lanes": L}  its texts from the catalogues put
+//                                                                      (load_texts, icl/demo.h); L > 1: lanes
+//                                                                      1..L-1 may train in other workers
 //   step(handle, budget, snapshot)       -> Result                     (a slice of work, then a snapshot;
 //                                           snapshot false: {"done": false, "progress": p} until
-//                                           the run is done, then the Result)
+//                                           the run is done, then the Result; "waiting": true
+//                                           while its own work is done and an offloaded lane's
+//                                           last state is not in)
 //   drop(handle)                         -> {}
+// Lanes (Session::lanes, icl/demo.h), for a second worker training side by side:
+//   offload(handle, k)                   -> {}                         before the first step: lane k
+//                                                                      is trained elsewhere
+//   start_lane(id, params, lang, seed, k) -> {"handle": n}             a session of lane k only; its
+//                                           step answers {"lane": k, "done", "progress", "state"}
+//                                           ("state" on a snapshot and at the end)
+//   take_lane(handle, k, state)          -> {}                         a state of lane k, from step above
 //   grade(check, answer, demo_result, lang) -> {"correct", "feedback_html", "correct_answer"}
 // A mistake a learner can make (a parameter out of range, an answer that is not a number)
 // comes back in `lang`, from lessons/<lang>/catalogue/common.json's "error.*" texts (the
@@ -57,6 +67,10 @@ public:
                       double seed);
     std::string step(int handle, int budget, bool snapshot = true);
     std::string drop(int handle);
+    std::string offload(int handle, int lane);
+    std::string start_lane(const std::string& id, const std::string& params_json, const std::string& lang,
+                           double seed, int lane);
+    std::string take_lane(int handle, int lane, const std::string& state_json);
     std::string grade(const std::string& check_json, const std::string& answer_json, const std::string& result_json,
                       const std::string& lang = "en") const;
 

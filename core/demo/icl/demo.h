@@ -183,6 +183,9 @@ struct Result {
 };
 
 nlohmann::json to_json(const Result& r);
+// A number as the Result's JSON writes it: a non-finite one as null.
+nlohmann::json json_number(double v);
+nlohmann::json json_numbers(const std::vector<double>& v);
 // A readable multi-line text form for `icl run` without --json.
 std::string to_text(const Result& r);
 
@@ -204,6 +207,28 @@ public:
     // How much of its work step() has done, 0..1; by default 0 until done, then 1.
     virtual double progress() const { return done() ? 1.0 : 0.0; }
 
+    // ---- lanes: work another worker can do side by side ------------------------------
+    // A session that trains models independent of each other (induction_heads' 1-layer
+    // control beside the model) has more than one lane. The web worker hands lane k >= 1
+    // to a second worker: there start_demo(..., lane k) makes a session that computes only
+    // that lane and reports it as lane_state(); here offload(k), before the first step,
+    // stops this session computing lane k, and take_lane(k, state) takes each state the
+    // other worker sends. Once the lane's last state is in, the Result is the whole
+    // session's, number for number (tests/unit/test_worker_api.cpp).
+    virtual int lanes() const { return 1; }
+    // Lane k is computed elsewhere from now on. An error if there is no such lane or the
+    // session has already stepped.
+    virtual Status offload(int lane);
+    // A lane session's state so far (its history and whether it is done), as JSON.
+    virtual nlohmann::json lane_state() const { return nullptr; }
+    // A state of offloaded lane k; an error names what is wrong with it.
+    virtual Status take_lane(int lane, const nlohmann::json& state);
+    // Its own work is done and it waits for an offloaded lane's last state.
+    virtual bool waiting() const { return false; }
+    // The lane this session computes: 0 for a whole session (the lanes it did not
+    // offload), k >= 1 for a session started as lane k.
+    int lane() const { return lane_; }
+
 protected:
     // What the demo draws, from what step() stored.
     virtual std::vector<Panel> panels() const = 0;
@@ -212,14 +237,16 @@ protected:
     std::string error_;
 
 private:
-    friend Expected<std::unique_ptr<Session>> start_demo(const std::string&, const nlohmann::json&, const Texts&, uint64_t);
+    friend Expected<std::unique_ptr<Session>> start_demo(const std::string&, const nlohmann::json&, const Texts&, uint64_t, int);
     std::string demo_id_;  // set by start_demo
+    int lane_ = 0;         // set by start_demo
 };
 
 struct DemoContext {
     Params params;
     Texts text;  // the demo's messages in the learner's language (icl/texts.h)
     uint64_t seed = 1;
+    int lane = 0;  // 0: the whole session; k >= 1: only its lane k (Session::lanes)
 };
 
 // A demo's card. Each demo file fills one field by field and registers it:
@@ -260,9 +287,10 @@ const DemoDef* find_demo(const std::string& id);     // nullptr if unknown
 // two of `lang` over them.
 Expected<Texts> load_texts(const std::string& lang, const std::string& demo_id);
 
-// Validates and starts: the one entry point both front ends and the CLI use.
+// Validates and starts: the one entry point both front ends and the CLI use. lane k >= 1
+// starts only the session's lane k (Session::lanes; an error if it has no such lane).
 Expected<std::unique_ptr<Session>> start_demo(const std::string& id, const nlohmann::json& params,
-                                              const Texts& text, uint64_t seed);
+                                              const Texts& text, uint64_t seed, int lane = 0);
 
 struct DemoRegistrar { explicit DemoRegistrar(const DemoDef* def) { register_demo(def); } };
 #define ICL_REGISTER_DEMO(def) static ::icl::DemoRegistrar icl_registrar_##def(&def)
