@@ -19,10 +19,14 @@
 #   wasm_config=<S|M> ms=<x> wasm_slowdown=<wasm/best native> wasm_slowdown_vs_sse=<wasm/native SSE4.1> spread=<lo-hi> goal=<=1.0
 #     (each round's wasm step against a native one timed just before it; medians, the SSE ratio's spread)
 #   phase_change native_ms=<x> wasm_ms=<y> wasm_spread=<lo-hi> step=<s> goal_wasm_ms=<=10000
+#   phase_change_lanes native_ms=<x> wasm_ms=<y> wasm_spread=<lo-hi> goal_wasm_ms=<=10000
 # (phase_change: the core's wall time until the induction_heads demo, stepped through
 # the worker's JSON API in 25 ms slices as the page does, first reports its phase
 # change; medians of the rounds; icl_bench_train --phase-change --profile [--sse4.1]
-# shows where that time goes)
+# shows where that time goes. phase_change_lanes: the same with the 1-layer control
+# offloaded (--lane0), the model's own worker as the page runs it where a second
+# worker trains the control side by side — the page's figure on a machine with a core
+# to spare; bench/run web --phase-change times the page itself)
 # then where one native step spends its time, per phase (icl_bench_train --profile,
 # whose header says more; bench/run profile [S M L] prints only that).
 # Both build trees are configured with -DICL_PROFILE=ON: the timers are compiled in
@@ -110,11 +114,14 @@ for c in S M; do
       'BEGIN { printf "wasm_config=%s ms=%.2f wasm_slowdown=%.2f wasm_slowdown_vs_sse=%.2f spread=%s goal=<=1.0\n", c, w, b, s, sp }'
 done
 ms() { sed -n 's/^phase_change ms=\([^ ]*\).*/\1/p' <<<"$1"; }
-nat="" was=""
+nat="" was="" natl="" wasl=""
 for r in $(seq "$rounds"); do
   native=$(build/bench/bin/icl_bench_train --phase-change)
   wasm=$(node tests/run-wasm-tests.mjs build/bench-wasm/bin/icl_bench_train.js --phase-change)
   nat+="$(ms "$native") " was+="$(ms "$wasm") "
+  natl+="$(ms "$(build/bench/bin/icl_bench_train --phase-change --lane0 | sed 's/ lanes=offloaded//')") "
+  wasl+="$(ms "$(node tests/run-wasm-tests.mjs build/bench-wasm/bin/icl_bench_train.js --phase-change --lane0 | sed 's/ lanes=offloaded//')") "
 done
 echo "phase_change native_ms=$(median "$nat") wasm_ms=$(median "$was") wasm_spread=$(spread "$was") step=$(sed -n 's/.* step=\([^ ]*\).*/\1/p' <<<"$wasm") goal_wasm_ms=<=10000"
+echo "phase_change_lanes native_ms=$(median "$natl") wasm_ms=$(median "$wasl") wasm_spread=$(spread "$wasl") goal_wasm_ms=<=10000"
 build/bench/bin/icl_bench_train --profile S M L
