@@ -112,14 +112,19 @@ function parse(text) {
   }
 }
 
-function drop(run) {
-  const r = runs.get(run);
-  if (!r) return;
-  runs.delete(run);
+// Ends a run's session here and its lanes in the helper.
+function end(r) {
   for (const id of r.lanes) {
     if (laneOf.delete(id) && helper) helper.postMessage({ type: 'stop', run: id });
   }
   try { core.drop(r.handle); } catch (e) { /* the module is past saving; the page restarts the worker */ }
+}
+
+function drop(run) {
+  const r = runs.get(run);
+  if (!r) return;
+  runs.delete(run);
+  end(r);
 }
 
 // One slice of the oldest unfinished run that is not waiting for a lane's state; then
@@ -143,7 +148,7 @@ function tick() {
   const ms = performance.now() - t0;
   if (result.error && !Array.isArray(result.panels)) {
     postMessage({ type: 'failed', run, message: result.error });
-    try { core.drop(r.handle); } catch (e) { /* already gone */ }
+    end(r);
     schedule();
     return;
   }
@@ -154,7 +159,7 @@ function tick() {
     postMessage({ type: 'result', run, result, ms: r.posted - r.started });
   }
   if (result.done) {
-    try { core.drop(r.handle); } catch (e) { /* already gone */ }
+    end(r);  // its lanes are done too, unless it stopped on a problem first
   } else {
     r.waiting = Boolean(result.waiting);  // its own work done: ticks again when a lane's state comes
     runs.set(run, r);
