@@ -1,16 +1,21 @@
 // A demo session running beside the UI, so training never blocks it. Natively
 // (demo_run_thread.cpp) a worker thread calls step() in small slices and publishes
-// result() snapshots under a mutex; the UI takes the latest snapshot each frame. In the
+// result() snapshots under a mutex; the UI takes the latest snapshot each frame. A session
+// with lanes (icl/demo.h: induction_heads' 1-layer control) trains lanes 1.. on threads of
+// their own, which hand their states to the worker (where there are two cores). In the
 // browser (demo_run_slices.cpp; a page served by a plain static server has no threads)
 // the UI calls advance() once a frame, which steps for a bounded time. stop() ends the
 // run after its current slice; the destructor stops (and joins).
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <icl/demo.h>
 
@@ -28,6 +33,7 @@ public:
     bool stopped() const { return stop_requested_; } // ended by stop(), not finished
     long steps() const { return steps_; }            // step() calls so far
     std::shared_ptr<const icl::Result> snapshot() const;  // the latest published result
+    int lane_threads() const;                        // lanes trained on threads of their own
 #ifdef __EMSCRIPTEN__
     void advance(double budget_ms);                  // step until done or the budget is spent
 #endif
@@ -44,6 +50,20 @@ private:
     std::atomic<long> steps_{0};
 #ifndef __EMSCRIPTEN__
     void work();
+    void take_lane_states();     // the worker: hands the lanes' posted states to session_
     std::thread worker_;
+    // Lanes 1.. of session_, each a session of its own on its own thread, posting its
+    // lane_state() to `lane_states_` (at most every publish interval, and its last).
+    struct Lane {
+        int k = 0;
+        std::unique_ptr<icl::Session> session;
+        std::thread thread;
+    };
+    void train_lane(Lane& lane);
+    std::vector<Lane> lanes_;
+    std::mutex lane_mutex_;
+    std::condition_variable lane_posted_;
+    std::vector<std::pair<int, nlohmann::json>> lane_states_;  // under lane_mutex_
+    std::atomic<bool> lanes_stop_{false};                     // the run ended: lanes end too
 #endif
 };

@@ -21,6 +21,8 @@ void DemoRun::stop() { if (running_) stop_requested_ = true; }
 
 std::shared_ptr<const icl::Result> DemoRun::snapshot() const { return latest_; }
 
+int DemoRun::lane_threads() const { return 0; }  // no threads here: the session trains every lane
+
 void DemoRun::publish() { latest_ = std::make_shared<const icl::Result>(session_->result()); }
 
 void DemoRun::advance(double budget_ms) {

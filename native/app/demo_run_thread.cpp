@@ -1,6 +1,7 @@
 #include "demo_run.h"
 
 #include <exception>
+#include <stdexcept>
 
 #ifdef __linux__
 #include <sys/resource.h>
@@ -20,17 +21,70 @@ icl::Expected<std::unique_ptr<DemoRun>> DemoRun::start(const std::string& demo_i
                                                        const icl::Texts& texts, uint64_t seed) {
     auto session = icl::start_demo(demo_id, params, texts, seed);
     if (!session) return session.error();
-    return std::unique_ptr<DemoRun>(new DemoRun(std::move(session.value())));
+    std::unique_ptr<DemoRun> run(new DemoRun(std::move(session.value())));
+    // Lanes 1.. on threads of their own where there is a core for them; a lane that does not
+    // start stays in the session, which then trains it itself.
+    if (std::thread::hardware_concurrency() >= 2)
+        for (int k = 1; k < run->session_->lanes(); ++k) {
+            auto lane = icl::start_demo(demo_id, params, texts, seed, k);
+            if (!lane || !run->session_->offload(k)) continue;
+            run->lanes_.push_back(Lane{k, std::move(lane.value()), {}});
+        }
+    for (Lane& lane : run->lanes_) lane.thread = std::thread([r = run.get(), &lane] { r->train_lane(lane); });
+    run->worker_ = std::thread([r = run.get()] { r->work(); });
+    return run;
 }
 
 DemoRun::DemoRun(std::unique_ptr<icl::Session> session) : session_(std::move(session)) {
     latest_ = std::make_shared<const icl::Result>(session_->result());
-    worker_ = std::thread([this] { work(); });
 }
 
 DemoRun::~DemoRun() {
     stop();
+    lanes_stop_ = true;
+    lane_posted_.notify_all();
     if (worker_.joinable()) worker_.join();
+    for (Lane& lane : lanes_)
+        if (lane.thread.joinable()) lane.thread.join();
+}
+
+int DemoRun::lane_threads() const { return static_cast<int>(lanes_.size()); }
+
+void DemoRun::train_lane(Lane& lane) {
+#ifdef __linux__
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);  // background work, as work()'s
+#endif
+    auto post = [&](const std::string& failure = "") {
+        nlohmann::json state = lane.session->lane_state();
+        if (!failure.empty()) state["error"] = failure;  // the run stops with the lane's message
+        std::lock_guard<std::mutex> lock(lane_mutex_);
+        lane_states_.emplace_back(lane.k, std::move(state));
+        lane_posted_.notify_all();
+    };
+    try {
+        auto last_post = std::chrono::steady_clock::now();
+        while (!stop_requested_ && !lanes_stop_ && !lane.session->done()) {
+            lane.session->step(kStepBudget);
+            const auto now = std::chrono::steady_clock::now();
+            if (now - last_post >= kPublishInterval) {
+                post();
+                last_post = now;
+            }
+        }
+        post();
+    } catch (const std::exception& e) {
+        post(std::string("the demo stopped: ") + e.what());
+    }
+}
+
+void DemoRun::take_lane_states() {
+    std::vector<std::pair<int, nlohmann::json>> states;
+    {
+        std::lock_guard<std::mutex> lock(lane_mutex_);
+        states.swap(lane_states_);
+    }
+    for (const auto& [k, state] : states)
+        if (icl::Status s = session_->take_lane(k, state); !s) throw std::runtime_error(s.error().message);
 }
 
 void DemoRun::stop() { if (running_) stop_requested_ = true; }
@@ -55,6 +109,12 @@ void DemoRun::work() {
     try {
         auto last_publish = std::chrono::steady_clock::now();
         while (!stop_requested_ && !session_->done()) {
+            if (!lanes_.empty()) take_lane_states();
+            if (session_->waiting()) {  // its own steps done: until a lane posts (or a stop)
+                std::unique_lock<std::mutex> lock(lane_mutex_);
+                lane_posted_.wait_for(lock, kPublishInterval, [this] { return !lane_states_.empty() || stop_requested_; });
+                continue;
+            }
             session_->step(kStepBudget);
             ++steps_;
             const auto now = std::chrono::steady_clock::now();
@@ -71,5 +131,6 @@ void DemoRun::work() {
         std::lock_guard<std::mutex> lock(mutex_);
         latest_ = std::make_shared<const icl::Result>(std::move(failed));
     }
+    lanes_stop_ = true;  // a run that ended on its own error leaves no lane training
     running_ = false;
 }
