@@ -23,6 +23,35 @@ json json_numbers(const std::vector<double>& v) {
     return a;
 }
 
+Expected<std::vector<double>> read_json_numbers(const json& j, const char* key, long n) {
+    if (!j.is_object() || !j.contains(key) || !j[key].is_array()) return make_error(std::string("'") + key + "' is not a list");
+    const json& a = j[key];
+    if (n >= 0 && (long)a.size() != n)
+        return make_error(std::string("'") + key + "' has " + std::to_string(a.size()) + " numbers, not " + std::to_string(n));
+    std::vector<double> v;
+    for (const auto& x : a) {
+        if (!x.is_null() && !x.is_number()) return make_error(std::string("'") + key + "' holds something that is not a number");
+        v.push_back(x.is_null() ? NAN : x.get<double>());
+    }
+    return v;
+}
+
+Expected<double> read_json_number(const json& j, const char* key) {
+    if (!j.is_object() || !j.contains(key) || !(j[key].is_null() || j[key].is_number()))
+        return make_error(std::string("'") + key + "' is not a number");
+    return j[key].is_null() ? NAN : j[key].get<double>();
+}
+
+Status read_lane_header(const json& state, long long max_steps, long long& steps, std::string& error) {
+    if (!state.is_object() || !state.contains("steps") || !state["steps"].is_number_integer() ||
+        state["steps"].get<long long>() < 0 || state["steps"].get<long long>() > max_steps)
+        return make_error("'steps' is not a whole number of steps from 0 to " + std::to_string(max_steps));
+    if (!state.contains("error") || !state["error"].is_string()) return make_error("'error' is not a text");
+    steps = state["steps"].get<long long>();
+    error = state["error"].get<std::string>();
+    return Ok{};
+}
+
 namespace {
 
 struct PanelToJson {

@@ -50,54 +50,35 @@ nlohmann::json history_json(const Run& r) {
             {"last", last}};
 }
 
-// `key` of `j` as numbers (null: NaN), `n` of them (n < 0: any count); the error names the key.
-Expected<std::vector<double>> read_nums(const nlohmann::json& j, const char* key, long n) {
-    if (!j.is_object() || !j.contains(key) || !j[key].is_array()) return make_error(std::string("'") + key + "' is not a list");
-    const nlohmann::json& a = j[key];
-    if (n >= 0 && (long)a.size() != n)
-        return make_error(std::string("'") + key + "' has " + std::to_string(a.size()) + " numbers, not " + std::to_string(n));
-    std::vector<double> v;
-    for (const auto& x : a) {
-        if (!x.is_null() && !x.is_number()) return make_error(std::string("'") + key + "' holds something that is not a number");
-        v.push_back(x.is_null() ? NAN : x.get<double>());
-    }
-    return v;
-}
-Expected<double> read_num(const nlohmann::json& j, const char* key) {
-    if (!j.is_object() || !j.contains(key) || !(j[key].is_null() || j[key].is_number()))
-        return make_error(std::string("'") + key + "' is not a number");
-    return j[key].is_null() ? NAN : j[key].get<double>();
-}
-
 // The inverse of history_json for a run of `heads` heads (L*H) at sequence length T.
 Status read_history(const nlohmann::json& j, int heads, int T, Run& r) {
     Run got;
-    auto steps = read_nums(j, "eval_steps", -1);
+    auto steps = read_json_numbers(j, "eval_steps", -1);
     if (!steps) return steps.error();
     const long n = (long)steps.value().size();
     got.eval_steps = steps.value();
     for (auto [key, out] : {std::pair{"eval_loss", &got.eval_loss}, {"icl_score", &got.icl_score}, {"best_prefix", &got.best_prefix}}) {
-        auto v = read_nums(j, key, n);
+        auto v = read_json_numbers(j, key, n);
         if (!v) return v.error();
         *out = v.value();
     }
     if (!j.contains("prefix_by_head") || !j["prefix_by_head"].is_array() || (int)j["prefix_by_head"].size() != heads)
         return make_error("'prefix_by_head' is not a list of " + std::to_string(heads) + " heads");
     for (const auto& h : j["prefix_by_head"]) {
-        auto v = read_nums(nlohmann::json{{"head", h}}, "head", n);
+        auto v = read_json_numbers(nlohmann::json{{"head", h}}, "head", n);
         if (!v) return make_error("'prefix_by_head': " + v.error().message);
         got.prefix_by_head.push_back(v.value());
     }
-    auto phase = read_num(j, "phase_step");
+    auto phase = read_json_number(j, "phase_step");
     if (!phase) return phase.error();
     got.phase_step = std::isnan(phase.value()) ? -1 : phase.value();
     if (!j.contains("last") || !j["last"].is_object()) return make_error("'last' is not an object");
     const nlohmann::json& last = j["last"];
-    auto loss = read_num(last, "loss"), icl = read_num(last, "icl_score");
+    auto loss = read_json_number(last, "loss"), icl = read_json_number(last, "icl_score");
     if (!loss) return loss.error();
     if (!icl) return icl.error();
-    auto by_pos = read_nums(last, "loss_by_position", T), pm = read_nums(last, "prefix_matching", heads),
-         prev = read_nums(last, "previous_token", heads);
+    auto by_pos = read_json_numbers(last, "loss_by_position", T), pm = read_json_numbers(last, "prefix_matching", heads),
+         prev = read_json_numbers(last, "previous_token", heads);
     for (const auto* v : {&by_pos, &pm, &prev})
         if (!*v) return v->error();
     got.last = {loss.value(), by_pos.value(), icl.value(), pm.value(), prev.value()};
@@ -196,15 +177,14 @@ public:
             return Session::take_lane(k, state);
         Run& r = *runs_[(size_t)k];
         const std::string what = "induction_heads: lane " + std::to_string(k) + "'s state: ";
-        if (!state.is_object() || !state.contains("steps") || !state["steps"].is_number_integer() ||
-            state["steps"].get<long long>() < 0 || state["steps"].get<long long>() > steps_)
-            return make_error(what + "'steps' is not a whole number of steps from 0 to " + std::to_string(steps_));
-        if (!state.contains("error") || !state["error"].is_string()) return make_error(what + "'error' is not a text");
+        long long steps = 0;
+        std::string error;
+        if (Status s = read_lane_header(state, steps_, steps, error); !s) return make_error(what + s.error().message);
         const int heads = r.model.config.layers * r.model.config.heads;
         if (Status s = read_history(state, heads, data_.length, r); !s) return make_error(what + s.error().message);
-        r.lane_steps = (int)state["steps"].get<long long>();
+        r.lane_steps = (int)steps;
         // The lane stopped on a problem (its training diverged): so does the session, in its words.
-        if (!state["error"].get<std::string>().empty() && error_.empty()) error_ = state["error"].get<std::string>();
+        if (!error.empty() && error_.empty()) error_ = error;
         return Ok{};
     }
     std::vector<Panel> panels() const override;

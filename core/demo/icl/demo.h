@@ -186,6 +186,13 @@ nlohmann::json to_json(const Result& r);
 // A number as the Result's JSON writes it: a non-finite one as null.
 nlohmann::json json_number(double v);
 nlohmann::json json_numbers(const std::vector<double>& v);
+// Their inverses, for a lane's state (Session::take_lane): `key` of `j` as numbers (null
+// reads as NaN), `n` of them (n < 0: any count); an error names the key.
+Expected<std::vector<double>> read_json_numbers(const nlohmann::json& j, const char* key, long n);
+Expected<double> read_json_number(const nlohmann::json& j, const char* key);
+// A lane state's two common fields: "steps", a whole number of units from 0 to max_steps,
+// and "error", a text (non-empty: the lane stopped on that problem).
+Status read_lane_header(const nlohmann::json& state, long long max_steps, long long& steps, std::string& error);
 // A readable multi-line text form for `icl run` without --json.
 std::string to_text(const Result& r);
 
