@@ -6,6 +6,10 @@
 // write into each head's fast weights, exact, token by token (Dai et al. 2023's
 // decomposition W_ZSL + ΔW_ICL, which in a linear model is an identity, not an
 // approximation).
+// Two lanes (Session::lanes): lane 1 is the delta-rule model, the costliest of the three
+// (natively, 500 steps of seed 1: softmax 5.6 s, linear 6.6 s, delta rule 10.2 s), so a
+// second worker training it leaves the page's wait a little over half of the whole.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -14,6 +18,7 @@
 
 #include "icl/format.h"
 #include "icl/demo.h"
+#include "icl/demo_seeded_lanes.h"
 #include "icl/gpt_train.h"
 #include "icl/recipe.h"
 #include "icl/tasks.h"
@@ -25,6 +30,7 @@ constexpr int kPairs = tasks::kMaxShots + 1;  // training documents as long as t
 constexpr int kArms = 3;
 constexpr gpt::AttentionKind kKinds[kArms] = {gpt::AttentionKind::softmax, gpt::AttentionKind::linear,
                                                gpt::AttentionKind::delta};
+constexpr int kLaneArm = 2;  // lane 1's model: the delta rule (its step sizes β come with it)
 
 void mean_sd(const std::vector<double>& v, double& mean, double& sd) {
     mean = 0;
@@ -53,20 +59,22 @@ struct FastWeightView {
     std::string prompt;
 };
 
-class FastWeightsSession : public Session {
+class FastWeightsSession : public SeededLanesSession {
 public:
-    FastWeightsSession(const DemoContext& ctx, gpt::Config cfg) : ctx_(ctx), cfg_(std::move(cfg)) {
-        steps_ = ctx.params.i("steps");
-        seeds_ = ctx.params.i("seeds");
+    FastWeightsSession(const DemoContext& ctx, gpt::Config cfg)
+        : SeededLanesSession("fast_weights", ctx.params.i("steps"), ctx.params.i("seeds"), ctx.lane, kLaneArm), ctx_(ctx), cfg_(std::move(cfg)) {
         begin_seed();
     }
-    // One unit = one AdamW step of each of the three models on the same batch.
+    // One unit = one AdamW step of each of the models this session trains, on the same
+    // batch. Every session draws every batch, so a lane trains on the very batches the
+    // whole session would.
     void step(int budget) override {
         const tasks::Suite& s = tasks::suite();
-        for (int u = 0; u < budget && !done(); ++u) {
+        for (int u = 0; u < budget && seed_ < seeds_ && error_.empty(); ++u) {
             std::vector<int> tokens, targets;
             tasks::append_training_batch(s, kBatch, kPairs, *rng_, tokens, targets);
             for (Arm& a : arms_) {
+                if (!a.trainer) continue;  // another lane's
                 auto loss = a.trainer->step(tokens.data(), targets.data(), kBatch, cfg_.context);
                 if (!loss) { error_ = loss.error().message; return; }
                 a.smooth = step_ == 0 ? loss.value() : 0.9 * a.smooth + 0.1 * loss.value();
@@ -81,12 +89,54 @@ public:
             }
         }
     }
-    bool done() const override { return seed_ >= seeds_ || !error_.empty(); }
-    double progress() const override { return ((double)seed_ * steps_ + (done() ? 0 : step_)) / ((double)seeds_ * steps_); }
+    nlohmann::json lane_state() const override {
+        if (lane() == 0) return nullptr;
+        const auto lc = loss_curve(kLaneArm);
+        nlohmann::json state = lane_progress_json(lc.first, lc.second), curves = nlohmann::json::array();
+        for (const auto& c : curves_[kLaneArm]) curves.push_back(json_numbers(c));
+        state["curves"] = curves;
+        state["final_loss"] = json_numbers(final_loss_[kLaneArm]);
+        state["betas"] = json_numbers(betas_);
+        return state;
+    }
+    Status take_lane(int k, const nlohmann::json& state) override {
+        if (lane() != 0 || k != 1 || !offloaded_) return Session::take_lane(k, state);
+        auto progress = read_lane_progress(state);
+        if (!progress) return progress.error();
+        if (!state.contains("curves") || !state["curves"].is_array() || (long long)state["curves"].size() > seeds_)
+            return lane_state_error("'curves' is not a list of at most " + std::to_string(seeds_) + " seeds");
+        std::vector<std::vector<double>> curves;
+        for (const auto& c : state["curves"]) {
+            auto v = read_json_numbers(nlohmann::json{{"curve", c}}, "curve", tasks::kMaxShots + 1);
+            if (!v) return lane_state_error("'curves': " + v.error().message);
+            curves.push_back(v.value());
+        }
+        auto fl = read_json_numbers(state, "final_loss", (long)curves.size());
+        if (!fl) return lane_state_error(fl.error().message);
+        auto betas = read_json_numbers(state, "betas", -1);
+        if (!betas) return lane_state_error(betas.error().message);
+        if (!betas.value().empty() && (int)betas.value().size() != cfg_.layers)
+            return lane_state_error("'betas' has " + std::to_string(betas.value().size()) + " numbers, not 0 or " +
+                                    std::to_string(cfg_.layers));
+        loss_curves_[kLaneArm] = {progress.value().loss_steps, progress.value().loss};
+        curves_[kLaneArm] = std::move(curves);
+        final_loss_[kLaneArm] = fl.value();
+        betas_ = betas.value();
+        took_lane(progress.value());
+        return Ok{};
+    }
     std::vector<Panel> panels() const override;
 
 private:
     static constexpr int kBatch = 16;
+
+    void drop_lane_model() override { arms_[kLaneArm].trainer.reset(); }
+
+    // Arm i's training loss: the first seed's, or while it trains, the curve so far.
+    std::pair<std::vector<double>, std::vector<double>> loss_curve(int i) const {
+        if (!loss_curves_[i].first.empty() || arms_.empty() || !trains(i)) return loss_curves_[i];
+        return {arms_[(size_t)i].steps, arms_[(size_t)i].loss};
+    }
 
     void begin_seed() {
         step_ = 0;
@@ -98,6 +148,7 @@ private:
         o.lr = ctx_.params.f("lr");
         o.clip_norm = 1.0f;
         for (int i = 0; i < kArms; ++i) {
+            if (!trains(i)) continue;
             gpt::Config c = cfg_;
             c.kinds.assign((size_t)c.layers, kKinds[i]);
             arms_[(size_t)i].model = gpt::make_model(c, seed).value();
@@ -116,6 +167,7 @@ private:
                 curves.push_back(std::move(c.value()));
             }
         for (int i = 0; i < kArms; ++i) {
+            if (!trains(i)) continue;
             auto acc = tasks::evaluate(recipe::logits_fn(arms_[(size_t)i].model), curves, s.vocab());
             if (!acc) return acc.error();
             std::vector<double> curve;
@@ -124,9 +176,12 @@ private:
             final_loss_[i].push_back(arms_[(size_t)i].smooth);
         }
         if (seed_ == 0) {
-            for (int i = 0; i < kArms; ++i) loss_curves_[i] = {arms_[(size_t)i].steps, arms_[(size_t)i].loss};
-            if (Status st = read_fast_weights(); !st) return st;
-            if (Status st = read_betas(); !st) return st;
+            for (int i = 0; i < kArms; ++i)
+                if (trains(i)) loss_curves_[i] = {arms_[(size_t)i].steps, arms_[(size_t)i].loss};
+            if (trains(1))
+                if (Status st = read_fast_weights(); !st) return st;
+            if (trains(2))
+                if (Status st = read_betas(); !st) return st;
         }
         return Ok{};
     }
@@ -230,7 +285,6 @@ private:
 
     DemoContext ctx_;
     gpt::Config cfg_;
-    int steps_ = 0, seeds_ = 1, seed_ = 0, step_ = 0;
     std::optional<Rng> rng_;
     std::vector<Arm> arms_;
     std::pair<std::vector<double>, std::vector<double>> loss_curves_[kArms];
@@ -267,7 +321,7 @@ std::vector<Panel> FastWeightsSession::panels() const {
     }
     for (int i = 1; i < kArms; ++i) {  // paired by seed: same batches, same prompts
         std::vector<double> d;
-        for (size_t sd = 0; sd < curves_[i].size(); ++sd)
+        for (size_t sd = 0; sd < std::min(curves_[i].size(), curves_[0].size()); ++sd)  // a lane's seeds may lag
             d.push_back(curves_[i][sd][(size_t)tasks::kMaxShots] - curves_[0][sd][(size_t)tasks::kMaxShots]);
         double m, sd;
         mean_sd(d, m, sd);
@@ -283,9 +337,7 @@ std::vector<Panel> FastWeightsSession::panels() const {
 
     LinesPanel loss{msg("training_loss_first_seed"), "step", "nats", false, false, {}};
     for (int i = 0; i < kArms; ++i) {
-        const auto& lc = loss_curves_[i].first.empty() && !arms_.empty()
-                             ? std::make_pair(arms_[(size_t)i].steps, arms_[(size_t)i].loss)
-                             : loss_curves_[i];
+        const auto lc = loss_curve(i);
         loss.series.push_back({names[i], lc.first, lc.second, {}, i == 2});
     }
     panels.push_back(loss);
@@ -330,6 +382,10 @@ std::vector<Panel> FastWeightsSession::panels() const {
     for (size_t sd = 0; sd < curves_[0].size(); ++sd) {
         std::vector<std::string> row{std::to_string(sd)};
         for (int i = 0; i < kArms; ++i) {
+            if (sd >= curves_[i].size()) {  // the delta model's lane has not finished this seed yet
+                row.push_back("…");
+                continue;
+            }
             const auto& c = curves_[i][sd];
             row.push_back(format_number(c[0], "%.2f") + " → " + format_number(c[1], "%.2f") + " → " + format_number(c[4], "%.2f") + " → " +
                           format_number(c[(size_t)tasks::kMaxShots], "%.2f"));

@@ -3,6 +3,8 @@
 // the analogue of SGD with momentum in the dual form. Two tiny LMs trained identically
 // (same init, same batches) on the task suite, with and without the term, over seeds:
 // validation perplexity and in-context accuracy side by side.
+// Two lanes (Session::lanes): lane 1 is the model with the momentum term, so a second
+// worker trains it beside the plain one.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +14,7 @@
 
 #include "icl/format.h"
 #include "icl/demo.h"
+#include "icl/demo_seeded_lanes.h"
 #include "icl/gpt_train.h"
 #include "icl/recipe.h"
 #include "icl/tasks.h"
@@ -22,6 +25,7 @@ namespace {
 
 constexpr int kPairs = 9;    // pairs per training document; 8-shot curves fit its context
 constexpr int kShots = 8;
+constexpr int kLaneArm = 1;  // lane 1's model: the one with the momentum term
 
 struct Arm {  // one model of a pair
     gpt::Model model;
@@ -30,20 +34,22 @@ struct Arm {  // one model of a pair
     double smooth = 0;
 };
 
-class MomentumSession : public Session {
+class MomentumSession : public SeededLanesSession {
 public:
-    MomentumSession(const DemoContext& ctx, gpt::Config cfg) : ctx_(ctx), cfg_(cfg) {
-        steps_ = ctx.params.i("steps");
-        seeds_ = ctx.params.i("seeds");
+    MomentumSession(const DemoContext& ctx, gpt::Config cfg)
+        : SeededLanesSession("momentum_attention", ctx.params.i("steps"), ctx.params.i("seeds"), ctx.lane, kLaneArm), ctx_(ctx), cfg_(cfg) {
         begin_seed();
     }
-    // One unit = one AdamW step of both models of the current seed.
+    // One unit = one AdamW step of each model of the current seed this session trains.
+    // Every session draws every batch, so a lane trains on the very batches the whole
+    // session would.
     void step(int budget) override {
         const tasks::Suite& s = tasks::suite();
-        for (int u = 0; u < budget && !done(); ++u) {
+        for (int u = 0; u < budget && seed_ < seeds_ && error_.empty(); ++u) {
             std::vector<int> tokens, targets;
             tasks::append_training_batch(s, kBatch, kPairs, *rng_, tokens, targets);
             for (Arm& a : arms_) {
+                if (!a.trainer) continue;  // another lane's
                 auto loss = a.trainer->step(tokens.data(), targets.data(), kBatch, cfg_.context);
                 if (!loss) { error_ = loss.error().message; return; }
                 a.smooth = step_ == 0 ? loss.value() : 0.95 * a.smooth + 0.05 * loss.value();
@@ -58,18 +64,53 @@ public:
             }
         }
     }
-    bool done() const override { return seed_ >= seeds_ || !error_.empty(); }
-    double progress() const override { return ((double)seed_ * steps_ + (done() ? 0 : step_)) / ((double)seeds_ * steps_); }
+    nlohmann::json lane_state() const override {
+        if (lane() == 0) return nullptr;
+        const auto lc = loss_curve(kLaneArm);
+        nlohmann::json state = lane_progress_json(lc.first, lc.second);
+        state["ppl"] = json_numbers(ppl_[kLaneArm]);
+        state["icl"] = json_numbers(icl_[kLaneArm]);
+        state["zero"] = json_numbers(zero_[kLaneArm]);
+        state["prev"] = json_numbers(prev_[kLaneArm]);
+        return state;
+    }
+    Status take_lane(int k, const nlohmann::json& state) override {
+        if (lane() != 0 || k != 1 || !offloaded_) return Session::take_lane(k, state);
+        auto progress = read_lane_progress(state);
+        if (!progress) return progress.error();
+        auto ppl = read_json_numbers(state, "ppl", -1);
+        if (!ppl) return lane_state_error(ppl.error().message);
+        if ((long long)ppl.value().size() > seeds_) return lane_state_error("'ppl' has more than " + std::to_string(seeds_) + " seeds");
+        const long n = (long)ppl.value().size();
+        auto icl = read_json_numbers(state, "icl", n), zero = read_json_numbers(state, "zero", n),
+             prev = read_json_numbers(state, "prev", n);
+        for (const auto* v : {&icl, &zero, &prev})
+            if (!*v) return lane_state_error(v->error().message);
+        curves_[kLaneArm] = {progress.value().loss_steps, progress.value().loss};
+        ppl_[kLaneArm] = ppl.value();
+        icl_[kLaneArm] = icl.value();
+        zero_[kLaneArm] = zero.value();
+        prev_[kLaneArm] = prev.value();
+        took_lane(progress.value());
+        return Ok{};
+    }
     std::vector<Panel> panels() const override;
 
 private:
     static constexpr int kBatch = 16;
 
+    void drop_lane_model() override { arms_[kLaneArm].trainer.reset(); }
+
+    // Arm i's training loss: the first seed's, or while it trains, the curve so far.
+    std::pair<std::vector<double>, std::vector<double>> loss_curve(int i) const {
+        if (!curves_[i].first.empty() || arms_.empty() || !trains(i)) return curves_[i];
+        return {arms_[(size_t)i].steps, arms_[(size_t)i].loss};
+    }
+
     void begin_seed() {
         step_ = 0;
         const uint64_t seed = ctx_.seed * 1000 + (uint64_t)seed_;
         rng_.emplace(seed, 51);
-        if (seed_ == 0) curves_.clear();
         arms_.clear();
         arms_.resize(2);
         OptimizerConfig o;
@@ -80,7 +121,8 @@ private:
             c.momentum = i == 1 ? ctx_.params.f("eta") : 0.0f;
             arms_[(size_t)i].model = gpt::make_model(c, seed).value();  // same init for both
         }
-        for (Arm& a : arms_) a.trainer.emplace(gpt::Trainer::make(a.model, o).value());
+        for (int i = 0; i < 2; ++i)
+            if (trains(i)) arms_[(size_t)i].trainer.emplace(gpt::Trainer::make(arms_[(size_t)i].model, o).value());
     }
 
     Status evaluate_seed() {
@@ -97,6 +139,7 @@ private:
                 curves.push_back(std::move(c.value()));
             }
         for (int i = 0; i < 2; ++i) {
+            if (!trains(i)) continue;
             const gpt::Model& m = arms_[(size_t)i].model;
             gpt::Activations acts;
             if (Status st = gpt::forward(m, acts, tokens.data(), targets.data(), n, cfg_.context); !st) return st;
@@ -123,16 +166,16 @@ private:
             zero_[i].push_back(acc.value()[0].accuracy());
         }
         if (seed_ == 0)
-            for (const Arm& a : arms_) curves_.push_back({a.steps, a.loss});
+            for (int i = 0; i < 2; ++i)
+                if (trains(i)) curves_[i] = {arms_[(size_t)i].steps, arms_[(size_t)i].loss};
         return Ok{};
     }
 
     DemoContext ctx_;
     gpt::Config cfg_;
-    int steps_ = 0, seeds_ = 1, seed_ = 0, step_ = 0;
     std::optional<Rng> rng_;
     std::vector<Arm> arms_;
-    std::vector<std::pair<std::vector<double>, std::vector<double>>> curves_;  // seed 0's loss curves
+    std::pair<std::vector<double>, std::vector<double>> curves_[2];  // seed 0's loss curves
     std::vector<double> ppl_[2], icl_[2], zero_[2], prev_[2];  // [plain, momentum][seed]
 };
 
@@ -140,7 +183,7 @@ std::vector<Panel> MomentumSession::panels() const {
     const Texts& msg = ctx_.text;
     std::vector<Panel> panels;
     int better_ppl = 0, better_icl = 0;
-    for (size_t i = 0; i < ppl_[0].size(); ++i) {
+    for (size_t i = 0; i < std::min(ppl_[0].size(), ppl_[1].size()); ++i) {  // a lane's seeds may lag
         better_ppl += ppl_[1][i] < ppl_[0][i];
         better_icl += icl_[1][i] > icl_[0][i];
     }
@@ -159,7 +202,7 @@ std::vector<Panel> MomentumSession::panels() const {
     panels.push_back(s);
 
     LinesPanel loss{msg("training_loss_first_seed"), msg("step"), "nats", false, false, {}};
-    const auto& curves = curves_.empty() ? std::vector<std::pair<std::vector<double>, std::vector<double>>>{{arms_[0].steps, arms_[0].loss}, {arms_[1].steps, arms_[1].loss}} : curves_;
+    const std::pair<std::vector<double>, std::vector<double>> curves[2] = {loss_curve(0), loss_curve(1)};
     loss.series.push_back({msg("plain_attention"), curves[0].first, curves[0].second, {}, false});
     loss.series.push_back({msg("momentum_attention"), curves[1].first, curves[1].second, {}, true});
     panels.push_back(loss);
@@ -167,9 +210,13 @@ std::vector<Panel> MomentumSession::panels() const {
     TablePanel t{msg("per_seed_beside_dai"),
                  {msg("run"), msg("perplexity_plain_momentum"),
                   msg("icl_accuracy_plain_momentum"), msg("zero_shot_plain_momentum")}, {}};
-    for (size_t i = 0; i < ppl_[0].size(); ++i)
-        t.rows.push_back({"seed " + std::to_string(i), format_number(ppl_[0][i], "%.2f") + " → " + format_number(ppl_[1][i], "%.2f"),
-                          format_number(icl_[0][i], "%.3f") + " → " + format_number(icl_[1][i], "%.3f"), format_number(zero_[0][i], "%.3f") + " → " + format_number(zero_[1][i], "%.3f")});
+    for (size_t i = 0; i < ppl_[0].size(); ++i) {
+        // "…": the momentum model's lane has not finished this seed yet
+        auto pair = [&](const std::vector<double>* v, const char* f) {
+            return format_number(v[0][i], f) + " → " + (i < v[1].size() ? format_number(v[1][i], f) : "…");
+        };
+        t.rows.push_back({"seed " + std::to_string(i), pair(ppl_, "%.2f"), pair(icl_, "%.3f"), pair(zero_, "%.3f")});
+    }
     t.rows.push_back({"Dai et al. 2023, 350M", "15.14 → 15.02", "0.519 → 0.547", "—"});
     panels.push_back(t);
 

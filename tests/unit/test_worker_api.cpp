@@ -152,8 +152,8 @@ namespace {
 const std::string kLaneParams = R"({"steps": 30, "batch": 4, "length": 16, "width": 16, "heads": 2})";
 
 // The whole session, stepped to done: its last Result.
-json whole_run(icl::WorkerApi& api, const std::string& params, int seed) {
-    const int h = call(api.start("induction_heads", params, "en", seed))["handle"];
+json whole_run(icl::WorkerApi& api, const std::string& params, int seed, const std::string& demo = "induction_heads") {
+    const int h = call(api.start(demo, params, "en", seed))["handle"];
     json r;
     for (int slice = 0; slice < 1000 && !(r.is_object() && r.value("done", false)); ++slice) r = call(api.step(h, 4));
     api.drop(h);
@@ -163,12 +163,12 @@ json whole_run(icl::WorkerApi& api, const std::string& params, int seed) {
 // The same run with lane 1 in a session of its own: each slice steps lane 0 `main_budget`
 // steps and lane 1 `lane_budget`, and hands lane 1's state over as the worker does.
 json split_run(icl::WorkerApi& api, const std::string& params, int seed, int main_budget, int lane_budget,
-               bool* waited = nullptr) {
-    const json started = call(api.start("induction_heads", params, "en", seed));
+               bool* waited = nullptr, const std::string& demo = "induction_heads") {
+    const json started = call(api.start(demo, params, "en", seed));
     REQUIRE(started["lanes"] == 2);
     const int h = started["handle"];
     REQUIRE(call(api.offload(h, 1)) == json::object());
-    const int l = call(api.start_lane("induction_heads", params, "en", seed, 1))["handle"];
+    const int l = call(api.start_lane(demo, params, "en", seed, 1))["handle"];
     json r, lane;
     for (int slice = 0; slice < 1000 && !(r.is_object() && r.value("done", false)); ++slice) {
         if (!(lane.is_object() && lane.value("done", false))) {
@@ -294,4 +294,164 @@ TEST_CASE("lanes: what is not a lane, or not a lane's state, is refused by name"
     const json r = call(api.step(h, 1));
     CHECK(r["error"] == "");
     CHECK(r["done"] == false);
+}
+
+namespace {
+const std::string kFastLaneParams = R"({"steps": 20, "seeds": 2, "width": 16, "sequences": 1})";
+
+// The Result's scalar `name` (null if it is not there or not a number).
+json scalar_of(const json& result, const std::string& name) {
+    for (const json& p : result["panels"])
+        if (p["kind"] == "scalars")
+            for (const json& item : p["items"])
+                if (item["name"] == name) return item["value"];
+    return nullptr;
+}
+// The per-seed table's rows.
+json seed_rows(const json& result) {
+    for (const json& p : result["panels"])
+        if (p["kind"] == "table") return p["rows"];
+    return json::array();
+}
+}  // namespace
+
+TEST_CASE("lanes: fast_weights' delta-rule model trained as a lane of its own ends in the whole session's Result") {
+    icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");
+    icl::WorkerApi api;
+    const json whole = whole_run(api, kFastLaneParams, 3, "fast_weights");
+    REQUIRE(whole["done"] == true);
+    REQUIRE(whole["error"] == "");
+    bool waited = false;
+    const json ahead = split_run(api, kFastLaneParams, 3, 2, 7, nullptr, "fast_weights");
+    const json behind = split_run(api, kFastLaneParams, 3, 9, 1, &waited, "fast_weights");
+    CHECK(waited);
+    CHECK(ahead == whole);
+    CHECK(behind == whole);
+    // The lane's numbers are there: its β, its seeds' accuracies, its loss curve.
+    CHECK(scalar_of(whole, "delta_beta_L1").is_number());
+    CHECK(scalar_of(whole, "delta_k16").is_number());
+    REQUIRE(seed_rows(whole).size() == 2);
+    CHECK(seed_rows(whole)[1][3] != "…");
+    bool delta_loss = false;
+    for (const json& p : whole["panels"])
+        if (p["kind"] == "lines" && p["x_label"] == "step")
+            for (const json& se : p["series"]) delta_loss |= se.value("dashed", false) && se["x"].size() == 2;
+    CHECK(delta_loss);  // 20 steps: the smoothed loss at steps 10 and 20
+    CHECK(whole_run(api, kFastLaneParams, 4, "fast_weights") != whole);
+}
+
+TEST_CASE("lanes: fast_weights waits for its delta model's lane, shows its seeds as not yet in, and stops on its error") {
+    icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");
+    icl::WorkerApi api;
+    const int h = call(api.start("fast_weights", kFastLaneParams, "en", 3))["handle"];
+    REQUIRE(call(api.offload(h, 1)) == json::object());
+    json r = call(api.step(h, 1000));  // both seeds of its own two models
+    CHECK(r["done"] == false);
+    CHECK(r["waiting"] == true);
+    CHECK(r["progress"] == 1.0);
+    REQUIRE(seed_rows(r).size() == 2);
+    CHECK(seed_rows(r)[0][3] == "…");
+    CHECK(scalar_of(r, "delta_k16").is_null());  // no seed of it yet: the mean is NaN
+    CHECK(scalar_of(r, "linear_k16").is_number());
+    // The lane's state after its first seed: that seed's row fills in, the next still waits.
+    const int l = call(api.start_lane("fast_weights", kFastLaneParams, "en", 3, 1))["handle"];
+    json lane = call(api.step(l, 20, true));
+    REQUIRE(lane["state"]["steps"] == 20);
+    REQUIRE(call(api.take_lane(h, 1, lane["state"].dump())) == json::object());
+    r = call(api.step(h, 1));
+    CHECK(r["waiting"] == true);
+    CHECK(seed_rows(r)[0][3] != "…");
+    CHECK(seed_rows(r)[1][3] == "…");
+    json state = call(api.step(l, 3, true))["state"];
+    state["error"] = "training diverged at step 23";
+    REQUIRE(call(api.take_lane(h, 1, state.dump())) == json::object());
+    r = call(api.step(h, 1));
+    CHECK(r["done"] == true);
+    CHECK(r["error"] == "training diverged at step 23");
+}
+
+TEST_CASE("lanes: fast_weights refuses what is not its lane, or not its lane's state, by name") {
+    icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");
+    icl::WorkerApi api;
+    const int h = call(api.start("fast_weights", kFastLaneParams, "en", 2))["handle"];
+    CHECK(error_of(api.take_lane(h, 1, "{}")) == "fast_weights computes no lane 1 elsewhere");
+    CHECK(error_of(api.offload(h, 2)) == "fast_weights has no lane 2 to hand to another worker");
+    CHECK(error_of(api.start_lane("fast_weights", kFastLaneParams, "en", 2, 2)) ==
+          "fast_weights: these parameters give 2 lane(s); there is no lane 2");
+    const int stepped = call(api.start("fast_weights", kFastLaneParams, "en", 2))["handle"];
+    call(api.step(stepped, 1));
+    CHECK(error_of(api.offload(stepped, 1)) == "fast_weights: lane 1 can only be offloaded before the first step");
+
+    REQUIRE(call(api.offload(h, 1)) == json::object());
+    const int l = call(api.start_lane("fast_weights", kFastLaneParams, "en", 2, 1))["handle"];
+    const json good = call(api.step(l, 20, true))["state"];  // its first seed done
+    REQUIRE(good["curves"].size() == 1);
+    REQUIRE(call(api.take_lane(h, 1, good.dump())) == json::object());
+    const std::string lane1 = "fast_weights: lane 1's state: ";
+    auto broken = [&](const char* key, const json& value) {
+        json s = good;
+        s[key] = value;
+        return error_of(api.take_lane(h, 1, s.dump()));
+    };
+    CHECK(broken("steps", 41) == lane1 + "'steps' is not a whole number of steps from 0 to 40");
+    CHECK(broken("error", nullptr) == lane1 + "'error' is not a text");
+    CHECK(broken("loss_steps", json::array({10, 20, 30})) == lane1 + "'loss_steps' has more than 2 numbers");
+    CHECK(broken("loss", json::array({1.0})) == lane1 + "'loss' has 1 numbers, not 2");
+    CHECK(broken("curves", json::array({json::array(), json::array(), json::array()})) ==
+          lane1 + "'curves' is not a list of at most 2 seeds");
+    CHECK(broken("curves", json::array({json::array({0.5, 0.5})})) == lane1 + "'curves': 'curve' has 2 numbers, not 17");
+    CHECK(broken("final_loss", json::array({1.0, 2.0})) == lane1 + "'final_loss' has 2 numbers, not 1");
+    CHECK(broken("betas", json::array({0.1, 0.2, 0.3})) == lane1 + "'betas' has 3 numbers, not 0 or 2");
+    CHECK(broken("betas", "<img src=x>") == lane1 + "'betas' is not a list");
+    // A refused state changes nothing: the good one stands.
+    const json r = call(api.step(h, 1));
+    CHECK(r["error"] == "");
+    CHECK(seed_rows(r).size() == 0);  // its own first seed is not done yet
+}
+
+TEST_CASE("lanes: momentum_attention's momentum model trained as a lane of its own ends in the whole session's Result") {
+    icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");
+    icl::WorkerApi api;
+    const std::string params = R"({"steps": 20, "seeds": 2, "width": 16})";
+    const json whole = whole_run(api, params, 3, "momentum_attention");
+    REQUIRE(whole["done"] == true);
+    REQUIRE(whole["error"] == "");
+    bool waited = false;
+    CHECK(split_run(api, params, 3, 2, 7, nullptr, "momentum_attention") == whole);
+    CHECK(split_run(api, params, 3, 9, 1, &waited, "momentum_attention") == whole);
+    CHECK(waited);
+    CHECK(scalar_of(whole, "ppl_momentum").is_number());
+    CHECK(scalar_of(whole, "seeds_icl_better").is_number());
+    CHECK(whole_run(api, params, 4, "momentum_attention") != whole);
+
+    // Waiting for the lane: its seeds show as not yet in; a malformed state is refused by
+    // name and changes nothing.
+    const int h = call(api.start("momentum_attention", params, "en", 3))["handle"];
+    REQUIRE(call(api.offload(h, 1)) == json::object());
+    json r = call(api.step(h, 1000));
+    CHECK(r["waiting"] == true);
+    CHECK(r["done"] == false);
+    REQUIRE(seed_rows(r).size() == 3);  // two seeds and the paper's row
+    CHECK(seed_rows(r)[0][1].get<std::string>().find("→ …") != std::string::npos);
+    CHECK(scalar_of(r, "seeds_ppl_better") == 0);
+    const int l = call(api.start_lane("momentum_attention", params, "en", 3, 1))["handle"];
+    const json good = call(api.step(l, 20, true))["state"];
+    const std::string lane1 = "momentum_attention: lane 1's state: ";
+    auto broken = [&](const char* key, const json& value) {
+        json s = good;
+        s[key] = value;
+        return error_of(api.take_lane(h, 1, s.dump()));
+    };
+    CHECK(broken("steps", -1) == lane1 + "'steps' is not a whole number of steps from 0 to 40");
+    CHECK(broken("ppl", json::array({1, 2, 3})) == lane1 + "'ppl' has more than 2 seeds");
+    CHECK(broken("icl", json::array({0.5, 0.5})) == lane1 + "'icl' has 2 numbers, not 1");
+    CHECK(broken("prev", json::array({"x"})) == lane1 + "'prev' holds something that is not a number");
+    CHECK(broken("loss", json::object()) == lane1 + "'loss' is not a list");
+    r = call(api.step(h, 1));
+    CHECK(seed_rows(r)[0][1].get<std::string>().find("→ …") != std::string::npos);  // nothing taken
+    REQUIRE(call(api.take_lane(h, 1, good.dump())) == json::object());
+    r = call(api.step(h, 1));
+    CHECK(seed_rows(r)[0][1].get<std::string>().find("…") == std::string::npos);
+    CHECK(seed_rows(r)[1][1].get<std::string>().find("→ …") != std::string::npos);
+    CHECK(r["waiting"] == true);
 }
