@@ -20,6 +20,12 @@
 // the worker's slices, each slice's JSON, its message to the page and the drawing all
 // included, as a learner waits for it:
 //   phase_change_page ms=<ms> (budget 10000) step=<s>
+// With --lanes, only the demos whose models train in two workers (core lanes, beyond
+// induction_heads' phase change above): each in its English lesson page, Run pressed until
+// the block is done, LANE_ROUNDS times as the site is, alternating with its anchor, the same
+// page with the worker's helper switched off (its script served with the two-core test
+// made false: every lane trains in one worker, as before lanes); medians and spreads:
+//   lanes_page demo=<id> ms=<ms> (<lo>-<hi>) one_worker_ms=<ms> (<lo>-<hi>) ratio=<ms/one_worker_ms>
 //   browser_ui_pages=<n> (expected 0)   (the browser's own pages it opened meanwhile)
 //   web: <k> of <n> figures within budget
 import fs from 'node:fs';
@@ -28,6 +34,9 @@ import { serveSite, launchChromium } from '../tests/browser/serve-and-launch.mjs
 
 const site = path.resolve(process.argv[2] || 'build/site');
 const phaseOnly = process.argv.includes('--phase-change');  // only the phase change (bench/run web --phase-change)
+const lanesOnly = process.argv.includes('--lanes');  // only the lanes' figures (bench/run web --lanes)
+const LANE_DEMOS = ['fast_weights', 'momentum_attention'];
+const LANE_ROUNDS = 3;
 const BUDGET = { lessonBytes: 800000, firstResultMs: 500, labBytes: 4000000, phaseChangeMs: 10000 };
 const VIEWPORT = { width: 1280, height: 800 };
 const FIRST_VISITS = 3;  // a fresh context's first visit varies by ±40 % here: medians
@@ -80,6 +89,40 @@ async function firstResult(page, url, drawsAtLoad) {
   return Number(await page.evaluate(() => document.body.dataset.firstDrawMs));
 }
 
+// A demo block's Run until it is done, in ms, in a fresh context; oneWorker serves the
+// page's worker script with its helper switched off (the anchor of --lanes).
+async function runToDone(url, instance, oneWorker) {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  let patched = 0;
+  if (oneWorker) {
+    await context.route('**/worker.js', async (route) => {
+      const response = await route.fetch();
+      const text = await response.text();
+      const body = text.replace('(navigator.hardwareConcurrency || 2) < 2', 'true');
+      if (body !== text) patched += 1;
+      await route.fulfill({ response, body, headers: { ...response.headers(), 'content-encoding': 'identity' } });
+    });
+  }
+  const page = await context.newPage();
+  await page.goto(url);
+  const sel = `section.demo[data-instance="${instance}"]`;
+  await page.waitForFunction((s) => document.body.dataset.ready === 'true' && document.querySelector(s).dataset.state === 'idle',
+    sel, { timeout: 60000, polling: 50 });
+  if (oneWorker && !patched) throw new Error('the worker script was not served patched: no one-worker anchor');
+  const section = page.locator(sel);
+  await section.scrollIntoViewIfNeeded();
+  const t0 = await page.evaluate(() => performance.now());
+  await section.locator('button.run').click();
+  const handle = await page.waitForFunction((s) => {
+    const b = document.querySelector(s);
+    return b.dataset.state === 'done' || b.dataset.state === 'error' ? { at: performance.now(), state: b.dataset.state } : null;
+  }, sel, { timeout: 600000, polling: 50 });
+  const { at, state } = await handle.jsonValue();
+  await context.close();
+  if (state !== 'done') throw new Error(`${instance} ended in ${state}`);
+  return Math.round(at - t0);
+}
+
 // The server and the browser are always stopped, whatever fails in between (a page
 // that never draws, /lab/ that never starts): the process then exits.
 const { server, origin } = await serveSite(site);
@@ -116,7 +159,7 @@ try {
         || data.demos.some((d) => d.info.analytic && !(d.info.assets || []).length);
     }
   }
-  for (const lang of phaseOnly ? [] : ['en', 'ko']) {
+  for (const lang of phaseOnly || lanesOnly ? [] : ['en', 'ko']) {
     for (const entry of index[lang]) {
       const url = `${origin}/${lang}/${entry.id}.html`;
       let bytes = null, ms = null, next = null, firsts = [], paints = [];
@@ -152,7 +195,7 @@ try {
   }
 
   const induction = index.en.find((e) => e.demos.includes('induction_heads'));
-  if (induction) {
+  if (induction && !lanesOnly) {
     const context = await browser.newContext({ viewport: VIEWPORT });
     const page = await context.newPage();
     await page.goto(`${origin}/en/${induction.id}.html`);
@@ -177,7 +220,20 @@ try {
     await context.close();
   }
 
-  if (phaseOnly) {
+  if (lanesOnly) {
+    for (const demo of LANE_DEMOS) {
+      const entry = index.en.find((e) => fs.readFileSync(path.join(site, 'en', `${e.id}.html`), 'utf8')
+        .includes(`data-instance="${demo}"`));
+      if (!entry) { console.log(`lanes_page demo=${demo} not in an English page`); continue; }
+      const withLanes = [], oneWorker = [];
+      for (let round = 0; round < LANE_ROUNDS; round += 1) {
+        withLanes.push(await runToDone(`${origin}/en/${entry.id}.html`, demo, false));
+        oneWorker.push(await runToDone(`${origin}/en/${entry.id}.html`, demo, true));
+      }
+      const a = median(withLanes), b = median(oneWorker);
+      console.log(`lanes_page demo=${demo} ms=${a} (${spread(withLanes)}) one_worker_ms=${b} (${spread(oneWorker)}) ratio=${(a / b).toFixed(2)}`);
+    }
+  } else if (phaseOnly) {
     // nothing more
   } else if (fs.existsSync(path.join(site, 'lab', 'index.html'))) {
     const context = await browser.newContext({ viewport: VIEWPORT });
