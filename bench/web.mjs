@@ -100,7 +100,10 @@ async function runToDone(url, instance, oneWorker) {
       const text = await response.text();
       const body = text.replace('(navigator.hardwareConcurrency || 2) < 2', 'true');
       if (body !== text) patched += 1;
-      await route.fulfill({ response, body, headers: { ...response.headers(), 'content-encoding': 'identity' } });
+      const headers = { ...response.headers() };
+      delete headers['content-encoding'];  // the body is the decoded text now, its length Playwright's
+      delete headers['content-length'];
+      await route.fulfill({ response, body, headers });
     });
   }
   const page = await context.newPage();
