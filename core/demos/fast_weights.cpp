@@ -8,7 +8,8 @@
 // approximation).
 // Two lanes (Session::lanes): lane 1 is the delta-rule model, the costliest of the three
 // (natively, 500 steps of seed 1: softmax 5.6 s, linear 6.6 s, delta rule 10.2 s), so a
-// second worker training it leaves the page's wait a little over half of the whole.
+// second worker training it leaves the page 0.5-0.65 of the one-worker wait on two cores
+// (bench/run web --lanes).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
