@@ -160,6 +160,12 @@ json whole_run(icl::WorkerApi& api, const std::string& params, int seed, const s
     return r;
 }
 
+// What take_lane answers session h for lane 1's state `good` with `key` set to `value`.
+std::string refused_with(icl::WorkerApi& api, int h, json good, const char* key, const json& value) {
+    good[key] = value;
+    return error_of(api.take_lane(h, 1, good.dump()));
+}
+
 // The same run with lane 1 in a session of its own: each slice steps lane 0 `main_budget`
 // steps and lane 1 `lane_budget`, and hands lane 1's state over as the worker does.
 json split_run(icl::WorkerApi& api, const std::string& params, int seed, int main_budget, int lane_budget,
@@ -270,11 +276,7 @@ TEST_CASE("lanes: what is not a lane, or not a lane's state, is refused by name"
     const json good = call(api.step(l, 2))["state"];  // evaluated at steps 0, 1, 2
     REQUIRE(call(api.take_lane(h, 1, good.dump())) == json::object());
     const std::string lane1 = "induction_heads: lane 1's state: ";
-    auto broken = [&](const char* key, const json& value) {
-        json s = good;
-        s[key] = value;
-        return error_of(api.take_lane(h, 1, s.dump()));
-    };
+    auto broken = [&](const char* key, const json& value) { return refused_with(api, h, good, key, value); };
     CHECK(error_of(api.take_lane(h, 1, "{not json")) == "the lane's state is not valid JSON");
     CHECK(error_of(api.take_lane(h, 1, "[]")) == lane1 + "'steps' is not a whole number of steps from 0 to 30");
     CHECK(broken("steps", 31) == lane1 + "'steps' is not a whole number of steps from 0 to 30");
@@ -388,11 +390,7 @@ TEST_CASE("lanes: fast_weights refuses what is not its lane, or not its lane's s
     REQUIRE(good["curves"].size() == 1);
     REQUIRE(call(api.take_lane(h, 1, good.dump())) == json::object());
     const std::string lane1 = "fast_weights: lane 1's state: ";
-    auto broken = [&](const char* key, const json& value) {
-        json s = good;
-        s[key] = value;
-        return error_of(api.take_lane(h, 1, s.dump()));
-    };
+    auto broken = [&](const char* key, const json& value) { return refused_with(api, h, good, key, value); };
     CHECK(broken("steps", 41) == lane1 + "'steps' is not a whole number of steps from 0 to 40");
     CHECK(broken("error", nullptr) == lane1 + "'error' is not a text");
     CHECK(broken("loss_steps", json::array({10, 20, 30})) == lane1 + "'loss_steps' has more than 2 numbers");
@@ -437,11 +435,7 @@ TEST_CASE("lanes: momentum_attention's momentum model trained as a lane of its o
     const int l = call(api.start_lane("momentum_attention", params, "en", 3, 1))["handle"];
     const json good = call(api.step(l, 20, true))["state"];
     const std::string lane1 = "momentum_attention: lane 1's state: ";
-    auto broken = [&](const char* key, const json& value) {
-        json s = good;
-        s[key] = value;
-        return error_of(api.take_lane(h, 1, s.dump()));
-    };
+    auto broken = [&](const char* key, const json& value) { return refused_with(api, h, good, key, value); };
     CHECK(broken("steps", -1) == lane1 + "'steps' is not a whole number of steps from 0 to 40");
     CHECK(broken("ppl", json::array({1, 2, 3})) == lane1 + "'ppl' has more than 2 seeds");
     CHECK(broken("icl", json::array({0.5, 0.5})) == lane1 + "'icl' has 2 numbers, not 1");
