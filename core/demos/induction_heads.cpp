@@ -155,9 +155,15 @@ public:
             if (offloaded(*r) && r->lane_steps < steps_) return true;
         return false;
     }
-    // Its own steps (a run's first slices then read as the whole session's, which the page
-    // carries drawn ahead; the control, the smaller model, is ahead of them as a rule).
-    double progress() const override { return steps_ ? (double)done_steps_ / steps_ : 1.0; }
+    // The slowest of its own steps and each offloaded lane's (as its last state had them):
+    // the bar reaches 1 when the run is done, not while it waits for the control.
+    double progress() const override {
+        if (!steps_) return 1.0;
+        int slowest = done_steps_;
+        for (const auto& r : runs_)
+            if (offloaded(*r)) slowest = std::min(slowest, r->lane_steps);
+        return (double)slowest / steps_;
+    }
     int lanes() const override { return (int)runs_.size(); }
     Status offload(int k) override {
         if (lane() != 0 || k < 1 || k >= lanes()) return Session::offload(k);

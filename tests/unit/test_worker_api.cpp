@@ -225,7 +225,7 @@ TEST_CASE("lanes: while the control's states are not in, its curves stop at step
     json r = call(api.step(h, 1000));  // all of its own steps; the control's never came
     CHECK(r["done"] == false);
     CHECK(r["waiting"] == true);
-    CHECK(r["progress"] == 1.0);  // its own steps
+    CHECK(r["progress"] == 0.0);  // the slower side's: none of the control's steps are in
     // The control's dashed curves hold only its evaluation at the start; the model's go on.
     int dashed = 0;
     for (const json& p : r["panels"])
@@ -241,12 +241,17 @@ TEST_CASE("lanes: while the control's states are not in, its curves stop at step
     CHECK(dashed == 3);
     // A lane that stopped on a problem stops the session with its message.
     const int l = call(api.start_lane("induction_heads", kLaneParams, "en", 5, 1))["handle"];
-    json state = call(api.step(l, 3))["state"];
-    state["error"] = "training diverged at step 3";
+    json state = call(api.step(l, 12))["state"];
+    REQUIRE(call(api.take_lane(h, 1, state.dump())) == json::object());
+    r = call(api.step(h, 1));
+    CHECK(r["waiting"] == true);
+    CHECK(r["progress"] == 12.0 / 30.0);  // the control's 12 of 30 steps
+    state = call(api.step(l, 3))["state"];
+    state["error"] = "training diverged at step 15";
     REQUIRE(call(api.take_lane(h, 1, state.dump())) == json::object());
     r = call(api.step(h, 1));
     CHECK(r["done"] == true);
-    CHECK(r["error"] == "training diverged at step 3");
+    CHECK(r["error"] == "training diverged at step 15");
 }
 
 TEST_CASE("lanes: what is not a lane, or not a lane's state, is refused by name") {
@@ -350,7 +355,7 @@ TEST_CASE("lanes: fast_weights waits for its delta model's lane, shows its seeds
     json r = call(api.step(h, 1000));  // both seeds of its own two models
     CHECK(r["done"] == false);
     CHECK(r["waiting"] == true);
-    CHECK(r["progress"] == 1.0);
+    CHECK(r["progress"] == 0.0);  // the slower side's: none of the lane's units are in
     REQUIRE(seed_rows(r).size() == 2);
     CHECK(seed_rows(r)[0][3] == "…");
     CHECK(scalar_of(r, "delta_k16").is_null());  // no seed of it yet: the mean is NaN
@@ -362,6 +367,7 @@ TEST_CASE("lanes: fast_weights waits for its delta model's lane, shows its seeds
     REQUIRE(call(api.take_lane(h, 1, lane["state"].dump())) == json::object());
     r = call(api.step(h, 1));
     CHECK(r["waiting"] == true);
+    CHECK(r["progress"] == 0.5);  // the lane's first seed: 20 of 2 × 20 units
     CHECK(seed_rows(r)[0][3] != "…");
     CHECK(seed_rows(r)[1][3] == "…");
     json state = call(api.step(l, 3, true))["state"];

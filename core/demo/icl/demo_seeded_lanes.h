@@ -4,6 +4,7 @@
 // momentum term. The demo trains, evaluates, writes its lane's state and takes it; this
 // counts the units and answers done, waiting, progress and offload the same way for both.
 #pragma once
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,12 @@ public:
     // Done when its own seeds are, and lane 1 (if trained elsewhere) has sent its last state.
     bool done() const override { return !error_.empty() || (seed_ >= seeds_ && !waiting()); }
     bool waiting() const override { return error_.empty() && seed_ >= seeds_ && offloaded_ && lane_units_ < units(); }
-    // Its own units.
-    double progress() const override { return seed_ >= seeds_ ? 1.0 : (double)units_done() / (double)units(); }
+    // The slower of its own units and, offloaded, lane 1's (as its last state had them): the
+    // bar reaches 1 when the run is done, not while it waits for the lane.
+    double progress() const override {
+        const double own = seed_ >= seeds_ ? 1.0 : (double)units_done() / (double)units();
+        return offloaded_ ? std::min(own, (double)lane_units_ / (double)units()) : own;
+    }
     int lanes() const override { return 2; }
     Status offload(int k) override {
         if (lane() != 0 || k != 1) return Session::offload(k);
