@@ -171,7 +171,7 @@ TEST_CASE("fast weights: linear and delta heads' backward match finite differenc
     std::vector<float> q = rand_vec(rng, T * hs, 1.0f), k = rand_vec(rng, T * hs, 1.0f),
                        v = rand_vec(rng, T * hs, 1.0f), G = rand_vec(rng, T * hs, 1.0f), beta(T);
     for (float& b : beta) b = rng.uniform(0.1f, 0.9f);
-    std::vector<float> scratch(2 * T * T + 5 * T * hs + 2 * T + hs), P(T * T), U(T * hs), O(T * hs);
+    std::vector<float> scratch(2 * T * T + 6 * T * hs + 3 * T + hs), P(T * T), U(T * hs), O(T * hs);
     for (AttentionKind kind : {AttentionKind::linear, AttentionKind::delta}) {
         CAPTURE(gpt::attention_kind_name(kind));
         auto loss = [&](const std::vector<float>& qq, const std::vector<float>& kk,
