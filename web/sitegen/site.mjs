@@ -185,7 +185,8 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
   // - An analytic demo (stage 'final'): its Result stepped to done — what the page's live
   //   run draws (at once, or when a demo that reads a checkpoint comes near the view).
   // - A training or evaluation demo, which waits for Run (stage 'first-step'): the Result
-  //   of the worker's first slice, step(handle, 1) — what Run draws first, the setup before
+  //   of the worker's first slice, step(handle, 1), with its lanes offloaded as the worker
+  //   offloads them to its helper — what Run draws first, the setup before
   //   training; never the finished run, which would answer the lesson's predict checks
   //   before the learner presses Run (and cost minutes of build). `caption` says so.
   // lesson.js draws it only when the URL does not set that demo up; the live run replaces it.
@@ -197,7 +198,10 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
     const key = `${lang} ${b.demo} ${params}`;
     if (!firstResults.has(key)) {
       putAssets(b.demo);
-      const { handle } = callCore('start', b.demo, params, lang, 1);
+      const { handle, lanes } = callCore('start', b.demo, params, lang, 1);
+      // lanes 1.. go to the worker's helper (web/src/worker.js, offloadLanes): so here too,
+      // or the first step's progress would count work the page does elsewhere
+      for (let k = 1; k < (lanes || 1); k++) callCore('offload', handle, k);
       let result;
       try {
         if (analytic) for (let i = 0; i < 1000 && !(result && result.done); i++) result = JSON.parse(core.step(handle, 1 << 16, true));
