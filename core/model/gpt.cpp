@@ -470,7 +470,7 @@ namespace {
 // goes through the same operations, in the same order, as the plain loop over i then c,
 // but stays in registers across i, where the plain loop stored and reloaded it every i
 // (the delta rule's backward was 19 % of `icl run fast_weights --set seeds=1` natively,
-// 14 % with this; the run 9-14 % faster). N is a compile-time chunk; the overload below
+// 14 % with this; the run 10-12 % faster). N is a compile-time chunk; the overload below
 // covers `width`.
 template <int N, bool SUB>
 void accumulate_rows(float* acc_out, const float* coef, const float* rows, size_t ld, int n) {
