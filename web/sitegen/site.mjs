@@ -199,13 +199,15 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
     if (!firstResults.has(key)) {
       putAssets(b.demo);
       const { handle, lanes } = callCore('start', b.demo, params, lang, 1);
-      // lanes 1.. go to the worker's helper (web/src/worker.js, offloadLanes): so here too,
-      // or the first step's progress would count work the page does elsewhere
-      for (let k = 1; k < (lanes || 1); k++) callCore('offload', handle, k);
       let result;
       try {
         if (analytic) for (let i = 0; i < 1000 && !(result && result.done); i++) result = JSON.parse(core.step(handle, 1 << 16, true));
-        else result = JSON.parse(core.step(handle, 1, true));
+        else {
+          // lanes 1.. go to the worker's helper (web/src/worker.js, offloadLanes): here too, so
+          // this step's progress is the page's (a lane's work counts once its state is in)
+          for (let k = 1; k < (lanes || 1); k++) callCore('offload', handle, k);
+          result = JSON.parse(core.step(handle, 1, true));
+        }
       } finally {
         core.drop(handle);
       }
