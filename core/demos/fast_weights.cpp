@@ -7,9 +7,10 @@
 // decomposition W_ZSL + ΔW_ICL, which in a linear model is an identity, not an
 // approximation).
 // Two lanes (Session::lanes): lane 1 is the delta-rule model, the costliest of the three
-// (natively, 500 steps of seed 1: softmax 5.6 s, linear 6.6 s, delta rule 10.2 s), so a
-// second worker training it leaves the page 0.5-0.65 of the one-worker wait on two cores
-// (bench/run web --lanes).
+// when the split was chosen (natively on a Zen 1, 500 steps of seed 1: softmax 5.6 s,
+// linear 6.6 s, delta rule 10.2 s; its backward has been faster since). A second worker
+// training it leaves the page 0.5-0.66 of the one-worker wait on two cores (bench/run web
+// --lanes, Zen 1 and Zen 5); in wasm the two lanes are near balance (docs/performance.md).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -31,7 +32,8 @@ constexpr int kPairs = tasks::kMaxShots + 1;  // training documents as long as t
 constexpr int kArms = 3;
 constexpr gpt::AttentionKind kKinds[kArms] = {gpt::AttentionKind::softmax, gpt::AttentionKind::linear,
                                                gpt::AttentionKind::delta};
-constexpr int kLaneArm = 2;  // lane 1's model: the delta rule (its step sizes β come with it)
+constexpr int kLinearArm = 1, kDeltaArm = 2;  // indices into kKinds
+constexpr int kLaneArm = kDeltaArm;  // lane 1's model: the delta rule (its step sizes β come with it)
 
 void mean_sd(const std::vector<double>& v, double& mean, double& sd) {
     mean = 0;
@@ -179,9 +181,9 @@ private:
         if (seed_ == 0) {
             for (int i = 0; i < kArms; ++i)
                 if (trains(i)) loss_curves_[i] = {arms_[(size_t)i].steps, arms_[(size_t)i].loss};
-            if (trains(1))
+            if (trains(kLinearArm))
                 if (Status st = read_fast_weights(); !st) return st;
-            if (trains(2))
+            if (trains(kDeltaArm))
                 if (Status st = read_betas(); !st) return st;
         }
         return Ok{};
@@ -191,7 +193,7 @@ private:
     // the fast-weight form of every head, split at the demonstrations.
     Status read_fast_weights() {
         const tasks::Suite& s = tasks::suite();
-        const gpt::Model& m = arms_[1].model;
+        const gpt::Model& m = arms_[kLinearArm].model;
         Rng rng(ctx_.seed, 63);
         const int task = s.find_task(ctx_.params.s("task"));
         tasks::PromptOptions po;
@@ -272,7 +274,7 @@ private:
         if (!prompt) return prompt.error();
         const std::vector<int>& tok = prompt.value().tokens;
         gpt::Activations acts;
-        if (Status st = gpt::forward(arms_[2].model, acts, tok.data(), nullptr, 1, (int)tok.size()); !st) return st;
+        if (Status st = gpt::forward(arms_[kDeltaArm].model, acts, tok.data(), nullptr, 1, (int)tok.size()); !st) return st;
         betas_.clear();
         const size_t n = (size_t)cfg_.heads * tok.size();
         for (int l = 0; l < cfg_.layers; ++l) {

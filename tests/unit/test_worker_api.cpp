@@ -166,6 +166,21 @@ std::string refused_with(icl::WorkerApi& api, int h, json good, const char* key,
     return error_of(api.take_lane(h, 1, good.dump()));
 }
 
+// Session h takes lane 1's state as the worker hands it over; h's next slice.
+json after_lane_state(icl::WorkerApi& api, int h, const json& state) {
+    REQUIRE(call(api.take_lane(h, 1, state.dump())) == json::object());
+    return call(api.step(h, 1));
+}
+
+// Lane session l's next state, sent with `error` set, ends session h with that message.
+void check_lane_error_ends_run(icl::WorkerApi& api, int h, int l, const std::string& error) {
+    json state = call(api.step(l, 3, true))["state"];
+    state["error"] = error;
+    const json r = after_lane_state(api, h, state);
+    CHECK(r["done"] == true);
+    CHECK(r["error"] == error);
+}
+
 // The same run with lane 1 in a session of its own: each slice steps lane 0 `main_budget`
 // steps and lane 1 `lane_budget`, and hands lane 1's state over as the worker does.
 json split_run(icl::WorkerApi& api, const std::string& params, int seed, int main_budget, int lane_budget,
@@ -241,17 +256,10 @@ TEST_CASE("lanes: while the control's states are not in, its curves stop at step
     CHECK(dashed == 3);
     // A lane that stopped on a problem stops the session with its message.
     const int l = call(api.start_lane("induction_heads", kLaneParams, "en", 5, 1))["handle"];
-    json state = call(api.step(l, 12))["state"];
-    REQUIRE(call(api.take_lane(h, 1, state.dump())) == json::object());
-    r = call(api.step(h, 1));
+    r = after_lane_state(api, h, call(api.step(l, 12))["state"]);
     CHECK(r["waiting"] == true);
     CHECK(r["progress"] == 12.0 / 30.0);  // the control's 12 of 30 steps
-    state = call(api.step(l, 3))["state"];
-    state["error"] = "training diverged at step 15";
-    REQUIRE(call(api.take_lane(h, 1, state.dump())) == json::object());
-    r = call(api.step(h, 1));
-    CHECK(r["done"] == true);
-    CHECK(r["error"] == "training diverged at step 15");
+    check_lane_error_ends_run(api, h, l, "training diverged at step 15");
 }
 
 TEST_CASE("lanes: what is not a lane, or not a lane's state, is refused by name") {
@@ -364,18 +372,12 @@ TEST_CASE("lanes: fast_weights waits for its delta model's lane, shows its seeds
     const int l = call(api.start_lane("fast_weights", kFastLaneParams, "en", 3, 1))["handle"];
     json lane = call(api.step(l, 20, true));
     REQUIRE(lane["state"]["steps"] == 20);
-    REQUIRE(call(api.take_lane(h, 1, lane["state"].dump())) == json::object());
-    r = call(api.step(h, 1));
+    r = after_lane_state(api, h, lane["state"]);
     CHECK(r["waiting"] == true);
     CHECK(r["progress"] == 0.5);  // the lane's first seed: 20 of 2 × 20 units
     CHECK(seed_rows(r)[0][3] != "…");
     CHECK(seed_rows(r)[1][3] == "…");
-    json state = call(api.step(l, 3, true))["state"];
-    state["error"] = "training diverged at step 23";
-    REQUIRE(call(api.take_lane(h, 1, state.dump())) == json::object());
-    r = call(api.step(h, 1));
-    CHECK(r["done"] == true);
-    CHECK(r["error"] == "training diverged at step 23");
+    check_lane_error_ends_run(api, h, l, "training diverged at step 23");
 }
 
 TEST_CASE("lanes: fast_weights refuses what is not its lane, or not its lane's state, by name") {
