@@ -10,7 +10,8 @@
 // when the split was chosen (natively on a Zen 1, 500 steps of seed 1: softmax 5.6 s,
 // linear 6.6 s, delta rule 10.2 s; its backward has been faster since). A second worker
 // training it leaves the page 0.5-0.66 of the one-worker wait on two cores (bench/run web
-// --lanes, Zen 1 and Zen 5); in wasm the two lanes are near balance (docs/performance.md).
+// --lanes, Zen 1 and Zen 5); in wasm lane 0 (softmax and linear) is the longer one, 17.3 s
+// against lane 1's 11.6 s at the defaults under node on a Zen 5 (docs/performance.md).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
