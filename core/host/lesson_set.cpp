@@ -94,9 +94,19 @@ void lint_one(const Source& s, const LintOptions& options, std::vector<Diagnosti
     }
     for (const Figure& f : s.lesson.figures) {
         const auto demos = demos_of(s.lesson);
-        if (std::none_of(demos.begin(), demos.end(), [&](const DemoBlock* d) { return d->name == f.instance; }))
+        const auto d = std::find_if(demos.begin(), demos.end(), [&](const DemoBlock* b) { return b->name == f.instance; });
+        if (d == demos.end()) {
             out.push_back({s.path, f.line, "figure " + f.text + " quotes demo instance '" + f.instance +
                                                "', which is not on this page", false});
+            continue;
+        }
+        const DemoDef* def = find_demo((*d)->demo);
+        if (!def || f.params.empty()) continue;
+        json params = (*d)->params.is_object() ? (*d)->params : json::object();
+        params.update(f.params);
+        if (auto valid = validate_params(def->params, params); !valid)
+            out.push_back({s.path, f.line, "figure " + f.text + " (" + f.source() + "): demo " + (*d)->demo + ": " +
+                                               valid.error().message, false});
     }
     const auto checks = checks_of(s.lesson);
     const bool has_demo = !demos_of(s.lesson).empty();
@@ -128,7 +138,7 @@ void lint_pair(const Source& en, const Source& ko, std::vector<Diagnostic>& out)
             break;
         }
     }
-    // The same figures quoted (value, tolerance, instance, scalar), in any order: a
+    // The same figures quoted (value, tolerance, instance and its changed parameters, scalar), in any order: a
     // translation may put them in another place in a sentence, not show another number
     // or hold it to another tolerance.
     const auto figure_list = [](const Lesson& l) {
@@ -136,7 +146,7 @@ void lint_pair(const Source& en, const Source& ko, std::vector<Diagnostic>& out)
         for (const Figure& f : l.figures) {
             std::ostringstream tol;
             tol << f.tol << (f.relative ? "%" : "");
-            v.push_back(f.text + " ±" + tol.str() + " @" + f.instance + ":" + f.scalar);
+            v.push_back(f.text + " ±" + tol.str() + " @" + f.source());
         }
         std::sort(v.begin(), v.end());
         return v;
@@ -172,19 +182,26 @@ void lint_pair(const Source& en, const Source& ko, std::vector<Diagnostic>& out)
     }
 }
 
-// The Result JSON of a demo instance of the page at seed 1, as `icl run` gives it; run
-// once per demo + params, cached across pages and languages. nullptr when the instance
-// is not on the page or its parameters are bad (reported by the parser / lint_one).
-const json* run_instance(const Source& s, const std::string& instance, std::map<std::string, json>& results) {
+// The Result JSON of a demo instance of the page at seed 1, as `icl run` gives it, with
+// `changed` over the instance's parameters (a figure's instance[...]); run once per demo +
+// params, cached across pages and languages. nullptr when the instance is not on the page
+// or its parameters are bad (reported by the parser / lint_one).
+const json* run_instance(const Source& s, const std::string& instance, std::map<std::string, json>& results,
+                         const json& changed = json::object()) {
     const uint64_t seed = 1;
     const DemoBlock* demo = nullptr;
     for (const DemoBlock* d : demos_of(s.lesson))
         if (d->name == instance) demo = d;
     if (!demo || !find_demo(demo->demo)) return nullptr;
-    const std::string key = demo->demo + " " + demo->params.dump();
+    json params = demo->params;
+    if (!changed.empty()) {
+        if (!params.is_object()) params = json::object();
+        params.update(changed);
+    }
+    const std::string key = demo->demo + " " + params.dump();
     if (!results.count(key)) {
         // (texts: none — only the numbers are read, to grade own-run checks)
-        auto session = start_demo(demo->demo, demo->params, Texts(), seed);
+        auto session = start_demo(demo->demo, params, Texts(), seed);
         if (!session) return nullptr;
         while (!session.value()->done()) session.value()->step(64);
         results[key] = to_json(session.value()->result());
@@ -196,9 +213,9 @@ const json* run_instance(const Source& s, const std::string& instance, std::map<
 // tolerance is an error (the text drifted from the demo, or the demo changed).
 void lint_figures(const Source& s, std::map<std::string, json>& results, std::vector<Diagnostic>& out) {
     for (const Figure& f : s.lesson.figures) {
-        const json* result = run_instance(s, f.instance, results);
+        const json* result = run_instance(s, f.instance, results, f.params);
         if (!result) continue;
-        const std::string prefix = "figure " + f.text + " (" + f.instance + ":" + f.scalar + "): ";
+        const std::string prefix = "figure " + f.text + " (" + f.source() + "): ";
         if (!result->at("error").get<std::string>().empty()) {
             out.push_back({s.path, f.line, prefix + "the demo failed: " + result->at("error").get<std::string>(), false});
             continue;

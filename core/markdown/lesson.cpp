@@ -317,7 +317,29 @@ std::string expand_figures(const std::string& md, int first_line, std::vector<Fi
             f.tol = *tolerance;
             f.instance = trim(rest.substr(0, colon));
             f.scalar = trim(rest.substr(colon + 1, pm - colon - 1));
+            // instance[name=value, ...]: the run's changed parameters, each read as a demo
+            // block's value is
+            std::string why_params;
+            const size_t bracket = f.instance.find('[');
+            if (bracket != std::string::npos) {
+                const std::string changed = f.instance.back() == ']' ? f.instance.substr(bracket + 1, f.instance.size() - bracket - 2) : "";
+                if (f.instance.back() != ']') why_params = "'[' without a closing ']' before the ':'";
+                else if (trim(changed).empty()) why_params = "no parameters between '[' and ']'";
+                f.instance = trim(f.instance.substr(0, bracket));
+                for (size_t p = 0; why_params.empty() && p <= changed.size();) {
+                    const size_t comma = std::min(changed.find(',', p), changed.size());
+                    const std::string pair = trim(changed.substr(p, comma - p));
+                    const size_t eq = pair.find('=');
+                    const std::string key = eq == std::string::npos ? "" : trim(pair.substr(0, eq));
+                    const std::string val = eq == std::string::npos ? "" : trim(pair.substr(eq + 1));
+                    if (!is_name(key, false) || val.empty()) why_params = "parameter '" + pair + "' is not name=value";
+                    else if (f.params.contains(key)) why_params = "parameter '" + key + "' is set twice";
+                    else f.params[key] = yaml_scalar(val);
+                    p = comma + 1;
+                }
+            }
             if (!is_name(f.instance, true)) bad("instance name '" + f.instance + "' must use only letters, digits, '-' and '_'");
+            else if (!why_params.empty()) bad(why_params);
             else if (f.scalar.empty()) bad("no scalar name");
             else figures.push_back(f);
         }
@@ -896,6 +918,13 @@ private:
 };
 
 }  // namespace
+
+std::string Figure::source() const {
+    std::string changed;
+    for (const auto& [key, value] : params.items())
+        changed += (changed.empty() ? "" : ",") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+    return instance + (changed.empty() ? "" : "[" + changed + "]") + ":" + scalar;
+}
 
 LessonParse parse_lesson_collect(const std::string& text, const std::string& file_name) {
     return Parser(text, file_name).run();

@@ -94,6 +94,19 @@ TEST_CASE("authoring guide: its demo and check examples parse, and every check t
     CHECK(std::any_of(quoted.begin(), quoted.end(), [](const icl::Figure& f) { return f.relative; }));
     for (const icl::Figure& f : quoted)
         CHECK_MESSAGE(instances.count(f.instance) == 1, "figure ", f.text, " quotes '", f.instance, "', no example instance");
+    // and one from a run with changed parameters, valid for its instance's demo
+    bool changed = false;
+    for (const icl::LessonBlock& block : parsed.lesson.blocks)
+        if (const auto* d = std::get_if<icl::DemoBlock>(&block))
+            for (const icl::Figure& f : quoted)
+                if (f.instance == d->name && !f.params.empty()) {
+                    changed = true;
+                    nlohmann::json params = d->params.is_object() ? d->params : nlohmann::json::object();
+                    params.update(f.params);
+                    const auto valid = icl::validate_params(icl::find_demo(d->demo)->params, params);
+                    CHECK_MESSAGE(valid, "figure ", f.text, ": ", valid ? std::string() : valid.error().message);
+                }
+    CHECK_MESSAGE(changed, "the guide has no figure from a run with changed parameters");
 }
 
 // Every ```markdown / ````markdown / `````markdown block of the guide: one that starts

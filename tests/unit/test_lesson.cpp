@@ -584,6 +584,23 @@ TEST_CASE("lesson: a quoted figure shows its value and records where it comes fr
     CHECK(first_error(with_body("A {{0.5 @p s ±1}}.\n")).find("no ':' between") != std::string::npos);
     CHECK(first_error(with_body("```check id=q type=truefalse answer=true\nQ\n---\nIt is {{1 @p:s ±-1}}.\n```\n"))
               .find(":10: figure '{{1 @p:s ±-1}}': tolerance '-1' is not") != std::string::npos);
+
+    // A run with some of the instance's parameters changed: instance[name=value, ...].
+    auto changed = icl::parse_lesson_collect(with_body("A {{2.5 @lesson_probe[ n=5 , opt=adam]:n times lr ±0.1}}.\n\n```demo lesson_probe\n```\n"),
+                                             "lessons/en/01-x.md");
+    REQUIRE_MESSAGE(changed.problems.empty(), changed.problems[0].message);
+    REQUIRE(changed.lesson.figures.size() == 1);
+    const icl::Figure& c = changed.lesson.figures[0];
+    CHECK(c.instance == "lesson_probe");
+    CHECK(c.params == nlohmann::json{{"n", 5}, {"opt", "adam"}});
+    CHECK(c.scalar == "n times lr");
+    CHECK(c.source() == "lesson_probe[n=5,opt=adam]:n times lr");
+    CHECK(a.source() == "lesson_probe:n times lr");
+    CHECK(first_error(with_body("A {{1 @p[n=5:s ±1}}.\n")).find("'[' without a closing ']'") != std::string::npos);
+    CHECK(first_error(with_body("A {{1 @p[]:s ±1}}.\n")).find("no parameters between '[' and ']'") != std::string::npos);
+    CHECK(first_error(with_body("A {{1 @p[n]:s ±1}}.\n")).find("parameter 'n' is not name=value") != std::string::npos);
+    CHECK(first_error(with_body("A {{1 @p[n=1,,lr=2]:s ±1}}.\n")).find("parameter '' is not name=value") != std::string::npos);
+    CHECK(first_error(with_body("A {{1 @p[n=1, n=2]:s ±1}}.\n")).find("parameter 'n' is set twice") != std::string::npos);
 }
 
 TEST_CASE("lessons lint: a quoted figure must name an instance of its page and match its demo within the tolerance") {
@@ -621,6 +638,20 @@ TEST_CASE("lessons lint: a quoted figure must name an instance of its page and m
     CHECK(text.find("en/01-first.md:7: figure 1 (lesson_probe:nope): ") != std::string::npos);
     CHECK(text.find("ko/01-first.md:1: quoted figures differ from " + (t.root / "en" / "01-first.md").string() +
                     ": only there 1 ±1 @lesson_probe:nope; only here 2 ±1 @lesson_probe:nope") != std::string::npos);
+
+    // A figure from a run with changed parameters: held to that run (n = 5: 2.5), its
+    // parameters checked against the demo's, and part of what en and ko must share.
+    t.write("en/01-first.md", with_figure("en", "{{2.5 @lesson_probe[n=5]:n times lr ±0.05}}"));
+    t.write("ko/01-first.md", with_figure("ko", "{{2.5 @lesson_probe[n=5]:n times lr ±0.05}}"));
+    const icl::LessonSet changed = icl::load_lesson_set(t.root.string(), run);
+    CHECK_MESSAGE(changed.problems.empty(), problems_text(changed));
+    t.write("en/01-first.md", with_figure("en", "{{1.5 @lesson_probe[n=5]:n times lr ±0.05}} {{1 @lesson_probe[n=50]:n times lr ±1}}"));
+    t.write("ko/01-first.md", with_figure("ko", "{{1.5 @lesson_probe:n times lr ±0.05}} {{1 @lesson_probe[n=50]:n times lr ±1}}"));
+    const std::string changed_text = problems_text(icl::load_lesson_set(t.root.string(), run));
+    CHECK(changed_text.find("en/01-first.md:7: figure 1.5 (lesson_probe[n=5]:n times lr): the demo gives 2.5 (seed 1)") != std::string::npos);
+    CHECK(changed_text.find("en/01-first.md:7: figure 1 (lesson_probe[n=50]:n times lr): demo lesson_probe: ") != std::string::npos);
+    CHECK(changed_text.find("only there 1.5 ±0.05 @lesson_probe[n=5]:n times lr; only here 1.5 ±0.05 @lesson_probe:n times lr") !=
+          std::string::npos);
 
     // The same value held to another tolerance in the translation is a mismatch too.
     t.write("en/01-first.md", with_figure("en", "{{1.5 @lesson_probe:n times lr ±0.05}}"));

@@ -135,15 +135,20 @@ struct CheckBlock {
 
 using LessonBlock = std::variant<HtmlBlock, DemoBlock, CheckBlock>;
 
-// A figure the text quotes from a demo instance: {{text @instance:scalar ±tol[%]}}.
+// A figure the text quotes from a demo instance: {{text @instance:scalar ±tol[%]}}, or
+// from a run of it with some parameters changed: {{text @instance[name=value, ...]:scalar ±tol}}
+// (a spread over more seeds than the page's block trains, say).
 struct Figure {
     int line = 0;             // where it stands in the source
     std::string text;         // what the page shows, e.g. "0.76"
     double value = 0;         // text as a number
     std::string instance;     // demo instance name on the page
+    nlohmann::json params = nlohmann::json::object();  // what the run changes of the instance's parameters
     std::string scalar;       // the demo's scalar it quotes
     double tol = 0;           // allowed |demo − value|; when relative, in percent of |value|
     bool relative = false;    // tol was written with %
+    // "instance:scalar", or "instance[name=value,...]:scalar" with the changed parameters
+    std::string source() const;
 };
 
 struct Lesson {
