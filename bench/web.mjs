@@ -26,6 +26,11 @@
 // page with the worker's helper switched off (its script served with the two-core test
 // made false: every lane trains in one worker, as before lanes); medians and spreads:
 //   lanes_page demo=<id> ms=<ms> (<lo>-<hi>) one_worker_ms=<ms> (<lo>-<hi>) ratio=<ms/one_worker_ms>
+// With --runs, only every English page's demos that wait for Run (the training ones): each
+// in a fresh context, Run pressed until the block is done, RUN_ROUNDS times; medians and
+// spreads, then the longest of the medians — every wait a learner's Run costs:
+//   run_page lesson=<id> demo=<instance> ms=<ms> (<lo>-<hi>)
+//   run_page_longest lesson=<id> demo=<instance> ms=<ms>
 //   browser_ui_pages=<n> (expected 0)   (the browser's own pages it opened meanwhile)
 //   web: <k> of <n> figures within budget
 import fs from 'node:fs';
@@ -37,6 +42,8 @@ const phaseOnly = process.argv.includes('--phase-change');  // only the phase ch
 const lanesOnly = process.argv.includes('--lanes');  // only the lanes' figures (bench/run web --lanes)
 const LANE_DEMOS = ['fast_weights', 'momentum_attention'];
 const LANE_ROUNDS = 3;
+const runsOnly = process.argv.includes('--runs');  // every Run to done (bench/run web --runs)
+const RUN_ROUNDS = 3;
 const BUDGET = { lessonBytes: 800000, firstResultMs: 500, labBytes: 4000000, phaseChangeMs: 10000 };
 const VIEWPORT = { width: 1280, height: 800 };
 const FIRST_VISITS = 3;  // a fresh context's first visit varies by ±40 % here: medians
@@ -162,7 +169,7 @@ try {
         || data.demos.some((d) => d.info.analytic && !(d.info.assets || []).length);
     }
   }
-  for (const lang of phaseOnly || lanesOnly ? [] : ['en', 'ko']) {
+  for (const lang of phaseOnly || lanesOnly || runsOnly ? [] : ['en', 'ko']) {
     for (const entry of index[lang]) {
       const url = `${origin}/${lang}/${entry.id}.html`;
       let bytes = null, ms = null, next = null, firsts = [], paints = [];
@@ -198,7 +205,7 @@ try {
   }
 
   const induction = index.en.find((e) => e.demos.includes('induction_heads'));
-  if (induction && !lanesOnly) {
+  if (induction && !lanesOnly && !runsOnly) {
     const context = await browser.newContext({ viewport: VIEWPORT });
     const page = await context.newPage();
     await page.goto(`${origin}/en/${induction.id}.html`);
@@ -223,7 +230,21 @@ try {
     await context.close();
   }
 
-  if (lanesOnly) {
+  if (runsOnly) {
+    let longest = null;
+    for (const entry of index.en) {
+      const html = fs.readFileSync(path.join(site, 'en', `${entry.id}.html`), 'utf8');
+      const data = JSON.parse(html.match(/<script type="application\/json" id="lesson-data">([\s\S]*?)<\/script>/)[1]);
+      for (const d of data.demos.filter((x) => !x.info.analytic)) {
+        const times = [];
+        for (let round = 0; round < RUN_ROUNDS; round += 1) times.push(await runToDone(`${origin}/en/${entry.id}.html`, d.name, false));
+        const ms = median(times);
+        console.log(`run_page lesson=${entry.id} demo=${d.name} ms=${ms} (${spread(times)})`);
+        if (!longest || ms > longest.ms) longest = { lesson: entry.id, demo: d.name, ms };
+      }
+    }
+    if (longest) console.log(`run_page_longest lesson=${longest.lesson} demo=${longest.demo} ms=${longest.ms}`);
+  } else if (lanesOnly) {
     for (const demo of LANE_DEMOS) {
       const entry = index.en.find((e) => fs.readFileSync(path.join(site, 'en', `${e.id}.html`), 'utf8')
         .includes(`data-instance="${demo}"`));
