@@ -159,10 +159,14 @@ try {
   const analyticOf = {};
 
   const index = JSON.parse(fs.readFileSync(path.join(site, 'index.json'), 'utf8'));
+  // A built page's text and its lesson data (the demos with their info)
+  const pageOf = (lang, id) => {
+    const html = fs.readFileSync(path.join(site, lang, `${id}.html`), 'utf8');
+    return { html, data: JSON.parse(html.match(/<script type="application\/json" id="lesson-data">([\s\S]*?)<\/script>/)[1]) };
+  };
   for (const lang of ['en', 'ko']) {
     for (const entry of index[lang]) {
-      const html = fs.readFileSync(path.join(site, lang, `${entry.id}.html`), 'utf8');
-      const data = JSON.parse(html.match(/<script type="application\/json" id="lesson-data">([\s\S]*?)<\/script>/)[1]);
+      const { html, data } = pageOf(lang, entry.id);
       // An analytic demo that reads a checkpoint waits until its block is near the view
       // (web/src/lesson.js): only one without files draws live at load.
       analyticOf[`${lang}/${entry.id}`] = html.includes('<script type="application/json" id="first-result">')
@@ -233,9 +237,7 @@ try {
   if (runsOnly) {
     let longest = null;
     for (const entry of index.en) {
-      const html = fs.readFileSync(path.join(site, 'en', `${entry.id}.html`), 'utf8');
-      const data = JSON.parse(html.match(/<script type="application\/json" id="lesson-data">([\s\S]*?)<\/script>/)[1]);
-      for (const d of data.demos.filter((x) => !x.info.analytic)) {
+      for (const d of pageOf('en', entry.id).data.demos.filter((x) => !x.info.analytic)) {
         const times = [];
         for (let round = 0; round < RUN_ROUNDS; round += 1) times.push(await runToDone(`${origin}/en/${entry.id}.html`, d.name, false));
         const ms = median(times);
@@ -246,7 +248,7 @@ try {
     if (longest) console.log(`run_page_longest lesson=${longest.lesson} demo=${longest.demo} ms=${longest.ms}`);
   } else if (lanesOnly) {
     for (const demo of LANE_DEMOS) {
-      const entry = index.en.find((e) => fs.readFileSync(path.join(site, 'en', `${e.id}.html`), 'utf8')
+      const entry = index.en.find((e) => pageOf('en', e.id).html
         .includes(`data-instance="${demo}"`));
       if (!entry) { console.log(`lanes_page demo=${demo} not in an English page`); continue; }
       const withLanes = [], oneWorker = [];
