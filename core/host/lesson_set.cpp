@@ -82,6 +82,14 @@ void lint_file_name(const Source& s, const std::string& base, std::vector<Diagno
                                        std::to_string(s.lesson.order) + " and id " + s.lesson.id + ")", false});
 }
 
+// A demo block's parameters with a figure's changes over them (none: the block's as they are)
+json with_changes(const DemoBlock& d, const json& changed) {
+    if (changed.empty()) return d.params;
+    json params = d.params.is_object() ? d.params : json::object();
+    params.update(changed);
+    return params;
+}
+
 void lint_one(const Source& s, const LintOptions& options, std::vector<Diagnostic>& out) {
     for (const DemoBlock* d : demos_of(s.lesson)) {
         const DemoDef* def = find_demo(d->demo);
@@ -102,9 +110,7 @@ void lint_one(const Source& s, const LintOptions& options, std::vector<Diagnosti
         }
         const DemoDef* def = find_demo((*d)->demo);
         if (!def || f.params.empty()) continue;
-        json params = (*d)->params.is_object() ? (*d)->params : json::object();
-        params.update(f.params);
-        if (auto valid = validate_params(def->params, params); !valid)
+        if (auto valid = validate_params(def->params, with_changes(**d, f.params)); !valid)
             out.push_back({s.path, f.line, "figure " + f.text + " (" + f.source() + "): demo " + (*d)->demo + ": " +
                                                valid.error().message, false});
     }
@@ -193,11 +199,7 @@ const json* run_instance(const Source& s, const std::string& instance, std::map<
     for (const DemoBlock* d : demos_of(s.lesson))
         if (d->name == instance) demo = d;
     if (!demo || !find_demo(demo->demo)) return nullptr;
-    json params = demo->params;
-    if (!changed.empty()) {
-        if (!params.is_object()) params = json::object();
-        params.update(changed);
-    }
+    const json params = with_changes(*demo, changed);
     const std::string key = demo->demo + " " + params.dump();
     if (!results.count(key)) {
         // (texts: none — only the numbers are read, to grade own-run checks)
