@@ -20,10 +20,10 @@
 // the worker's slices, each slice's JSON, its message to the page and the drawing all
 // included, as a learner waits for it:
 //   phase_change_page ms=<ms> (budget 10000) step=<s>
-// With --lanes, only the demos whose models train in two workers (core lanes, beyond
+// With --lanes, only the demos whose models train in workers of their own (core lanes, beyond
 // induction_heads' phase change above): each in its English lesson page, Run pressed until
 // the block is done, LANE_ROUNDS times as the site is, alternating with its anchor, the same
-// page with the worker's helper switched off (its script served with the two-core test
+// page with the worker's helpers switched off (its script served with the two-core test
 // made false: every lane trains in one worker, as before lanes); medians and spreads:
 //   lanes_page demo=<id> ms=<ms> (<lo>-<hi>) one_worker_ms=<ms> (<lo>-<hi>) ratio=<ms/one_worker_ms>
 // With --runs, only every English page's demos that wait for Run (the training ones): each

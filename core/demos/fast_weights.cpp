@@ -6,12 +6,12 @@
 // write into each head's fast weights, exact, token by token (Dai et al. 2023's
 // decomposition W_ZSL + ΔW_ICL, which in a linear model is an identity, not an
 // approximation).
-// Two lanes (Session::lanes): lane 1 is the delta-rule model, the costliest of the three
-// when the split was chosen (natively on a Zen 1, 500 steps of seed 1: softmax 5.6 s,
-// linear 6.6 s, delta rule 10.2 s; its backward has been faster since). A second worker
-// training it leaves the page 0.5-0.66 of the one-worker wait on two cores (bench/run web
-// --lanes, Zen 1 and Zen 5); in wasm lane 0 (softmax and linear) is the longer one, 17.3 s
-// against lane 1's 11.6 s at the defaults under node on a Zen 5 (docs/performance.md).
+// Three lanes (Session::lanes), one model each: lane 1 the delta rule, lane 2 softmax,
+// lane 0 the linear model (whose fast weights the panels read, so it stays with the
+// session). When there were two, lane 1 the delta rule and lane 0 softmax and linear, in
+// wasm lane 0 was the wait: 17.3 s against lane 1's 11.6 s at the defaults under node on
+// a Zen 5; a worker per model leaves the page the slowest model's time where there are
+// cores for them, and on two cores the three share them (docs/performance.md).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -33,8 +33,7 @@ constexpr int kPairs = tasks::kMaxShots + 1;  // training documents as long as t
 constexpr int kArms = 3;
 constexpr gpt::AttentionKind kKinds[kArms] = {gpt::AttentionKind::softmax, gpt::AttentionKind::linear,
                                                gpt::AttentionKind::delta};
-constexpr int kLinearArm = 1, kDeltaArm = 2;  // indices into kKinds
-constexpr int kLaneArm = kDeltaArm;  // lane 1's model: the delta rule (its step sizes β come with it)
+constexpr int kSoftmaxArm = 0, kLinearArm = 1, kDeltaArm = 2;  // indices into kKinds
 
 void mean_sd(const std::vector<double>& v, double& mean, double& sd) {
     mean = 0;
@@ -66,7 +65,7 @@ struct FastWeightView {
 class FastWeightsSession : public SeededLanesSession {
 public:
     FastWeightsSession(const DemoContext& ctx, gpt::Config cfg)
-        : SeededLanesSession("fast_weights", ctx.params.i("steps"), ctx.params.i("seeds"), ctx.lane, kLaneArm), ctx_(ctx), cfg_(std::move(cfg)) {
+        : SeededLanesSession("fast_weights", ctx.params.i("steps"), ctx.params.i("seeds"), ctx.lane, {kDeltaArm, kSoftmaxArm}), ctx_(ctx), cfg_(std::move(cfg)) {
         begin_seed();
     }
     // One unit = one AdamW step of each of the models this session trains, on the same
@@ -93,40 +92,46 @@ public:
             }
         }
     }
+    // A lane's model: its first seed's loss, every seed's shots curve and final loss, and
+    // the delta rule's step sizes β.
     nlohmann::json lane_state() const override {
         if (lane() == 0) return nullptr;
-        const auto lc = loss_curve(kLaneArm);
+        const int arm = lane_arm(lane());
+        const auto lc = loss_curve(arm);
         nlohmann::json state = lane_progress_json(lc.first, lc.second), curves = nlohmann::json::array();
-        for (const auto& c : curves_[kLaneArm]) curves.push_back(json_numbers(c));
+        for (const auto& c : curves_[arm]) curves.push_back(json_numbers(c));
         state["curves"] = curves;
-        state["final_loss"] = json_numbers(final_loss_[kLaneArm]);
-        state["betas"] = json_numbers(betas_);
+        state["final_loss"] = json_numbers(final_loss_[arm]);
+        if (arm == kDeltaArm) state["betas"] = json_numbers(betas_);
         return state;
     }
     Status take_lane(int k, const nlohmann::json& state) override {
-        if (lane() != 0 || k != 1 || !offloaded_) return Session::take_lane(k, state);
-        auto progress = read_lane_progress(state);
+        if (!takes_lane(k)) return Session::take_lane(k, state);
+        const int arm = lane_arm(k);
+        auto progress = read_lane_progress(k, state);
         if (!progress) return progress.error();
         if (!state.contains("curves") || !state["curves"].is_array() || (long long)state["curves"].size() > seeds_)
-            return lane_state_error("'curves' is not a list of at most " + std::to_string(seeds_) + " seeds");
+            return lane_state_error(k, "'curves' is not a list of at most " + std::to_string(seeds_) + " seeds");
         std::vector<std::vector<double>> curves;
         for (const auto& c : state["curves"]) {
             auto v = read_json_numbers(nlohmann::json{{"curve", c}}, "curve", tasks::kMaxShots + 1);
-            if (!v) return lane_state_error("'curves': " + v.error().message);
+            if (!v) return lane_state_error(k, "'curves': " + v.error().message);
             curves.push_back(v.value());
         }
         auto fl = read_json_numbers(state, "final_loss", (long)curves.size());
-        if (!fl) return lane_state_error(fl.error().message);
-        auto betas = read_json_numbers(state, "betas", -1);
-        if (!betas) return lane_state_error(betas.error().message);
-        if (!betas.value().empty() && (int)betas.value().size() != cfg_.layers)
-            return lane_state_error("'betas' has " + std::to_string(betas.value().size()) + " numbers, not 0 or " +
-                                    std::to_string(cfg_.layers));
-        loss_curves_[kLaneArm] = {progress.value().loss_steps, progress.value().loss};
-        curves_[kLaneArm] = std::move(curves);
-        final_loss_[kLaneArm] = fl.value();
-        betas_ = betas.value();
-        took_lane(progress.value());
+        if (!fl) return lane_state_error(k, fl.error().message);
+        if (arm == kDeltaArm) {
+            auto betas = read_json_numbers(state, "betas", -1);
+            if (!betas) return lane_state_error(k, betas.error().message);
+            if (!betas.value().empty() && (int)betas.value().size() != cfg_.layers)
+                return lane_state_error(k, "'betas' has " + std::to_string(betas.value().size()) + " numbers, not 0 or " +
+                                               std::to_string(cfg_.layers));
+            betas_ = betas.value();
+        }
+        loss_curves_[arm] = {progress.value().loss_steps, progress.value().loss};
+        curves_[arm] = std::move(curves);
+        final_loss_[arm] = fl.value();
+        took_lane(k, progress.value());
         return Ok{};
     }
     std::vector<Panel> panels() const override;
@@ -134,7 +139,7 @@ public:
 private:
     static constexpr int kBatch = 16;
 
-    void drop_lane_model() override { arms_[kLaneArm].trainer.reset(); }
+    void drop_model(int arm) override { arms_[(size_t)arm].trainer.reset(); }
 
     // Arm i's training loss: the first seed's, or while it trains, the curve so far.
     std::pair<std::vector<double>, std::vector<double>> loss_curve(int i) const {
@@ -336,7 +341,12 @@ std::vector<Panel> FastWeightsSession::panels() const {
     sc.items.push_back({"demo_share", view_.demo_share, "", msg("linear_model_w_icl")});
     for (size_t l = 0; l < betas_.size(); ++l)
         sc.items.push_back({"delta_beta_L" + std::to_string(l), betas_[l], "", msg("delta_model_mean_step", {{"layer", (int)l}})});
-    sc.items.push_back({"seeds_done", (double)curves_[0].size(), "", msg("seeds_finished")});
+    size_t seeds_all = curves_[0].size(), seeds_any = 0;  // every model has finished; some model has
+    for (int i = 0; i < kArms; ++i) {
+        seeds_all = std::min(seeds_all, curves_[i].size());
+        seeds_any = std::max(seeds_any, curves_[i].size());
+    }
+    sc.items.push_back({"seeds_done", (double)seeds_all, "", msg("seeds_finished")});
     panels.push_back(sc);
 
     LinesPanel loss{msg("training_loss_first_seed"), "step", "nats", false, false, {}};
@@ -383,10 +393,10 @@ std::vector<Panel> FastWeightsSession::panels() const {
 
     TablePanel t{msg("per_seed_accuracy_at"),
                  {msg("seed"), "softmax", "linear", "delta rule"}, {}};
-    for (size_t sd = 0; sd < curves_[0].size(); ++sd) {
+    for (size_t sd = 0; sd < seeds_any; ++sd) {
         std::vector<std::string> row{std::to_string(sd)};
         for (int i = 0; i < kArms; ++i) {
-            if (sd >= curves_[i].size()) {  // the delta model's lane has not finished this seed yet
+            if (sd >= curves_[i].size()) {  // this model's lane has not finished this seed yet
                 row.push_back("…");
                 continue;
             }

@@ -37,7 +37,7 @@ struct Arm {  // one model of a pair
 class MomentumSession : public SeededLanesSession {
 public:
     MomentumSession(const DemoContext& ctx, gpt::Config cfg)
-        : SeededLanesSession("momentum_attention", ctx.params.i("steps"), ctx.params.i("seeds"), ctx.lane, kLaneArm), ctx_(ctx), cfg_(cfg) {
+        : SeededLanesSession("momentum_attention", ctx.params.i("steps"), ctx.params.i("seeds"), ctx.lane, {kLaneArm}), ctx_(ctx), cfg_(cfg) {
         begin_seed();
     }
     // One unit = one AdamW step of each model of the current seed this session trains.
@@ -75,23 +75,23 @@ public:
         return state;
     }
     Status take_lane(int k, const nlohmann::json& state) override {
-        if (lane() != 0 || k != 1 || !offloaded_) return Session::take_lane(k, state);
-        auto progress = read_lane_progress(state);
+        if (!takes_lane(k)) return Session::take_lane(k, state);
+        auto progress = read_lane_progress(k, state);
         if (!progress) return progress.error();
         auto ppl = read_json_numbers(state, "ppl", -1);
-        if (!ppl) return lane_state_error(ppl.error().message);
-        if ((long long)ppl.value().size() > seeds_) return lane_state_error("'ppl' has more than " + std::to_string(seeds_) + " seeds");
+        if (!ppl) return lane_state_error(k, ppl.error().message);
+        if ((long long)ppl.value().size() > seeds_) return lane_state_error(k, "'ppl' has more than " + std::to_string(seeds_) + " seeds");
         const long n = (long)ppl.value().size();
         auto icl = read_json_numbers(state, "icl", n), zero = read_json_numbers(state, "zero", n),
              prev = read_json_numbers(state, "prev", n);
         for (const auto* v : {&icl, &zero, &prev})
-            if (!*v) return lane_state_error(v->error().message);
+            if (!*v) return lane_state_error(k, v->error().message);
         curves_[kLaneArm] = {progress.value().loss_steps, progress.value().loss};
         ppl_[kLaneArm] = ppl.value();
         icl_[kLaneArm] = icl.value();
         zero_[kLaneArm] = zero.value();
         prev_[kLaneArm] = prev.value();
-        took_lane(progress.value());
+        took_lane(k, progress.value());
         return Ok{};
     }
     std::vector<Panel> panels() const override;
@@ -99,7 +99,7 @@ public:
 private:
     static constexpr int kBatch = 16;
 
-    void drop_lane_model() override { arms_[kLaneArm].trainer.reset(); }
+    void drop_model(int arm) override { arms_[(size_t)arm].trainer.reset(); }
 
     // Arm i's training loss: the first seed's, or while it trains, the curve so far.
     std::pair<std::vector<double>, std::vector<double>> loss_curve(int i) const {

@@ -934,6 +934,38 @@ await test('a training demo streams a Result at most every 250 ms and its last o
   await context.close();
 });
 
+// fast_weights trains each of its three models in a worker of its own (lanes 1 and 2 in two
+// helpers); the page's last Result is the one the same wasm core gives trained in one.
+await test('fast_weights trains its three models in three workers to the one-worker Result', async () => {
+  const context = await newContext({ viewport: { width: 1100, height: 900 } });
+  const page = await context.newPage();
+  const workers = [];
+  page.on('worker', (w) => workers.push(w.url()));
+  const lesson = index.en.find((e) => fs.readFileSync(path.join(site, 'en', `${e.id}.html`), 'utf8').includes('data-instance="fast_weights"'));
+  await page.goto(`${origin}/en/${lesson.id}.html?fast_weights.steps=40&fast_weights.seeds=2&fast_weights.width=16&fast_weights.sequences=1`);
+  const sel = 'section.demo[data-instance="fast_weights"]';
+  await page.waitForFunction((s) => document.body.dataset.ready === 'true' && document.querySelector(s).dataset.state === 'idle',
+    sel, { timeout: DEMO_TIMEOUT_MS, polling: 50 });
+  await page.locator(`${sel} button.run`).click();
+  await page.waitForFunction((s) => document.querySelector(s).dataset.state === 'done', sel, { timeout: TRAINING_TIMEOUT_MS, polling: 50 });
+  expect(workers.length === 3 && workers.every((u) => u.endsWith('/assets/worker.js')), `workers: ${workers.join(', ')}`);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`${sel} .demo-export button`, { hasText: 'JSON' }).click()]);
+  const shown = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+  const core = await require(path.join(site, 'assets', 'icl_core.js'))({ wasmBinary: fs.readFileSync(path.join(site, 'assets', 'icl_core.wasm')) });
+  for (const name of ['en/catalogue/common.json', 'en/catalogue/fast_weights.json'])
+    core.put_asset(name, new Uint8Array(fs.readFileSync(path.join(site, 'lessons', name))));
+  const { handle } = JSON.parse(core.start('fast_weights', JSON.stringify(shown.params), 'en', 1));
+  let alone = {};
+  while (!alone.done) alone = JSON.parse(core.step(handle, 1000, false));
+  expect(shown.params.steps === 40 && shown.params.seeds === 2 && shown.result.done && alone.error === '',
+    `params ${JSON.stringify(shown.params)}, error ${alone.error}`);
+  const seeds = shown.result.panels.find((p) => p.kind === 'table').rows;
+  expect(seeds.length === 2 && seeds.every((row) => !row.includes('…')), `the per-seed table: ${JSON.stringify(seeds)}`);
+  expect(JSON.stringify(shown.result.panels) === JSON.stringify(alone.panels), 'the page\'s last Result differs from the one-worker run\'s');
+  expectNoErrors(context, 'fast_weights run');
+  await context.close();
+});
+
 await test('review: a check answered wrongly comes back as due on the index and the review page (fixed clock)', async () => {
   const context = await clockedContext();
   const page = await context.newPage();

@@ -181,27 +181,34 @@ void check_lane_error_ends_run(icl::WorkerApi& api, int h, int l, const std::str
     CHECK(r["error"] == error);
 }
 
-// The same run with lane 1 in a session of its own: each slice steps lane 0 `main_budget`
-// steps and lane 1 `lane_budget`, and hands lane 1's state over as the worker does.
+// The same run with each lane 1.. in a session of its own: each slice steps lane 0
+// `main_budget` steps and every other lane `lane_budget`, and hands each lane's state over
+// as the worker does. `lanes`: how many the session must have.
 json split_run(icl::WorkerApi& api, const std::string& params, int seed, int main_budget, int lane_budget,
-               bool* waited = nullptr, const std::string& demo = "induction_heads") {
+               bool* waited = nullptr, const std::string& demo = "induction_heads", int lanes = 2) {
     const json started = call(api.start(demo, params, "en", seed));
-    REQUIRE(started["lanes"] == 2);
+    REQUIRE(started["lanes"] == lanes);
     const int h = started["handle"];
-    REQUIRE(call(api.offload(h, 1)) == json::object());
-    const int l = call(api.start_lane(demo, params, "en", seed, 1))["handle"];
-    json r, lane;
+    std::vector<int> handles;
+    for (int k = 1; k < lanes; ++k) {
+        REQUIRE(call(api.offload(h, k)) == json::object());
+        handles.push_back(call(api.start_lane(demo, params, "en", seed, k))["handle"]);
+    }
+    std::vector<json> last(handles.size());
+    json r;
     for (int slice = 0; slice < 1000 && !(r.is_object() && r.value("done", false)); ++slice) {
-        if (!(lane.is_object() && lane.value("done", false))) {
-            lane = call(api.step(l, lane_budget, slice % 3 == 0));  // a state on some slices, and the last
-            REQUIRE(lane["lane"] == 1);
-            if (lane.contains("state")) REQUIRE(call(api.take_lane(h, 1, lane["state"].dump())) == json::object());
+        for (int k = 1; k < lanes; ++k) {
+            json& lane = last[(size_t)k - 1];
+            if (lane.is_object() && lane.value("done", false)) continue;
+            lane = call(api.step(handles[(size_t)k - 1], lane_budget, (slice + k) % 3 == 0));  // a state on some slices, and the last
+            REQUIRE(lane["lane"] == k);
+            if (lane.contains("state")) REQUIRE(call(api.take_lane(h, k, lane["state"].dump())) == json::object());
         }
         r = call(api.step(h, main_budget));
         if (waited && r.value("waiting", false)) *waited = true;
     }
     api.drop(h);
-    api.drop(l);
+    for (int l : handles) api.drop(l);
     return r;
 }
 }  // namespace
@@ -330,22 +337,27 @@ json seed_rows(const json& result) {
 }
 }  // namespace
 
-TEST_CASE("lanes: fast_weights' delta-rule model trained as a lane of its own ends in the whole session's Result") {
+TEST_CASE("lanes: fast_weights' delta-rule and softmax models trained as lanes of their own end in the whole session's Result") {
     icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");
     icl::WorkerApi api;
     const json whole = whole_run(api, kFastLaneParams, 3, "fast_weights");
     REQUIRE(whole["done"] == true);
     REQUIRE(whole["error"] == "");
     bool waited = false;
-    const json ahead = split_run(api, kFastLaneParams, 3, 2, 7, nullptr, "fast_weights");
-    const json behind = split_run(api, kFastLaneParams, 3, 9, 1, &waited, "fast_weights");
+    const json ahead = split_run(api, kFastLaneParams, 3, 2, 7, nullptr, "fast_weights", 3);
+    const json behind = split_run(api, kFastLaneParams, 3, 9, 1, &waited, "fast_weights", 3);
     CHECK(waited);
     CHECK(ahead == whole);
     CHECK(behind == whole);
-    // The lane's numbers are there: its β, its seeds' accuracies, its loss curve.
+    // The lanes' numbers are there: the delta rule's β, both models' seeds' accuracies, the
+    // paired differences that need softmax's, the loss curves.
     CHECK(scalar_of(whole, "delta_beta_L1").is_number());
     CHECK(scalar_of(whole, "delta_k16").is_number());
+    CHECK(scalar_of(whole, "softmax_k16").is_number());
+    CHECK(scalar_of(whole, "linear_minus_softmax_k16").is_number());
+    CHECK(scalar_of(whole, "seeds_done") == 2);
     REQUIRE(seed_rows(whole).size() == 2);
+    CHECK(seed_rows(whole)[1][1] != "…");
     CHECK(seed_rows(whole)[1][3] != "…");
     bool delta_loss = false;
     for (const json& p : whole["panels"])
@@ -378,6 +390,36 @@ TEST_CASE("lanes: fast_weights waits for its delta model's lane, shows its seeds
     CHECK(seed_rows(r)[0][3] != "…");
     CHECK(seed_rows(r)[1][3] == "…");
     check_lane_error_ends_run(api, h, l, "training diverged at step 23");
+
+    // Both lanes offloaded: the session trains the linear model alone; a seed of the delta
+    // rule's lane fills its column only, and the seeds every model has finished stay 0.
+    const int h2 = call(api.start("fast_weights", kFastLaneParams, "en", 3))["handle"];
+    REQUIRE(call(api.offload(h2, 1)) == json::object());
+    REQUIRE(call(api.offload(h2, 2)) == json::object());
+    r = call(api.step(h2, 1000));
+    CHECK(r["waiting"] == true);
+    CHECK(r["progress"] == 0.0);
+    REQUIRE(seed_rows(r).size() == 2);
+    CHECK(seed_rows(r)[0][1] == "…");  // softmax
+    CHECK(seed_rows(r)[0][2] != "…");  // linear: its own
+    CHECK(scalar_of(r, "softmax_k16").is_null());
+    const int l1 = call(api.start_lane("fast_weights", kFastLaneParams, "en", 3, 1))["handle"];
+    r = after_lane_state(api, h2, call(api.step(l1, 40, true))["state"]);  // both of its seeds
+    CHECK(r["waiting"] == true);
+    CHECK(r["progress"] == 0.0);  // the softmax lane's: none of its units are in
+    CHECK(seed_rows(r)[1][3] != "…");
+    CHECK(seed_rows(r)[1][1] == "…");
+    CHECK(scalar_of(r, "seeds_done") == 0);
+    const int l2 = call(api.start_lane("fast_weights", kFastLaneParams, "en", 3, 2))["handle"];
+    const json soft = call(api.step(l2, 40, true));
+    REQUIRE(soft["lane"] == 2);
+    CHECK_FALSE(soft["state"].contains("betas"));  // the delta rule's, not softmax's
+    REQUIRE(call(api.take_lane(h2, 2, soft["state"].dump())) == json::object());
+    r = call(api.step(h2, 1));
+    CHECK(r["done"] == true);
+    CHECK(r["error"] == "");
+    CHECK(scalar_of(r, "seeds_done") == 2);
+    CHECK(r == whole_run(api, kFastLaneParams, 3, "fast_weights"));
 }
 
 TEST_CASE("lanes: fast_weights refuses what is not its lane, or not its lane's state, by name") {
@@ -385,14 +427,18 @@ TEST_CASE("lanes: fast_weights refuses what is not its lane, or not its lane's s
     icl::WorkerApi api;
     const int h = call(api.start("fast_weights", kFastLaneParams, "en", 2))["handle"];
     CHECK(error_of(api.take_lane(h, 1, "{}")) == "fast_weights computes no lane 1 elsewhere");
-    CHECK(error_of(api.offload(h, 2)) == "fast_weights has no lane 2 to hand to another worker");
-    CHECK(error_of(api.start_lane("fast_weights", kFastLaneParams, "en", 2, 2)) ==
-          "fast_weights: these parameters give 2 lane(s); there is no lane 2");
+    CHECK(error_of(api.take_lane(h, 2, "{}")) == "fast_weights computes no lane 2 elsewhere");
+    CHECK(error_of(api.offload(h, 3)) == "fast_weights has no lane 3 to hand to another worker");
+    CHECK(error_of(api.offload(h, 0)) == "fast_weights has no lane 0 to hand to another worker");
+    CHECK(error_of(api.start_lane("fast_weights", kFastLaneParams, "en", 2, 3)) ==
+          "fast_weights: these parameters give 3 lane(s); there is no lane 3");
     const int stepped = call(api.start("fast_weights", kFastLaneParams, "en", 2))["handle"];
     call(api.step(stepped, 1));
     CHECK(error_of(api.offload(stepped, 1)) == "fast_weights: lane 1 can only be offloaded before the first step");
+    CHECK(error_of(api.offload(stepped, 2)) == "fast_weights: lane 2 can only be offloaded before the first step");
 
     REQUIRE(call(api.offload(h, 1)) == json::object());
+    REQUIRE(call(api.offload(h, 2)) == json::object());
     const int l = call(api.start_lane("fast_weights", kFastLaneParams, "en", 2, 1))["handle"];
     const json good = call(api.step(l, 20, true))["state"];  // its first seed done
     REQUIRE(good["curves"].size() == 1);
@@ -409,10 +455,21 @@ TEST_CASE("lanes: fast_weights refuses what is not its lane, or not its lane's s
     CHECK(broken("final_loss", json::array({1.0, 2.0})) == lane1 + "'final_loss' has 2 numbers, not 1");
     CHECK(broken("betas", json::array({0.1, 0.2, 0.3})) == lane1 + "'betas' has 3 numbers, not 0 or 2");
     CHECK(broken("betas", "<img src=x>") == lane1 + "'betas' is not a list");
-    // A refused state changes nothing: the good one stands.
+    // A refused state changes nothing: the good one stands (its seed's row, the delta rule's
+    // column filled in; the session's own first seed and softmax's lane are not in yet).
     const json r = call(api.step(h, 1));
     CHECK(r["error"] == "");
-    CHECK(seed_rows(r).size() == 0);  // its own first seed is not done yet
+    REQUIRE(seed_rows(r).size() == 1);
+    CHECK(seed_rows(r)[0][3] != "…");
+    CHECK(seed_rows(r)[0][1] == "…");
+    // Lane 2's (softmax) state is refused in lane 2's words.
+    const int l2 = call(api.start_lane("fast_weights", kFastLaneParams, "en", 2, 2))["handle"];
+    const json good2 = call(api.step(l2, 20, true))["state"];
+    REQUIRE(call(api.take_lane(h, 2, good2.dump())) == json::object());
+    json bad2 = good2;
+    bad2["curves"] = json::array({json::array({0.5})});
+    CHECK(error_of(api.take_lane(h, 2, bad2.dump())) == "fast_weights: lane 2's state: 'curves': 'curve' has 1 numbers, not 17");
+    CHECK(error_of(api.take_lane(h, 3, good2.dump())) == "fast_weights computes no lane 3 elsewhere");
 }
 
 TEST_CASE("lanes: momentum_attention's momentum model trained as a lane of its own ends in the whole session's Result") {

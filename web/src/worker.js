@@ -14,9 +14,10 @@
 //                 {type: 'failed', run, message}              (could not start / crashed)
 //
 // A run whose core session has lanes (icl/demo.h's Session::lanes: induction_heads' 1-layer
-// control) hands lanes 1.. to a helper: this same script in a second worker, made on first
-// need, which trains them side by side and sends their states back (WorkerApi's offload,
-// start_lane, take_lane). The page sees one run; its last Result is the one-worker Result.
+// control, fast_weights' delta-rule and softmax models) hands each lane k >= 1 to helper k:
+// this same script in another worker, made on first need, which trains it side by side and
+// sends its states back (WorkerApi's offload, start_lane, take_lane); lane k of every run
+// goes to the same helper k. The page sees one run; its last Result is the one-worker Result.
 /* global IclCore, importScripts */
 'use strict';
 // The wasm core's bytes are asked for before its loader script, so the two travel at
@@ -39,24 +40,27 @@ const runs = new Map();  // run id -> {handle, budget, started, posted, lanes: [
 let ticking = false;
 const wake = new MessageChannel();
 
-// ---- the helper: lanes 1.. of a run, in a second worker ------------------------------
+// ---- the helpers: lane k of a run in helper k, a worker of its own ----------------------
 const HELPER_NAME = 'icl-lanes';
-let helper = null;          // its Worker; false where there is none (one core, a helper itself, it failed)
+const helpers = [];         // [k]: helper k's Worker; false where there is none (it failed)
 let nextLane = 1;
 const laneOf = new Map();   // lane run id -> {run, lane}
 
-function helperWorker() {
-  if (helper !== null) return helper || null;
-  helper = false;
-  if (self.name === HELPER_NAME || typeof Worker !== 'function' || (navigator.hardwareConcurrency || 2) < 2) return null;
+// Helper k, made on first need; null where there are none (one core, a helper itself).
+function helperWorker(k) {
+  if (self.name.startsWith(HELPER_NAME) || typeof Worker !== 'function' || (navigator.hardwareConcurrency || 2) < 2) return null;
+  if (helpers[k] !== undefined) return helpers[k] || null;
+  helpers[k] = false;
+  let w;
   try {
-    helper = new Worker(self.location.href, { name: HELPER_NAME });
+    w = new Worker(self.location.href, { name: `${HELPER_NAME}-${k}` });
   } catch (e) {
     return null;
   }
-  helper.onmessage = (e) => fromHelper(e.data);
-  helper.onerror = (e) => { e.preventDefault(); helperFailed(e.message || 'it could not start'); };
-  return helper;
+  w.onmessage = (e) => fromHelper(k, e.data);
+  w.onerror = (e) => { e.preventDefault(); helperFailed(k, e.message || 'it could not start'); };
+  helpers[k] = w;
+  return w;
 }
 
 // A run whose lane failed fails with the lane's message.
@@ -66,17 +70,21 @@ function failRun(run, message) {
   drop(run);
 }
 
-function helperFailed(message) {
-  const w = helper;
-  helper = false;  // later runs train every lane here
+function helperFailed(k, message) {
+  const w = helpers[k];
+  helpers[k] = false;  // later runs train lane k here
   if (w) w.terminate();
-  const lost = [...new Set([...laneOf.values()].map((l) => l.run))];
-  laneOf.clear();
-  for (const run of lost) failRun(run, `the second worker stopped: ${message}`);
+  const lost = new Set();
+  for (const [id, link] of laneOf) {
+    if (link.lane !== k) continue;
+    laneOf.delete(id);
+    lost.add(link.run);
+  }
+  for (const run of lost) failRun(run, `the worker of lane ${k} stopped: ${message}`);
 }
 
-function fromHelper(msg) {
-  if (msg.type === 'fatal') { helperFailed(msg.message); return; }
+function fromHelper(k, msg) {
+  if (msg.type === 'fatal') { helperFailed(k, msg.message); return; }
   const link = laneOf.get(msg.run);
   if (!link) return;  // a lane of a run stopped meanwhile
   if (msg.type === 'failed') { failRun(link.run, msg.message); return; }
@@ -92,15 +100,17 @@ function fromHelper(msg) {
   schedule();
 }
 
-// After core.start: hands lanes 1.. of a run to the helper, where there is one.
+// After core.start: hands each lane k >= 1 of a run to helper k, where there is one.
 function offloadLanes(run, r, msg, lanes) {
-  if (!(lanes > 1) || msg.lane || !helperWorker()) return;
+  if (!(lanes > 1) || msg.lane) return;
   for (let k = 1; k < lanes; k++) {
-    if (parse(core.offload(r.handle, k)).error) continue;  // then this worker trains it
+    const w = helperWorker(k);
+    if (!w) continue;  // then this worker trains it
+    if (parse(core.offload(r.handle, k)).error) continue;
     const id = `lane-${nextLane++}`;
     laneOf.set(id, { run, lane: k });
     r.lanes.push(id);
-    helper.postMessage({ type: 'run', run: id, demo: msg.demo, params: msg.params, lang: msg.lang, seed: msg.seed ?? 1, lane: k });
+    w.postMessage({ type: 'run', run: id, demo: msg.demo, params: msg.params, lang: msg.lang, seed: msg.seed ?? 1, lane: k });
   }
 }
 
@@ -112,10 +122,11 @@ function parse(text) {
   }
 }
 
-// Ends a run's session here and its lanes in the helper.
+// Ends a run's session here and its lanes in their helpers.
 function end(r) {
   for (const id of r.lanes) {
-    if (laneOf.delete(id) && helper) helper.postMessage({ type: 'stop', run: id });
+    const link = laneOf.get(id);
+    if (link && laneOf.delete(id) && helpers[link.lane]) helpers[link.lane].postMessage({ type: 'stop', run: id });
   }
   try { core.drop(r.handle); } catch (e) { /* the module is past saving; the page restarts the worker */ }
 }
