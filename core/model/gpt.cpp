@@ -466,19 +466,19 @@ void linear_head_backward(float* dq, float* dk, float* dv, const float* dO, cons
 }
 
 namespace {
-// acc (N) ∓= Σ_{i<n} coef[i] · rows[i] (N floats each, ld apart), i ascending: each acc[c]
-// goes through the same operations, in the same order, as the plain loop over i then c,
-// but stays in registers across i, where the plain loop stored and reloaded it every i
-// (the delta rule's backward was 19 % of `icl run fast_weights --set seeds=1` natively,
-// 14 % with this; the run 10-12 % faster). N is a compile-time chunk; the overload below
-// covers `width`.
+// acc (N) ∓= Σ_{i<n} coef[i·cs] · rows[i·ld] (N floats each), i ascending (a negative
+// stride walks back): each acc[c] goes through the same operations, in the same order, as
+// the plain loop over i then c, but stays in registers across i, where the plain loop
+// stored and reloaded it every i (the delta rule's backward was 19 % of `icl run
+// fast_weights --set seeds=1` natively, 14 % with this; the run 10-12 % faster). N is a
+// compile-time chunk; the overload below covers `width`.
 template <int N, bool SUB>
-void accumulate_rows(float* acc_out, const float* coef, const float* rows, size_t ld, int n) {
+void accumulate_rows(float* acc_out, const float* coef, ptrdiff_t cs, const float* rows, ptrdiff_t ld, int n) {
     float acc[N];
     for (int c = 0; c < N; ++c) acc[c] = acc_out[c];
     for (int i = 0; i < n; ++i) {
-        const float a = coef[i];
-        const float* row = rows + (size_t)i * ld;
+        const float a = coef[i * cs];
+        const float* row = rows + i * ld;
         for (int c = 0; c < N; ++c) {
             if (SUB) acc[c] -= a * row[c];
             else acc[c] += a * row[c];
@@ -487,16 +487,16 @@ void accumulate_rows(float* acc_out, const float* coef, const float* rows, size_
     for (int c = 0; c < N; ++c) acc_out[c] = acc[c];
 }
 template <bool SUB>
-void accumulate_rows(float* acc, int width, const float* coef, const float* rows, size_t ld, int n) {
+void accumulate_rows(float* acc, int width, const float* coef, ptrdiff_t cs, const float* rows, ptrdiff_t ld, int n) {
     int c = 0;
-    for (; c + 16 <= width; c += 16) accumulate_rows<16, SUB>(acc + c, coef, rows + c, ld, n);
-    for (; c < width; ++c) accumulate_rows<1, SUB>(acc + c, coef, rows + c, ld, n);
+    for (; c + 16 <= width; c += 16) accumulate_rows<16, SUB>(acc + c, coef, cs, rows + c, ld, n);
+    for (; c < width; ++c) accumulate_rows<1, SUB>(acc + c, coef, cs, rows + c, ld, n);
 }
 
 // u_j = β_j (v_j − Σ_{i<j} G_ji u_i); r (hs) gets v_j − Σ_{i<j} G_ji u_i
 void delta_residual(float* r, const float* G, const float* U, const float* v, int j, int T, int hs) {
     std::copy_n(v + (size_t)j * hs, hs, r);
-    accumulate_rows<true>(r, hs, G + (size_t)j * T, U, hs, j);
+    accumulate_rows<true>(r, hs, G + (size_t)j * T, 1, U, hs, j);
 }
 }  // namespace
 
@@ -533,8 +533,7 @@ void delta_head_backward(float* dq, float* dk, float* dv, float* dbeta, const fl
     float* UT = dU + (size_t)T * hs;     // (hs,T) Uᵀ
     float* qsums = UT + (size_t)T * hs;  // (T)
     float* ksums = qsums + T;            // (T)
-    float* dg = ksums + T;               // (T) dG_ji of one j
-    float* r = dg + T;                   // (hs)
+    float* r = ksums + T;                // (hs)
     features(qn, qsums, q, T, hs, true);
     features(kn, ksums, k, T, hs, true);
     matmul_nt(G, kn, kn, T, hs, T, false);
@@ -543,14 +542,21 @@ void delta_head_backward(float* dq, float* dk, float* dv, float* dbeta, const fl
     matmul_tn(dU, A, dO, T, T, hs, false);   // dU = Aᵀ dO
     matmul_nn(dqn, dA, kn, T, T, hs, false); // d q̂ = dA k̂
     matmul_tn(dkn, dA, qn, T, T, hs, false); // d k̂ = dAᵀ q̂
+    float* dG = dA;                          // (T,T) dA's last use was above: row j holds dG_ji, i < j
     for (int i = 0; i < T; ++i)
         for (int c = 0; c < hs; ++c) UT[(size_t)c * T + i] = U[(size_t)i * hs + c];
-    // Each sum below runs in the order the plain loops (i, then c) had, so the gradients
-    // are the same bits (`icl run fast_weights --json` at widths 20, 24 and 32, natively
-    // and in wasm, gave the same Result as before); the loops are only arranged to vectorise.
+    // Row j takes what the rows after it send back when its turn comes (the sums over
+    // j' > j, walked from T−1 down, as the updates once arrived one row at a time), so every
+    // sum runs in the order the plain loops (i, then c) had and the gradients are the same
+    // bits (`icl run fast_weights --json` at widths 20, 24 and 32, natively and in wasm,
+    // gave the same Result as before); the loops are only arranged to vectorise.
     for (int j = T - 1; j >= 0; --j) {
         delta_residual(r, G, U, v, j, T, hs);
         float* duj = dU + (size_t)j * hs;
+        const int after = T - 1 - j;
+        // d u_j −= Σ_{j' > j} G_j'j dr_j' (dv holds the dr_j')
+        accumulate_rows<true>(duj, hs, G + (size_t)(T - 1) * T + j, -(ptrdiff_t)T, dv + (size_t)(T - 1) * hs,
+                              -(ptrdiff_t)hs, after);
         float db = 0.0f;
         for (int c = 0; c < hs; ++c) {
             db += duj[c] * r[c];
@@ -558,18 +564,15 @@ void delta_head_backward(float* dq, float* dk, float* dv, float* dbeta, const fl
             dv[(size_t)j * hs + c] = duj[c];
         }
         dbeta[j] = db;
-        const float* g = G + (size_t)j * T;
-        const float* knj = kn + (size_t)j * hs;
         // dG_ji = −dr_j · u_i for every i < j at once (each summed over c in order)
+        float* dg = dG + (size_t)j * T;
         std::fill_n(dg, j, 0.0f);
-        accumulate_rows<true>(dg, j, duj, UT, T, hs);
-        for (int i = 0; i < j; ++i) {
-            float* dui = dU + (size_t)i * hs;
-            float* dkni = dkn + (size_t)i * hs;
-            for (int c = 0; c < hs; ++c) dui[c] -= g[i] * duj[c];
-            for (int c = 0; c < hs; ++c) dkni[c] += dg[i] * knj[c];
-        }
-        accumulate_rows<false>(dkn + (size_t)j * hs, hs, dg, kn, hs, j);  // dk̂_j += Σ_i dG_ji k̂_i
+        accumulate_rows<true>(dg, j, duj, 1, UT, T, hs);
+        // dk̂_j += Σ_{j' > j} dG_j'j k̂_j', then Σ_{i < j} dG_ji k̂_i
+        float* dknj = dkn + (size_t)j * hs;
+        accumulate_rows<false>(dknj, hs, dG + (size_t)(T - 1) * T + j, -(ptrdiff_t)T, kn + (size_t)(T - 1) * hs,
+                               -(ptrdiff_t)hs, after);
+        accumulate_rows<false>(dknj, hs, dg, 1, kn, hs, j);
     }
     features_backward(dk, dkn, k, kn, ksums, T, hs);
     features_backward(dq, dqn, q, qn, qsums, T, hs);
@@ -837,7 +840,7 @@ Status backward(const Model& model, Activations& acts, float* grads, GradsOnEntr
     const size_t dlogits_n = (size_t)BT * V;
     const size_t hs = (size_t)(C / H), BTH = (size_t)BT * H;
     // one head's backward scratch: attention_backward's T² + 7 T·hs + hs, the delta heads'
-    // 2T² + 6 T·hs + 3T + hs (T·hs ≥ T: the sum below covers both)
+    // 2T² + 6 T·hs + 2T + hs (T·hs ≥ T: the sum below covers both)
     const size_t head_n = 2 * (size_t)T * T + 7 * (size_t)T * hs + 2 * (size_t)T + hs;
     acts.grad_scratch.resize(dlogits_n + FT + 9 * BTC + head_n + 2 * BTH);
     float* dlogits = acts.grad_scratch.data();

@@ -288,7 +288,7 @@ void linear_head_backward(float* dq, float* dk, float* dv, const float* dO, cons
 void delta_head_forward(float* A, float* U, float* O, const float* q, const float* k,
                         const float* v, const float* beta, float* scratch, int T, int hs);
 // dq, dk, dv (T,hs) and dbeta (T) WRITTEN from dO (T,hs).
-// scratch: 2*T*T + 6*T*hs + 3*T + hs floats.
+// scratch: 2*T*T + 6*T*hs + 2*T + hs floats.
 void delta_head_backward(float* dq, float* dk, float* dv, float* dbeta, const float* dO,
                          const float* q, const float* k, const float* v, const float* beta,
                          const float* A, const float* U, float* scratch, int T, int hs);
