@@ -9,9 +9,9 @@
 // Three lanes (Session::lanes), one model each: lane 1 the delta rule, lane 2 softmax,
 // lane 0 the linear model (whose fast weights the panels read, so it stays with the
 // session). When there were two, lane 1 the delta rule and lane 0 softmax and linear, in
-// wasm lane 0 was the wait: 17.3 s against lane 1's 11.6 s at the defaults under node on
-// a Zen 5; a worker per model leaves the page the slowest model's time where there are
-// cores for them, and on two cores the three share them (docs/performance.md).
+// wasm lane 0 was the wait: 15.9-17.6 s against lane 1's 11.3-14.1 at the defaults under
+// node on a Zen 5; now each lane alone takes 7.0-11.8 s there, so where there is a core
+// per worker the page waits for the slowest model (docs/performance.md).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
