@@ -895,6 +895,20 @@ const answerRecords = (doc) => Object.entries(doc.checks).flatMap(([l, cs]) => O
 const reviewLesson = index.en.find((l) => l.checks.length >= 2);
 const exported = path.join(fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR || '/tmp'), 'icl-progress-')), 'web.json');
 
+// A demo block's last Result as the page exports it (its JSON button), and the same demo
+// with the same parameters and seed 1 trained by the site's wasm core alone, under node.
+async function shownAndAlone(page, sel, demo) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`${sel} .demo-export button`, { hasText: 'JSON' }).click()]);
+  const shown = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+  const core = await require(path.join(site, 'assets', 'icl_core.js'))({ wasmBinary: fs.readFileSync(path.join(site, 'assets', 'icl_core.wasm')) });
+  for (const name of ['en/catalogue/common.json', `en/catalogue/${demo}.json`])
+    core.put_asset(name, new Uint8Array(fs.readFileSync(path.join(site, 'lessons', name))));
+  const { handle } = JSON.parse(core.start(demo, JSON.stringify(shown.params), 'en', 1));
+  let alone = {};
+  while (!alone.done) alone = JSON.parse(core.step(handle, 1000, false));
+  return { shown, alone };
+}
+
 // The worker asks the core for a Result at most every 250 ms of a run (web/src/worker.js,
 // POST_MS) and always for the last: one per 25 ms slice cost the page a quarter of its time.
 // induction_heads' 1-layer control trains in a second worker (the core's lanes), and the
@@ -920,14 +934,7 @@ await test('a training demo streams a Result at most every 250 ms and its last o
   expect(draws <= ms / 250 + 2, `${draws} drawings in ${Math.round(ms)} ms: more than one a 250 ms`);
   expect(ms < 1000 || draws >= 2, `${draws} drawing in ${Math.round(ms)} ms: the run did not stream`);
   expect(workers.length === 2 && workers.every((u) => u.endsWith('/assets/worker.js')), `workers: ${workers.join(', ')}`);
-  const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`${sel} .demo-export button`, { hasText: 'JSON' }).click()]);
-  const shown = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
-  const core = await require(path.join(site, 'assets', 'icl_core.js'))({ wasmBinary: fs.readFileSync(path.join(site, 'assets', 'icl_core.wasm')) });
-  for (const name of ['en/catalogue/common.json', 'en/catalogue/induction_heads.json'])
-    core.put_asset(name, new Uint8Array(fs.readFileSync(path.join(site, 'lessons', name))));
-  const { handle } = JSON.parse(core.start('induction_heads', JSON.stringify(shown.params), 'en', 1));
-  let alone = {};
-  while (!alone.done) alone = JSON.parse(core.step(handle, 1000, false));
+  const { shown, alone } = await shownAndAlone(page, sel, 'induction_heads');
   expect(shown.params.steps === 300 && shown.result.done && alone.error === '', `params ${JSON.stringify(shown.params)}, error ${alone.error}`);
   expect(JSON.stringify(shown.result.panels) === JSON.stringify(alone.panels), 'the page\'s last Result differs from the one-worker run\'s');
   expectNoErrors(context, 'induction_heads run');
@@ -949,14 +956,7 @@ await test('fast_weights trains its three models in three workers to the one-wor
   await page.locator(`${sel} button.run`).click();
   await page.waitForFunction((s) => document.querySelector(s).dataset.state === 'done', sel, { timeout: TRAINING_TIMEOUT_MS, polling: 50 });
   expect(workers.length === 3 && workers.every((u) => u.endsWith('/assets/worker.js')), `workers: ${workers.join(', ')}`);
-  const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`${sel} .demo-export button`, { hasText: 'JSON' }).click()]);
-  const shown = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
-  const core = await require(path.join(site, 'assets', 'icl_core.js'))({ wasmBinary: fs.readFileSync(path.join(site, 'assets', 'icl_core.wasm')) });
-  for (const name of ['en/catalogue/common.json', 'en/catalogue/fast_weights.json'])
-    core.put_asset(name, new Uint8Array(fs.readFileSync(path.join(site, 'lessons', name))));
-  const { handle } = JSON.parse(core.start('fast_weights', JSON.stringify(shown.params), 'en', 1));
-  let alone = {};
-  while (!alone.done) alone = JSON.parse(core.step(handle, 1000, false));
+  const { shown, alone } = await shownAndAlone(page, sel, 'fast_weights');
   expect(shown.params.steps === 40 && shown.params.seeds === 2 && shown.result.done && alone.error === '',
     `params ${JSON.stringify(shown.params)}, error ${alone.error}`);
   const seeds = shown.result.panels.find((p) => p.kind === 'table').rows;
