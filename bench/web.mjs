@@ -26,6 +26,9 @@
 // page with the worker's helpers switched off (its script served with the two-core test
 // made false: every lane trains in one worker, as before lanes); medians and spreads:
 //   lanes_page demo=<id> ms=<ms> (<lo>-<hi>) one_worker_ms=<ms> (<lo>-<hi>) ratio=<ms/one_worker_ms>
+// and each lane of the block's session alone in the site's wasm core under node (LANE_ROUNDS
+// times, medians): what a machine with a core per worker waits, the drawing aside:
+//   lanes_alone demo=<id> lane0_ms=<ms> lane1_ms=<ms> ... slowest_ms=<ms>
 // With --runs, only every English page's demos that wait for Run (the training ones): each
 // in a fresh context, Run pressed until the block is done, RUN_ROUNDS times; medians and
 // spreads, then the longest of the medians — every wait a learner's Run costs:
@@ -35,6 +38,7 @@
 //   web: <k> of <n> figures within budget
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { serveSite, launchChromium } from '../tests/browser/serve-and-launch.mjs';
 
 const site = path.resolve(process.argv[2] || 'build/site');
@@ -94,6 +98,39 @@ async function firstResult(page, url, drawsAtLoad) {
   }
   await page.waitForFunction(() => document.body.dataset.firstDrawMs, null, { timeout: 60000, polling: 20 });
   return Number(await page.evaluate(() => document.body.dataset.firstDrawMs));
+}
+
+// Each lane of a demo's session alone, in the site's wasm core under node, stepped to done
+// through the worker API as a worker would (the whole session with every lane offloaded for
+// lane 0, start_lane for the others): ms per lane, lane 0 first. The page's wait on a
+// machine with a core per worker is about the slowest, plus the drawing.
+let benchCore = null;
+async function lanesAlone(demo, params) {
+  if (!benchCore) {
+    const require = createRequire(import.meta.url);
+    benchCore = await require(path.join(site, 'assets', 'icl_core.js'))({ wasmBinary: fs.readFileSync(path.join(site, 'assets', 'icl_core.wasm')) });
+  }
+  const core = benchCore;
+  for (const name of ['en/catalogue/common.json', `en/catalogue/${demo}.json`])
+    core.put_asset(name, new Uint8Array(fs.readFileSync(path.join(site, 'lessons', name))));
+  const args = [demo, JSON.stringify(params || {}), 'en', 1];
+  const first = JSON.parse(core.start(...args));
+  core.drop(first.handle);
+  const times = [];
+  for (let k = 0; k < first.lanes; k += 1) {
+    const t0 = performance.now();
+    let handle;
+    if (k === 0) {
+      handle = JSON.parse(core.start(...args)).handle;
+      for (let j = 1; j < first.lanes; j += 1) core.offload(handle, j);
+    } else {
+      handle = JSON.parse(core.start_lane(...args, k)).handle;
+    }
+    for (let r = {}; !(r.done || r.waiting);) r = JSON.parse(core.step(handle, 50, false));
+    times.push(Math.round(performance.now() - t0));
+    core.drop(handle);
+  }
+  return times;
 }
 
 // A demo block's Run until it is done, in ms, in a fresh context; oneWorker serves the
@@ -258,6 +295,11 @@ try {
       }
       const a = median(withLanes), b = median(oneWorker);
       console.log(`lanes_page demo=${demo} ms=${a} (${spread(withLanes)}) one_worker_ms=${b} (${spread(oneWorker)}) ratio=${(a / b).toFixed(2)}`);
+      const block = pageOf('en', entry.id).data.demos.find((d) => d.name === demo);
+      const alone = [];
+      for (let round = 0; round < LANE_ROUNDS; round += 1) alone.push(await lanesAlone(block.demo, block.params));
+      const laneMs = alone[0].map((_, k) => median(alone.map((r) => r[k])));
+      console.log(`lanes_alone demo=${demo} ${laneMs.map((ms, k) => `lane${k}_ms=${ms}`).join(' ')} slowest_ms=${Math.max(...laneMs)}`);
     }
   } else if (phaseOnly) {
     // nothing more
