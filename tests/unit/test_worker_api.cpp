@@ -166,17 +166,17 @@ std::string refused_with(icl::WorkerApi& api, int h, json good, const char* key,
     return error_of(api.take_lane(h, 1, good.dump()));
 }
 
-// Session h takes lane 1's state as the worker hands it over; h's next slice.
-json after_lane_state(icl::WorkerApi& api, int h, const json& state) {
-    REQUIRE(call(api.take_lane(h, 1, state.dump())) == json::object());
+// Session h takes lane k's state as the worker hands it over; h's next slice.
+json after_lane_state(icl::WorkerApi& api, int h, const json& state, int k = 1) {
+    REQUIRE(call(api.take_lane(h, k, state.dump())) == json::object());
     return call(api.step(h, 1));
 }
 
-// Lane session l's next state, sent with `error` set, ends session h with that message.
-void check_lane_error_ends_run(icl::WorkerApi& api, int h, int l, const std::string& error) {
+// Lane k's session l's next state, sent with `error` set, ends session h with that message.
+void check_lane_error_ends_run(icl::WorkerApi& api, int h, int l, const std::string& error, int k = 1) {
     json state = call(api.step(l, 3, true))["state"];
     state["error"] = error;
-    const json r = after_lane_state(api, h, state);
+    const json r = after_lane_state(api, h, state, k);
     CHECK(r["done"] == true);
     CHECK(r["error"] == error);
 }
@@ -410,6 +410,12 @@ TEST_CASE("lanes: fast_weights waits for its delta model's lane, shows its seeds
     CHECK(seed_rows(r)[1][3] != "…");
     CHECK(seed_rows(r)[1][1] == "…");
     CHECK(scalar_of(r, "seeds_done") == 0);
+    // lane 2's problem ends that run in its words; a run like it goes on to the end
+    const int h3 = call(api.start("fast_weights", kFastLaneParams, "en", 3))["handle"];
+    REQUIRE(call(api.offload(h3, 2)) == json::object());
+    call(api.step(h3, 5));
+    check_lane_error_ends_run(api, h3, call(api.start_lane("fast_weights", kFastLaneParams, "en", 3, 2))["handle"],
+                              "training diverged at step 3", 2);
     const int l2 = call(api.start_lane("fast_weights", kFastLaneParams, "en", 3, 2))["handle"];
     const json soft = call(api.step(l2, 40, true));
     REQUIRE(soft["lane"] == 2);
