@@ -52,9 +52,10 @@ protected:
     // Lane k's model (k >= 1).
     int lane_arm(int k) const { return lane_arms_[(size_t)k - 1]; }
     // Whether this session trains model `arm`: a lane session its lane's model only, a whole
-    // one every model but the offloaded lanes'.
+    // one every model but the offloaded lanes'. A session made for a lane past lanes() (which
+    // start_demo refuses once the session exists) trains none.
     bool trains(int arm) const {
-        if (lane_at_start_ != 0) return arm == lane_arm(lane_at_start_);
+        if (lane_at_start_ != 0) return lane_at_start_ < lanes() && arm == lane_arm(lane_at_start_);
         for (int k = 1; k < lanes(); ++k)
             if (offloaded_[(size_t)k] && lane_arm(k) == arm) return false;
         return true;
