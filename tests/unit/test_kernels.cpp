@@ -11,6 +11,9 @@
 
 #include "icl/kernels.h"
 #include "icl/rng.h"
+#if !defined(ICL_WASM)
+#include "../../bench/peak.h"  // one core's FMA ceiling, measured (as bench/run reads it)
+#endif
 
 using icl::AttentionMask;
 using icl::Isa;
@@ -124,6 +127,46 @@ TEST_CASE("kernels: matmul across cache blocks (K past one K block, M past one M
         check_matmul("tn", icl::matmul_tn, icl::ref::matmul_tn, s[0], s[1], s[2], rng, isas);
     }
 }
+
+// A guard on the GEMM's code, not a benchmark: at the best vector ISA (AVX-512 or AVX2)
+// a 256 x 256 x 256 product must reach 60 % of one core's FMA ceiling measured in the same
+// run (it reaches 84-95 % on the machines of docs/performance.md). It catches the codegen
+// falling apart: with the micro-kernel's per-k step called out of line (its accumulators on
+// the stack) the product ran at about a third of the ceiling and config M's training step
+// went from 33 to 83 ms, and every correctness test still passed. Both on the thread's CPU
+// clock (medians), the ceiling taken before and after, the larger kept. Only in optimized
+// builds without a sanitizer (elsewhere the build itself is the slowdown), not in wasm (no
+// FMA; bench/run gemm reads that one against its own ceiling).
+#if !defined(ICL_WASM) && !defined(__SANITIZE_ADDRESS__) && defined(NDEBUG)
+TEST_CASE("kernels: the best ISA's matmul reaches 60 % of one core's FMA ceiling") {
+    const Isa best = icl::best_isa();
+    if (best != Isa::avx512 && best != Isa::avx2) return;  // no FMA ceiling to read it against
+    icl::set_isa(best);
+    auto ceiling = [&] {
+        if (best == Isa::avx512) {
+            std::vector<float> state(16 * 16, 1.0f);
+            return icl_bench::chain_rate([&](long it) { icl_bench::fma_chains512(state.data(), it); }, 400000,
+                                         16 * 32.0);
+        }
+        std::vector<float> state(12 * 8, 1.0f);
+        return icl_bench::chain_rate([&](long it) { icl_bench::fma_chains256(state.data(), it); }, 400000,
+                                     12 * 16.0);
+    };
+    const int n = 256;
+    icl::Rng rng(9);
+    const std::vector<float> A = randv(rng, (size_t)n * n), B = randv(rng, (size_t)n * n);
+    std::vector<float> C((size_t)n * n);
+    const double before = ceiling();
+    const double gemm = icl_bench::chain_rate(
+        [&](long calls) {
+            for (long c = 0; c < calls; ++c) icl::matmul_nn(C.data(), A.data(), B.data(), n, n, n, false);
+        },
+        4, 2.0 * n * n * n);
+    const double peak = std::max(before, ceiling());
+    INFO("isa " << isa_str(best) << ": matmul " << gemm << " GFLOP/s, ceiling " << peak << " GFLOP/s");
+    CHECK(gemm >= 0.6 * peak);
+}
+#endif
 
 TEST_CASE("kernels: linear_weight_grad (dW and the fused bias sum) matches the reference, every isa") {
     EachIsa isas;
