@@ -112,10 +112,12 @@ __attribute__((target("avx512f"), noinline)) inline void fma_chains512(float* st
 #undef ICL_LOAD
 #undef ICL_FMA
 #undef ICL_STORE
-inline double fma_peak_avx512() {
+// iters: steps of each sample (21 samples); the default is the benchmarks' (about 50 ms a
+// sample), tests/unit/test_kernels.cpp's speed guard takes fewer
+inline double fma_peak_avx512(long iters = 20000000) {
     if (!__builtin_cpu_supports("avx512f")) return 0.0;
     std::vector<float> state(16 * 16, 1.0f);
-    return chain_rate([&](long iters) { fma_chains512(state.data(), iters); }, 20000000, 16 * 32.0);
+    return chain_rate([&](long n) { fma_chains512(state.data(), n); }, iters, 16 * 32.0);
 }
 
 // ---- AVX2 + FMA -----------------------------------------------------------------------
@@ -135,10 +137,10 @@ __attribute__((target("avx2,fma"), noinline)) inline void fma_chains256(float* s
 #undef ICL_STORE
 #undef ICL_EACH12
 #undef ICL_EACH16
-inline double fma_peak_avx2() {
+inline double fma_peak_avx2(long iters = 20000000) {
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return 0.0;
     std::vector<float> state(12 * 8, 1.0f);
-    return chain_rate([&](long iters) { fma_chains256(state.data(), iters); }, 20000000, 12 * 16.0);
+    return chain_rate([&](long n) { fma_chains256(state.data(), n); }, iters, 12 * 16.0);
 }
 #endif
 
