@@ -32,10 +32,16 @@
 // AdamW, memory) taken as free. bench/run train divides PyTorch's step by it: the
 // largest speedup any code doing the step's arithmetic could show here.
 //   ceiling config=M isa=avx2+fma gflop=5.288 peak_gflops=37.1 ms=142.68
+// With --pair (an ICL_PROFILE build), per config at the best ISA the trial switch of
+// icl/profile.h measured: a candidate written as `if (ICL_TRIAL) ... else ...` against
+// the code beside it, step by step in one process (pair() says how):
+//   pair config=M isa=avx512 pairs=200 off_ms=31.20 on_ms=31.25 diff_median=+0.16% diff_iqr=-0.92%..+1.20% on_faster=96 sign_p=0.62 params_differing=0/817920
 #include <algorithm>
 #include <cmath>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -105,28 +111,41 @@ double step_product_gflop(const BenchConfig& bc) {
 
 // Times `samples` steps after a warm-up; with `profile`, each step between
 // profile::start() and stop(), its phases appended to *phases (one vector per step).
+// One config's model (seed 1), its AdamW trainer and a batch of random tokens and targets
+// (seed 2): what every timed step here trains on, the same as bench/train_torch.py's.
+struct Run {
+    const BenchConfig& bc;
+    icl::gpt::Model model;
+    std::unique_ptr<icl::gpt::Trainer> trainer;  // holds a reference to model: Run stays put
+    std::vector<int> tokens, targets;
+
+    explicit Run(const BenchConfig& b) : bc(b), model(icl::gpt::make_model(config_of(b), 1).value()) {
+        icl::OptimizerConfig oc;
+        oc.lr = 1e-4f;
+        oc.weight_decay = 0.1f;
+        trainer = std::make_unique<icl::gpt::Trainer>(icl::gpt::Trainer::make(model, oc).value());
+        icl::Rng rng(2);
+        tokens.resize((size_t)b.B * b.T);
+        targets.resize(tokens.size());
+        for (int& t : tokens) t = (int)rng.below((uint32_t)b.V);
+        for (int& t : targets) t = (int)rng.below((uint32_t)b.V);
+    }
+    Run(const Run&) = delete;
+    void step() {
+        if (!trainer->step(tokens.data(), targets.data(), bc.B, bc.T).ok()) std::fprintf(stderr, "step failed\n");
+    }
+};
+
 StepTime time_step(const BenchConfig& bc, int samples,
                    std::vector<std::vector<icl::profile::Phase>>* phases = nullptr) {
-    const icl::gpt::Config c = config_of(bc);
-    icl::gpt::Model model = icl::gpt::make_model(c, 1).value();
-    icl::OptimizerConfig oc;
-    oc.lr = 1e-4f;
-    oc.weight_decay = 0.1f;
-    icl::gpt::Trainer trainer = icl::gpt::Trainer::make(model, oc).value();
-    icl::Rng rng(2);
-    std::vector<int> tokens((size_t)bc.B * bc.T), targets(tokens.size());
-    for (int& t : tokens) t = (int)rng.below((uint32_t)bc.V);
-    for (int& t : targets) t = (int)rng.below((uint32_t)bc.V);
-    auto step = [&] {
-        if (!trainer.step(tokens.data(), targets.data(), bc.B, bc.T).ok()) std::fprintf(stderr, "step failed\n");
-    };
-    step();  // warm-up: allocations, caches
+    Run run(bc);
+    run.step();  // warm-up: allocations, caches
     std::vector<double> cpu, wall;
     icl::profile::take();  // drop what the warm-up charged
     for (int s = 0; s < samples; ++s) {
         const double c0 = cpu_ms(), w0 = wall_ms();
         if (phases) icl::profile::start();
-        step();
+        run.step();
         if (phases) {
             icl::profile::stop();
             phases->push_back(icl::profile::take());
@@ -139,6 +158,72 @@ StepTime time_step(const BenchConfig& bc, int samples,
 }
 
 using icl_bench::median;
+
+// The trial switch measured (icl/profile.h, ICL_TRIAL). First the bits: two models from
+// one seed trained three steps each, one with the switch off and one with it on, their
+// parameters compared float for float (a candidate that changes them changes what the
+// lessons show). Then the time: one model trained 2 × `pairs` steps, off and on in
+// turn, the order swapped every pair, each step by the process's CPU clock. A minute
+// of a shared machine then slows both sides of a pair alike, which two processes run
+// one after the other cannot promise (bench/run train's rounds move by ±5 % here).
+// Printed: the medians of each side, the median and the middle half of the paired
+// differences (on − off) / off, how many pairs `on` won, and a two-sided sign test of
+// that count (sign_p: how often the same code both ways would split at least as
+// unevenly; ties are left out).
+void pair(const BenchConfig& bc, int pairs) {
+    size_t differing = 0, params = 0;
+    {
+        Run off(bc), on(bc);
+        for (int s = 0; s < 3; ++s) {
+            icl::profile::set_trial(false);
+            off.step();
+            icl::profile::set_trial(true);
+            on.step();
+        }
+        params = off.model.params.size();
+        for (size_t i = 0; i < params; ++i)
+            differing += std::memcmp(&off.model.params[i], &on.model.params[i], sizeof(float)) != 0;
+    }
+    Run run(bc);
+    auto timed = [&](bool trial) {
+        icl::profile::set_trial(trial);
+        const double c0 = cpu_ms();
+        run.step();
+        return cpu_ms() - c0;
+    };
+    timed(false);  // warm-up, both ways
+    timed(true);
+    std::vector<double> off, on, diff;
+    int faster = 0, slower = 0;
+    for (int p = 0; p < pairs; ++p) {
+        double a, b;
+        if (p % 2 == 0) {
+            a = timed(false);
+            b = timed(true);
+        } else {
+            b = timed(true);
+            a = timed(false);
+        }
+        off.push_back(a);
+        on.push_back(b);
+        diff.push_back(100.0 * (b - a) / a);
+        faster += b < a;
+        slower += b > a;
+    }
+    icl::profile::set_trial(false);
+    // two-sided sign test: 2 P(X <= min(faster, slower)), X ~ Binomial(n, 1/2)
+    const int n = faster + slower, k = std::min(faster, slower);
+    double tail = 0.0;
+    for (int i = 0; i <= k; ++i)
+        tail += std::exp(std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) - n * std::log(2.0));
+    std::sort(diff.begin(), diff.end());
+    std::printf("pair config=%s isa=%s pairs=%d off_ms=%.2f on_ms=%.2f diff_median=%+.2f%% "
+                "diff_iqr=%+.2f%%..%+.2f%% on_faster=%d sign_p=%.3g params_differing=%zu/%zu\n",
+                bc.name, icl::isa_name(icl::current_isa()), pairs, median(off), median(on),
+                diff[diff.size() / 2], diff[diff.size() / 4], diff[diff.size() * 3 / 4], faster,
+                std::min(1.0, 2.0 * tail), differing, params);
+    std::fflush(stdout);
+}
 
 // The kind a phase's name belongs to, for the summary line.
 const char* kind_of(const std::string& name) {
@@ -264,7 +349,7 @@ int phase_change(bool profiled, bool lane0) {
 
 int main(int argc, char** argv) {
     std::vector<std::string> wanted;
-    bool profile = false, phase = false, ceiling = false, lane0 = false;
+    bool profile = false, phase = false, ceiling = false, lane0 = false, paired = false;
     for (int i = 1; i < argc; ++i) {
         if (std::string(argv[i]) == "--phase-change")
             phase = true;
@@ -276,6 +361,8 @@ int main(int argc, char** argv) {
             lane0 = true;
         else if (std::string(argv[i]) == "--ceiling")
             ceiling = true;
+        else if (std::string(argv[i]) == "--pair")
+            paired = true;
         else
             wanted.push_back(argv[i]);
     }
@@ -291,15 +378,22 @@ int main(int argc, char** argv) {
                                 step_product_gflop(bc) / peak * 1e3);
         return 0;
     }
-    if (profile) {
+    if (paired || profile) {  // both need the ICL_PROFILE build
         if (!icl::profile::compiled_in()) {
-            std::fprintf(stderr, "icl_bench_train --profile: this build has no timers (configure with -DICL_PROFILE=ON)\n");
+            std::fprintf(stderr, "icl_bench_train %s: this build has neither timers nor the trial switch "
+                                 "(configure with -DICL_PROFILE=ON)\n", paired ? "--pair" : "--profile");
             return 1;
         }
         if (wanted.empty()) wanted = {"S", "M", "L"};
         for (const std::string& w : wanted)
-            for (const BenchConfig& bc : kConfigs)
-                if (w == bc.name) print_profile(bc, bc.name[0] == 'L' ? 9 : 31);
+            for (const BenchConfig& bc : kConfigs) {
+                if (w != bc.name) continue;
+                const bool large = bc.name[0] == 'L';
+                if (paired)
+                    pair(bc, large ? 40 : 200);
+                else
+                    print_profile(bc, large ? 9 : 31);
+            }
         return 0;
     }
 #if defined(ICL_WASM)

@@ -46,9 +46,10 @@ profiled() { grep -q '^ICL_PROFILE:BOOL=ON' "$1/CMakeCache.txt" 2>/dev/null; }
 profiled build/bench || cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DICL_BUILD_BENCH=ON -DICL_PROFILE=ON -DICL_BIN_DIR="$root/build/bench/bin" >/dev/null
 build build/bench
-if [ "${1:-}" = profile ]; then
+if [ "${1:-}" = profile ] || [ "${1:-}" = pair ]; then
+  mode=--$1
   shift
-  exec build/bench/bin/icl_bench_train --profile "$@"
+  exec build/bench/bin/icl_bench_train "$mode" "$@"
 fi
 inc=build/wasm-include
 mkdir -p "$inc"

@@ -35,6 +35,9 @@ void switch_to(State& s, int to) {
 }  // namespace
 
 bool detail::on = false;
+bool detail::trial = false;
+
+void set_trial(bool on) { detail::trial = on; }
 
 int detail::enter(int id) {
     State& s = state();

@@ -27,7 +27,20 @@ void stop();                     // timers off
 std::vector<Phase> take();       // every registered phase (registration order), then zeroed
 bool compiled_in();              // true in ICL_PROFILE builds
 
+// The trial switch, for measuring a candidate change before keeping it. Write the
+// candidate beside the code it would replace,
+//     if (ICL_TRIAL) { candidate } else { current }
+// and run `bench/run pair M`: it alternates training steps with the switch off and on in
+// one process, so the machine's minute hits both alike, and prints the median of the
+// paired differences and whether both give the same parameters bit for bit
+// (bench/train.cpp, --pair). Outside ICL_PROFILE builds ICL_TRIAL is false and the
+// candidate compiles away. Committed code does not read it: a kept change replaces
+// the code it was tried against, so on main `bench/run pair` measures the harness's
+// own noise (the same code both ways).
+void set_trial(bool on);
+
 namespace detail {
+extern bool trial;   // set_trial's switch
 extern bool on;      // between start() and stop()
 int enter(int id);   // makes `id` the phase charged; returns the one it interrupted
 void leave(int outer);
@@ -57,6 +70,8 @@ private:
 #define ICL_PROFILE_SCOPE(name)                                                               \
     static const int ICL_PROFILE_CAT(icl_phase_, __LINE__) = ::icl::profile::phase_id(name); \
     const ::icl::profile::Scope ICL_PROFILE_CAT(icl_scope_, __LINE__)(ICL_PROFILE_CAT(icl_phase_, __LINE__))
+#define ICL_TRIAL (::icl::profile::detail::trial)
 #else
 #define ICL_PROFILE_SCOPE(name) static_assert(true, "")
+#define ICL_TRIAL false
 #endif
