@@ -4,6 +4,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "alloc_meter.h"
 #include "gpt_test_util.h"
@@ -307,4 +310,24 @@ TEST_CASE("finetune: batch 1 is SGD example by example, in order; a bad batch is
         REQUIRE_FALSE(r);
         CHECK(r.error().message.find("batch = " + std::to_string(bad)) != std::string::npos);
     }
+}
+
+TEST_CASE("training: no committed core code reads the trial switch (icl/profile.h's ICL_TRIAL)") {
+    // icl/profile.h's ICL_TRIAL is for a candidate measured by bench/run pair and then
+    // either kept (replacing the code it was tried against) or reverted; a leftover would
+    // leave a second, dead version of the step in the source.
+    std::string readers;
+    size_t files = 0;
+    for (const auto& f : std::filesystem::recursive_directory_iterator(std::string(ICL_SOURCE_DIR) + "/core")) {
+        const std::string ext = f.path().extension().string();
+        if (ext != ".cpp" && ext != ".h") continue;
+        ++files;
+        std::ifstream in(f.path());
+        std::stringstream ss;
+        ss << in.rdbuf();
+        if (f.path().filename() != "profile.h" && ss.str().find("ICL_TRIAL") != std::string::npos)
+            readers += " " + f.path().string();
+    }
+    CHECK(files > 50);
+    CHECK_MESSAGE(readers.empty(), "ICL_TRIAL is read in" << readers);
 }
