@@ -109,8 +109,6 @@ double step_product_gflop(const BenchConfig& bc) {
     return (c.layers * layer + 3.0 * 2.0 * BT * C * c.vocab) * 1e-9;
 }
 
-// Times `samples` steps after a warm-up; with `profile`, each step between
-// profile::start() and stop(), its phases appended to *phases (one vector per step).
 // One config's model (seed 1), its AdamW trainer and a batch of random tokens and targets
 // (seed 2): what every timed step here trains on, the same as bench/train_torch.py's.
 struct Run {
@@ -136,6 +134,8 @@ struct Run {
     }
 };
 
+// Times `samples` steps after a warm-up; with `profile`, each step between
+// profile::start() and stop(), its phases appended to *phases (one vector per step).
 StepTime time_step(const BenchConfig& bc, int samples,
                    std::vector<std::vector<icl::profile::Phase>>* phases = nullptr) {
     Run run(bc);
