@@ -110,7 +110,8 @@ double step_product_gflop(const BenchConfig& bc) {
 }
 
 // One config's model (seed 1), its AdamW trainer and a batch of random tokens and targets
-// (seed 2): what every timed step here trains on, the same as bench/train_torch.py's.
+// (seed 2): what every timed step here trains on (bench/train_torch.py draws its own
+// batch of the same shape).
 struct Run {
     const BenchConfig& bc;
     icl::gpt::Model model;
