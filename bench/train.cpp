@@ -34,7 +34,8 @@
 //   ceiling config=M isa=avx2+fma gflop=5.288 peak_gflops=37.1 ms=142.68
 // With --pair (an ICL_PROFILE build), per config at the best ISA the trial switch of
 // icl/profile.h measured: a candidate written as `if (ICL_TRIAL) ... else ...` against
-// the code beside it, step by step in one process (pair() says how):
+// the code beside it, step by step in one process (pair() says how; in wasm, where
+// bench/run pair --wasm runs it under node, by the wall clock):
 //   pair config=M isa=avx512 pairs=200 off_ms=31.20 on_ms=31.25 diff_median=+0.16% diff_iqr=-0.92%..+1.20% on_faster=96 sign_p=0.62 params_differing=0/817920
 #include <algorithm>
 #include <cmath>
@@ -367,9 +368,19 @@ int main(int argc, char** argv) {
         else
             wanted.push_back(argv[i]);
     }
+    for (const std::string& w : wanted)
+        if (std::none_of(std::begin(kConfigs), std::end(kConfigs), [&](const BenchConfig& bc) { return w == bc.name; })) {
+            std::fprintf(stderr, "icl_bench_train: no config or option '%s' (configs S M L; options --profile, "
+                                 "--pair, --ceiling, --phase-change [--lane0] [--sse4.1])\n", w.c_str());
+            return 2;
+        }
     if (phase) return phase_change(profile && icl::profile::compiled_in(), lane0);
+#if defined(ICL_WASM)
+    if (wanted.empty()) wanted = {"S", "M"};
+#else
+    if (wanted.empty()) wanted = {"S", "M", "L"};
+#endif
     if (ceiling) {
-        if (wanted.empty()) wanted = {"S", "M", "L"};
         const double peak = icl_bench::peak_gflops(icl::best_isa());
         for (const std::string& w : wanted)
             for (const BenchConfig& bc : kConfigs)
@@ -385,7 +396,6 @@ int main(int argc, char** argv) {
                                  "(configure with -DICL_PROFILE=ON)\n", paired ? "--pair" : "--profile");
             return 1;
         }
-        if (wanted.empty()) wanted = {"S", "M", "L"};
         for (const std::string& w : wanted)
             for (const BenchConfig& bc : kConfigs) {
                 if (w != bc.name) continue;
@@ -398,10 +408,8 @@ int main(int argc, char** argv) {
         return 0;
     }
 #if defined(ICL_WASM)
-    if (wanted.empty()) wanted = {"S", "M"};
     const std::vector<icl::Isa> isas = {icl::best_isa()};
 #else
-    if (wanted.empty()) wanted = {"S", "M", "L"};
     std::vector<icl::Isa> isas = {icl::best_isa()};
     if (icl::best_isa() != icl::Isa::sse41) isas.push_back(icl::Isa::sse41);
 #endif

@@ -46,10 +46,18 @@ profiled() { grep -q '^ICL_PROFILE:BOOL=ON' "$1/CMakeCache.txt" 2>/dev/null; }
 profiled build/bench || cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DICL_BUILD_BENCH=ON -DICL_PROFILE=ON -DICL_BIN_DIR="$root/build/bench/bin" >/dev/null
 build build/bench
+wasm_pair=""
 if [ "${1:-}" = profile ] || [ "${1:-}" = pair ]; then
   mode=--$1
   shift
-  exec build/bench/bin/icl_bench_train "$mode" "$@"
+  # pair --wasm: the same harness in the wasm build under node (below), where the
+  # clock is the wall clock and the configs default to S M
+  if [ "$mode" = --pair ] && [ "${1:-}" = --wasm ]; then
+    shift
+    wasm_pair=1
+  else
+    exec build/bench/bin/icl_bench_train "$mode" "$@"
+  fi
 fi
 inc=build/wasm-include
 mkdir -p "$inc"
@@ -59,6 +67,9 @@ profiled build/bench-wasm || emcmake cmake -S . -B build/bench-wasm -G Ninja \
     -DCMAKE_BUILD_TYPE=Release -DICL_BUILD_BENCH=ON -DICL_PROFILE=ON -DICL_WASM_INCLUDE="$root/$inc" \
     -DICL_BIN_DIR="$root/build/bench-wasm/bin" >/dev/null 2>&1
 build build/bench-wasm
+# --single-threaded, as bench/run gemm's wasm side: V8's compiler and GC threads would
+# otherwise share the two cores with the steps being timed
+[ -n "$wasm_pair" ] && exec node --single-threaded tests/run-wasm-tests.mjs build/bench-wasm/bin/icl_bench_train.js --pair "$@"
 
 # "train config=S isa=avx512 ms=1.2 wall_ms=1.3": a field of one isa's line, or of
 # the first line (the best isa)
