@@ -18,7 +18,7 @@
 #else
 #define ICL_UNROLL _Pragma("GCC unroll 16")
 #endif
-// on a lambda: the compiler must inline it. The micro-kernel's per-k step called out of
+// on a lambda or a function: the compiler must inline it. The micro-kernel's per-k step called out of
 // line keeps its accumulators in memory: an unrelated edit elsewhere in gemm_blocked once
 // tipped GCC's inliner that way and config M's step went from 32 to 83 ms.
 #define ICL_INLINE __attribute__((always_inline))
@@ -634,48 +634,51 @@ struct Kernels {
     // is written 0 once.
     static void attention_softmax(float* P, const float* S, int T, float scale,
                                   AttentionMask mask) {
+        for (int i = 0; i < T; ++i) softmax_row(P + (size_t)i * T, S + (size_t)i * T, i, T, scale, mask);
+    }
+    // Row i of the above: p (T) from s (T). For a mask without extra columns (causal,
+    // banded) p may be s, as the banded forward has it: each entry of s in the run is read
+    // before p's is written, and the lanes past the run that the partial vector loads are
+    // selected away, whatever they hold.
+    ICL_INLINE static void softmax_row(float* p, const float* s, int i, int T, float scale, AttentionMask mask) {
         const B sc(scale), lane = lane_index();
         // the lanes of the vector at column j that lie in the run (column < hi)
         auto below = [&lane](int j, int hi) { return lane < B((float)(hi - j)); };
-        for (int i = 0; i < T; ++i) {
-            const float* s = S + (size_t)i * T;
-            float* p = P + (size_t)i * T;
-            int lo = 0;
-            if (mask.kind == AttentionMask::banded) lo = std::max(0, i - mask.window + 1);
-            if (mask.kind == AttentionMask::strided) lo = std::max(0, i - mask.stride + 1);
-            // strided: the extra columns i - stride, i - 2 stride, ... (none otherwise)
-            const int extra = mask.kind == AttentionMask::strided ? i - mask.stride : -1;
-            const int hi = i + 1;                                  // the run is [lo, hi)
-            const int vfull = lo + (hi - lo) / W * W;              // whole vectors inside it
-            const bool part = vfull < hi && vfull + W <= T;        // its partial last one, masked
-            const int vend = part ? vfull + W : vfull;
-            std::fill(p, p + lo, 0.0f);
-            B mv(-INFINITY);
-            for (int j = lo; j < vfull; j += W) mv = xsimd::max(mv, sc * B::load_unaligned(s + j));
-            if (part)
-                mv = xsimd::max(mv, xsimd::select(below(vfull, hi), sc * B::load_unaligned(s + vfull), B(-INFINITY)));
-            float mx = lane_max(mv);
-            for (int j = vend; j < hi; ++j) mx = std::max(mx, scale * s[j]);
-            for (int j = extra; j >= 0; j -= mask.stride) mx = std::max(mx, scale * s[j]);
-            B sv(0.0f);
-            const B nmx(-mx);
-            int j = lo;
-            for (; j + kChains * W <= vfull; j += kChains * W) exp_affine_n<kChains>(p + j, s + j, sc, nmx, sv);
-            for (; j < vfull; j += W) exp_affine_n<1>(p + j, s + j, sc, nmx, sv);
-            if (part) {
-                const B e = xsimd::select(below(vfull, hi), exp_approx(fma(sc, B::load_unaligned(s + vfull), nmx)), B(0.0f));
-                e.store_unaligned(p + vfull);
-                sv += e;
-            }
-            float sum = lane_sum(sv);
-            for (int j = vend; j < hi; ++j) sum += (p[j] = std::exp(scale * s[j] - mx));
-            std::fill(p + std::max(vend, hi), p + T, 0.0f);
-            for (int j = extra; j >= 0; j -= mask.stride)
-                sum += (p[j] = std::exp(scale * s[j] - mx));
-            const float inv = 1.0f / sum;
-            scale_row(p + lo, std::max(vend, hi) - lo, inv);
-            for (int j = extra; j >= 0; j -= mask.stride) p[j] *= inv;
+        int lo = 0;
+        if (mask.kind == AttentionMask::banded) lo = std::max(0, i - mask.window + 1);
+        if (mask.kind == AttentionMask::strided) lo = std::max(0, i - mask.stride + 1);
+        // strided: the extra columns i - stride, i - 2 stride, ... (none otherwise)
+        const int extra = mask.kind == AttentionMask::strided ? i - mask.stride : -1;
+        const int hi = i + 1;                                  // the run is [lo, hi)
+        const int vfull = lo + (hi - lo) / W * W;              // whole vectors inside it
+        const bool part = vfull < hi && vfull + W <= T;        // its partial last one, masked
+        const int vend = part ? vfull + W : vfull;
+        std::fill(p, p + lo, 0.0f);
+        B mv(-INFINITY);
+        for (int j = lo; j < vfull; j += W) mv = xsimd::max(mv, sc * B::load_unaligned(s + j));
+        if (part)
+            mv = xsimd::max(mv, xsimd::select(below(vfull, hi), sc * B::load_unaligned(s + vfull), B(-INFINITY)));
+        float mx = lane_max(mv);
+        for (int j = vend; j < hi; ++j) mx = std::max(mx, scale * s[j]);
+        for (int j = extra; j >= 0; j -= mask.stride) mx = std::max(mx, scale * s[j]);
+        B sv(0.0f);
+        const B nmx(-mx);
+        int j = lo;
+        for (; j + kChains * W <= vfull; j += kChains * W) exp_affine_n<kChains>(p + j, s + j, sc, nmx, sv);
+        for (; j < vfull; j += W) exp_affine_n<1>(p + j, s + j, sc, nmx, sv);
+        if (part) {
+            const B e = xsimd::select(below(vfull, hi), exp_approx(fma(sc, B::load_unaligned(s + vfull), nmx)), B(0.0f));
+            e.store_unaligned(p + vfull);
+            sv += e;
         }
+        float sum = lane_sum(sv);
+        for (int j = vend; j < hi; ++j) sum += (p[j] = std::exp(scale * s[j] - mx));
+        std::fill(p + std::max(vend, hi), p + T, 0.0f);
+        for (int j = extra; j >= 0; j -= mask.stride)
+            sum += (p[j] = std::exp(scale * s[j] - mx));
+        const float inv = 1.0f / sum;
+        scale_row(p + lo, std::max(vend, hi) - lo, inv);
+        for (int j = extra; j >= 0; j -= mask.stride) p[j] *= inv;
     }
 
     // d (T,T): dP in, dS = scale * P ∘ (dP − rowsum(dP ∘ P)) out, in place. Every mask
@@ -732,20 +735,39 @@ struct Kernels {
         for (; c < n; ++c) y[c] += a * x[c];
     }
 
-    // P (T,T) band softmax of scale q_t · k_j (0 outside), O (T,hs) = P v
+    // y (n) = (y +) Σ_j a[j] x_j over m contiguous rows x_j (n floats each), in the order
+    // of one axpy a row, each vector of y summed in a register across the rows
+    static void weighted_sum(float* y, const float* a, const float* x, int m, int n, bool accumulate) {
+        int c = 0;
+        for (; c + W <= n; c += W) {
+            B acc = accumulate ? B::load_unaligned(y + c) : B(0.0f);
+            for (int j = 0; j < m; ++j) acc = fma(B(a[j]), B::load_unaligned(x + (size_t)j * n + c), acc);
+            acc.store_unaligned(y + c);
+        }
+        for (; c < n; ++c) {
+            float acc = accumulate ? y[c] : 0.0f;
+            for (int j = 0; j < m; ++j) acc += a[j] * x[(size_t)j * n + c];
+            y[c] = acc;
+        }
+    }
+
+    // P (T,T) band softmax of scale q_t · k_j (0 outside), O (T,hs) = P v. Row t's band
+    // scores go into its P row, and the dense path's masked row softmax turns that row
+    // into P in place, zeros outside the band included: vectors over the band (a window
+    // under the vector width is one masked vector), no scalar exp, no pass zeroing P first.
     static void banded_attention_forward(float* P, float* O, const float* q, const float* k,
                                          const float* v, int T, int hs, int w, float scale) {
-        std::fill_n(P, (size_t)T * T, 0.0f);
+        AttentionMask band;
+        band.kind = AttentionMask::banded;
+        band.window = w;
         for (int t = 0; t < T; ++t) {
             const int lo = std::max(0, t - w + 1), n = t - lo + 1;
             const float* qt = q + (size_t)t * hs;
-            float* p = P + (size_t)t * T + lo;
+            float* row = P + (size_t)t * T;
+            float* p = row + lo;
             for (int j = 0; j < n; ++j) p[j] = dot(qt, k + (size_t)(lo + j) * hs, hs);
-            const float mx = row_max(p, n, scale);
-            scale_row(p, n, 1.0f / exp_row(p, p, n, scale, mx));
-            float* o = O + (size_t)t * hs;
-            std::fill_n(o, hs, 0.0f);
-            for (int j = 0; j < n; ++j) axpy(o, p[j], v + (size_t)(lo + j) * hs, hs);
+            softmax_row(row, row, t, T, scale, band);
+            weighted_sum(O + (size_t)t * hs, p, v + (size_t)lo * hs, n, hs, false);
         }
     }
 
@@ -766,13 +788,11 @@ struct Kernels {
                 rowsum += p[j] * dp[j];
             }
             const float* qt = q + (size_t)t * hs;
-            float* dqt = dq + (size_t)t * hs;
             for (int j = 0; j < n; ++j) {
-                const float ds = scale * p[j] * (dp[j] - rowsum);
-                const size_t o = (size_t)(lo + j) * hs;
-                axpy(dqt, ds, k + o, hs);
-                axpy(dk + o, ds, qt, hs);
+                dp[j] = scale * p[j] * (dp[j] - rowsum);  // now dS_tj
+                axpy(dk + (size_t)(lo + j) * hs, dp[j], qt, hs);
             }
+            weighted_sum(dq + (size_t)t * hs, dp, k + (size_t)lo * hs, n, hs, true);
         }
     }
 
