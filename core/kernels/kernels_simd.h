@@ -18,9 +18,10 @@
 #else
 #define ICL_UNROLL _Pragma("GCC unroll 16")
 #endif
-// on a lambda or a function: the compiler must inline it. The micro-kernel's per-k step called out of
-// line keeps its accumulators in memory: an unrelated edit elsewhere in gemm_blocked once
-// tipped GCC's inliner that way and config M's step went from 32 to 83 ms.
+// on a lambda or a function: the compiler must inline it. The micro-kernel's per-k step
+// called out of line keeps its accumulators in memory: an unrelated edit elsewhere in
+// gemm_blocked once tipped GCC's inliner that way and config M's step went from 32 to
+// 83 ms. softmax_row, out of line, was called once a row.
 #define ICL_INLINE __attribute__((always_inline))
 // one step over each of N vectors (exp_n below)
 #define ICL_EACH(u) ICL_UNROLL for (int u = 0; u < N; ++u)
