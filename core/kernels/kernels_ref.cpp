@@ -126,17 +126,18 @@ void attention_softmax_backward(float* d, const float* P, int T, float scale) {
 
 // ---- banded attention (one head, window w: row t keeps keys t−w < j <= t) ----------
 
-// P (T,T) band softmax of scale q_t · k_j, 0 outside; O (T,hs) = P v
-void banded_attention_forward(float* P, float* O, const float* q, const float* k, const float* v,
-                              int T, int hs, int w, float scale) {
+// P (T,T) band softmax of scale q_t · k_j, 0 outside; O (T,hs) = P v; q, k, v rows ld
+// apart, O's ldo apart
+void banded_attention_forward(float* P, float* O, size_t ldo, const float* q, const float* k, const float* v,
+                              size_t ld, int T, int hs, int w, float scale) {
     std::fill_n(P, (size_t)T * T, 0.0f);
     for (int t = 0; t < T; ++t) {
         const int lo = std::max(0, t - w + 1);
-        const float* qt = q + (size_t)t * hs;
+        const float* qt = q + (size_t)t * ld;
         float* p = P + (size_t)t * T;
         float mx = -INFINITY;
         for (int j = lo; j <= t; ++j) {
-            const float* kj = k + (size_t)j * hs;
+            const float* kj = k + (size_t)j * ld;
             float s = 0.0f;
             for (int c = 0; c < hs; ++c) s += qt[c] * kj[c];
             p[j] = scale * s;
@@ -145,29 +146,32 @@ void banded_attention_forward(float* P, float* O, const float* q, const float* k
         float sum = 0.0f;
         for (int j = lo; j <= t; ++j) sum += (p[j] = std::exp(p[j] - mx));
         const float inv = 1.0f / sum;  // sum >= 1: the max term is exp(0)
-        float* o = O + (size_t)t * hs;
+        float* o = O + (size_t)t * ldo;
         std::fill_n(o, hs, 0.0f);
         for (int j = lo; j <= t; ++j) {
             p[j] *= inv;
-            const float* vj = v + (size_t)j * hs;
+            const float* vj = v + (size_t)j * ld;
             for (int c = 0; c < hs; ++c) o[c] += p[j] * vj[c];
         }
     }
 }
 
-// dv_j += Σ_t P_tj dO_t, dP_tj = dO_t · v_j, dS_tj = scale P_tj (dP_tj − Σ_i P_ti dP_ti),
-// dq_t += Σ_j dS_tj k_j, dk_j += Σ_t dS_tj q_t; dp scratch (w)
-void banded_attention_backward(float* dq, float* dk, float* dv, float* dp, const float* dO,
-                               const float* q, const float* k, const float* v, const float* P,
-                               int T, int hs, int w, float scale) {
+// dv_j = Σ_t P_tj dO_t, dP_tj = dO_t · v_j, dS_tj = scale P_tj (dP_tj − Σ_i P_ti dP_ti),
+// dq_t = Σ_j dS_tj k_j, dk_j = Σ_t dS_tj q_t; dq, dk, dv rows ldg apart, dO's ldo, q, k,
+// v's ld; dp scratch (w)
+void banded_attention_backward(float* dq, float* dk, float* dv, size_t ldg, float* dp, const float* dO,
+                               size_t ldo, const float* q, const float* k, const float* v, size_t ld,
+                               const float* P, int T, int hs, int w, float scale) {
+    for (int t = 0; t < T; ++t)
+        for (int c = 0; c < hs; ++c) dq[(size_t)t * ldg + c] = dk[(size_t)t * ldg + c] = dv[(size_t)t * ldg + c] = 0.0f;
     for (int t = 0; t < T; ++t) {
         const int lo = std::max(0, t - w + 1);
         const float* p = P + (size_t)t * T;
-        const float* dot = dO + (size_t)t * hs;
+        const float* dot = dO + (size_t)t * ldo;
         float rowsum = 0.0f;  // Σ_j P_tj dP_tj
         for (int j = lo; j <= t; ++j) {
-            const float* vj = v + (size_t)j * hs;
-            float* dvj = dv + (size_t)j * hs;
+            const float* vj = v + (size_t)j * ld;
+            float* dvj = dv + (size_t)j * ldg;
             float s = 0.0f;
             for (int c = 0; c < hs; ++c) {
                 s += dot[c] * vj[c];
@@ -176,12 +180,12 @@ void banded_attention_backward(float* dq, float* dk, float* dv, float* dp, const
             dp[j - lo] = s;
             rowsum += p[j] * s;
         }
-        const float* qt = q + (size_t)t * hs;
-        float* dqt = dq + (size_t)t * hs;
+        const float* qt = q + (size_t)t * ld;
+        float* dqt = dq + (size_t)t * ldg;
         for (int j = lo; j <= t; ++j) {
             const float ds = scale * p[j] * (dp[j - lo] - rowsum);
-            const float* kj = k + (size_t)j * hs;
-            float* dkj = dk + (size_t)j * hs;
+            const float* kj = k + (size_t)j * ld;
+            float* dkj = dk + (size_t)j * ldg;
             for (int c = 0; c < hs; ++c) {
                 dqt[c] += ds * kj[c];
                 dkj[c] += ds * qt[c];

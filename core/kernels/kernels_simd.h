@@ -736,64 +736,68 @@ struct Kernels {
         for (; c < n; ++c) y[c] += a * x[c];
     }
 
-    // y (n) = (y +) Σ_j a[j] x_j over m contiguous rows x_j (n floats each), in the order
-    // of one axpy a row, each vector of y summed in a register across the rows
-    static void weighted_sum(float* y, const float* a, const float* x, int m, int n, bool accumulate) {
+    // y (n) = Σ_j a[j] x_j over m rows x_j (n floats each, ldx apart), in the order of one
+    // axpy a row, each vector of y summed in a register across the rows
+    static void weighted_sum(float* y, const float* a, const float* x, size_t ldx, int m, int n) {
         int c = 0;
         for (; c + W <= n; c += W) {
-            B acc = accumulate ? B::load_unaligned(y + c) : B(0.0f);
-            for (int j = 0; j < m; ++j) acc = fma(B(a[j]), B::load_unaligned(x + (size_t)j * n + c), acc);
+            B acc(0.0f);
+            for (int j = 0; j < m; ++j) acc = fma(B(a[j]), B::load_unaligned(x + (size_t)j * ldx + c), acc);
             acc.store_unaligned(y + c);
         }
         for (; c < n; ++c) {
-            float acc = accumulate ? y[c] : 0.0f;
-            for (int j = 0; j < m; ++j) acc += a[j] * x[(size_t)j * n + c];
+            float acc = 0.0f;
+            for (int j = 0; j < m; ++j) acc += a[j] * x[(size_t)j * ldx + c];
             y[c] = acc;
         }
     }
 
-    // P (T,T) band softmax of scale q_t · k_j (0 outside), O (T,hs) = P v. Row t's band
-    // scores go into its P row, and the dense path's masked row softmax turns that row
-    // into P in place, zeros outside the band included: vectors over the band (a window
-    // under the vector width is one masked vector), no scalar exp, no pass zeroing P first.
-    static void banded_attention_forward(float* P, float* O, const float* q, const float* k,
-                                         const float* v, int T, int hs, int w, float scale) {
+    // P (T,T) band softmax of scale q_t · k_j (0 outside), O (T,hs) = P v; q, k, v read in
+    // place (rows ld apart), O's rows ldo apart. Row t's band scores go into its P row, and
+    // the dense path's masked row softmax turns that row into P in place, zeros outside the
+    // band included: vectors over the band (a window under the vector width is one masked
+    // vector), no scalar exp, no pass zeroing P first.
+    static void banded_attention_forward(float* P, float* O, size_t ldo, const float* q, const float* k,
+                                         const float* v, size_t ld, int T, int hs, int w, float scale) {
         AttentionMask band;
         band.kind = AttentionMask::banded;
         band.window = w;
         for (int t = 0; t < T; ++t) {
             const int lo = std::max(0, t - w + 1), n = t - lo + 1;
-            const float* qt = q + (size_t)t * hs;
+            const float* qt = q + (size_t)t * ld;
             float* row = P + (size_t)t * T;
             float* p = row + lo;
-            for (int j = 0; j < n; ++j) p[j] = dot(qt, k + (size_t)(lo + j) * hs, hs);
+            for (int j = 0; j < n; ++j) p[j] = dot(qt, k + (size_t)(lo + j) * ld, hs);
             softmax_row(row, row, t, T, scale, band);
-            weighted_sum(O + (size_t)t * hs, p, v + (size_t)lo * hs, n, hs, false);
+            weighted_sum(O + (size_t)t * ldo, p, v + (size_t)lo * ld, ld, n, hs);
         }
     }
 
-    // dv, dq, dk (T,hs) += the band's gradients (see the reference); dp scratch (w)
-    static void banded_attention_backward(float* dq, float* dk, float* dv, float* dp,
-                                          const float* dO, const float* q, const float* k,
-                                          const float* v, const float* P, int T, int hs, int w,
+    // dq, dk, dv (rows ldg apart) = the band's gradients (see the reference), from dO (rows
+    // ldo apart) and q, k, v (rows ld apart); dp scratch (w). Row t of dk and dv first gets a
+    // term at step t (keys j <= t), so it is zeroed then: no pass zeroing them first.
+    static void banded_attention_backward(float* dq, float* dk, float* dv, size_t ldg, float* dp,
+                                          const float* dO, size_t ldo, const float* q, const float* k,
+                                          const float* v, size_t ld, const float* P, int T, int hs, int w,
                                           float scale) {
         for (int t = 0; t < T; ++t) {
             const int lo = std::max(0, t - w + 1), n = t - lo + 1;
             const float* p = P + (size_t)t * T + lo;
-            const float* dot_t = dO + (size_t)t * hs;
+            const float* dot_t = dO + (size_t)t * ldo;
+            std::fill_n(dk + (size_t)t * ldg, hs, 0.0f);
+            std::fill_n(dv + (size_t)t * ldg, hs, 0.0f);
             float rowsum = 0.0f;  // Σ_j P_tj dP_tj
             for (int j = 0; j < n; ++j) {
-                const size_t o = (size_t)(lo + j) * hs;
-                dp[j] = dot(dot_t, v + o, hs);
-                axpy(dv + o, p[j], dot_t, hs);
+                dp[j] = dot(dot_t, v + (size_t)(lo + j) * ld, hs);
+                axpy(dv + (size_t)(lo + j) * ldg, p[j], dot_t, hs);
                 rowsum += p[j] * dp[j];
             }
-            const float* qt = q + (size_t)t * hs;
+            const float* qt = q + (size_t)t * ld;
             for (int j = 0; j < n; ++j) {
                 dp[j] = scale * p[j] * (dp[j] - rowsum);  // now dS_tj
-                axpy(dk + (size_t)(lo + j) * hs, dp[j], qt, hs);
+                axpy(dk + (size_t)(lo + j) * ldg, dp[j], qt, hs);
             }
-            weighted_sum(dq + (size_t)t * hs, dp, k + (size_t)lo * hs, n, hs, true);
+            weighted_sum(dq + (size_t)t * ldg, dp, k + (size_t)lo * ld, ld, n, hs);
         }
     }
 

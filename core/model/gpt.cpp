@@ -34,9 +34,9 @@ const float* Activations::residual(int layer) const {
 
 namespace {
 
-// One head's forward scratch: attention_forward's T² + 4 T·hs + hs (fast_attention_forward
-// takes T² + 3 T·hs of it).
-size_t head_scratch_floats(int T, int hs) { return (size_t)T * T + 4 * (size_t)T * hs + hs; }
+// One head's forward scratch: fast_attention_forward's T² + 3 T·hs, attention_forward's
+// T² + hs.
+size_t head_scratch_floats(int T, int hs) { return (size_t)T * T + 3 * (size_t)T * hs + hs; }
 
 void allocate(Activations& a, const Config& c, int B, int T) {
     const size_t BT = (size_t)B * T, C = (size_t)c.width, F = (size_t)c.ffn_width();
@@ -262,20 +262,17 @@ void prefetch_lower(const float* P, int T) {
 }  // namespace
 
 // Every head reads its q, k, v in place from the (B,T,3C) rows (row stride 3C) and writes
-// its output into atty's (B,T,C) rows; the banded kernels take contiguous (T,hs) heads, so
-// that path gathers them into scratch.
-// scratch: one (T,T) score matrix, then (banded) a head's q, k, v and output, then the
-// momentum sum (hs): head_scratch_floats.
+// its output into atty's (B,T,C) rows.
+// scratch: one (T,T) score matrix, then the momentum sum (hs): head_scratch_floats.
 // With momentum η > 0, O_t += m_t = Σ_{i<t} η^{t−i} v_i, by m_0 = 0, m_t = η (m_{t−1} + v_{t−1}).
 void attention_forward(float* att, float* atty, const float* qkv, float* scratch, int B, int T, int C,
                        int H, AttentionMask mask, float momentum) {
     const int hs = C / H;
-    const size_t ld = 3 * (size_t)C, Ths = (size_t)T * hs;
+    const size_t ld = 3 * (size_t)C;
     const float scale = 1.0f / std::sqrt((float)hs);
     const bool band = skips_masked_work(mask, T);
     float* S = scratch;
-    float* hq = S + (size_t)T * T;
-    float *hk = hq + Ths, *hv = hk + Ths, *hO = hv + Ths, *m = hO + Ths;
+    float* m = S + (size_t)T * T;
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
             const float* qh = qkv + (size_t)b * T * ld + (size_t)h * hs;  // (T,hs), rows ld apart
@@ -284,12 +281,8 @@ void attention_forward(float* att, float* atty, const float* qkv, float* scratch
             float* Oh = atty + (size_t)b * T * C + (size_t)h * hs;      // (T,hs), rows C apart
             float* P = att + ((size_t)b * H + h) * T * T;
             if (band) {
-                ICL_PROFILE_SCOPE("fwd attn banded");  // with its gather and scatter
-                copy_rows(hq, hs, qh, ld, T, hs);
-                copy_rows(hk, hs, kh, ld, T, hs);
-                copy_rows(hv, hs, vh, ld, T, hs);
-                banded_attention_forward(P, hO, hq, hk, hv, T, hs, mask.window, scale);
-                copy_rows(Oh, C, hO, hs, T, hs);
+                ICL_PROFILE_SCOPE("fwd attn banded");
+                banded_attention_forward(P, Oh, C, qh, kh, vh, ld, T, hs, mask.window, scale);
             } else {
                 {
                     ICL_PROFILE_SCOPE("fwd attn matmul q x kT");
@@ -310,21 +303,18 @@ void attention_forward(float* att, float* atty, const float* qkv, float* scratch
 }
 
 // dq, dk, dv written in place into dqkv's (B,T,3C) rows (where q, k, v sit in qkv), from
-// dO's (B,T,C) rows; the banded path gathers a head's dO, q, k, v into scratch and
-// scatters its gradients back.
-// scratch: dP, (T,T), which becomes dS in place (the banded path uses one band of it), then (banded) a
-// head's q, k, v, dO, dq, dk, dv (T,hs) each, then the momentum sum (hs).
+// dO's (B,T,C) rows.
+// scratch: dP, (T,T), which becomes dS in place (the banded path uses one band of it), then
+// the momentum sum (hs).
 void attention_backward(float* dqkv, const float* dO, const float* qkv, const float* att,
                         float* scratch, int B, int T, int C, int H, AttentionMask mask,
                         float momentum) {
     const int hs = C / H;
-    const size_t ld = 3 * (size_t)C, Ths = (size_t)T * hs;
+    const size_t ld = 3 * (size_t)C;
     const float scale = 1.0f / std::sqrt((float)hs);
     const bool band = skips_masked_work(mask, T);
     float* dP = scratch;
-    float* hq = dP + (size_t)T * T;
-    float *hk = hq + Ths, *hv = hk + Ths, *hdO = hv + Ths, *hdq = hdO + Ths, *hdk = hdq + Ths,
-          *hdv = hdk + Ths, *r = hdv + Ths;
+    float* r = dP + (size_t)T * T;
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
             const size_t row = (size_t)b * T * ld + (size_t)h * hs;
@@ -337,16 +327,9 @@ void attention_backward(float* dqkv, const float* dO, const float* qkv, const fl
                 prefetch_lower(P + (size_t)T * T, T);
             }
             if (band) {
-                ICL_PROFILE_SCOPE("bwd attn banded");  // with its gather and scatter
-                copy_rows(hq, hs, qh, ld, T, hs);
-                copy_rows(hk, hs, kh, ld, T, hs);
-                copy_rows(hv, hs, vh, ld, T, hs);
-                copy_rows(hdO, hs, dOh, C, T, hs);
-                std::fill_n(hdq, 3 * Ths, 0.0f);
-                banded_attention_backward(hdq, hdk, hdv, dP, hdO, hq, hk, hv, P, T, hs, mask.window, scale);
-                copy_rows(dqh, ld, hdq, hs, T, hs);
-                copy_rows(dkh, ld, hdk, hs, T, hs);
-                copy_rows(dvh, ld, hdv, hs, T, hs);
+                ICL_PROFILE_SCOPE("bwd attn banded");
+                banded_attention_backward(dqh, dkh, dvh, ld, dP, dOh, C, qh, kh, vh, ld, P, T, hs, mask.window,
+                                          scale);
             } else {
                 {
                     ICL_PROFILE_SCOPE("bwd attn matmul dO x vT, PT x dO");
@@ -839,9 +822,9 @@ Status backward(const Model& model, Activations& acts, float* grads, GradsOnEntr
     const size_t FT = c.attention_only ? 0 : (size_t)BT * F;
     const size_t dlogits_n = (size_t)BT * V;
     const size_t hs = (size_t)(C / H), BTH = (size_t)BT * H;
-    // one head's backward scratch: attention_backward's T² + 7 T·hs + hs, the delta heads'
-    // 2T² + 6 T·hs + 2T + hs (T·hs ≥ T: the sum below covers both)
-    const size_t head_n = 2 * (size_t)T * T + 7 * (size_t)T * hs + 2 * (size_t)T + hs;
+    // one head's backward scratch: the delta heads' 2T² + 6 T·hs + 2T + hs, which covers
+    // attention_backward's T² + hs
+    const size_t head_n = 2 * (size_t)T * T + 6 * (size_t)T * hs + 2 * (size_t)T + hs;
     acts.grad_scratch.resize(dlogits_n + FT + 9 * BTC + head_n + 2 * BTH);
     float* dlogits = acts.grad_scratch.data();
     float* dhidden = dlogits + dlogits_n;  // (B,T,F): d(gelu out), then in place d(fc)

@@ -72,19 +72,22 @@ ICL_KERNEL(attention_softmax_backward, (float* d, const float* P, int T, float s
 // indexes it as (T,T), and zeroing T² floats costs hs times less than the score
 // matmul the band skips.
 // P (T,T) = softmax over row t's band j in [max(0, t−w+1), t] of scale · q_t · k_j,
-// 0 outside it; O (T,hs) = P v; q, k, v (T,hs); w >= 1
+// 0 outside it; O (T,hs) = P v; q, k, v (T,hs) read in place, rows ld apart (a head's
+// slice of the (B,T,3C) qkv rows), O's rows ldo apart; w >= 1
 ICL_KERNEL(banded_attention_forward,
-           (float* P, float* O, const float* q, const float* k, const float* v, int T, int hs,
-            int w, float scale),
-           (P, O, q, k, v, T, hs, w, scale))
-// Over the band (pairs outside it have P = 0 and pass nothing), with dO, q, k, v (T,hs),
-// P (T,T) from the forward, dp scratch (w):
-//   dv_j += Σ_t P_tj dO_t,   dP_tj = dO_t · v_j,   dS_tj = scale P_tj (dP_tj − Σ_i P_ti dP_ti),
-//   dq_t += Σ_j dS_tj k_j,   dk_j += Σ_t dS_tj q_t          (dq, dk, dv (T,hs))
+           (float* P, float* O, size_t ldo, const float* q, const float* k, const float* v, size_t ld,
+            int T, int hs, int w, float scale),
+           (P, O, ldo, q, k, v, ld, T, hs, w, scale))
+// Over the band (pairs outside it have P = 0 and pass nothing), with dO (T,hs) (rows ldo
+// apart), q, k, v (T,hs) (rows ld apart), P (T,T) from the forward, dp scratch (w):
+//   dv_j = Σ_t P_tj dO_t,   dP_tj = dO_t · v_j,   dS_tj = scale P_tj (dP_tj − Σ_i P_ti dP_ti),
+//   dq_t = Σ_j dS_tj k_j,   dk_j = Σ_t dS_tj q_t          (dq, dk, dv (T,hs), rows ldg apart,
+// written: what they held before is not read)
 ICL_KERNEL(banded_attention_backward,
-           (float* dq, float* dk, float* dv, float* dp, const float* dO, const float* q,
-            const float* k, const float* v, const float* P, int T, int hs, int w, float scale),
-           (dq, dk, dv, dp, dO, q, k, v, P, T, hs, w, scale))
+           (float* dq, float* dk, float* dv, size_t ldg, float* dp, const float* dO, size_t ldo,
+            const float* q, const float* k, const float* v, size_t ld, const float* P, int T, int hs,
+            int w, float scale),
+           (dq, dk, dv, ldg, dp, dO, ldo, q, k, v, ld, P, T, hs, w, scale))
 
 // ---- layernorm ------------------------------------------------------------------
 // y (N,C) = (x − mean) * rstd * gamma (C) + beta (C); writes mean (N), rstd (N)
