@@ -2,7 +2,7 @@
 # bench/run train: one tiny-GPT training step (forward, backward, AdamW) in icl vs
 # PyTorch 1.13 (Debian's python3-torch, OpenBLAS), one thread each, for the configs
 # S, M, L of TOOLCHAIN.md; then the same step in wasm under node for S and M.
-# Per config the two sides run back to back, so machine noise hits both alike.
+# Per config the two sides run back to back on one core, so machine noise hits both alike.
 # Native steps (both sides) are timed by the process's CPU clock, median of the
 # samples; the wasm ratios compare the fastest wall-clock sample in wasm with the
 # fastest wall-clock sample natively (wasm has no usable CPU clock).
@@ -83,14 +83,26 @@ best_ms() { field "$1" "$2" '[^ ]*' ms; }
 # icl allocates nothing per step and is unaffected. (Node, for wasm, runs as it is.)
 keep=glibc.malloc.mmap_threshold=4294967295:glibc.malloc.trim_threshold=4294967295
 rounds=${ICL_BENCH_ROUNDS:-3}
+# Each round runs both sides of its ratios on one core, round r on core (r − 1) mod
+# nproc: the two cores of these virtual machines run at different speeds from minute to
+# minute (on 2026-12-06 config S's step took 12 % longer on one than on the other for
+# several minutes, and the native SSE4.1 and wasm steps each took either about 19 or
+# about 26 ms from process to process when left to the scheduler), so a ratio whose
+# sides ran on different cores measured the cores. taskset is util-linux's (Essential
+# in Debian); without it the sides run where the scheduler puts them.
+pin() {
+  local core=$(( ($1 - 1) % $(nproc) ))
+  shift
+  if command -v taskset >/dev/null; then taskset -c "$core" "$@"; else "$@"; fi
+}
 ceiling=$(build/bench/bin/icl_bench_train --ceiling S M L)
 echo "$ceiling"
 declare -A speedups icl_all torch_all
 for r in $(seq "$rounds"); do
   for c in S M L; do
-    out=$(GLIBC_TUNABLES=$keep build/bench/bin/icl_bench_train "$c")
-    torch=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE GLIBC_TUNABLES=$keep OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
-        /usr/bin/python3 bench/train_torch.py "$c")
+    out=$(pin "$r" env GLIBC_TUNABLES=$keep build/bench/bin/icl_bench_train "$c")
+    torch=$(pin "$r" env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE GLIBC_TUNABLES=$keep OPENBLAS_NUM_THREADS=1 \
+        OMP_NUM_THREADS=1 /usr/bin/python3 bench/train_torch.py "$c")
     [ "$r" = 1 ] && [ "$c" = S ] && echo "icl_isa=$(sed -n 's/^train config=S isa=\([^ ]*\).*/\1/p' <<<"$out" | head -1) torch_blas=$(sed -n 's/.*blas=\([^ ]*\).*/\1/p' <<<"$torch") rounds=$rounds"
     i=$(best_ms "$out" "$c") t=$(sed -n 's/.*ms=\([^ ]*\).*/\1/p' <<<"$torch")
     icl_all[$c]+="$i " torch_all[$c]+="$t "
@@ -115,8 +127,8 @@ done
 for c in S M; do
   ws="" rb="" rs=""
   for r in $(seq "$rounds"); do
-    native=$(GLIBC_TUNABLES=$keep build/bench/bin/icl_bench_train "$c")
-    wasm=$(node tests/run-wasm-tests.mjs build/bench-wasm/bin/icl_bench_train.js "$c")
+    native=$(pin "$r" env GLIBC_TUNABLES=$keep build/bench/bin/icl_bench_train "$c")
+    wasm=$(pin "$r" node tests/run-wasm-tests.mjs build/bench-wasm/bin/icl_bench_train.js "$c")
     w=$(best_ms "$wasm" "$c")
     ws+="$w "
     rb+="$(awk -v w="$w" -v b="$(field "$native" "$c" '[^ ]*' wall_ms)" 'BEGIN { printf "%.3f", w / b }') "
