@@ -1,5 +1,5 @@
 # Every test suite as a ctest test, registered in the build tree that builds what it
-# tests (included from the top CMakeLists.txt). See README "Tests".
+# tests (included from the top CMakeLists.txt). See docs/guide.md, "Tests".
 set(ICL_NATIVE_SHARDS 2 CACHE STRING "ctest runs the native unit tests in this many shards, side by side")
 set(ICL_ASAN_SHARDS 8 CACHE STRING "ctest runs the ASan unit tests in this many shards, side by side")
 set(ICL_WASM_SHARDS 2 CACHE STRING "ctest runs the wasm unit tests in this many shards, side by side")
@@ -65,6 +65,8 @@ else()
   icl_add_suite(server LABELS server COMMAND node tests/server/run.mjs)
   icl_add_suite(lessons-lint LABELS lessons COMMAND $<TARGET_FILE:icl> lessons check --run-demos)
   icl_add_suite(lessons-predict LABELS lessons COMMAND node tests/lessons/predict-ranges.mjs $<TARGET_FILE:icl>)
+  # README.md and docs/*.md: relative links resolve, no tracker numbers, a short README.
+  icl_add_suite(docs LABELS docs quick COMMAND node tests/docs/check.mjs)
   icl_add_suite(setup-packages LABELS setup quick COMMAND python3 ${ICL_SRC}/tests/setup/check-packages.py)
   icl_add_suite(install LABELS install quick COMMAND ${ICL_SRC}/tests/install/run.sh ${CMAKE_BINARY_DIR})
   if(ICL_BUILD_APP)
