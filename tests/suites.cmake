@@ -65,7 +65,8 @@ else()
   icl_add_suite(server LABELS server COMMAND node tests/server/run.mjs)
   icl_add_suite(lessons-lint LABELS lessons COMMAND $<TARGET_FILE:icl> lessons check --run-demos)
   icl_add_suite(lessons-predict LABELS lessons COMMAND node tests/lessons/predict-ranges.mjs $<TARGET_FILE:icl>)
-  # README.md and docs/*.md: relative links resolve, no tracker numbers, a short README.
+  # README.md and docs/*.md: relative links resolve, no tracker numbers, a short README;
+  # source comments tell no measurement stories.
   icl_add_suite(docs LABELS docs quick COMMAND node tests/docs/check.mjs)
   icl_add_suite(setup-packages LABELS setup quick COMMAND python3 ${ICL_SRC}/tests/setup/check-packages.py)
   icl_add_suite(install LABELS install quick COMMAND ${ICL_SRC}/tests/install/run.sh ${CMAKE_BINARY_DIR})

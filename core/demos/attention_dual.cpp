@@ -294,8 +294,7 @@ const DemoDef attention_dual_def = [] {
     d.paper = "Dai et al. 2023; Irie, Csordás, Schmidhuber 2022";
     d.analytic = true;
     d.params = {
-        // Largest problem, every size at its max: peak 0.1 MiB for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
+        // Every size at its max stays within kDemoMemoryBudget (tests/unit/test_bounds.cpp).
         ParamSpec::integer("d_model", 2, 32, 8, 1),
         ParamSpec::integer("d_head", 2, 16, 6, 1),
         ParamSpec::integer("n_demos", 1, 24, 6, 1),

@@ -164,8 +164,7 @@ const DemoDef kAttentionPatterns = [] {
     d.id = "attention_patterns";
     d.paper = "Brown et al. 2020 (GPT-3); Child et al. 2019";
     d.params = {
-        // Largest problem, every size at its max: peak 32 MiB for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
+        // Every size at its max stays within kDemoMemoryBudget (tests/unit/test_bounds.cpp).
         ParamSpec::integer("T", 4, 2048, 32, 1),
         ParamSpec::integer("window", 1, 64, 8, 1),
         ParamSpec::integer("stride", 1, 64, 8, 1),

@@ -150,8 +150,7 @@ const DemoDef kBayesPosterior = [] {
     d.id = "bayes_posterior";
     d.paper = "Xie et al. 2022";
     d.params = {
-        // Largest problem: prompts 256 at k_max 7 peaks near 200 MiB at the last k (peak_bytes;
-        // the budget is kDemoMemoryBudget, 256 MiB; 512 prompts took 373 MB and failed at k = 7).
+        // Largest problem: prompts 256 at k_max 7, within kDemoMemoryBudget (peak_bytes).
         // k_max: at most the shipped recipe's 8 segments less the query's (it was 1..16, and
         // every value past 7 drew the same as 7: a slider that moved nothing).
         ParamSpec::integer("k_max", 1, 7, 7, 1),

@@ -100,8 +100,7 @@ const DemoDef kDemoLabels = [] {
     d.id = "demo_labels";
     d.paper = "Min et al. 2022";
     d.params = {
-        // Largest problem, every size at its max: peak 26 MiB for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
+        // Every size at its max stays within kDemoMemoryBudget (tests/unit/test_bounds.cpp).
         ParamSpec::choice("task", {"topic", "continent", "category"}, "topic"),
         ParamSpec::integer("shots", 1, 16, 8, 1),
         ParamSpec::integer("seeds", 1, 10, 5, 1),

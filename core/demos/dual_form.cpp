@@ -159,8 +159,7 @@ const DemoDef dual_form_def = [] {
     d.paper = "Irie, Csordás, Schmidhuber 2022";
     d.analytic = true;
     d.params = {
-        // Largest problem, every size at its max: peak 0.2 MiB for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
+        // Every size at its max stays within kDemoMemoryBudget (tests/unit/test_bounds.cpp).
         ParamSpec::integer("d_in", 1, 32, 8, 1),
         ParamSpec::integer("d_out", 1, 8, 2, 1),
         ParamSpec::integer("n_train", 1, 64, 12, 1),

@@ -8,10 +8,7 @@
 // approximation).
 // Three lanes (Session::lanes), one model each: lane 1 the delta rule, lane 2 softmax,
 // lane 0 the linear model (whose fast weights the panels read, so it stays with the
-// session). When there were two, lane 1 the delta rule and lane 0 softmax and linear, in
-// wasm lane 0 was the wait: 15.9-17.6 s against lane 1's 11.3-14.1 at the defaults under
-// node on a Zen 5; now each lane alone takes 7.0-11.8 s there, so where there is a core
-// per worker the page waits for the slowest model (docs/performance.md).
+// session): where there is a core per worker, the page waits only for the slowest model.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -172,8 +172,7 @@ const DemoDef kFunctionVectors = [] {
     d.paper = "Todd et al. 2024";
     d.analytic = true;
     d.params = {
-        // Largest problem, every size at its max: peak 58 MiB for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
+        // Every size at its max stays within kDemoMemoryBudget (tests/unit/test_bounds.cpp).
         ParamSpec::choice("task", task_ids(), "antonym"),
         ParamSpec::integer("shots", 2, 10, 8, 1),
         ParamSpec::integer("prompts", 4, 64, 32, 1),

@@ -119,8 +119,7 @@ const DemoDef kGptScaling = [] {
     d.paper = "Brown et al. 2020 (GPT-3); Radford et al. 2019 (GPT-2)";
     d.analytic = true;
     d.params = {
-        // Largest problem, every size at its max: peak no allocation (a formula) for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
+        // Every size at its max stays within kDemoMemoryBudget (tests/unit/test_bounds.cpp).
         ParamSpec::integer("layers", 1, 128, 96, 1),
         ParamSpec::integer("width", 16, 16384, 12288, 16),
         ParamSpec::integer("vocab", 2, 262144, 50257, 1),

@@ -1,7 +1,7 @@
 // icl_decomposition (Dai et al. 2023): in the shipped task model, every attention head's
 // output at the query split into W_ZSL q + ΔW_ICL q under relaxed linear attention (an
 // identity, checked to float precision), and that linear form set against the softmax
-// output the head really computes — the approximation the reading note doubts, measured.
+// output the head really computes — the approximation the reading note doubts, put to the test.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -175,8 +175,7 @@ const DemoDef kIclDecomposition = [] {
     d.paper = "Dai et al. 2023";
     d.analytic = true;
     d.params = {
-        // Largest problem, every size at its max: peak 49 MiB for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
+        // Every size at its max stays within kDemoMemoryBudget (tests/unit/test_bounds.cpp).
         ParamSpec::choice("task", tasks::task_ids(), "antonym"),
         ParamSpec::integer("shots", 1, 16, 8, 1),
         ParamSpec::integer("prompts", 1, 32, 16, 1),

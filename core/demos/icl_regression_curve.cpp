@@ -221,8 +221,7 @@ const DemoDef icl_regression_curve_def = [] {
     d.id = "icl_regression_curve";
     d.paper = "Garg et al. 2022; Akyürek et al. 2023";
     d.params = {
-        // Largest problem, every size at its max: peak 0.1 MiB for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
+        // Every size at its max stays within kDemoMemoryBudget (tests/unit/test_bounds.cpp).
         ParamSpec::integer("d", 2, 20, 10, 1),
         ParamSpec::integer("n_tasks", 100, 4000, 1000, 100),
         ParamSpec::real("noise", 0, 2, 0, 0.05),

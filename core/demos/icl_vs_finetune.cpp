@@ -241,8 +241,7 @@ const DemoDef kIclVsFinetune = [] {
     d.id = "icl_vs_finetune";
     d.paper = "Dai et al. 2023";
     d.params = {
-        // Largest problem, every size at its max: peak 5 MiB for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
+        // Every size at its max stays within kDemoMemoryBudget (tests/unit/test_bounds.cpp).
         ParamSpec::choice("task", tasks::task_ids(), "continent"),
         ParamSpec::integer("shots", 1, 16, 8, 1),
         ParamSpec::integer("queries", 1, 64, 24, 1),

@@ -411,8 +411,8 @@ const DemoDef kInductionHeads = [] {
     d.id = "induction_heads";
     d.paper = "Olsson et al. 2022";
     d.params = {
-        // Every size at its max (two models, batch 64 x 96 tokens, width 128) took 285 MiB for
-        // start + one step: over kDemoMemoryBudget (256 MiB), so peak_bytes refuses it at start.
+        // Every size at its max (two models, batch 64 x 96 tokens, width 128) is over
+        // kDemoMemoryBudget, so peak_bytes refuses it at start.
         ParamSpec::integer("layers", 1, 3, 2, 1),
         ParamSpec::integer("heads", 1, 8, 2, 1),
         ParamSpec::integer("width", 16, 128, 32, 16),

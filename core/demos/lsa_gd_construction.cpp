@@ -134,8 +134,7 @@ const DemoDef lsa_gd_construction_def = [] {
     d.paper = "von Oswald et al. 2023";
     d.analytic = true;
     d.params = {
-        // Largest problem, every size at its max: peak 35 MiB for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
+        // Every size at its max stays within kDemoMemoryBudget (tests/unit/test_bounds.cpp).
         ParamSpec::integer("d", 1, 20, 10, 1),
         ParamSpec::integer("n_context", 1, 40, 10, 1),
         ParamSpec::real("eta", 0, 20, 6, 0.1),

@@ -176,8 +176,7 @@ const DemoDef lsa_training_def = [] {
     d.id = "lsa_training";
     d.paper = "von Oswald et al. 2023";
     d.params = {
-        // Largest problem, every size at its max: peak 1.2 MiB for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
+        // Every size at its max stays within kDemoMemoryBudget (tests/unit/test_bounds.cpp).
         ParamSpec::integer("d", 1, 16, 10, 1),
         ParamSpec::integer("n_context", 1, 32, 10, 1),
         ParamSpec::integer("layers", 1, 4, 1, 1),

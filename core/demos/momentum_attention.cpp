@@ -243,8 +243,7 @@ const DemoDef kMomentumAttention = [] {
     d.id = "momentum_attention";
     d.paper = "Dai et al. 2023";
     d.params = {
-        // Largest problem, every size at its max: peak 22 MiB for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
+        // Every size at its max stays within kDemoMemoryBudget (tests/unit/test_bounds.cpp).
         ParamSpec::real("eta", 0.05, 0.95, 0.5, 0.05),
         ParamSpec::integer("steps", 20, 2000, 400, 10),
         ParamSpec::integer("seeds", 1, 8, 3, 1),

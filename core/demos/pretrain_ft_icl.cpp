@@ -149,8 +149,7 @@ const DemoDef kPretrainFtIcl = [] {
     d.paper = "Brown et al. 2020 (GPT-3)";
     d.analytic = true;
     d.params = {
-        // Largest problem, every size at its max: peak 13 MiB for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
+        // Every size at its max stays within kDemoMemoryBudget (tests/unit/test_bounds.cpp).
         ParamSpec::choice("task", tasks::task_ids(), "antonym"),
         ParamSpec::integer("shots", 0, 16, 8, 1),
         ParamSpec::integer("queries", 1, 32, 16, 1),

@@ -214,8 +214,7 @@ const DemoDef kShotsCurve = [] {
     d.id = "shots_curve";
     d.paper = "Brown et al. 2020 (GPT-3)";
     d.params = {
-        // Largest problem, every size at its max: peak 22 MiB for start + one step
-        // (measured by tests/unit/test_bounds.cpp; the budget, kDemoMemoryBudget, is 256 MiB of wasm's 1 GB).
+        // Every size at its max stays within kDemoMemoryBudget (tests/unit/test_bounds.cpp).
         ParamSpec::integer("seeds", 1, 8, 3, 1),
         ParamSpec::integer("sequences", 2, 64, 8, 1),
         ParamSpec::integer("ft_sequences", 1, 16, 1, 1),

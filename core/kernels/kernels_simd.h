@@ -18,10 +18,8 @@
 #else
 #define ICL_UNROLL _Pragma("GCC unroll 16")
 #endif
-// on a lambda or a function: the compiler must inline it. The micro-kernel's per-k step
-// called out of line keeps its accumulators in memory: an unrelated edit elsewhere in
-// gemm_blocked once tipped GCC's inliner that way and config M's step went from 32 to
-// 83 ms. softmax_row, out of line, was called once a row.
+// on a lambda or a function: the compiler must inline it (a per-k step called out of line
+// keeps its accumulators in memory).
 #define ICL_INLINE __attribute__((always_inline))
 // one step over each of N vectors (exp_n below)
 #define ICL_EACH(u) ICL_UNROLL for (int u = 0; u < N; ++u)
@@ -39,8 +37,7 @@ namespace {
 // GEMM register-tile rows (MR) per architecture; the tile is MR x 2 batches wide.
 template <class Arch>
 struct GemmShape {
-    // SSE4.1 / SIMD128: 8 accumulators. V8 keeps a 4x8 tile in registers but spills a
-    // 6x8 one (measured 42 vs 27 GFLOP/s under node); natively 4 and 6 run alike.
+    // SSE4.1 / SIMD128: 8 accumulators. V8 keeps a 4x8 tile in registers but spills a 6x8 one.
     static constexpr int MR = 4;
 };
 template <>
@@ -49,8 +46,7 @@ struct GemmShape<xsimd::fma3<xsimd::avx2>> {
 };
 template <>
 struct GemmShape<xsimd::avx512f> {
-    // 16 accumulators of 32 registers; 64 divides by 8. Measured on Zen 4 at
-    // n = 64..512: 6 and 12 rows were slower, and KC = 128 no faster than 256 (KC below).
+    // 16 accumulators of 32 registers; 64 divides by 8 (6 and 12 rows ran slower).
     static constexpr int MR = 8;
 };
 
@@ -78,18 +74,12 @@ struct Kernels {
     // walks MR row pointers, so A needs no packing, which matters for small n.
     static constexpr int MR = GemmShape<Arch>::MR;
     // 512: a weight gradient's K = B·T (1024 at config M) in two blocks, not four, so C is
-    // read and written back half as often: dW (128,512) += (1024,128)ᵀ · (1024,512) went
-    // from 189 to 199 GFLOP/s (bench/run gemm --shapes), the whole step at config M 0.35 %
-    // faster; 1024 was no faster than 512.
+    // read and written back half as often (1024 gained nothing more).
     static constexpr int KC = 512;
     static constexpr int MC = 128 / MR * MR;
-    // Whether gemm_blocked packs an A read down its columns (tn, csa = lda), AVX2 only. On
-    // Zen 1 the tile's walk down A, a cache line lda floats after the last per k, held
-    // dW (512,128) = dYᵀ · X (1024 rows) at 26-28 GFLOP/s where nn's shapes ran 36; packed,
-    // 31-33, config M's step 1-3 % faster, L's 3-6 % (bench/run gemm --shapes,
-    // icl_bench_train). SSE4.1 gained too natively (13 -> 18 GFLOP/s), but in wasm the packed
-    // variant made the whole GEMM compile worse (nn's products 21 -> 11 GFLOP/s), so the
-    // 128-bit sets read A in place; AVX-512 (Zen 4/5, not at hand) as it was measured.
+    // Whether gemm_blocked packs an A read down its columns (tn, csa = lda): AVX2 only, where
+    // the tile's walk down A (a cache line per k) held weight gradients back; in wasm the
+    // packed variant made the whole GEMM compile worse, so the 128-bit sets read A in place.
     static constexpr bool kPackA = std::is_same_v<Arch, xsimd::fma3<xsimd::avx2>>;
     // NR = NV vectors: 2 (the usual tile), or 1 when all of C's columns fit in one
     // vector (an attention head's hs = 16 with AVX-512), where a 2-vector tile would
@@ -138,11 +128,8 @@ struct Kernels {
             kk += csa;
         };
         int k = 0;
-        // AVX-512: two k per trip (the same operations in the same order). On Zen 5 the
-        // training step 0.4 % (M), 0.2-0.5 % (S) and 1.5 % (L) faster, in a scratch harness
-        // alternating the two step by step in one process (200-300 pairs, the median of
-        // the paired differences); 4 and 8 per trip gained less. Not for the 128-bit sets:
-        // in wasm clang hoists the unrolled trips' B loads and V8 spills (docs/performance.md).
+        // AVX-512: two k per trip (the same operations in the same order). Not for the 128-bit
+        // sets: in wasm clang hoists the unrolled trips' B loads and V8 spills.
         if constexpr (std::is_same_v<Arch, xsimd::avx512f>)
             for (; k + 2 <= kc; k += 2) {
                 step();
@@ -284,10 +271,8 @@ struct Kernels {
                             const size_t rsa_t = PACK_A ? 1 : rsa, csa_t = PACK_A ? MR : csa;
                             const float* Bt = Bp + (size_t)jr * kc + (size_t)(k0 - pc) * NR;
                             // a tile on the diagonal whose rows stop within its first vector:
-                            // only that vector's columns (attention's q kᵀ and dO vᵀ: the
-                            // step at config M 0.15 and 0.17 % faster in two A/B runs). AVX-512
-                            // only: in wasm the same branch took config S's step from 18.3 to
-                            // 28.2 ms (the whole GEMM compiled worse, not just these tiles).
+                            // only that vector's columns (attention's q kᵀ and dO vᵀ). AVX-512
+                            // only: in wasm the branch makes the whole GEMM compile worse.
                             if constexpr (NV == 2 && std::is_same_v<Arch, xsimd::avx512f>)
                                 if (tri == kLowerC && i0 + mr - 1 < j0 + W) {
                                     micro_kernel<1, false, 2>(k1 - k0, At, rsa_t, csa_t, Bt, Ct, (int)ldc, mr,
@@ -437,7 +422,7 @@ struct Kernels {
     // spills a 6x2 tile), so there db is one pass over dY after the product.
     // Without accumulate, dW is stored, not loaded and added to: a gradient buffer the
     // optimizer zeroed a whole step ago is cold, and the first K block's loads of it stalled
-    // the product (the training step at config M 0.6 % faster).
+    // the product.
     static void linear_weight_grad(float* dW, float* db, const float* dY, const float* X, int N,
                                    int IC, int OC, bool accumulate) {
         if (small(OC, N, IC)) {
@@ -486,12 +471,8 @@ struct Kernels {
     //
     // exp_n<N> takes N independent vectors in place, each step over all N before the next
     // (ICL_EACH), so their dependency chains (about 20 operations deep) issue side by
-    // side: Zen 1's small FP scheduler overlaps only about two chains otherwise. There its
-    // GELU ran at 1.76-1.96 ns per float one vector at a time, 1.29 four at a time (AVX2, a
-    // scratch driver; six and eight spill: 1.38, 1.55); in config S's step the forward GELU
-    // went from 1063 to 800 µs and fc2's weight gradient with the GELU's backward from 3441
-    // to 2873 (kChains 2 and 3: 952 / 3190, 865 / 3000; 6 as 4). Each vector goes through
-    // the same operations for every N. kChains is the N the loops use.
+    // side: a small FP scheduler overlaps only about two chains otherwise; six or eight spill.
+    // Each vector goes through the same operations for every N. kChains is the N the loops use.
     static constexpr int kChains = 4;
     template <int N>
     static void exp_n(B* x) {
@@ -542,9 +523,7 @@ struct Kernels {
     }
 
     // the sum of the lanes. With AVX-512 the compiler's shuffle tree (xsimd's hadd goes
-    // through 8-lane horizontal adds, lane_max below through memory): attention's softmax
-    // alone 3.6 → 3.0 µs per head at T = 128; the step at config S 0.6 % faster (A/B, 199
-    // of 300 pairs), at M no change (+0.05 and +0.13 %, within the A/B's noise)
+    // through 8-lane horizontal adds, lane_max below through memory), which is faster
     static float lane_sum(B v) {
 #if defined(__AVX512F__)
         if constexpr (std::is_same_v<Arch, xsimd::avx512f>) return _mm512_reduce_add_ps(v);
@@ -576,7 +555,7 @@ struct Kernels {
     static void matmul_nt_lower(float* S, const float* A, const float* Bm, int T, int K, int lda,
                                 int ldb) {
         // above the diagonal: what the tiles that straddle it computed, the rest untouched
-        // (zeroing it, row by row, was 13 % of this product at a head of config M)
+        // (zeroing it, row by row, would cost a good share of this product)
         if (!small(T, K, T)) return gemm_packed(S, T, A, lda, 1, Bm, 1, ldb, T, K, T, false, kLowerC);
         for (int i = 0; i < T; ++i)
             gemm_dots(S + (size_t)i * T, A + (size_t)i * lda, 0, Bm, ldb, 1, K, i + 1, false);
@@ -893,9 +872,7 @@ struct Kernels {
     // h = 0.5 (1 + tanh u) = σ(2u) = 1 / (1 + e^{−2u}) of N vectors (each step over all
     // N, as exp_n): one exp instead of a tanh. −2u is capped at 88 (e^88 is finite; σ is
     // then 0 to float precision). With u = kS (x + kC x³), −2u = x (−2 kS − 2 kS kC x²):
-    // three operations. This form and the fma-folded gelu' below (with exp_n's scalef) took
-    // the forward pass from 5.5 to 4.3 ns per 16 floats and the backward from 7.9 to 5.6
-    // (AVX-512, in L1 or not).
+    // three operations; with the fma-folded gelu' below, faster than a tanh.
     template <int N>
     static void gelu_h_n(const B* x, B* h) {
         ICL_EACH(u) h[u] = xsimd::min(x[u] * fma(x[u] * x[u], B(-2.0f * kS * kC), B(-2.0f * kS)), B(88.0f));
@@ -1152,12 +1129,8 @@ struct Kernels {
 
     // ---- linear attention: feature map and fast-weight step ---------------------------
     // φ(x) = elu(x) + 1 = x + 1 for x > 0, e^x otherwise, and φ'(x) = 1 or e^x: e^min(x, 0)
-    // by exp_n, kChains vectors at a time, then one, then the scalar tail. xsimd::exp, used
-    // before, rounds through _mm_cvttps_epi32, which Emscripten emulates with four scalar
-    // lrint calls (see exp_n): in wasm the feature maps were 13 % of fast_weights' lane 0
-    // (its softmax and linear models) and 18 % of lane 1 (the delta rule's), by a profiled
-    // build under node; with exp_n lane 1 went from 14.2-15.0 to 11.6-11.7 s, lane 0 from
-    // 18.1 to 17.3 s (medians of five), natively one seed 5.03 -> 4.84 s of CPU.
+    // by exp_n, kChains vectors at a time, then one, then the scalar tail; not xsimd::exp,
+    // which rounds through _mm_cvttps_epi32, four scalar lrint calls under Emscripten.
     template <int N>
     static void feature_map_n(const float* x, B* xv, B* e) {
         ICL_EACH(u) xv[u] = B::load_unaligned(x + u * W);

@@ -247,12 +247,9 @@ std::vector<float> Activations::head_qkv(int layer, int which, int b, int h) con
 
 namespace {
 
-// Asks for the cache lines of P's lower triangle (T,T) ahead of their use. The backward
+// Asks for the cache lines of P's lower triangle (T,T) ahead of their use: the backward
 // reads each head's P from memory (the forward wrote it long before), column by column in
-// dv = Pᵀ dO; asked for one head ahead, that product ran 846 → 554 µs per step at config
-// M, the asking itself cost about 150 µs (its own phase in bench/run profile), and the
-// whole step was 0.26, 0.49 and 0.43 % faster in three A/B runs (150-200 steps of each,
-// alternating in one process). Every other line only: slower.
+// dv = Pᵀ dO, so it is asked for one head ahead, every line.
 // A hint only: in wasm it compiles to nothing.
 void prefetch_lower(const float* P, int T) {
     for (int i = 0; i < T; ++i)
@@ -452,8 +449,7 @@ namespace {
 // acc (N) ∓= Σ_{i<n} coef[i·cs] · rows[i·ld] (N floats each), i ascending (a negative
 // stride walks back): each acc[c] goes through the same operations, in the same order, as
 // the plain loop over i then c, but stays in registers across i, where the plain loop
-// stored and reloaded it every i (the delta rule's backward was 19 % of `icl run
-// fast_weights --set seeds=1` natively, 14 % with this; the run 10-12 % faster). N is a
+// stored and reloaded it every i. N is a
 // compile-time chunk; the overload below covers `width`.
 template <int N, bool SUB>
 void accumulate_rows(float* acc_out, const float* coef, ptrdiff_t cs, const float* rows, ptrdiff_t ld, int n) {
@@ -739,8 +735,7 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
         for (const HeadPatch& h : acts.head_patches)
             if (h.layer == l) patch_head(acts.ptr(a.atty), h, B, T, C, C / H, false);
         // res_attn = atty · Woᵀ + (x + bo), the residual and bias added as each tile of the
-        // product is stored (0.47 % of the step at config M faster than a pass of their own,
-        // with fc2's below)
+        // product is stored, not in a pass of their own (as fc2's below)
         float* ra = acts.ptr(a.res_attn);
         {
             ICL_PROFILE_SCOPE("fwd matmul wo (BT,C) x (C,C)");
@@ -873,7 +868,7 @@ Status backward(const Model& model, Activations& acts, float* grads, GradsOnEntr
         if (!c.attention_only) {
             // fc2: dhidden = dres · W2 first; then one kernel turns it into d(fc) and takes fc2's
             // weight gradient from gelu(fc) computed again, straight into the product's packed
-            // panels (keeping every layer's gelu(fc) instead measured 0.5 % slower at config M)
+            // panels (cheaper than keeping every layer's gelu(fc))
             {
                 ICL_PROFILE_SCOPE("bwd matmul fc2");
                 matmul_nn(dhidden, dres, model.at(p.w2), BT, C, F, false);

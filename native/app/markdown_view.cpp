@@ -214,7 +214,7 @@ struct Line {
     float height = 0;
 };
 
-// Breaks runs into lines at the width `width`: words and matrices measured in their
+// Breaks runs into lines at the width `width`: words and matrices sized in their
 // fonts, a line wrapped before an item that would cross the edge; display math on lines
 // of its own, indented.
 std::vector<Line> lay_out(const std::vector<TextRun>& runs, const Fonts& fonts, ImFont* base, bool quoted, float width) {

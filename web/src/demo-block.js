@@ -112,9 +112,7 @@ export class DemoBlock {
     writeUrlParams(this.block.name, changedFrom(this.params, this.urlBase));
     // Analytic demos follow the slider; training demos restart when it is let go. A
     // slider's 'change' repeats the value of its last 'input', which an analytic demo is
-    // already computing or showing: starting it again stopped that run and paid for the
-    // same result twice (lesson 2's dual_form redrew in 63-71 ms, 47-65 without the
-    // second run, on a 2 GHz Zen 1 in headless Chromium).
+    // already computing or showing: starting it again would pay for the same result twice.
     if (this.analytic ? !(this.runParams && same(this.runParams, this.params)) : final) this.run();
   }
 

@@ -27,13 +27,8 @@ importScripts('icl_core.js');
 
 const SLICE_MS = 25;
 // A running demo's Result is asked of the core (and posted) at most this often, and
-// always at its end. A snapshot is the JSON of every panel (induction_heads: 72 KB, its
-// attention maps), then parsed, cloned to the page and drawn: about 20 ms each, which
-// at one per 25 ms slice made the page's phase change 13 s where the core alone takes 8
-// (bench/run web --phase-change: 12.4-14.5 s; 9.6-10.8 at 100 ms; 8.8-9.7 at 250 ms).
-// A training demo's charts change at its evaluations (induction_heads: every 75 steps,
-// about a second in wasm), so four a second loses nothing a learner sees but the
-// progress counter's finer steps.
+// always at its end: a snapshot is the JSON of every panel, parsed, cloned and drawn, and a
+// training demo's charts change only at its evaluations, so four a second loses nothing.
 const POST_MS = 250;
 let core = null;
 const runs = new Map();  // run id -> {handle, budget, started, posted, lanes: [lane run ids], waiting}

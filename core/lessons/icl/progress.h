@@ -3,7 +3,7 @@
 // under $XDG_STATE_HOME/icl-lab/) and /lab/ (localStorage). Import, export, merging,
 // the review schedule and the teacher's CSV summary all live here. Portable (wasm too).
 //
-// The document, version 2 (JSON; times are milliseconds since 1970-01-01 UTC):
+// The document, version 2 (JSON; times are milliseconds since the Unix epoch):
 //
 //   {"version": 2, "lang": "ko", "last_lesson": "dual-form",
 //    "checks": {"dual-form": {"dual-form-scores": {

@@ -180,7 +180,7 @@ struct BlockActs {  // offsets into Activations::buf
     size_t atty;                     // (B,T,C) heads' outputs, head h in columns h*hs..
     size_t res_attn;                 // (B,T,C) residual after the attention sublayer
     size_t ln2, ln2_mean, ln2_rstd;  // (B,T,C), (B,T), (B,T)
-    size_t fc;                       // (B,T,F) before GELU (gelu(fc) is not kept: see mlp_out)
+    size_t fc;                       // (B,T,F) before GELU (gelu(fc) is recomputed: see mlp_out)
     size_t res_out;                  // (B,T,C) residual after the block
 };
 
