@@ -35,6 +35,9 @@ if(ICL_WASM)
   icl_add_suite(browser LABELS browser SERIAL COMMAND node tests/browser/run.mjs ${ICL_SITE_DIR})
   icl_add_suite(browser-hostile LABELS browser
                 COMMAND node tests/browser/hostile.mjs ${ICL_NATIVE_BIN_DIR}/icl $<TARGET_FILE_DIR:icl_core_wasm>)
+  # Accessibility: axe-core (WCAG 2.1 AA) on every page kind, charts' text alternatives and
+  # contrast, reduced motion, a lab and a check worked by keyboard alone.
+  icl_add_suite(browser-a11y LABELS browser COMMAND node tests/browser/a11y.mjs ${ICL_SITE_DIR})
   icl_add_suite(app-browser LABELS app browser COMMAND ${ICL_SRC}/tests/app/lab.sh ${ICL_SITE_DIR})
   # A language is a folder: a pseudo-locale made at test time goes through the lint, the
   # CLI, a site build, a page in Chromium and the desktop app.

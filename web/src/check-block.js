@@ -32,7 +32,9 @@ export class CheckBlock {
         const id = `${name}-${o.key}`;
         const label = el('label', { class: 'option', for: id });
         const input = el('input', { type, name, id, value: o.key });
-        const key = el('span', { class: 'option-key', 'aria-hidden': 'true' }, `${o.key})`);
+        // the key is part of the option's name: an option that is only a formula would
+        // otherwise have none a screen reader can say (KaTeX's MathML is not a text name)
+        const key = el('span', { class: 'option-key' }, `${o.key})`);
         const text = el('span', { class: 'option-text' });
         text.innerHTML = o.html;  // lesson HTML from the build, not learner input
         label.append(input, key, text);

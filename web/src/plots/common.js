@@ -121,8 +121,10 @@ export function extent(values, log, pad = 0.05) {
   return [lo - p, hi + p];
 }
 
-// Okabe & Ito's palette: distinguishable with the common colour-vision deficiencies.
-export const SERIES_COLOURS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#000000', '#B8A000'];
+// Okabe & Ito's palette (distinguishable with the common colour-vision deficiencies), its
+// orange, pink, sky blue and yellow darkened so that every mark keeps 3:1 against the
+// white plot (WCAG 2.1's non-text contrast; the browser suite's accessibility audit checks).
+export const SERIES_COLOURS = ['#0072B2', '#C07000', '#009E73', '#C0679A', '#2B8CC4', '#D55E00', '#000000', '#8F7C00'];
 export const seriesColour = (i) => SERIES_COLOURS[i % SERIES_COLOURS.length];
 // Dash patterns cycle too, so series stay apart in greyscale prints.
 export const DASHES = ['', '6 4', '2 3', '8 3 2 3'];

@@ -4,6 +4,7 @@ import { drawHeatmap } from './heatmap.js';
 import { drawBars } from './bars.js';
 import { drawScalars, drawTable, drawNote } from './text-panels.js';
 import { plotWidth } from './common.js';
+import { describePanel } from './describe.js';
 
 const drawers = { lines: drawLines, heatmap: drawHeatmap, bars: drawBars, scalars: drawScalars, table: drawTable, note: drawNote };
 export const GRAPHIC_KINDS = new Set(['lines', 'heatmap', 'bars']);
@@ -31,5 +32,7 @@ export function drawPanel(panel, container, width) {
   body.className = 'panel-body';
   figure.appendChild(body);
   draw(panel, body, plotWidth(width));
+  // a chart's words for those who cannot see it: a summary sentence and its data as a table
+  if (GRAPHIC_KINDS.has(panel.kind)) describePanel(panel, body, body.querySelector('svg.plot-svg'));
   return figure;
 }
