@@ -151,6 +151,12 @@ for (const p of pages) {
     await open(p);
     const found = await audit();
     const c = await chartProblems();
+    // a point editor speaks the page's language (its name comes from the catalogue)
+    if (!p.startsWith('en/') && p !== 'index.html') {
+      const english = await page.$$eval('.point-plot, .point', (els) => els.map((e) => e.getAttribute('aria-label') || '')
+        .filter((l) => /click to add|^point \d/.test(l)));
+      if (english.length) c.problems.push(`the point editor speaks English here: "${english[0]}"`);
+    }
     charts += c.charts;
     violations += found.reduce((n, v) => n + v.nodes, 0);
     const lines = found.map((v) => `${v.id} (${v.nodes}): ${v.help}\n       ${v.where.join('\n       ')}`);

@@ -120,7 +120,8 @@ export function buildControls(form, specs, values, idPrefix, onChange, words = {
     const described = help ? helpId : null;
     if (spec.type === 'points') {
       row.append(label);
-      setters[spec.name] = buildPointEditor(row, spec, values[spec.name], id, described, onChange);
+      setters[spec.name] = buildPointEditor(row, spec, values[spec.name], id, described, onChange,
+        { point: words.point, pointsHelp: words.pointsHelp });
     } else if (spec.type === 'text') {
       const t = textControl(spec, id, described, values, onChange, {
         completions: words.completions || 'Completions',
