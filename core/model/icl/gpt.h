@@ -95,7 +95,7 @@ struct Config {
     }
     int head_size() const { return width / heads; }     // hs
     int ffn_width() const { return mlp_ratio * width; }  // F
-    bool has_wte() const { return token_input || token_output; }  // vocab is read only then
+    bool has_wte() const { return token_input || token_output; }  // wte (V,C) exists only then
     // A token-in, token-out transformer: what generation, the probes and the KV cache take.
     bool is_token_lm() const { return arch == Arch::transformer && token_input && token_output; }
 };
