@@ -128,6 +128,11 @@ std::string config_diff(const gpt::Config& want, const gpt::Config& got) {
     field("heads", want.heads, got.heads);
     field("mlp_ratio", want.mlp_ratio, got.mlp_ratio);
     field("attention_only", want.attention_only, got.attention_only);
+    field("arch", (long)want.arch, (long)got.arch);
+    field("input_dim", want.input_dim, got.input_dim);
+    field("token_input", want.token_input, got.token_input);
+    field("output_dim", want.output_dim, got.output_dim);
+    field("token_output", want.token_output, got.token_output);
     if (d.empty())
         for (int l = 0; l < want.layers; ++l)
             if (want.kind(l) != got.kind(l))
@@ -169,14 +174,20 @@ std::vector<uint8_t> save(const gpt::Model& model) { return save(model, Encoding
 Expected<std::vector<uint8_t>> save(const gpt::Model& model, Encoding encoding) {
     const gpt::Config& c = model.config;
     const bool f16 = encoding == Encoding::f16;
-    bool kinds = false;  // a linear or delta layer: version 3 records each layer's kind
+    // a GRU, a vector input or a regression readout: version 4 records them
+    const bool io = c.arch != gpt::Arch::transformer || c.input_dim != 0 || !c.token_input ||
+                    c.output_dim != 0 || !c.token_output;
+    bool kinds = io;  // a linear or delta layer: version 3 records each layer's kind (4 too)
     for (int l = 0; l < c.layers; ++l) kinds = kinds || c.kind(l) != gpt::AttentionKind::softmax;
     Writer w;
     w.bytes(kMagic, 8);
-    w.u32(kinds ? 3 : f16 ? 2 : 1);
+    w.u32(io ? 4 : kinds ? 3 : f16 ? 2 : 1);
     w.u32(0);  // header size, patched below
     for (int v : {c.vocab, c.context, c.width, c.layers, c.heads, c.mlp_ratio, (int)c.attention_only})
         w.u32((uint32_t)v);
+    if (io)
+        for (int v : {(int)c.arch, c.input_dim, (int)c.token_input, c.output_dim, (int)c.token_output})
+            w.u32((uint32_t)v);
     for (int l = 0; l < c.layers; ++l) {
         const AttentionMask m = c.mask(l);
         w.u32((uint32_t)m.kind);
@@ -223,9 +234,9 @@ Expected<gpt::Model> load(const uint8_t* data, size_t size, Encoding* stored_as)
         return make_error("checkpoint: bad magic (not an ICL GPT checkpoint)");
     const uint32_t version = r.u32("the version");
     if (!r.error.empty()) return make_error(r.error);
-    if (version < 1 || version > 3)
+    if (version < 1 || version > 4)
         return make_error("checkpoint: version " + std::to_string(version) +
-                          " is not supported (this build reads versions 1, 2 and 3)");
+                          " is not supported (this build reads versions 1 to 4)");
     const uint32_t header_size = r.u32("the header size");
 
     gpt::Config c;
@@ -241,6 +252,21 @@ Expected<gpt::Model> load(const uint8_t* data, size_t size, Encoding* stored_as)
         return make_error("checkpoint: config attention_only = " + std::to_string(attention_only) +
                           " must be 0 or 1");
     c.attention_only = attention_only == 1;
+    if (version == 4) {
+        const uint32_t arch = r.u32("the inputs and readouts");
+        c.input_dim = (int)r.u32("the inputs and readouts");
+        const uint32_t token_input = r.u32("the inputs and readouts");
+        c.output_dim = (int)r.u32("the inputs and readouts");
+        const uint32_t token_output = r.u32("the inputs and readouts");
+        if (!r.error.empty()) return make_error(r.error);
+        if (arch > 1) return make_error("checkpoint: config arch = " + std::to_string(arch) + " is unknown (0 transformer, 1 gru)");
+        if (token_input > 1 || token_output > 1)
+            return make_error("checkpoint: config token_input = " + std::to_string(token_input) + ", token_output = " +
+                              std::to_string(token_output) + " must each be 0 or 1");
+        c.arch = (gpt::Arch)arch;
+        c.token_input = token_input == 1;
+        c.token_output = token_output == 1;
+    }
     if (c.layers < 1 || c.layers > gpt::Bounds::max_layers)
         return make_error("checkpoint: config layers = " + std::to_string(c.layers) + " is outside [1, " +
                           std::to_string(gpt::Bounds::max_layers) + "]");
@@ -255,7 +281,7 @@ Expected<gpt::Model> load(const uint8_t* data, size_t size, Encoding* stored_as)
                               std::to_string(kind) + " is unknown");
         m.kind = (AttentionMask::Kind)kind;
         c.attention.push_back(m);
-        if (version == 3) {
+        if (version >= 3) {
             const uint32_t attn = r.u32("an attention kind");
             if (!r.error.empty()) return make_error(r.error);
             if (attn > 2)
@@ -310,11 +336,11 @@ Expected<gpt::Model> load(const uint8_t* data, size_t size, Encoding* stored_as)
             return make_error("checkpoint: version 2 weight encoding " + std::to_string(e) +
                               " is unknown (1 = f16; f32 weights are version 1)");
         encoding = Encoding::f16;
-    } else if (version == 3) {
+    } else if (version >= 3) {
         const uint32_t e = r.u32("the weight encoding");
         if (!r.error.empty()) return make_error(r.error);
         if (e > (uint32_t)Encoding::f16)
-            return make_error("checkpoint: version 3 weight encoding " + std::to_string(e) +
+            return make_error("checkpoint: version " + std::to_string(version) + " weight encoding " + std::to_string(e) +
                               " is unknown (0 = f32, 1 = f16)");
         encoding = (Encoding)e;
     }

@@ -34,6 +34,10 @@ Status step(const Model& model, KvCache& cache, int token, float* logits, const 
     const Config& c = model.config;
     const int C = c.width, H = c.heads, hs = C / H, F = c.mlp_ratio * C, Tm = c.context;
     const int t = cache.length;
+    if (!c.is_token_lm())
+        return make_error("gpt step: generation needs a transformer with a token input and the softmax head "
+                          "(this model is a " + std::string(arch_name(c.arch)) + ", token_input " +
+                          std::to_string((int)c.token_input) + ", token_output " + std::to_string((int)c.token_output) + ")");
     if (token < 0 || token >= c.vocab)
         return make_error("gpt step: token id " + std::to_string(token) + " at position " +
                           std::to_string(t) + " is outside [0, " + std::to_string(c.vocab - 1) + "]");

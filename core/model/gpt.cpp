@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "icl/gpt_io.h"
 #include "icl/profile.h"
 
 namespace icl::gpt {
@@ -12,6 +13,7 @@ namespace icl::gpt {
 // ---- activations ---------------------------------------------------------------------
 
 size_t activation_count(const Config& c, int B, int T) {
+    if (c.arch == Arch::gru) return detail::gru_activation_count(c, B, T);
     const size_t BT = (size_t)B * T, C = (size_t)c.width, F = (size_t)c.ffn_width();
     size_t block = BT * (3 * C + 2) + (size_t)B * c.heads * T * T + 2 * BT * C;  // ln1, qkv, att, atty, res_attn
     if (!c.attention_only) block += BT * (C + 2) + BT * F;                     // ln2, fc
@@ -21,7 +23,7 @@ size_t activation_count(const Config& c, int B, int T) {
     if (c.kinds.size() == (size_t)c.layers)
         for (AttentionKind k : c.kinds)
             if (k == AttentionKind::delta) delta += BT * (c.heads + C);
-    return BT * C + (size_t)c.layers * block + mlp_out + BT * (C + 2) + 2 * BT * c.vocab + BT + delta;
+    return BT * C + (size_t)c.layers * block + mlp_out + detail::readout_count(c, B, T) + delta;
 }
 
 const float* Activations::attention(int layer, int b, int h, int heads) const {
@@ -40,12 +42,8 @@ size_t head_scratch_floats(int T, int hs) { return (size_t)T * T + 3 * (size_t)T
 
 void allocate(Activations& a, const Config& c, int B, int T) {
     const size_t BT = (size_t)B * T, C = (size_t)c.width, F = (size_t)c.ffn_width();
-    size_t n = 0;
-    auto take = [&n](size_t count) {
-        const size_t off = n;
-        n += count;
-        return off;
-    };
+    detail::Arena arena;
+    auto take = [&arena](size_t count) { return arena.take(count); };
     a.B = B;
     a.T = T;
     a.C = (int)C;
@@ -74,22 +72,12 @@ void allocate(Activations& a, const Config& c, int B, int T) {
         k.res_out = take(BT * C);
     }
     a.mlp_out = c.attention_only ? 0 : take(BT * F);
-    a.lnf = take(BT * C);
-    a.lnf_mean = take(BT);
-    a.lnf_rstd = take(BT);
-    a.logits = take(BT * c.vocab);
-    a.probs = take(BT * c.vocab);
-    a.losses = take(BT);
-    // Kept across calls (a training loop or a scorer reusing its Activations allocates
-    // nothing); grown to exactly n, the old block freed first: a plain resize would copy
-    // the stale activations and could reserve twice what the largest call needs.
-    if (n > a.buf.capacity()) std::vector<float>().swap(a.buf);
-    a.buf.resize(n);
+    detail::take_readout(a, c, arena, B, T);
+    a.gru.clear();
+    detail::finish_allocate(a, arena);
     // scratch: a linear or delta layer's q, k, v split into heads (B,H,T,hs) x3 (forward and
     // backward), then one head's head_scratch_floats, then β's logits (B,T,H)
     a.scratch.resize(BT * 3 * C + head_scratch_floats(T, c.head_size()) + BT * c.heads);
-    a.kernel_targets.resize(BT);
-    a.loss_weights.resize(BT);
 }
 
 // dst (hs) = src (hs), one head's slice of a row. A memcpy of a constant size compiles
@@ -173,33 +161,6 @@ void apply_residual_adds(float* x /* (B,T,C) */, const Hooks* hooks, int layer, 
             for (int c = 0; c < C; ++c) row[c] += a.vector[(size_t)c];
         }
     }
-}
-
-// out (B,T,C) = wte[tokens] + wpe[0..T)
-void embedding_forward(float* out, const int* tokens, const float* wte, const float* wpe, int B,
-                       int T, int C) {
-    for (int b = 0; b < B; ++b)
-        for (int t = 0; t < T; ++t) {
-            float* o = out + ((size_t)b * T + t) * C;
-            const float* te = wte + (size_t)tokens[b * T + t] * C;
-            const float* pe = wpe + (size_t)t * C;
-            for (int c = 0; c < C; ++c) o[c] = te[c] + pe[c];
-        }
-}
-
-// dwte (V,C) +=, dwpe (T,C) += from dout (B,T,C)
-void embedding_backward(float* dwte, float* dwpe, const float* dout, const int* tokens, int B, int T,
-                        int C) {
-    for (int b = 0; b < B; ++b)
-        for (int t = 0; t < T; ++t) {
-            const float* d = dout + ((size_t)b * T + t) * C;
-            float* te = dwte + (size_t)tokens[b * T + t] * C;
-            float* pe = dwpe + (size_t)t * C;
-            for (int c = 0; c < C; ++c) {
-                te[c] += d[c];
-                pe[c] += d[c];
-            }
-        }
 }
 
 // O (T,hs) += m, m_t = Σ_{i<t} η^{t−i} v_i for v (T,hs); O's, v's rows ldo, ldv floats
@@ -652,45 +613,37 @@ void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, co
 
 Status forward(const Model& model, Activations& acts, const int* tokens, const int* targets, int B,
                int T, const Hooks* hooks) {
-    ICL_PROFILE_SCOPE("fwd checks, setup");
+    Batch batch;
+    batch.B = B;
+    batch.T = T;
+    batch.tokens = tokens;
+    batch.targets = targets;
+    return forward(model, acts, batch, hooks);
+}
+
+Status forward(const Model& model, Activations& acts, const Batch& batch, const Hooks* hooks) {
     const Config& c = model.config;
     acts.loss = 0.0f;
-    if (B < 1) return make_error("gpt forward: batch size " + std::to_string(B) + " must be >= 1");
-    if (T < 1 || T > c.context)
-        return make_error("gpt forward: sequence length " + std::to_string(T) + " is outside [1, " +
-                          std::to_string(c.context) + "] (the model's context)");
-    const size_t need = activation_count(c, B, T);
-    if (need > Bounds::max_activations)
-        return make_error("gpt forward: a batch of " + std::to_string(B) + " x " + std::to_string(T) + " needs " +
-                          std::to_string(need) + " activation floats, over the bound of " +
-                          std::to_string(Bounds::max_activations));
-    for (int i = 0; i < B * T; ++i) {
-        if (tokens[i] < 0 || tokens[i] >= c.vocab)
-            return make_error("gpt forward: token id " + std::to_string(tokens[i]) + " at batch row " +
-                              std::to_string(i / T) + ", position " + std::to_string(i % T) + " is outside [0, " +
-                              std::to_string(c.vocab - 1) + "]");
-        if (targets && (targets[i] < -1 || targets[i] >= c.vocab))
-            return make_error("gpt forward: target id " + std::to_string(targets[i]) + " at batch row " +
-                              std::to_string(i / T) + ", position " + std::to_string(i % T) + " is outside [-1, " +
-                              std::to_string(c.vocab - 1) + "]");
+    if (c.arch == Arch::gru) {
+        if (hooks) return make_error("gru forward: hooks (residual adds, ablations, patches) apply to the transformer only");
+        return detail::gru_forward(model, acts, batch);
     }
+    ICL_PROFILE_SCOPE("fwd checks, setup");
+    if (Status s = detail::check_batch(model, batch, "gpt forward"); !s) return s;
     if (hooks)
         if (Status s = validate(*hooks, c); !s) return s;
 
+    const int B = batch.B, T = batch.T;
     allocate(acts, c, B, T);
-    acts.tokens.assign(tokens, tokens + (size_t)B * T);
-    acts.has_targets = targets != nullptr;
+    detail::bind_batch(acts, c, batch);
     acts.ablations = hooks ? hooks->ablations : std::vector<HeadAblation>{};
     acts.head_patches = hooks ? hooks->head_patches : std::vector<HeadPatch>{};
-    const int C = c.width, H = c.heads, F = c.ffn_width(), V = c.vocab;
+    const int C = c.width, H = c.heads, F = c.ffn_width();
     const int BT = B * T;
     const Layout& lay = model.layout;
 
-    {
-        ICL_PROFILE_SCOPE("fwd embedding");
-        embedding_forward(acts.ptr(acts.embed), tokens, model.at(lay.wte), model.at(lay.wpe), B, T, C);
-        apply_residual_adds(acts.ptr(acts.embed), hooks, 0, B, T, C);
-    }
+    detail::input_forward(model, acts, acts.ptr(acts.embed));
+    apply_residual_adds(acts.ptr(acts.embed), hooks, 0, B, T, C);
     const float* x = acts.ptr(acts.embed);
     // a linear or delta layer's q, k, v split into heads, then one head's scratch
     float* hq = acts.scratch.data();
@@ -765,36 +718,7 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
         apply_residual_adds(out, hooks, l + 1, B, T, C);
         x = out;
     }
-    {
-        ICL_PROFILE_SCOPE("fwd layernorm");
-        layernorm_forward(acts.ptr(acts.lnf), acts.ptr(acts.lnf_mean), acts.ptr(acts.lnf_rstd), x,
-                          model.at(lay.lnf_w), model.at(lay.lnf_b), BT, C, kLayerNormEps);
-    }
-    {
-        ICL_PROFILE_SCOPE("fwd matmul lm head (BT,C) x (C,V)");
-        matmul_nt(acts.ptr(acts.logits), acts.ptr(acts.lnf), model.at(lay.wte), BT, C, V, false);
-    }
-
-    acts.scored = 0;
-    if (!targets) return Ok{};
-    ICL_PROFILE_SCOPE("fwd cross-entropy");
-    // Unscored positions (-1) get target 0 for the kernel and weight 0 in the mean.
-    acts.targets.assign(targets, targets + (size_t)BT);
-    for (int i = 0; i < BT; ++i) acts.kernel_targets[(size_t)i] = std::max(targets[i], 0);
-    crossentropy_forward(acts.ptr(acts.losses), acts.ptr(acts.probs), acts.ptr(acts.logits),
-                         acts.kernel_targets.data(), BT, V);
-    double sum = 0.0;
-    for (int i = 0; i < BT; ++i)
-        if (targets[i] >= 0) {
-            sum += acts.ptr(acts.losses)[i];
-            ++acts.scored;
-        }
-    if (acts.scored == 0) return make_error("gpt forward: every target is -1, nothing to score");
-    acts.loss = (float)(sum / acts.scored);
-    if (!std::isfinite(acts.loss))
-        return make_error(std::string("gpt forward: the loss is ") +
-                          (std::isnan(acts.loss) ? "NaN" : "infinite"));
-    return Ok{};
+    return detail::readout_forward(model, acts, x, "gpt forward");
 }
 
 // ---- backward ----------------------------------------------------------------------------
@@ -804,7 +728,8 @@ Status backward(const Model& model, Activations& acts, float* grads, GradsOnEntr
     const Config& c = model.config;
     if (!acts.has_targets || acts.B == 0)
         return make_error("gpt backward: the last forward had no targets");
-    const int B = acts.B, T = acts.T, C = c.width, H = c.heads, F = c.ffn_width(), V = c.vocab;
+    if (c.arch == Arch::gru) return detail::gru_backward(model, acts, grads, on_entry);
+    const int B = acts.B, T = acts.T, C = c.width, H = c.heads, F = c.ffn_width();
     const int BT = B * T;
     const size_t BTC = (size_t)BT * C;
     const Layout& lay = model.layout;
@@ -815,7 +740,7 @@ Status backward(const Model& model, Activations& acts, float* grads, GradsOnEntr
 
     // backward scratch, (re)sized for this batch shape and kept in acts
     const size_t FT = c.attention_only ? 0 : (size_t)BT * F;
-    const size_t dlogits_n = (size_t)BT * V;
+    const size_t dlogits_n = detail::readout_scratch(c, B, T);  // the heads' scratch: dlogits, dy
     const size_t hs = (size_t)(C / H), BTH = (size_t)BT * H;
     // one head's backward scratch: the delta heads' 2T² + 6 T·hs + 2T + hs, which covers
     // attention_backward's T² + hs
@@ -837,28 +762,9 @@ Status backward(const Model& model, Activations& acts, float* grads, GradsOnEntr
     float* hk = hq + BTC;
     float* hv = hk + BTC;
     float* dbl = dbeta + BTH;              // (B,T,H) d(β's logits)
-    std::fill_n(dlogits, dlogits_n, 0.0f);
     std::fill_n(dres, BTC, 0.0f);
-
-    {
-        // mean cross-entropy over the scored positions
-        ICL_PROFILE_SCOPE("bwd cross-entropy");
-        float* dlosses = acts.loss_weights.data();
-        for (int i = 0; i < BT; ++i)
-            dlosses[i] = acts.targets[(size_t)i] >= 0 ? 1.0f / (float)acts.scored : 0.0f;
-        crossentropy_backward(dlogits, acts.ptr(acts.probs), acts.kernel_targets.data(), dlosses, BT, V);
-    }
-    {
-        // tied LM head: logits = lnf · wteᵀ
-        ICL_PROFILE_SCOPE("bwd matmul lm head");
-        matmul_nn(dln, dlogits, model.at(lay.wte), BT, V, C, false);
-        matmul_tn(g(lay.wte), dlogits, acts.ptr(acts.lnf), V, BT, C, add);
-    }
-    {
-        ICL_PROFILE_SCOPE("bwd layernorm");
-        layernorm_backward(dres, g(lay.lnf_w), g(lay.lnf_b), dln, acts.residual(c.layers),
-                           acts.ptr(acts.lnf_mean), acts.ptr(acts.lnf_rstd), model.at(lay.lnf_w), BT, C);
-    }
+    // the heads, then the final LayerNorm: dres = d(loss)/d(last residual)
+    detail::readout_backward(model, acts, grads, dres, acts.residual(c.layers), dln, dlogits, add);
 
     // blocks in reverse; dres carries d(loss)/d(residual) downwards
     for (int l = c.layers - 1; l >= 0; --l) {
@@ -927,8 +833,7 @@ Status backward(const Model& model, Activations& acts, float* grads, GradsOnEntr
         layernorm_backward(dres, g(p.ln1_w), g(p.ln1_b), dln, x_in, acts.ptr(a.ln1_mean),
                            acts.ptr(a.ln1_rstd), model.at(p.ln1_w), BT, C);
     }
-    ICL_PROFILE_SCOPE("bwd embedding");
-    embedding_backward(g(lay.wte), g(lay.wpe), dres, acts.tokens.data(), B, T, C);
+    detail::input_backward(model, acts, grads, dres, add);
     return Ok{};
 }
 

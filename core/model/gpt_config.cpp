@@ -25,6 +25,8 @@ const char* attention_kind_name(AttentionKind kind) {
     }
 }
 
+const char* arch_name(Arch arch) { return arch == Arch::gru ? "gru" : "transformer"; }
+
 Status validate(const Config& c) {
     auto range = [](const char* name, int v, int lo, int hi) -> Status {
         if (v < lo || v > hi)
@@ -37,8 +39,24 @@ Status validate(const Config& c) {
                      range("width", c.width, 1, Bounds::max_width),
                      range("layers", c.layers, 1, Bounds::max_layers),
                      range("heads", c.heads, 1, Bounds::max_heads),
-                     range("mlp_ratio", c.mlp_ratio, 1, Bounds::max_mlp_ratio)})
+                     range("mlp_ratio", c.mlp_ratio, 1, Bounds::max_mlp_ratio),
+                     range("input_dim", c.input_dim, 0, Bounds::max_input_dim),
+                     range("output_dim", c.output_dim, 0, Bounds::max_output_dim)})
         if (!s) return s;
+    if (c.arch != Arch::transformer && c.arch != Arch::gru)
+        return make_error("gpt config: arch " + str((int)c.arch) + " is unknown (0 transformer, 1 gru)");
+    if (!c.token_input && c.input_dim == 0)
+        return make_error("gpt config: no input: token_input is off and input_dim = 0 (give tokens, vectors or both)");
+    if (!c.token_output && c.output_dim == 0)
+        return make_error("gpt config: no readout: token_output is off and output_dim = 0 (give the softmax head, "
+                          "a regression readout or both)");
+    if (c.arch == Arch::gru) {  // heads, masks, kinds and momentum are not read
+        const size_t n = parameter_count(c);
+        if (n > Bounds::max_params)
+            return make_error("gpt config: " + std::to_string(n) + " parameters exceed the bound of " +
+                              std::to_string(Bounds::max_params));
+        return Ok{};
+    }
     if (c.width % c.heads != 0)
         return make_error("gpt config: heads = " + str(c.heads) + " does not divide width = " +
                           str(c.width));
@@ -106,9 +124,23 @@ Layout make_layout(const Config& c) {
         lay.tensors.push_back(t);
         return lay.tensors.back().offset;
     };
-    lay.wte = add("wte", {V, C}, true);
-    lay.wpe = add("wpe", {T, C}, true);
-    for (int l = 0; l < c.layers; ++l) {
+    if (c.has_wte()) lay.wte = add("wte", {V, C}, true);
+    const bool gru = c.arch == Arch::gru;
+    if (!gru) lay.wpe = add("wpe", {T, C}, true);
+    if (c.input_dim > 0) {
+        lay.wx = add("wx", {C, c.input_dim}, true);
+        lay.bx = add("bx", {C}, false);
+    }
+    for (int l = 0; gru && l < c.layers; ++l) {  // PyTorch's nn.GRU tensors, gates r, z, n
+        const std::string p = "g" + str(l) + ".";
+        GruSlots s{};
+        s.w_ih = add(p + "w_ih", {3 * C, C}, true);
+        s.w_hh = add(p + "w_hh", {3 * C, C}, true);
+        s.b_ih = add(p + "b_ih", {3 * C}, false);
+        s.b_hh = add(p + "b_hh", {3 * C}, false);
+        lay.gru.push_back(s);
+    }
+    for (int l = 0; !gru && l < c.layers; ++l) {
         const std::string p = "h" + str(l) + ".";
         BlockSlots s{};
         s.ln1_w = add(p + "ln1.w", {C}, false);
@@ -137,19 +169,27 @@ Layout make_layout(const Config& c) {
     }
     lay.lnf_w = add("lnf.w", {C}, false);
     lay.lnf_b = add("lnf.b", {C}, false);
+    if (c.output_dim > 0) {
+        lay.wy = add("wy", {c.output_dim, C}, true);
+        lay.by = add("by", {c.output_dim}, false);
+    }
     return lay;
 }
 
 size_t parameter_count(const Config& c) {
     const size_t V = (size_t)c.vocab, T = (size_t)c.context, C = (size_t)c.width;
     const size_t F = (size_t)c.mlp_ratio * C;
+    const size_t io = (c.has_wte() ? V * C : 0) + 2 * C  // wte, lnf
+                      + (c.input_dim > 0 ? C * (c.input_dim + 1) : 0)  // wx, bx
+                      + (size_t)c.output_dim * (C + 1);                 // wy, by
+    if (c.arch == Arch::gru) return io + (size_t)c.layers * 6 * C * (C + 1);
     size_t block = 2 * C + 4 * C * C + 4 * C;
     if (!c.attention_only) block += 2 * C + 2 * F * C + F + C;
     size_t delta = 0;  // β projections, (H,C) + (H) per delta layer
     if (c.kinds.size() == (size_t)c.layers)
         for (AttentionKind k : c.kinds)
             if (k == AttentionKind::delta) delta += (size_t)c.heads * (C + 1);
-    return V * C + T * C + (size_t)c.layers * block + 2 * C + delta;
+    return io + T * C + (size_t)c.layers * block + delta;
 }
 
 const TensorInfo* Model::find(const std::string& name) const {
@@ -166,8 +206,13 @@ Expected<Model> make_model(const Config& config, uint64_t seed) {
     m.params.assign(m.layout.total, 0.0f);
     Rng rng(seed);
     const float std_proj = 0.02f / std::sqrt(2.0f * (float)config.layers);
+    const float gru_bound = 1.0f / std::sqrt((float)config.width);
     for (const TensorInfo& t : m.layout.tensors) {
         float* p = m.at(t.offset);
+        if (t.name[0] == 'g') {  // a GRU layer's weights and biases: nn.GRU's U(−1/√C, 1/√C)
+            for (size_t i = 0; i < t.size; ++i) p[i] = rng.uniform(-gru_bound, gru_bound);
+            continue;
+        }
         // the only 1-D tensors named "*.w" are LayerNorm gains
         const bool layernorm_gain = t.shape.size() == 1 && t.name.substr(t.name.size() - 2) == ".w";
         if (layernorm_gain) {

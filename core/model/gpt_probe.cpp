@@ -56,6 +56,7 @@ Expected<Matrix> residual_stream(const Model& m, const Activations& a, int layer
 
 Expected<Matrix> logits(const Model& m, const Activations& a, int row) {
     if (Status s = check(m, a, 0, 0, row, 0); !s) return s.error();
+    if (!m.config.token_output) return make_error("gpt probe: the model has no softmax head, so no logits");
     const int V = m.config.vocab;
     return copy_rows(a.logits_ptr() + (size_t)row * a.T * V, a.T, V, V);
 }

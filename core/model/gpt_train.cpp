@@ -24,10 +24,20 @@ Expected<Trainer> Trainer::make(Model& model, const OptimizerConfig& config,
 }
 
 Expected<float> Trainer::step(const int* tokens, const int* targets, int B, int T) {
+    Batch batch;
+    batch.B = B;
+    batch.T = T;
+    batch.tokens = tokens;
+    batch.targets = targets;
+    return step(batch);
+}
+
+Expected<float> Trainer::step(const Batch& batch) {
     const int n = steps() + 1;
     const double lr = optimizer_.config().lr;
-    if (!targets) return make_error("training step " + std::to_string(n) + ": no targets given");
-    Status f = forward(*model_, acts_, tokens, targets, B, T);
+    if (!batch.targets && !batch.target_vectors)
+        return make_error("training step " + std::to_string(n) + ": no targets given");
+    Status f = forward(*model_, acts_, batch);
     if (!f) {
         if (!std::isfinite(acts_.loss)) return make_error(watch_.check(n, acts_.loss, lr));  // forward resets it first
         return make_error("training step " + std::to_string(n) + ": " + f.error().message);

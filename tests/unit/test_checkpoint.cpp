@@ -77,9 +77,9 @@ TEST_CASE("checkpoint: truncated, corrupt, wrong-version, wrong-shape files are 
     b[0] = 'X';
     expect_rejected(b, "bad magic");
     b = good;
-    put_u32(b, 8, 4);
+    put_u32(b, 8, 5);
     reseal(b);
-    expect_rejected(b, "version 4 is not supported");
+    expect_rejected(b, "version 5 is not supported");
     // the table says wk is (12, 13): disagrees with the config
     b = good;
     const std::string name = "h0.attn.wk";

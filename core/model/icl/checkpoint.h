@@ -23,6 +23,11 @@
 // encoding field also allowing 0 = f32. Models whose layers are all softmax are written
 // as versions 1 and 2, byte for byte as before.
 //
+// Version 4 (a GRU, a vector input or a regression readout, gpt.h Config): version 3 with
+// u32 arch (0 transformer, 1 gru), input_dim, token_input (0/1), output_dim, token_output
+// (0/1) right after attention_only. Token-in, token-out transformers are written as
+// versions 1 to 3, byte for byte as before.
+//
 // The table must match the layout the config implies (gpt::make_layout): same
 // names, order, shapes and offsets. Bytes are the core API (the web fetches them);
 // the file helpers are thin wrappers for native builds.
@@ -36,7 +41,7 @@
 
 namespace icl::checkpoint {
 
-constexpr uint32_t kVersion = 3;  // the newest this build reads and writes
+constexpr uint32_t kVersion = 4;  // the newest this build reads and writes
 
 // How the weights are stored: f32 (version 1) or f16 (version 2, half the bytes).
 enum class Encoding : uint32_t { f32 = 0, f16 = 1 };
@@ -48,7 +53,7 @@ std::vector<uint8_t> save(const gpt::Model& model);
 // In `encoding`; an error names the first weight that f16 cannot hold (|w| > 65504).
 Expected<std::vector<uint8_t>> save(const gpt::Model& model, Encoding encoding);
 
-// A model from checkpoint bytes (versions 1, 2 and 3); `stored`, if given, receives the
+// A model from checkpoint bytes (versions 1 to 4); `stored`, if given, receives the
 // file's encoding. Errors name the problem: truncated (and where), bad magic,
 // unsupported version or encoding, an invalid config, a tensor whose name, shape or
 // offset disagrees with the config, trailing bytes, a checksum mismatch.

@@ -7,6 +7,14 @@
 //   x = x + W2 · gelu(W1 · LN2(x))   (absent in the attention-only variant)
 // -> final LN -> logits = LNf(x) · wteᵀ   (LM head tied to the token embedding)
 //
+// Inputs and readouts are configuration (Config): the token embedding, a linear
+// embedding of a real vector per position (wx · v_t + bx), or both summed; the tied
+// softmax head with a cross-entropy loss, a linear regression readout
+// ŷ_t = wy · LNf(x_t) + by with a mean squared error on the positions a mask chooses,
+// or both (the losses summed). Arch::gru swaps the blocks for a GRU stack over the same
+// inputs and readouts (a recurrent control; gru.cpp): no position embedding, no blocks,
+// L GRU layers of hidden size C, then the same LNf and heads.
+//
 // Shapes use B batch rows, T positions (T <= config.context), C = width,
 // H heads of hs = C / H, F = mlp_ratio * C, V = vocab. Linear weights are stored
 // (out, in) as in PyTorch's nn.Linear, so y = x · Wᵀ + b.
@@ -46,6 +54,16 @@ namespace icl::gpt {
 enum class AttentionKind { softmax = 0, linear = 1, delta = 2 };
 const char* attention_kind_name(AttentionKind kind);  // "softmax" | "linear" | "delta"
 
+// The stack between the input embedding and the final LayerNorm.
+//   transformer: the pre-LN blocks above.
+//   gru:         PyTorch's nn.GRU, L layers of hidden size C, h_0 = 0, per layer and step
+//                r = σ(W_ir x + b_ir + W_hr h + b_hr), z = σ(W_iz x + b_iz + W_hz h + b_hz),
+//                n = tanh(W_in x + b_in + r ∘ (W_hn h + b_hn)), h' = (1 − z) ∘ n + z ∘ h.
+//                The embedding has no position part (the recurrence knows the order);
+//                heads, mlp_ratio, attention, kinds and momentum are not read.
+enum class Arch { transformer = 0, gru = 1 };
+const char* arch_name(Arch arch);  // "transformer" | "gru"
+
 struct Config {
     int vocab = 64;        // V
     int context = 64;      // T_max: longest sequence
@@ -61,6 +79,13 @@ struct Config {
     // does not store it: it is for models trained live.
     float momentum = 0.0f;
     std::vector<AttentionKind> kinds;  // one per layer; empty = every layer softmax
+    Arch arch = Arch::transformer;
+    // Inputs (at least one): tokens through wte, and/or a real vector per position.
+    int input_dim = 0;          // D_in > 0: the embedding gains wx (C,D_in) · v_t + bx (C)
+    bool token_input = true;    // false: no tokens are read (then input_dim > 0)
+    // Readouts (at least one): the tied softmax head, and/or a regression head.
+    int output_dim = 0;         // D_out > 0: ŷ_t = wy (D_out,C) · LNf(x_t) + by (D_out)
+    bool token_output = true;   // false: no softmax head (then output_dim > 0)
 
     AttentionMask mask(int layer) const {
         return attention.empty() ? AttentionMask{} : attention[(size_t)layer];
@@ -70,6 +95,9 @@ struct Config {
     }
     int head_size() const { return width / heads; }     // hs
     int ffn_width() const { return mlp_ratio * width; }  // F
+    bool has_wte() const { return token_input || token_output; }  // wte (V,C) exists only then
+    // A token-in, token-out transformer: what generation, the probes and the KV cache take.
+    bool is_token_lm() const { return arch == Arch::transformer && token_input && token_output; }
 };
 
 // Declared bounds: a model or batch past these is refused before anything is
@@ -82,12 +110,15 @@ struct Bounds {
     static constexpr int max_layers = 24;
     static constexpr int max_heads = 32;
     static constexpr int max_mlp_ratio = 8;
+    static constexpr int max_input_dim = 1024;   // D_in
+    static constexpr int max_output_dim = 1024;  // D_out
     static constexpr size_t max_params = 8u << 20;        // 8 Mi floats (32 MB)
     static constexpr size_t max_activations = 80u << 20;  // 80 Mi floats (320 MB)
 };
 
 // Checks every field against Bounds and the shape rules (heads divide width,
-// one attention mask per layer with window/stride >= 1). The error names the field.
+// one attention mask per layer with window/stride >= 1, at least one input and one
+// readout). The error names the field.
 Status validate(const Config& config);
 
 // GPT-3's pattern: even layers dense, odd layers locally banded with `window`.
@@ -111,9 +142,19 @@ struct BlockSlots {
     size_t ln2_w, ln2_b, w1, b1, w2, b2;  // unused in the attention-only variant
 };
 
+// One GRU layer's tensors (PyTorch's nn.GRU names and gate order r, z, n).
+struct GruSlots {
+    size_t w_ih, w_hh, b_ih, b_hh;  // (3C,C), (3C,C), (3C), (3C)
+};
+
+// wte exists when a token input or the softmax head reads it (Config::has_wte), wpe in a
+// transformer only, wx/bx with a vector input, wy/by with a regression readout; a slot
+// that does not exist is 0 (and is never read).
 struct Layout {
     size_t wte = 0, wpe = 0, lnf_w = 0, lnf_b = 0;
+    size_t wx = 0, bx = 0, wy = 0, by = 0;
     std::vector<BlockSlots> blocks;
+    std::vector<GruSlots> gru;        // Arch::gru
     std::vector<TensorInfo> tensors;  // in buffer order
     size_t total = 0;                 // floats
 };
@@ -134,7 +175,8 @@ struct Model {
 };
 
 // GPT-2 initialisation: every matrix and embedding ~ N(0, 0.02²), the residual
-// projections (wo, w2) scaled by 1/sqrt(2L), biases 0, LayerNorm gains 1.
+// projections (wo, w2) scaled by 1/sqrt(2L), biases 0, LayerNorm gains 1. GRU layers as
+// PyTorch's nn.GRU: every weight and bias ~ U(−1/√C, 1/√C).
 Expected<Model> make_model(const Config& config, uint64_t seed);
 
 // ---- hooks that change the computation ---------------------------------------------
@@ -184,6 +226,29 @@ struct BlockActs {  // offsets into Activations::buf
     size_t res_out;                  // (B,T,C) residual after the block
 };
 
+// One GRU layer's activations (offsets into Activations::buf). The recurrence runs over
+// time-major rows (t, b): a step's h_{t−1} for every batch row is one contiguous (B,C).
+struct GruActs {
+    size_t gi;     // (B,T,3C) W_ih x + b_ih, every position at once (batch-major, as x)
+    size_t gates;  // (T,B,3C) r, z, n after their nonlinearities
+    size_t ghn;    // (T,B,C) W_hn h_{t−1} + b_hn (n's recurrent part, before r multiplies it)
+    size_t h;      // (T+1,B,C) h_0 = 0, h_1 .. h_T
+    size_t out;    // (B,T,C) h_1 .. h_T batch-major: the next layer's input
+};
+
+// One batch for forward / Trainer::step. Which pointers a model needs follows its Config:
+// tokens with token_input, vectors with input_dim > 0. Targets: targets for the softmax
+// head, target_vectors for the regression readout (with the mask); a loss term is
+// computed for each given, and at least one is needed to train.
+struct Batch {
+    int B = 0, T = 0;
+    const int* tokens = nullptr;             // (B,T) token ids
+    const float* vectors = nullptr;          // (B,T,D_in) input vectors
+    const int* targets = nullptr;            // (B,T) next-token targets, -1 = not scored
+    const float* target_vectors = nullptr;   // (B,T,D_out) regression targets
+    const uint8_t* target_mask = nullptr;    // (B,T) nonzero = scored by the MSE; null = every position
+};
+
 struct Activations {
     int B = 0, T = 0, C = 0, H = 0;
     std::vector<float> buf;
@@ -193,11 +258,19 @@ struct Activations {
                                                  // forward's fc2 reads it; the backward's scratch
                                                  // (gelu_linear_backward's y)
     size_t lnf = 0, lnf_mean = 0, lnf_rstd = 0;  // (B,T,C), (B,T), (B,T)
-    size_t logits = 0, probs = 0, losses = 0;    // (B,T,V), (B,T,V), (B,T)
+    size_t logits = 0, probs = 0, losses = 0;    // (B,T,V), (B,T,V), (B,T) (softmax head)
+    size_t yhat = 0;                             // (B,T,D_out) regression readout
+    std::vector<GruActs> gru;                    // Arch::gru: one per layer
     std::vector<int> tokens, targets;            // (B,T); target -1 = not scored
-    int scored = 0;                              // targets that count in the mean loss
-    float loss = 0.0f;                           // mean cross-entropy (with targets)
-    bool has_targets = false;
+    std::vector<float> vectors, target_vectors;  // (B,T,D_in), (B,T,D_out) as given
+    std::vector<uint8_t> target_mask;            // (B,T) 1 = scored by the MSE
+    int scored = 0;                              // targets that count in the mean cross-entropy
+    int mse_scored = 0;                          // positions that count in the MSE
+    float loss = 0.0f;                           // ce_loss + mse_loss (the terms given)
+    float ce_loss = 0.0f;                        // mean cross-entropy over the scored targets
+    float mse_loss = 0.0f;                       // mean over scored positions and D_out of (ŷ − y)²
+    bool has_targets = false;                    // any loss term (backward needs one)
+    bool has_ce = false, has_mse = false;
     std::vector<HeadAblation> ablations;         // from the hooks, for backward
     std::vector<HeadPatch> head_patches;         // from the hooks, for backward
 
@@ -213,6 +286,7 @@ struct Activations {
 
     // read hooks (valid after forward)
     const float* logits_ptr() const { return ptr(logits); }                   // (B,T,V)
+    const float* predictions() const { return ptr(yhat); }                    // (B,T,D_out)
     const float* attention(int layer, int b, int h, int heads) const;         // (T,T)
     // head h's q (which = 0), k (1) or v (2) at batch row b's positions, gathered  (T,hs)
     std::vector<float> head_qkv(int layer, int which, int b, int h) const;
@@ -225,10 +299,13 @@ struct Activations {
 // Floats one (B,T) batch's activations take; compare with Bounds::max_activations.
 size_t activation_count(const Config& config, int B, int T);
 
-// Forward over a (B,T) batch of tokens. With targets (B,T; -1 = not scored) it also
-// computes the mean cross-entropy into acts.loss. Errors: B or T out of range,
-// activations past the bound, a token or target id >= V (named with its position),
-// hooks out of range, a NaN/Inf loss.
+// Forward over a (B,T) batch (either architecture). With targets it also computes the
+// loss into acts.loss (acts.ce_loss + acts.mse_loss). Errors: B or T out of range,
+// activations past the bound, a missing input the config needs, a token or target id
+// >= V (named with its position), a non-finite input or target vector, a mask that
+// scores nothing, hooks out of range or given to a GRU, a NaN/Inf loss.
+Status forward(const Model& model, Activations& acts, const Batch& batch, const Hooks* hooks = nullptr);
+// The token-model form: forward(model, acts, {B, T, tokens, nullptr, targets}, hooks).
 Status forward(const Model& model, Activations& acts, const int* tokens, const int* targets, int B,
                int T, const Hooks* hooks = nullptr);
 
@@ -238,7 +315,8 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
 // without first reading a buffer the optimizer last touched a whole step ago).
 enum class GradsOnEntry { any, zero };
 
-// Backward of the mean loss of the last forward (which must have had targets).
+// Backward of the loss of the last forward (which must have had targets of either kind),
+// for either architecture.
 // grads (model.layout.total) are ACCUMULATED into: zero them first (and say so with
 // GradsOnEntry::zero, which is faster).
 Status backward(const Model& model, Activations& acts, float* grads,
@@ -271,6 +349,21 @@ void attention_forward(float* att, float* atty, const float* qkv, float* scratch
 void attention_backward(float* dqkv, const float* dO, const float* qkv, const float* att,
                         float* scratch, int B, int T, int C, int H, AttentionMask mask,
                         float momentum);
+
+// ---- the recurrent control: one GRU layer (gru.cpp) -------------------------------------
+
+// x (B,T,C) -> out (B,T,C), hidden size C, h_0 = 0 (see Arch::gru). Keeps for the backward:
+// gi (B,T,3C) = x · w_ihᵀ + b_ih; gates (T,B,3C) r, z, n; ghn (T,B,C) = h_{t−1} · w_hnᵀ + b_hn;
+// h (T+1,B,C) = h_0 .. h_T, time-major. w_ih, w_hh (3C,C), b_ih, b_hh (3C), rows r, z, n.
+// scratch: B*3C floats.
+void gru_layer_forward(float* out, float* gi, float* gates, float* ghn, float* h, const float* x,
+                       const float* w_ih, const float* w_hh, const float* b_ih, const float* b_hh,
+                       float* scratch, int B, int T, int C);
+// dx (B,T,C) WRITTEN from dout (B,T,C); dw_ih, dw_hh, db_ih, db_hh stored (add = false) or
+// added. scratch: B*T*3C + T*B*3C + B*C floats.
+void gru_layer_backward(float* dx, float* dw_ih, float* dw_hh, float* db_ih, float* db_hh, const float* dout,
+                        const float* x, const float* gates, const float* ghn, const float* h,
+                        const float* w_ih, const float* w_hh, float* scratch, int B, int T, int C, bool add);
 
 // ---- linear and delta-rule heads: the parallel form (training) -------------------------
 

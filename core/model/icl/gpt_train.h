@@ -1,4 +1,4 @@
-// Training the tiny GPT: one step = forward, backward, optimizer update, with the
+// Training the tiny GPT (or its recurrent control, Arch::gru): one step = forward, backward, optimizer update, with the
 // trainable mask (e.g. only W_K and W_V, for the ICL-vs-fine-tuning lesson) and a
 // stop with the step number when training diverges.
 #pragma once
@@ -26,6 +26,9 @@ public:
     // bound (icl/divergence.h), is an error naming the step (1-based) and the lr; the
     // parameters are then left as they were before that step.
     Expected<float> step(const int* tokens, const int* targets, int B, int T);
+    // The same for any model (either architecture, any inputs and readouts): the batch needs
+    // targets, target_vectors or both; the loss is their sum (Activations::loss).
+    Expected<float> step(const Batch& batch);
 
     int steps() const { return optimizer_.steps(); }
     const Activations& activations() const { return acts_; }
