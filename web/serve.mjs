@@ -29,6 +29,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CSP as PAGE_CSP } from './sitegen/templates.mjs';
+import { MAX_URL_LENGTH } from './src/url-state.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -147,6 +148,10 @@ export function createServer(siteDir, { watch = null, idleMs = IDLE_MS, stallMs 
   const handle = (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       plain(res, 405, 'method not allowed', { Allow: 'GET, HEAD' });
+      return;
+    }
+    if (req.url.length > MAX_URL_LENGTH) {  // the pages never write a longer address
+      plain(res, 414, `URI too long: more than ${MAX_URL_LENGTH} characters`);
       return;
     }
     let url, rel;

@@ -110,6 +110,8 @@ async function main() {
       const r = await get(port, '/index.html', '', method);
       check(`method ${method}`, r.status === 405 && /GET/.test(r.headers.allow || ''), `status ${r.status}`);
     }
+    const long = await get(port, `/index.html?prompt=${'x'.repeat(9000)}`);
+    check('a URL past 8192 characters is a 414', long.status === 414 && await alive(), `status ${long.status}`);
     const head = await get(port, '/digits.txt', '', 'HEAD');
     check('HEAD', head.status === 200 && head.headers['content-length'] === '10' && head.body === '', JSON.stringify(head));
     const plain = await get(port, '/index.html');
