@@ -54,9 +54,11 @@ export const LAB_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'
   "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 // The site's pages carry their CSP in a <meta> (web/sitegen/templates.mjs), which cannot
-// say who may frame them; the header says it. Embed pages are made to be framed anywhere.
+// say who may frame them; the header says it. Embed pages are made to be framed by any
+// page, a teacher's file:// page or an about:blank frame included, which
+// `frame-ancestors *` would refuse: their header names no frame-ancestors.
 export const PAGE_CSP_HEADER = `${PAGE_CSP}; frame-ancestors 'none'`;
-export const EMBED_CSP_HEADER = `${PAGE_CSP}; frame-ancestors *`;
+export const EMBED_CSP_HEADER = PAGE_CSP;
 
 // The headers that keep a page from being framed by another site, for a path of the site
 // (decoded, with a leading slash) and the file it names; {} for a file that is not a page.

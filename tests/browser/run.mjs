@@ -571,6 +571,9 @@ if (firstWithDemo) {
       await page.goto(url);
       await demosSettled(page);
       const moved = await moveSlider(page, demo.name, 0);
+      // (written once the core has taken the value: a moment after the slider moves)
+      await page.waitForFunction((key) => new URL(window.location.href).searchParams.get(key) !== null, `${demo.name}.${moved.name}`)
+        .catch(() => {});
       const query = new URL(page.url()).searchParams;
       expect(query.get(`${demo.name}.${moved.name}`) !== null, `URL ${page.url()} lacks ${demo.name}.${moved.name}`);
       await page.locator(`section.demo[data-instance="${demo.name}"] button.reset`).click();
