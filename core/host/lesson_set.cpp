@@ -513,7 +513,8 @@ Expected<std::string> write_lesson_skeleton(const std::string& dir, const std::s
     });
     if (!id_ok)
         return make_error("lesson id '" + id + "' is not usable: use 1 to 64 letters, digits, '-' and '_' (e.g. attention-sinks)");
-    if (id == "review") return make_error("lesson id 'review' is taken: <lang>/review.html is the review page");
+    if (lowercase(id) == "review")
+        return make_error("lesson id '" + id + "' is taken: <lang>/review.html is the review page");
     if (auto code = check_lang_code(lang); !code) return code.error();
     const fs::path lang_dir = fs::path(dir) / lang;
     std::error_code ec;
@@ -526,17 +527,19 @@ Expected<std::string> write_lesson_skeleton(const std::string& dir, const std::s
     for (const auto& [l, list] : set.lessons)
         for (const Lesson& lesson : list) {
             largest = std::max(largest, lesson.order);
-            if (lesson.id != id) continue;
+            // Case is ignored: where file names ignore it, Sinks.html would be sinks.html.
+            if (lowercase(lesson.id) != lowercase(id)) continue;
             if (l == lang)
-                return make_error("lesson '" + id + "' exists: " + (lang_dir / fs::path(lesson.source).filename()).string() +
-                                  " (it is not overwritten)");
+                return make_error("lesson '" + id + "' exists" + (lesson.id != id ? " as '" + lesson.id + "'" : std::string()) +
+                                  ": " + (lang_dir / fs::path(lesson.source).filename()).string() + " (it is not overwritten)");
+            if (lesson.id != id) continue;
             order = lesson.order;  // the translation of a lesson in another language: beside it
         }
     for (fs::directory_iterator it(lang_dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        const std::string tail = "-" + id + ".md";
+        const std::string name = lowercase(it->path().filename().string());
+        const std::string tail = "-" + lowercase(id) + ".md";
         if (name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0)
-            return make_error("lesson '" + id + "' exists: " + (lang_dir / name).string() + " (it is not overwritten)");
+            return make_error("lesson '" + id + "' exists: " + (lang_dir / it->path().filename()).string() + " (it is not overwritten)");
     }
     if (order < 0) order = largest + 1;
     const std::string path = (lang_dir / ((order < 10 ? "0" : "") + std::to_string(order) + "-" + id + ".md")).string();

@@ -123,6 +123,8 @@ expect lessons-new-exists-by-name 2 "lesson 'basics' exists" -- lessons new basi
 expect lessons-new-bad-id 2 "lesson id 'two words' is not usable: use 1 to 64 letters, digits, '-' and '_'" -- lessons new "two words" --dir "$out/lessons"
 expect lessons-new-path-id 2 "lesson id '../x' is not usable" -- lessons new ../x --dir "$out/lessons"
 expect lessons-new-review 2 "lesson id 'review' is taken" -- lessons new review --dir "$out/lessons"
+expect lessons-new-Review 2 "lesson id 'Review' is taken" -- lessons new Review --dir "$out/lessons"
+expect lessons-new-case 2 "lesson 'Sinks' exists as 'sinks': $out/lessons/en/02-sinks\.md" -- lessons new Sinks --lang en --dir "$out/lessons"
 expect lessons-new-no-lang-folder 2 "no such directory .*/fr .*a new language starts as a folder" -- lessons new x --lang fr --dir "$out/lessons"
 expect lessons-new-bad-lang 2 "'f/r' is not a language code" -- lessons new x --lang f/r --dir "$out/lessons"
 expect lessons-new-no-dir 2 "no such directory $out/none/en" -- lessons new x --dir "$out/none"
