@@ -274,6 +274,9 @@ export function createServer(siteDir, { watch = null, idleMs = IDLE_MS, stallMs 
               done();
               parked.add(entry);
               if (parked.size > MAX_PARKED) parked.values().next().value.drop();
+              // Still behind after idleMs more: the connection is closed, whatever the
+              // socket's own timer says (a trickle of acknowledgements can keep that alive).
+              stallTimer = setTimeout(() => entry.drop(), idleMs);
             }, stallMs);
           });
           res.on('drain', () => {
