@@ -212,7 +212,7 @@ async function main() {
     // Stalled and idle clients, on a server with short timeouts: 20 clients ask for the
     // 8 MiB file and never read (more than the 16 file slots); another file is still
     // served at once, and the server closes the stalled and the idle connections.
-    const quick = await startServer(site, ['--idle-ms', '1500', '--stall-ms', '200']);
+    const quick = await startServer(site, ['--idle-ms', '1000', '--stall-ms', '200']);
     const stalled = [];
     try {
       for (let i = 0; i < 20; i++) {
@@ -235,7 +235,7 @@ async function main() {
         `${other.status} ${other.error || ''} after ${Date.now() - t0} ms`);
       // A paused client sees the close only when it reads again: wait past the idle time,
       // then read; a connection the server closed ends short of the file.
-      await new Promise((r) => setTimeout(r, 3000));
+      await new Promise((r) => setTimeout(r, 2200));
       for (const e of stalled) {
         e.bytes = 0;
         e.socket.on('data', (d) => { e.bytes += d.length; });
