@@ -7,11 +7,18 @@
 //   node web/build-site.mjs --out DIR --wasm build/wasm/bin --lessons DIR_WITH_INDEX_JSON
 //   ... --sources LESSONS_FOLDER     the lesson sources (catalogues, checkpoints; default lessons/)
 //
-// With --icl the lesson JSON is made by `icl lessons build --out <out>/../lessons-json`;
-// with --lessons an existing JSON tree is used (e.g. one built with --draft).
+// With --icl the lesson JSON is made by `icl lessons build --out <out>/../lessons-json`
+// (which removes only the files it wrote before); with --lessons an existing JSON tree is
+// used (e.g. one built with --draft).
+//
+// The output folder is never emptied wholesale: the build lists what it wrote in
+// <out>/.icl-site-build.json (as `icl lessons build` does in .icl-lessons-build.json) and
+// removes only those files (and web/gzip-site.mjs's .gz copies of them) before writing
+// again. A non-empty folder without that list, which is not a previous build's, is refused.
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { clearPreviousBuild, recordBuild } from './sitegen/out-dir.mjs';
 
 const { createSite } = await import('./sitegen/site.mjs');
 
@@ -39,7 +46,6 @@ if (!args.lessons && !args.icl) fail('give --icl <icl binary> or --lessons <less
 let lessonsDir = args.lessons && path.resolve(args.lessons);
 if (!lessonsDir) {
   lessonsDir = path.join(path.dirname(out), 'lessons-json');
-  fs.rmSync(lessonsDir, { recursive: true, force: true });
   try {
     execFileSync(path.resolve(args.icl), ['lessons', 'build', '--out', lessonsDir, ...(args.sources ? ['--dir', args.sources] : [])], { stdio: ['ignore', 'inherit', 'inherit'] });
   } catch {
@@ -58,15 +64,20 @@ try {
 } catch (e) {
   fail(e.message);
 }
-fs.rmSync(out, { recursive: true, force: true });
+const cleared = clearPreviousBuild(out);
+if (cleared.error) fail(cleared.error);
+const written = [];
 for (const [name, text] of files) {
   fs.mkdirSync(path.dirname(path.join(out, name)), { recursive: true });
   fs.writeFileSync(path.join(out, name), text);
+  written.push(name);
 }
 try {
-  site.writeAssets(out, lessonsByLang);
+  written.push(...site.writeAssets(out, lessonsByLang));
 } catch (e) {
   fail(e.message);
+} finally {
+  recordBuild(out, written);
 }
 
 const count = langs.map((l) => `${lessonsByLang[l].length} ${l}`).join(', ');

@@ -5,26 +5,39 @@
 // serving; paths that leave the site folder are refused (the check ends at a path
 // separator, so a sibling folder whose name starts with the site's is outside); only GET
 // and HEAD (405 otherwise); one byte range (206 / 416); `nosniff` on every answer and a
-// Content-Security-Policy on /lab/; a folder without its trailing slash is redirected;
-// files are streamed, never buffered, and at most MAX_OPEN_FILES are read at once (the
-// rest wait in a bounded queue, past which the answer is 503).
+// Content-Security-Policy header on every page: frame-ancestors 'none' and
+// X-Frame-Options: DENY (no other site may frame a lesson, the index or the review page),
+// except the embed pages (<lang>/embed/*.html), which exist to be framed; a folder without
+// its trailing slash is redirected; files are streamed, never buffered, and at most
+// MAX_OPEN_FILES are read at once (the rest wait in a bounded queue, past which the answer
+// is 503). A reader that stops reading gives its slot up after STALL_MS (its file waits,
+// paused, and takes a slot again when the reader drains), and a connection with nothing
+// sent or received for IDLE_MS is closed, so slow or stalled clients cannot hold the
+// server; at most MAX_PARKED paused files stay open (past that the oldest is dropped).
 // A file with a precompressed <file>.gz beside it (web/gzip-site.mjs writes them, no
-// older than the file) goes gzip-encoded to a browser that accepts gzip and asks for the
-// whole file (a range request gets the plain bytes). Every file carries an ETag (size
+// older than the file) goes gzip-encoded to a browser whose Accept-Encoding gives gzip
+// (or *) a q-value above 0, and asks for the whole file (a range request gets the plain
+// bytes). Every file carries an ETag (size
 // and time of what is sent) with "no-cache": the browser asks each time and gets a 304
 // for an unchanged file, so the next lesson takes the wasm core from its cache.
 // With --watch (the authors' watch mode, web/watch.mjs) it also rebuilds a lesson's pages
 // when its Markdown changes and adds a reload client to the .html pages it sends:
 //   node web/serve.mjs <site dir> [port] --watch [--lessons lessons] [--icl build/bin/icl] [--wasm build/wasm/bin]
+// --idle-ms N and --stall-ms N change the two timeouts (the tests use short ones).
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { CSP as PAGE_CSP } from './sitegen/templates.mjs';
+import { MAX_URL_LENGTH } from './src/url-state.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 export const MAX_OPEN_FILES = 16;
 export const MAX_WAITING = 512;
+export const MAX_PARKED = 256;
+export const IDLE_MS = 30000;
+export const STALL_MS = 2000;
 
 const types = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
@@ -39,6 +52,43 @@ const types = {
 // native/app/lab.html carries the same policy in a <meta> for other servers.
 export const LAB_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
   "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+// The site's pages carry their CSP in a <meta> (web/sitegen/templates.mjs), which cannot
+// say who may frame them; the header says it. Embed pages are made to be framed by any
+// page, a teacher's file:// page or an about:blank frame included, which
+// `frame-ancestors *` would refuse: their header names no frame-ancestors.
+export const PAGE_CSP_HEADER = `${PAGE_CSP}; frame-ancestors 'none'`;
+export const EMBED_CSP_HEADER = PAGE_CSP;
+
+// The headers that keep a page from being framed by another site, for a path of the site
+// (decoded, with a leading slash) and the file it names; {} for a file that is not a page.
+export function frameHeaders(rel, file) {
+  if (rel === '/lab' || rel.startsWith('/lab/')) return { 'Content-Security-Policy': LAB_CSP, 'X-Frame-Options': 'DENY' };
+  if (!file.endsWith('.html')) return {};
+  if (/^\/[^/]+\/embed\/[^/]+\.html$/.test(rel)) return { 'Content-Security-Policy': EMBED_CSP_HEADER };
+  return { 'Content-Security-Policy': PAGE_CSP_HEADER, 'X-Frame-Options': 'DENY' };
+}
+
+// Whether an Accept-Encoding header accepts gzip: an entry gzip (or x-gzip) with a
+// q-value above 0, or else * above 0 (RFC 9110 12.5.3). "gzip;q=0", "identity" and
+// "not-gzip" do not.
+export function acceptsGzip(header) {
+  if (typeof header !== 'string') return false;
+  let gzip = null, star = null;
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.split(';').map((x) => x.trim());
+    let q = 1;
+    for (const p of params) {
+      const m = /^q\s*=\s*([0-9.]+)$/i.exec(p);
+      if (m) q = Number(m[1]);
+    }
+    if (!Number.isFinite(q)) q = 0;
+    const token = name.toLowerCase();
+    if (token === 'gzip' || token === 'x-gzip') gzip = Math.max(gzip ?? 0, q);
+    else if (token === '*') star = Math.max(star ?? 0, q);
+  }
+  return gzip !== null ? gzip > 0 : star !== null && star > 0;
+}
 
 // One range of "bytes=a-b", "bytes=a-" or "bytes=-n" within a file of `size` bytes:
 // {start, end} (inclusive), null to send the whole file (no header, several ranges, a
@@ -63,7 +113,7 @@ export function parseRange(header, size) {
 }
 
 // watch: what startWatch (web/watch.mjs) returns, for the watch mode's pages and events.
-export function createServer(siteDir, { watch = null } = {}) {
+export function createServer(siteDir, { watch = null, idleMs = IDLE_MS, stallMs = STALL_MS } = {}) {
   const root = path.resolve(siteDir);
   let realRoot = root;
   try { realRoot = fs.realpathSync(root); } catch { /* served as 404s */ }
@@ -86,6 +136,9 @@ export function createServer(siteDir, { watch = null } = {}) {
     waiting.push(() => { open++; job(); });
     return true;
   };
+  // Files paused behind a stalled reader, oldest first: each entry's drop() closes its
+  // connection.
+  const parked = new Set();
 
   const plain = (res, status, text, extra = {}) => {
     if (res.headersSent) { res.destroy(); return; }
@@ -97,6 +150,10 @@ export function createServer(siteDir, { watch = null } = {}) {
   const handle = (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       plain(res, 405, 'method not allowed', { Allow: 'GET, HEAD' });
+      return;
+    }
+    if (req.url.length > MAX_URL_LENGTH) {  // the pages never write a longer address
+      plain(res, 414, `URI too long: more than ${MAX_URL_LENGTH} characters`);
       return;
     }
     let url, rel;
@@ -134,7 +191,7 @@ export function createServer(siteDir, { watch = null } = {}) {
       const inLab = rel === '/lab' || rel.startsWith('/lab/');
       const watched = watch && !inLab && file.endsWith('.html');
       if (watched && watch.problemsPage()) {  // the lint fails: every page lists the problems
-        sendHtml(res, req, 200, watch.problemsPage());
+        sendHtml(res, req, 200, watch.problemsPage(), frameHeaders(rel, file));
         return;
       }
       fs.realpath(file, (err1, real) => {
@@ -153,7 +210,7 @@ export function createServer(siteDir, { watch = null } = {}) {
           fs.readFile(file, 'utf8', (err3, html) => {
             if (err3) { plain(res, 404, 'not found'); return; }
             sendHtml(res, req, 200, html.replace(/<\/body>\s*<\/html>\s*$/,
-              `<script type="module" src="/__icl/watch.js?v=${version}"></script>\n</body>\n</html>\n`));
+              `<script type="module" src="/__icl/watch.js?v=${version}"></script>\n</body>\n</html>\n`), frameHeaders(rel, file));
           });
           return;
         }
@@ -169,9 +226,9 @@ export function createServer(siteDir, { watch = null } = {}) {
           'Accept-Ranges': 'bytes',
           Vary: 'Accept-Encoding',
         };
-        if (inLab) headers['Content-Security-Policy'] = LAB_CSP;
+        Object.assign(headers, frameHeaders(rel.endsWith('/') ? rel + 'index.html' : rel, file));
         let sent = st2;  // what goes out: the file, or its gzip copy
-        if (!range && /\bgzip\b/.test(req.headers['accept-encoding'] || '')) {
+        if (!range && acceptsGzip(req.headers['accept-encoding'])) {
           try {
             const gz = fs.statSync(`${file}.gz`);
             if (gz.isFile() && gz.mtimeMs >= st2.mtimeMs) {
@@ -199,17 +256,45 @@ export function createServer(siteDir, { watch = null } = {}) {
         let closed = false;
         res.on('close', () => { closed = true; });
         const queued = acquire(() => {
-          let released = false;
-          const done = () => { if (!released) { released = true; release(); } };
+          let holding = true;  // this file holds one of the MAX_OPEN_FILES slots
+          const done = () => { if (holding) { holding = false; release(); } };
           if (closed || res.destroyed) { done(); return; }  // the client left while it waited
           const stream = fs.createReadStream(file, { start, end });
+          let stallTimer = null;
+          const entry = { drop: () => res.destroy() };
+          const unpark = () => { parked.delete(entry); clearTimeout(stallTimer); stallTimer = null; };
           stream.on('open', () => {
             if (!res.headersSent) res.writeHead(range ? 206 : 200, headers);
           });
+          stream.on('data', (chunk) => {
+            if (res.write(chunk)) return;
+            // The reader is behind: wait for it; if it stays behind, give the slot to others.
+            stream.pause();
+            stallTimer = setTimeout(() => {
+              done();
+              parked.add(entry);
+              if (parked.size > MAX_PARKED) parked.values().next().value.drop();
+              // Still behind after idleMs more: the connection is closed, whatever the
+              // socket's own timer says (a trickle of acknowledgements can keep that alive).
+              stallTimer = setTimeout(() => entry.drop(), idleMs);
+            }, stallMs);
+          });
+          res.on('drain', () => {
+            if (!stream.isPaused() || closed) return;
+            const wasParked = !holding;
+            unpark();
+            if (!wasParked) { stream.resume(); return; }
+            const again = acquire(() => {
+              holding = true;
+              if (closed || res.destroyed) { done(); return; }
+              stream.resume();
+            });
+            if (!again) res.destroy();
+          });
+          stream.on('end', () => res.end());
           stream.on('error', () => { done(); plain(res, 404, 'not found'); });
           stream.on('close', done);
-          res.on('close', () => { stream.destroy(); done(); });
-          stream.pipe(res);
+          res.on('close', () => { unpark(); stream.destroy(); done(); });
         });
         if (!queued) plain(res, 503, 'busy: too many reads at once, try again', { 'Retry-After': '1' });
       });
@@ -218,13 +303,14 @@ export function createServer(siteDir, { watch = null } = {}) {
   };
 
   // Watch mode only: a page made in memory (the problem list, or a page with the client).
-  const sendHtml = (res, req, status, html) => {
-    res.writeHead(status, { 'Content-Type': types['.html'], 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+  const sendHtml = (res, req, status, html, extra = {}) => {
+    res.writeHead(status, { 'Content-Type': types['.html'], 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', ...extra });
     res.end(req.method === 'HEAD' ? undefined : html);
   };
   const clientFiles = { '/__icl/watch.js': ['watch-client.js', types['.js']], '/__icl/watch.css': ['watch-client.css', types['.css']] };
   const watchEndpoint = (req, res, rel) => {
     if (rel === '/__icl/events') {
+      req.socket.setTimeout(0);  // the reload channel is quiet until a lesson changes
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
       const send = (state) => res.write(`data: ${JSON.stringify(state)}\n\n`);
       send(watch.state());
@@ -248,6 +334,12 @@ export function createServer(siteDir, { watch = null } = {}) {
       try { plain(res, 400, 'bad request'); } catch { res.destroy(); }
     }
   });
+  // A connection that sends and receives nothing for idleMs (a client that stopped
+  // reading, an idle keep-alive, a request that never ends) is closed; so are slow headers.
+  server.setTimeout(idleMs);
+  server.headersTimeout = Math.min(server.headersTimeout, idleMs);
+  server.requestTimeout = Math.min(server.requestTimeout || Infinity, idleMs * 2);
+  server.keepAliveTimeout = Math.min(server.keepAliveTimeout, idleMs);
   server.on('clientError', (err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     else socket.destroy();
@@ -260,6 +352,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] || '').href) {
   const argv = process.argv.slice(2);
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--watch') options.watch = true;
+    else if (['--idle-ms', '--stall-ms'].includes(argv[i]) && /^[1-9]\d{0,6}$/.test(argv[i + 1] || '')) options[argv[i] === '--idle-ms' ? 'idleMs' : 'stallMs'] = Number(argv[++i]);
     else if (['--lessons', '--icl', '--wasm'].includes(argv[i]) && i + 1 < argv.length) options[argv[i].slice(2)] = argv[++i];
     else if (argv[i].startsWith('--')) { console.error(`serve: unknown or incomplete option '${argv[i]}'`); process.exit(2); }
     else positional.push(argv[i]);
@@ -273,7 +366,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] || '').href) {
     await watch.ready;
     console.log(`watch: rebuilding the pages of ${lessonsDir}/*/*.md as they change; open pages reload`);
   }
-  const server = createServer(siteDir, { watch });
+  const server = createServer(siteDir, { watch, idleMs: options.idleMs, stallMs: options.stallMs });
   server.listen(Number(positional[1] || 8000), '127.0.0.1', () => {
     console.log(`ICL Lab is served at http://127.0.0.1:${server.address().port}/  (Ctrl-C stops)`);
   });

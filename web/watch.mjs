@@ -29,20 +29,23 @@ function parseDiagnostic(text) {
   return { text, file: m[1], line: Number(m[2] || 0), warning: Boolean(m[3]), message: m[4] };
 }
 
-// The source line a problem names, for the problem list (shown as text).
-function sourceLine(d) {
+// The source line a problem names, for the problem list (shown as text); none from a file
+// that is not in the lessons folder (a link leading out of it).
+function sourceLine(d, lessonsDir) {
   if (!d.file || d.line < 1) return '';
   try {
+    const root = fs.realpathSync(lessonsDir);
+    if (!fs.realpathSync(d.file).startsWith(root + path.sep)) return '';
     return fs.readFileSync(d.file, 'utf8').split(/\r?\n/)[d.line - 1] ?? '';
   } catch {
     return '';
   }
 }
 
-export function problemsPage(problems, version) {
+export function problemsPage(problems, version, lessonsDir = '.') {
   const items = problems.map((d) => {
     const where = d.file ? `${d.file}${d.line > 0 ? `:${d.line}` : ''}` : '';
-    const line = sourceLine(d);
+    const line = sourceLine(d, lessonsDir);
     return `<li>${where ? `<code class="icl-watch-where">${esc(where)}</code>: ` : ''}${esc(where ? d.message : d.text)}` +
       `${line ? `\n<pre class="icl-watch-source">${esc(line)}</pre>` : ''}</li>`;
   }).join('\n');
@@ -189,7 +192,7 @@ export async function startWatch({ lessonsDir, out, icl, wasm, draft = true, log
   return {
     ready,
     state,
-    problemsPage: () => (problems.length ? problemsPage(problems, version) : null),
+    problemsPage: () => (problems.length ? problemsPage(problems, version, lessonsDir) : null),
     subscribe(fn) { listeners.add(fn); return () => listeners.delete(fn); },
     async close() {
       for (const w of watchers) w.close();

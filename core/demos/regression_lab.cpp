@@ -287,11 +287,17 @@ std::vector<Panel> RegressionLabSession::panels() const {
     row(msg("gd_n_y_i"), dw_gd_);
     row(msg("constructed_lsa_w_kq"), dw_lsa_);
     if (!dw_trained.empty()) row(msg("trained_lsa_the_same"), dw_trained);
-    row(msg("gd_steps_w_k", {{"k", k}}), w_k_);
+    // Past the stable step size k steps grow without bound: beyond a float's range they
+    // are left out of the table and the curve, and a note says why (never a "nan" cell).
+    const bool k_diverged = std::any_of(w_k_.begin(), w_k_.end(), [](double w) { return !std::isfinite(w); });
+    if (!k_diverged) row(msg("gd_steps_w_k", {{"k", k}}), w_k_);
     if (ls_ok_) row(msg("least_squares"), w_ls_);
     if (ridge_ok_) row(msg("ridge_2"), w_ridge_);
     panels.push_back(t);
 
+    if (k_diverged)
+        panels.push_back(NotePanel{msg("gd_diverged_title"),
+                                   msg("gd_diverged", {{"k", k}, {"eta", eta}, {"stable", format_number(eta_stable_)}})});
     panels.push_back(NotePanel{
         msg("what_to_see"),
         msg("the_dashed_constructed_lsa")});

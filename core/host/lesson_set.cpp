@@ -43,6 +43,29 @@ std::vector<std::string> languages_of(const std::string& dir) {
     return out;
 }
 
+// Folder names the site uses for its own pages beside the language folders
+// (web/build-site.mjs, scripts/build): a language folder so named would overwrite them.
+const char* const kReservedFolders[] = {"lab", "assets", "lessons", "embed", "catalogue", "checkpoints"};
+
+bool reserved_folder(const std::string& name) {
+    for (const char* r : kReservedFolders)
+        if (name == r) return true;
+    return false;
+}
+
+// Whether `p` (made canonical) lies in the folder `root` (canonical too).
+bool inside(const fs::path& p, const fs::path& root) {
+    auto r = root.begin(), q = p.begin();
+    for (; r != root.end(); ++r, ++q)
+        if (q == p.end() || *q != *r) return false;
+    return true;
+}
+
+std::string lowercase(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
 // Lists the files `icl lessons build` wrote into its folder (write_lesson_json).
 const char* const kBuildManifest = ".icl-lessons-build.json";
 
@@ -290,6 +313,15 @@ LessonSet load_lesson_set(const std::string& dir, const LintOptions& options) {
     LessonSet set;
     std::map<std::string, std::vector<Source>> sources;
     set.languages = languages_of(dir);
+    for (const std::string& lang : set.languages)
+        if (reserved_folder(lang))
+            set.problems.push_back({(fs::path(dir) / lang).string(), 0, "'" + lang + "' cannot name a language: the site keeps its own "
+                                    "pages in /" + lang + "/ (reserved: lab, assets, lessons, embed, catalogue, checkpoints); "
+                                    "rename the folder (a language code such as ko or pt-BR)", false});
+    set.languages.erase(std::remove_if(set.languages.begin(), set.languages.end(), reserved_folder), set.languages.end());
+    std::error_code root_ec;
+    fs::path real_root = fs::weakly_canonical(fs::path(dir), root_ec);
+    if (!real_root.has_filename()) real_root = real_root.parent_path();  // "lessons/" -> "lessons"
     for (const std::string& lang : set.languages) {
         const fs::path lang_dir = fs::path(dir) / lang;
         std::error_code ec;
@@ -315,6 +347,13 @@ LessonSet load_lesson_set(const std::string& dir, const LintOptions& options) {
             } else if (!fs::is_regular_file(st)) {
                 ++set.files;
                 set.problems.push_back({shown, 0, "not a regular file (a lesson is a .md file); it was not read", false});
+            } else if (const fs::path real = fs::weakly_canonical(p, sec);
+                       !root_ec && !sec && fs::is_symlink(fs::symlink_status(p, sec)) && !inside(real, real_root)) {
+                // A link to a file elsewhere is not read: its text would be shown (the watch
+                // mode's problem page quotes source lines) as if it were a lesson's.
+                ++set.files;
+                set.problems.push_back({shown, 0, "a link to a file outside " + dir + " (" + real.string() +
+                                                      "); a lesson lives in the lessons folder, it was not read", false});
             } else {
                 files.push_back(p);
             }
@@ -341,13 +380,19 @@ LessonSet load_lesson_set(const std::string& dir, const LintOptions& options) {
         }
     }
     // Unique ids and orders within a language; the same ids across languages.
-    std::map<std::string, std::map<std::string, const Source*>> by_id;
+    std::map<std::string, std::map<std::string, const Source*>> by_id, by_lower_id;
     for (const auto& [lang, list] : sources) {
         std::map<int, const Source*> by_order;
         for (const auto& s : list) {
             if (s.lesson.id.empty()) continue;
             auto [it, fresh] = by_id[lang].emplace(s.lesson.id, &s);
             if (!fresh) set.problems.push_back({s.path, 1, "lesson id '" + s.lesson.id + "' is also used by " + it->second->path, false});
+            // dual-form.html and Dual-Form.html are one file where case is ignored.
+            auto [lt, fresh_lower] = by_lower_id[lang].emplace(lowercase(s.lesson.id), &s);
+            if (fresh && !fresh_lower)
+                set.problems.push_back({s.path, 1, "lesson id '" + s.lesson.id + "' differs from '" + lt->second->lesson.id + "' of " +
+                                                       lt->second->path + " only in case (their pages would be one file where "
+                                                       "file names ignore case)", false});
             auto [ot, fresh_order] = by_order.emplace(s.lesson.order, &s);
             if (!fresh_order)
                 set.problems.push_back({s.path, 1, "order " + std::to_string(s.lesson.order) + " is also used by " + ot->second->path, false});
@@ -468,7 +513,8 @@ Expected<std::string> write_lesson_skeleton(const std::string& dir, const std::s
     });
     if (!id_ok)
         return make_error("lesson id '" + id + "' is not usable: use 1 to 64 letters, digits, '-' and '_' (e.g. attention-sinks)");
-    if (id == "review") return make_error("lesson id 'review' is taken: <lang>/review.html is the review page");
+    if (lowercase(id) == "review")
+        return make_error("lesson id '" + id + "' is taken: <lang>/review.html is the review page");
     if (auto code = check_lang_code(lang); !code) return code.error();
     const fs::path lang_dir = fs::path(dir) / lang;
     std::error_code ec;
@@ -481,17 +527,19 @@ Expected<std::string> write_lesson_skeleton(const std::string& dir, const std::s
     for (const auto& [l, list] : set.lessons)
         for (const Lesson& lesson : list) {
             largest = std::max(largest, lesson.order);
-            if (lesson.id != id) continue;
+            // Case is ignored: where file names ignore it, Sinks.html would be sinks.html.
+            if (lowercase(lesson.id) != lowercase(id)) continue;
             if (l == lang)
-                return make_error("lesson '" + id + "' exists: " + (lang_dir / fs::path(lesson.source).filename()).string() +
-                                  " (it is not overwritten)");
+                return make_error("lesson '" + id + "' exists" + (lesson.id != id ? " as '" + lesson.id + "'" : std::string()) +
+                                  ": " + (lang_dir / fs::path(lesson.source).filename()).string() + " (it is not overwritten)");
+            if (lesson.id != id) continue;
             order = lesson.order;  // the translation of a lesson in another language: beside it
         }
     for (fs::directory_iterator it(lang_dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        const std::string tail = "-" + id + ".md";
+        const std::string name = lowercase(it->path().filename().string());
+        const std::string tail = "-" + lowercase(id) + ".md";
         if (name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0)
-            return make_error("lesson '" + id + "' exists: " + (lang_dir / name).string() + " (it is not overwritten)");
+            return make_error("lesson '" + id + "' exists: " + (lang_dir / it->path().filename()).string() + " (it is not overwritten)");
     }
     if (order < 0) order = largest + 1;
     const std::string path = (lang_dir / ((order < 10 ? "0" : "") + std::to_string(order) + "-" + id + ".md")).string();

@@ -270,26 +270,42 @@ std::string first_word(const std::string& info) {
 // character is a digit, a sign or a point and whose content holds an `@` is a figure;
 // any other `{{` (TeX's `x^{{2}}`) is left alone. Returns the markdown with every
 // figure replaced by its shown value; problems go to `errors` as (line, message).
+// Linear in the text: each search below starts where the last one ended (a position found
+// for one `{{` holds for the next while it lies ahead), and the line count is carried on.
 std::string expand_figures(const std::string& md, int first_line, std::vector<Figure>& figures,
                            std::vector<std::pair<int, std::string>>& errors) {
+    // The first `what` at or after `from`, remembered in `found` while it lies ahead.
+    const auto next = [&md](const char* what, size_t from, size_t& found, bool& known) {
+        if (!known || (found != std::string::npos && found < from)) {
+            found = md.find(what, from);
+            known = true;
+        }
+        return found;
+    };
+    size_t close_at = 0, at_at = 0, newline_at = 0;
+    bool close_known = false, at_known = false, newline_known = false;
+    size_t counted = 0;  // md[0, counted) holds `newlines` line ends
+    int newlines = 0;
     std::string out;
     size_t pos = 0;
     while (true) {
         const size_t open = md.find("{{", pos);
         if (open == std::string::npos) break;
-        const size_t close = md.find("}}", open + 2);
+        const size_t close = next("}}", open + 2, close_at, close_known);
         size_t first = open + 2;
         while (first < md.size() && md[first] == ' ') ++first;
         const bool numeric_start = first < md.size() && (std::isdigit(static_cast<unsigned char>(md[first])) ||
                                                          md[first] == '-' || md[first] == '+' || md[first] == '.');
-        const std::string inner = close == std::string::npos ? "" : md.substr(open + 2, close - open - 2);
-        if (!numeric_start || close == std::string::npos || inner.find('@') == std::string::npos ||
-            inner.find('\n') != std::string::npos) {
-            out += md.substr(pos, open + 2 - pos);
+        if (!numeric_start || close == std::string::npos || next("@", open + 2, at_at, at_known) >= close ||
+            next("\n", open + 2, newline_at, newline_known) < close) {
+            out.append(md, pos, open + 2 - pos);
             pos = open + 2;
             continue;
         }
-        const int line = first_line + static_cast<int>(std::count(md.begin(), md.begin() + static_cast<long>(open), '\n'));
+        const std::string inner = md.substr(open + 2, close - open - 2);
+        newlines += static_cast<int>(std::count(md.begin() + static_cast<long>(counted), md.begin() + static_cast<long>(open), '\n'));
+        counted = open;
+        const int line = first_line + newlines;
         const auto bad = [&](const std::string& why) {
             errors.push_back({line, "figure '{{" + inner + "}}': " + why +
                                         " (expected {{<value> @<demo instance>:<scalar> ±<tolerance>[%]}})"});
@@ -343,10 +359,11 @@ std::string expand_figures(const std::string& md, int first_line, std::vector<Fi
             else if (f.scalar.empty()) bad("no scalar name");
             else figures.push_back(f);
         }
-        out += md.substr(pos, open - pos) + f.text;
+        out.append(md, pos, open - pos);
+        out += f.text;
         pos = close + 2;
     }
-    return out + md.substr(pos);
+    return out.append(md, pos, std::string::npos);
 }
 
 class Parser {
@@ -470,6 +487,16 @@ private:
             }
             if (key == "id" && !is_name(value, true)) {
                 fail(line_no(i), "front matter id '" + value + "' must use only letters, digits, '-' and '_'");
+                bad_keys.insert(key);
+                continue;
+            }
+            // The id names the page, <lang>/<id>.html; a file system that ignores case
+            // makes "Review" the review page's file.
+            std::string lower = value;
+            std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            if (key == "id" && lower == "review") {
+                fail(line_no(i), "front matter id '" + value + "' is taken: <lang>/review.html is the review page (ids are compared "
+                                 "without case, as some file systems compare file names)");
                 bad_keys.insert(key);
                 continue;
             }

@@ -9,6 +9,21 @@ namespace {
 
 constexpr char kMagic[8] = {'I', 'C', 'L', 'G', 'P', 'T', 'C', 'K'};
 
+// Bytes read from a file, as a message may show them: printable ASCII as it is, a
+// backslash doubled, every other byte as \xNN (a damaged file's bytes never reach a
+// terminal raw: no invalid UTF-8, no escape sequence).
+std::string escaped(const std::string& bytes) {
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    for (const char ch : bytes) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '\\') out += "\\\\";
+        else if (c >= 0x20 && c < 0x7f) out += ch;
+        else out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+    }
+    return out;
+}
+
 class Writer {
 public:
     void bytes(const void* p, size_t n) {
@@ -166,7 +181,7 @@ const char* encoding_name(Encoding e) { return e == Encoding::f16 ? "f16" : "f32
 Expected<Encoding> parse_encoding(const std::string& name) {
     if (name == "f32") return Encoding::f32;
     if (name == "f16") return Encoding::f16;
-    return make_error("checkpoint: weight encoding '" + name + "' is not one of f32, f16");
+    return make_error("checkpoint: weight encoding '" + escaped(name) + "' is not one of f32, f16");
 }
 
 std::vector<uint8_t> save(const gpt::Model& model) { return save(model, Encoding::f32).value(); }
@@ -311,7 +326,7 @@ Expected<gpt::Model> load(const uint8_t* data, size_t size, Encoding* stored_as)
         const uint32_t ndim = r.u32("a tensor's rank");
         if (!r.error.empty()) return make_error(r.error);
         if (name != t.name)
-            return make_error("checkpoint: tensor '" + name + "' where the config implies '" +
+            return make_error("checkpoint: tensor '" + escaped(name) + "' where the config implies '" +
                               t.name + "'");
         if (ndim > 4)
             return make_error("checkpoint: tensor '" + name + "' has rank " + std::to_string(ndim));

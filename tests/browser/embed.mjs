@@ -267,8 +267,12 @@ export async function embedChecks(h) {
         await input.press('Enter');
         await page.waitForFunction((t) => new URL(window.location.href).searchParams.get('prompt_lab.prompt') === t, text);
       };
-      // Markup: the core names the word it does not know; nothing is copied.
-      await type('"><script>window.pwned=1</script><img src=x onerror="window.pwned=2"> ->');
+      // Markup: the core names the word it does not know (under the field; the page's
+      // address never takes a refused value); nothing is copied.
+      await input.fill('"><script>window.pwned=1</script><img src=x onerror="window.pwned=2"> ->');
+      await input.press('Enter');
+      await page.waitForFunction(() => /not in the vocabulary/.test(document.getElementById('p-prompt_lab-prompt-error').textContent));
+      expect(!/script/.test(new URL(page.url()).searchParams.get('prompt_lab.prompt') || ''), `the address took the refused prompt: ${page.url()}`);
       for (const which of ['link', 'embed']) {
         await section.locator(`button.copy-${which}`).click();
         await status.filter({ hasText: 'Not copied' }).waitFor({ timeout: timeoutMs });

@@ -571,6 +571,9 @@ if (firstWithDemo) {
       await page.goto(url);
       await demosSettled(page);
       const moved = await moveSlider(page, demo.name, 0);
+      // (written once the core has taken the value: a moment after the slider moves)
+      await page.waitForFunction((key) => new URL(window.location.href).searchParams.get(key) !== null, `${demo.name}.${moved.name}`)
+        .catch(() => {});
       const query = new URL(page.url()).searchParams;
       expect(query.get(`${demo.name}.${moved.name}`) !== null, `URL ${page.url()} lacks ${demo.name}.${moved.name}`);
       await page.locator(`section.demo[data-instance="${demo.name}"] button.reset`).click();
@@ -816,6 +819,14 @@ if (withPromptLab) {
     await typeInto(input, '<img src=x onerror="window.pwned=1"> ->');
     await page.waitForFunction(() => /not in the vocabulary/.test(document.getElementById('p-prompt_lab-prompt-error').textContent));
     expect(await error.locator('img').count() === 0 && !(await page.evaluate(() => window.pwned)), 'typed markup was rendered');
+    // a refused value never reaches the address (a reload would then be refused too): the
+    // URL keeps the last prompt the core took, through a 19,500-character one as well
+    await typeInto(input, 'hot '.repeat(4875));
+    await page.waitForFunction(() => /characters long/.test(document.getElementById('p-prompt_lab-prompt-error').textContent));
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+    const kept = page.url();
+    expect(kept.length <= 8192 && new URL(kept).searchParams.get('prompt_lab.prompt') === 'dog -> Paris ; cat -> Tokyo ; dog ->',
+      `the URL took a refused prompt (${kept.length} characters): ${kept.slice(0, 200)}`);
     // completion: a chip for the word being typed replaces it
     await input.fill('big -> small ; ho');
     await input.dispatchEvent('input');

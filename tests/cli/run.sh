@@ -123,6 +123,8 @@ expect lessons-new-exists-by-name 2 "lesson 'basics' exists" -- lessons new basi
 expect lessons-new-bad-id 2 "lesson id 'two words' is not usable: use 1 to 64 letters, digits, '-' and '_'" -- lessons new "two words" --dir "$out/lessons"
 expect lessons-new-path-id 2 "lesson id '../x' is not usable" -- lessons new ../x --dir "$out/lessons"
 expect lessons-new-review 2 "lesson id 'review' is taken" -- lessons new review --dir "$out/lessons"
+expect lessons-new-Review 2 "lesson id 'Review' is taken" -- lessons new Review --dir "$out/lessons"
+expect lessons-new-case 2 "lesson 'Sinks' exists as 'sinks': $out/lessons/en/02-sinks\.md" -- lessons new Sinks --lang en --dir "$out/lessons"
 expect lessons-new-no-lang-folder 2 "no such directory .*/fr .*a new language starts as a folder" -- lessons new x --lang fr --dir "$out/lessons"
 expect lessons-new-bad-lang 2 "'f/r' is not a language code" -- lessons new x --lang f/r --dir "$out/lessons"
 expect lessons-new-no-dir 2 "no such directory $out/none/en" -- lessons new x --dir "$out/none"
@@ -178,5 +180,41 @@ expect prompt-lab-runs 0 '\[Next token: the 10 most likely\]' -- run prompt_lab 
 expect_json prompt_lab --set "prompt=dog -> Paris ; cat -> Tokyo ; dog ->" --set ablate=L3H0 --set fv_task=antonym
 expect prompt-lab-unknown-word 2 "parameter 'prompt': 'frigid' \(word 3\) is not in the vocabulary; nearest: " -- run prompt_lab --set "prompt=hot -> frigid ; fast ->"
 expect prompt-lab-bad-head 2 "'L9H9' \(word 1\) is not in the vocabulary" -- run prompt_lab --set ablate=L9H9
+
+# The site build (web/build-site.mjs) never empties its folder or the lesson JSON beside
+# it: it removes only what a previous build listed, and refuses a folder of someone
+# else's. A stand-in for the wasm core (no demos) is enough: the good lessons have none.
+site_work=$(mktemp -d)
+mkdir -p "$site_work/core" "$site_work/teacher/lessons-json" "$site_work/other"
+echo 'module.exports = async () => ({ put_asset: () => "{}", demos: () => "[]" });' > "$site_work/core/icl_core.js"
+: > "$site_work/core/icl_core.wasm"
+echo 'mine' > "$site_work/teacher/lessons-json/notes.txt"
+build_site() {  # build_site <out> -> the build's status; its output in $site_out
+  site_out=$(node web/build-site.mjs --out "$1" --wasm "$site_work/core" --icl "$icl" --sources tests/lessons/good 2>&1)
+}
+site_check() {  # site_check <name> <condition...>
+  local name=$1; shift
+  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $name: $site_out"; fi
+}
+build_site "$site_work/teacher/site"; status=$?
+site_check site-build-new-folder [ "$status" = 0 -a -f "$site_work/teacher/site/en/basics.html" -a -f "$site_work/teacher/site/.icl-site-build.json" ]
+site_check site-build-keeps-lessons-json-files [ -f "$site_work/teacher/lessons-json/notes.txt" ]
+echo 'mine' > "$site_work/teacher/site/my-page.html"                      # a teacher's own file, after the build
+mkdir -p "$site_work/teacher/site/en/old" && echo 'x' > "$site_work/teacher/site/en/old/gone.html"
+node -e 'const f = process.argv[1]; const m = JSON.parse(require("fs").readFileSync(f)); m.files.push("en/old/gone.html", "../../other/x.txt"); require("fs").writeFileSync(f, JSON.stringify(m));' "$site_work/teacher/site/.icl-site-build.json"
+echo 'outside' > "$site_work/other/x.txt"
+build_site "$site_work/teacher/site"; status=$?
+site_check site-build-again [ "$status" = 0 -a -f "$site_work/teacher/site/en/basics.html" ]
+site_check site-build-removes-what-it-listed [ ! -e "$site_work/teacher/site/en/old" ]
+site_check site-build-keeps-a-file-it-did-not-write [ -f "$site_work/teacher/site/my-page.html" -a -f "$site_work/other/x.txt" ]
+echo 'mine' > "$site_work/other/notes.txt"
+build_site "$site_work/other"; status=$?
+site_check site-build-refuses-a-foreign-folder [ "$status" = 1 -a -f "$site_work/other/notes.txt" -a ! -e "$site_work/other/index.html" ]
+site_check site-build-says-why grep -q 'is not empty and no earlier site build wrote it' <<<"$site_out"
+mkdir -p "$site_work/reserved/en" && cp tests/lessons/good/en/01-basics.md "$site_work/reserved/en/" && cp -r "$site_work/reserved/en" "$site_work/reserved/lab"
+site_out=$(node web/build-site.mjs --out "$site_work/reserved-site" --wasm "$site_work/core" --icl "$icl" --sources "$site_work/reserved" 2>&1); status=$?
+site_check site-build-reserved-language [ "$status" = 1 -a ! -e "$site_work/reserved-site/lab" ]
+site_check site-build-reserved-language-says-why grep -q "'lab' cannot name a language" <<<"$site_out"
+rm -rf "$site_work"
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -25,6 +25,9 @@ export function makeSite() {
   fs.writeFileSync(path.join(base, 'outside.txt'), 'SECRET-OUTSIDE-THE-SITE');
   fs.writeFileSync(path.join(site, 'index.html'), '<!doctype html><title>index</title>');
   fs.writeFileSync(path.join(site, 'lab', 'index.html'), '<!doctype html><title>lab</title>');
+  fs.mkdirSync(path.join(site, 'en', 'embed'), { recursive: true });
+  fs.writeFileSync(path.join(site, 'en', 'attention.html'), '<!doctype html><title>lesson</title>');
+  fs.writeFileSync(path.join(site, 'en', 'embed', 'gpt_scaling.html'), '<!doctype html><title>embed</title>');
   fs.writeFileSync(path.join(site, 'digits.txt'), '0123456789');
   fs.writeFileSync(path.join(site, 'big.data'), Buffer.alloc(8 << 20, 7));
   fs.symlinkSync(path.join(base, 'outside.txt'), path.join(site, 'link-out.txt'));
@@ -40,9 +43,9 @@ export function makeSite() {
   return { base, site };
 }
 
-export function startServer(site) {
+export function startServer(site, extra = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(repo, 'web', 'serve.mjs'), site, '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(repo, 'web', 'serve.mjs'), site, '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
@@ -107,6 +110,8 @@ async function main() {
       const r = await get(port, '/index.html', '', method);
       check(`method ${method}`, r.status === 405 && /GET/.test(r.headers.allow || ''), `status ${r.status}`);
     }
+    const long = await get(port, `/index.html?prompt=${'x'.repeat(9000)}`);
+    check('a URL past 8192 characters is a 414', long.status === 414 && await alive(), `status ${long.status}`);
     const head = await get(port, '/digits.txt', '', 'HEAD');
     check('HEAD', head.status === 200 && head.headers['content-length'] === '10' && head.body === '', JSON.stringify(head));
     const plain = await get(port, '/index.html');
@@ -126,6 +131,24 @@ async function main() {
     const labPage = await get(port, '/lab/');
     check('/lab/ has a CSP', labPage.status === 200 && /script-src 'self' 'wasm-unsafe-eval'/.test(labPage.headers['content-security-policy'] || ''),
       JSON.stringify(labPage.headers));
+    // Framing: the CSP goes as a header (a <meta> cannot carry frame-ancestors), with
+    // X-Frame-Options, on every page but the embed pages.
+    for (const target of ['/', '/index.html', '/en/attention.html', '/lab/']) {
+      const r = await get(port, target);
+      const csp = r.headers['content-security-policy'] || '';
+      check(`${target} may not be framed`, r.status === 200 && /frame-ancestors 'none'/.test(csp) && /script-src 'self'/.test(csp) &&
+        r.headers['x-frame-options'] === 'DENY', JSON.stringify(r.headers));
+    }
+    const embed = await get(port, '/en/embed/gpt_scaling.html');
+    check('an embed page may be framed', embed.status === 200 && /script-src 'self'/.test(embed.headers['content-security-policy'] || '') &&
+      !/frame-ancestors/.test(embed.headers['content-security-policy']) &&
+      !embed.headers['x-frame-options'], JSON.stringify(embed.headers));
+    // gzip only where its q-value is above 0 (a token merely containing "gzip" is another).
+    for (const [accept, gz] of [['gzip;q=0, identity', false], ['identity, not-gzip', false], ['GZIP;Q=0.5', true],
+      ['*;q=0.1', true], ['gzip;q=0, *', false], ['x-gzip', true], ['identity;q=1, gzip;q=0.001', true]]) {
+      const r = await get(port, '/page.js', `Accept-Encoding: ${accept}\r\n`);
+      check(`Accept-Encoding: ${accept}`, r.status === 200 && (r.headers['content-encoding'] === 'gzip') === gz, JSON.stringify(r.headers));
+    }
     // gzip: the copy beside the file to a browser that accepts it, decoding to the file;
     // the plain file to one that does not, to a range request, and when the copy is stale.
     const pageJs = fs.readFileSync(path.join(site, 'page.js'));
@@ -186,6 +209,61 @@ async function main() {
     for (const o of open) o.req.destroy();
     await new Promise((r) => setTimeout(r, 200));
     check('alive after the parallel reads', await alive(), 'no answer');
+    // Stalled and idle clients, on a server with short timeouts: 20 clients ask for the
+    // 8 MiB file and never read (more than the 16 file slots); another file is still
+    // served at once, and the server closes the stalled and the idle connections.
+    const quick = await startServer(site, ['--idle-ms', '1000', '--stall-ms', '200']);
+    const stalled = [];
+    try {
+      for (let i = 0; i < 20; i++) {
+        const s = net.connect(quick.port, '127.0.0.1');
+        s.pause();
+        const entry = { socket: s, closedAt: 0 };
+        s.on('close', () => { entry.closedAt = Date.now(); });
+        s.on('error', () => {});
+        s.write('GET /big.data HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+        stalled.push(entry);
+      }
+      const idle = net.connect(quick.port, '127.0.0.1');
+      const idleEntry = { closedAt: 0 };
+      idle.on('close', () => { idleEntry.closedAt = Date.now(); });
+      idle.on('error', () => {});
+      await new Promise((r) => setTimeout(r, 600));
+      const t0 = Date.now();
+      const other = await raw(quick.port, 'GET /digits.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n', 1000);
+      check('another file is served while 20 readers stall', other.status === 200 && other.body === '0123456789',
+        `${other.status} ${other.error || ''} after ${Date.now() - t0} ms`);
+      // A paused client sees the close only when it reads again: wait past the idle time,
+      // then read; a connection the server closed ends short of the file.
+      await new Promise((r) => setTimeout(r, 2200));
+      for (const e of stalled) {
+        e.bytes = 0;
+        e.socket.on('data', (d) => { e.bytes += d.length; });
+        e.socket.resume();
+      }
+      const started = Date.now();
+      while (Date.now() - started < 3000 && (stalled.some((e) => !e.closedAt) || !idleEntry.closedAt)) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      check('stalled connections are closed', stalled.every((e) => e.closedAt && e.bytes < 8 << 20),
+        `${stalled.filter((e) => !e.closedAt).length} of 20 still open; bytes ${stalled.map((e) => e.bytes).join(' ')}`);
+      check('an idle connection is closed', idleEntry.closedAt > 0, 'still open after 6 s');
+      const after = await raw(quick.port, 'GET /digits.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n', 1000);
+      check('served after the stalled clients left', after.status === 200, `${after.status} ${after.error || ''}`);
+      // A reader that stalls and then reads gets the whole file.
+      const whole = await new Promise((resolve) => {
+        const req = http.get({ host: '127.0.0.1', port: quick.port, path: '/big.data', agent: false }, (res) => {
+          res.pause();
+          let n = 0;
+          setTimeout(() => { res.on('data', (d) => { n += d.length; }); res.on('end', () => resolve(n)); res.resume(); }, 500);
+        });
+        req.on('error', () => resolve(-1));
+      });
+      check('a reader that pauses then reads gets the whole file', whole === 8 << 20, `${whole} bytes`);
+    } finally {
+      for (const e of stalled) e.socket.destroy();
+      quick.child.kill();
+    }
   } finally {
     child.kill();
     fs.rmSync(base, { recursive: true, force: true });

@@ -112,6 +112,25 @@ TEST_CASE("checkpoint: truncated, corrupt, wrong-version, wrong-shape files are 
     expect_rejected(b, "tensor 'wte' holds a non-finite value at index 3");
 }
 
+TEST_CASE("checkpoint: a damaged tensor name is shown escaped, never as raw bytes") {
+    const gpt::Model m = gpt::make_model(ckpt_config(), 5).value();
+    std::vector<uint8_t> b = checkpoint::save(m);
+    const std::string name = "h0.attn.wk";
+    const auto it = std::search(b.begin(), b.end(), name.begin(), name.end());
+    REQUIRE(it != b.end());
+    const std::string damaged = "\xff\xfe\x1b[2Jw\\k\xc3";  // not UTF-8, an escape sequence, a backslash
+    REQUIRE(damaged.size() == name.size());
+    std::copy(damaged.begin(), damaged.end(), it);
+    reseal(b);
+    gpt::Model into = gpt::make_model(ckpt_config(), 99).value();
+    const Status s = checkpoint::load_into(into, b.data(), b.size());
+    REQUIRE_FALSE(s.ok());
+    const std::string& message = s.error().message;
+    INFO("error: " << message);
+    CHECK(message.find("tensor '\\xff\\xfe\\x1b[2Jw\\\\k\\xc3' where the config implies 'h0.attn.wk'") != std::string::npos);
+    CHECK(std::none_of(message.begin(), message.end(), [](char c) { return (unsigned char)c < 0x20 || (unsigned char)c >= 0x7f; }));
+}
+
 // Native and wasm builds exchange checkpoints through build/cross-build/: each run
 // writes its own checkpoints and logits and checks the other build's files if they
 // are there (scripts/test runs native before wasm, so the wasm run finds native's).

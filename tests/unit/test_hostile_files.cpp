@@ -138,6 +138,72 @@ TEST_CASE("lessons lint: a link loop, a dangling link, a FIFO and a folder named
     CHECK(set.lessons.at("ko").size() == 1);
 }
 
+namespace {
+std::string lesson_text(const std::string& id, int order) {
+    return "---\nid: " + id + "\ntitle: T\norder: " + std::to_string(order) + "\nsummary: S\n---\nText.\n";
+}
+std::string problems_of(const std::string& dir) {
+    icl::LintOptions draft;
+    draft.draft = true;
+    std::string text;
+    for (const auto& d : icl::load_lesson_set(dir, draft).problems) text += icl::to_string(d) + "\n";
+    return text;
+}
+}  // namespace
+
+TEST_CASE("lessons lint: a language folder named like the site's own folders is refused") {
+    Scratch s;
+    s.write("en/01-first.md", lesson_text("first", 1));
+    s.write("lab/01-first.md", lesson_text("first", 1));
+    s.write("ko/01-first.md", lesson_text("first", 1));
+    const std::string text = problems_of(s.root.string());
+    CHECK_MESSAGE(contains(text, (s.root / "lab").string() + ": 'lab' cannot name a language: the site keeps its own pages in /lab/"), text);
+    icl::LintOptions draft;
+    draft.draft = true;
+    const icl::LessonSet set = icl::load_lesson_set(s.root.string(), draft);
+    CHECK(set.errors() == 1);
+    CHECK(std::find(set.languages.begin(), set.languages.end(), "lab") == set.languages.end());
+    CHECK(std::find(set.languages.begin(), set.languages.end(), "ko") != set.languages.end());
+}
+
+TEST_CASE("lessons lint: ids that differ only in case, and Review, are refused") {
+    Scratch s;
+    for (const char* lang : {"en", "ko"}) {
+        s.write(std::string("a/") + lang + "/01-dual-form.md", lesson_text("dual-form", 1));
+        s.write(std::string("a/") + lang + "/02-Dual-Form.md", lesson_text("Dual-Form", 2));
+        s.write(std::string("a/") + lang + "/03-Review.md", lesson_text("Review", 3));
+        // ids that differ in more than case stay fine
+        s.write(std::string("b/") + lang + "/01-dual-form.md", lesson_text("dual-form", 1));
+        s.write(std::string("b/") + lang + "/02-Dual-Forms.md", lesson_text("Dual-Forms", 2));
+    }
+    const std::string text = problems_of((s.root / "a").string());
+    CHECK_MESSAGE(contains(text, "02-Dual-Form.md:1: lesson id 'Dual-Form' differs from 'dual-form' of "), text);
+    CHECK_MESSAGE(contains(text, "only in case"), text);
+    CHECK_MESSAGE(contains(text, "03-Review.md:2: front matter id 'Review' is taken: <lang>/review.html is the review page"), text);
+    CHECK(problems_of((s.root / "b").string()).find("only in case") == std::string::npos);
+}
+
+TEST_CASE("lessons lint: a link to a file outside the lessons folder is not read") {
+    Scratch s;
+    s.write("lessons/en/01-first.md", lesson_text("first", 1));
+    s.write("lessons/ko/01-first.md", lesson_text("first", 1));
+    s.write("lessons/en/shared.txt", lesson_text("second", 2));
+    const fs::path secret = s.write("secret.md", "---\nTOP-SECRET first line\n");
+    fs::create_symlink(secret, s.root / "lessons" / "en" / "02-secret.md");
+    fs::create_symlink("shared.txt", s.root / "lessons" / "en" / "02-second.md");  // a link inside is fine
+    fs::create_symlink("../en/shared.txt", s.root / "lessons" / "ko" / "02-second.md");
+    const std::string dir = (s.root / "lessons").string();
+    const std::string text = problems_of(dir);
+    CHECK_MESSAGE(contains(text, dir + "/en/02-secret.md: a link to a file outside " + dir), text);
+    CHECK_MESSAGE(!contains(text, "TOP-SECRET"), text);
+    CHECK_MESSAGE(!contains(text, "02-second.md: a link"), text);
+    icl::LintOptions draft;
+    draft.draft = true;
+    const icl::LessonSet set = icl::load_lesson_set(dir + "/", draft);  // the same with a trailing slash
+    CHECK(set.lessons.at("en").size() == 2);
+    CHECK(set.errors() == 1);
+}
+
 TEST_CASE("lessons build: removes only the files a previous build wrote, never a file of someone else's") {
     Scratch s;
     const auto lesson = [](const std::string& id, int order) {
@@ -204,6 +270,27 @@ TEST_CASE("lesson: parsing is linear in the number of blocks, and a lesson holds
     const double small = parse_seconds(many_blocks(1000, 200));
     const double large = parse_seconds(many_blocks(10000, 2000));
     CHECK_MESSAGE(large < 30 * small, "1,200 blocks ", small, " s; 24,000 blocks ", large, " s");
+}
+
+namespace {
+// A lesson quoting one demo instance's scalar `n` times in one paragraph (a line each).
+std::string many_figures(int n) {
+    std::string text = "---\nid: big\ntitle: T\norder: 1\nsummary: S\n---\n```demo lesson_probe name=d0\n```\n\n";
+    for (int i = 0; i < n; ++i) text += "Here {{0.74 @d0:rel_diff \xC2\xB1" "0.03}} and {{x^{{2}} }}.\n";
+    return text;
+}
+}  // namespace
+
+TEST_CASE("lesson: quoted figures parse in linear time") {
+    const icl::LessonParse parsed = icl::parse_lesson_collect(many_figures(3), "en/01-big.md");
+    REQUIRE(parsed.lesson.figures.size() == 3);
+    CHECK(parsed.lesson.figures[2].line == 12);  // six lines of front matter, the demo, a blank line, a line each
+    CHECK(parsed.lesson.figures[2].instance == "d0");
+    // Eight times the figures, about eight times the time (it was sixty-four: each figure
+    // counted the lines from the start of its paragraph).
+    const double small = parse_seconds(many_figures(2000));
+    const double large = parse_seconds(many_figures(16000));
+    CHECK_MESSAGE(large < 24 * small + 0.02, "2,000 figures ", small, " s; 16,000 figures ", large, " s");
 }
 
 TEST_CASE("lessons lint: a demo instance or a check id named like a JavaScript object's member is refused") {

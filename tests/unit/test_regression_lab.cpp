@@ -120,3 +120,35 @@ TEST_CASE("points parameters: the text form, and errors that name the point and 
     // The message says what is expected.
     CHECK(text_message("points=0,9").find("x in [-2, 2] and y in [-4, 4]") != std::string::npos);
 }
+
+TEST_CASE("regression_lab: k GD steps past the stable step size give a note, never a nan") {
+    const std::vector<std::array<double, 2>> pts = {{-2, 1}, {2, -1}, {-1.9, 0.5}};
+    // GD on these points is stable for η < 2 / λ_max of the mean φφᵀ (φ = (x, 1)): here
+    // about 0.5, so η = 2 grows by |1 − η λ_max| ≈ 7 a step, past a float in 200 steps.
+    double a = 0, b = 0;
+    for (const auto& p : pts) { a += p[0] * p[0] / pts.size(); b += p[0] / pts.size(); }
+    const double lmax = 0.5 * (a + 1) + std::sqrt(0.25 * (a - 1) * (a - 1) + b * b);
+    REQUIRE(std::pow(std::fabs(1 - 2 * lmax), 200) > 1e39);
+    const auto notes = [](const Result& r) {
+        std::string text;
+        for (const Panel& p : r.panels)
+            if (const auto* n = std::get_if<NotePanel>(&p)) text += n->title + ": " + n->text + "\n";
+        return text;
+    };
+    const auto cells = [](const Result& r) {
+        std::string text;
+        for (const Panel& p : r.panels)
+            if (const auto* t = std::get_if<TablePanel>(&p))
+                for (const auto& row : t->rows)
+                    for (const auto& c : row) text += c + " | ";
+        return text;
+    };
+    const Result diverged = run_lab({{"points", pts}, {"eta", 2.0}, {"k_steps", 200}});
+    INFO(cells(diverged));
+    CHECK(cells(diverged).find("nan") == std::string::npos);
+    CHECK(cells(diverged).find("inf") == std::string::npos);
+    CHECK(notes(diverged).find("200 GD steps with η = 2 diverge on these points") != std::string::npos);
+    const Result stable = run_lab({{"points", pts}, {"eta", 0.8 / lmax}, {"k_steps", 200}});
+    CHECK(notes(stable).find("diverge") == std::string::npos);
+    CHECK(cells(stable).find("200 GD steps: W_k") != std::string::npos);
+}

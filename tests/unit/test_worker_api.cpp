@@ -46,6 +46,29 @@ TEST_CASE("worker api: a learner's mistake comes back in the language asked for,
           "'abc' is not a number: type digits such as 0.25, 0,25 or 2.5e-1");
 }
 
+TEST_CASE("worker api: JSON nested 100,000 deep is an error that says so, in start, progress_record and progress_fit") {
+    icl::WorkerApi api;
+    const auto nested = [](int depth, const char* open, const char* close) {
+        std::string s;
+        for (int i = 0; i < depth; ++i) s += open;
+        s += "1";
+        for (int i = 0; i < depth; ++i) s += close;
+        return s;
+    };
+    const std::string objects = nested(100000, "{\"a\":", "}"), arrays = nested(100000, "[", "]");
+    const std::string progress = json::parse(api.progress_read("", 0))["text"].get<std::string>();
+    for (const std::string* deep : {&objects, &arrays}) {
+        CHECK(error_of(api.start("dual_form", *deep, "en", 1)).find("nested more than 64 deep") != std::string::npos);
+        CHECK(error_of(api.progress_record(progress, "l", "c", *deep, true, 1)).find("nested more than 64 deep") != std::string::npos);
+        CHECK(error_of(api.progress_fit(progress, "l", *deep)).find("nested more than 64 deep") != std::string::npos);
+    }
+    // At the bound it is read (and refused for what it is); brackets inside a string do not count.
+    CHECK(error_of(api.start("dual_form", nested(64, "{\"a\":", "}"), "en", 1)).find("'a'") != std::string::npos);
+    CHECK(error_of(api.start("dual_form", nested(64, "{\"a\":", "}"), "en", 1)).find("nested") == std::string::npos);
+    CHECK(error_of(api.progress_record(progress, "l", "c", "\"" + std::string(1000, '[') + "\"", true, 1)).empty());
+    CHECK(error_of(api.progress_fit(progress, "l", nested(65, "[", "]"))).find("the checks") != std::string::npos);
+}
+
 TEST_CASE("worker api: start, step and drop; bad handles, budgets, seeds and languages are errors") {
     icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");  // the catalogues (the worker puts them; natively a folder)
     icl::WorkerApi api;

@@ -7,7 +7,7 @@
 //   site.langs                    // ['en', 'ko', ...]: en and each language folder
 //   const { lessonsByLang, problems, warnings } = site.load(lessonJsonDir);  // problems: errors as values
 //   site.outputs(lessonsByLang)   // Map(path in the site -> text): every page, index.json, math-styles.css
-//   site.writeAssets(out)         // web/src, KaTeX's CSS and fonts, the wasm core, demo assets
+//   site.writeAssets(out)         // web/src, KaTeX's CSS and fonts, the wasm core, demo assets; the paths written
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -20,12 +20,26 @@ const web = path.resolve(here, '..');
 const require = createRequire(import.meta.url);
 const katex = require('katex');
 
+// Folder names the site keeps for its own files beside the language folders (core/host's
+// kReservedFolders says the same): a language so named is refused, not built over them.
+export const RESERVED_FOLDERS = ['lab', 'assets', 'lessons', 'embed', 'catalogue', 'checkpoints'];
+const isLanguageFolder = (d) => d.isDirectory() && d.name !== 'en' && /^[a-z]{2,3}(-[A-Za-z0-9]{1,8})?$/.test(d.name);
+
 // The languages of a lessons folder, as the core's lint finds them (core/host's
-// languages_of): en first, then each subfolder named by a language code, sorted.
+// languages_of): en first, then each subfolder named by a language code, sorted; never a
+// reserved name (reservedLanguages lists those found).
 export function languagesOf(lessonsDir) {
   const found = fs.readdirSync(lessonsDir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && d.name !== 'en' && /^[a-z]{2,3}(-[A-Za-z0-9]{1,8})?$/.test(d.name)).map((d) => d.name).sort();
+    .filter((d) => isLanguageFolder(d) && !RESERVED_FOLDERS.includes(d.name)).map((d) => d.name).sort();
   return ['en', ...found];
+}
+
+// Language folders named like one of the site's own folders: each a message.
+export function reservedLanguages(lessonsDir) {
+  return fs.readdirSync(lessonsDir, { withFileTypes: true })
+    .filter((d) => isLanguageFolder(d) && RESERVED_FOLDERS.includes(d.name))
+    .map((d) => `${path.join(lessonsDir, d.name)}: '${d.name}' cannot name a language: the site keeps its own pages in /${d.name}/ ` +
+      `(reserved: ${RESERVED_FOLDERS.join(', ')}); rename the folder (a language code such as ko or pt-BR)`);
 }
 
 // ---- math --------------------------------------------------------------------------
@@ -228,7 +242,7 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
   // was last time is taken from the cache. Returns { lessonsByLang, problems, warnings,
   // prepared: how many lessons were prepared again }.
   function load(dir) {
-    const problems = [], warnings = [];
+    const problems = reservedLanguages(lessonSources), warnings = [];
     let prepared = 0;
     let index;
     try {
@@ -327,12 +341,21 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
 
   // The files pages load that no lesson generates: web/src as assets/, KaTeX's CSS and
   // woff2 fonts, the wasm core, and the files the lessons' demos read.
+  // Returns the paths it wrote, relative to out ("assets/app.css", ...).
   function writeAssets(out, lessonsByLang) {
+    const written = [];
     const copy = (from, to) => {
       fs.mkdirSync(path.dirname(to), { recursive: true });
       fs.copyFileSync(from, to);
+      written.push(path.relative(out, to).split(path.sep).join('/'));
     };
-    fs.cpSync(path.join(web, 'src'), path.join(out, 'assets'), { recursive: true });
+    const copyTree = (from, to) => {
+      for (const d of fs.readdirSync(from, { withFileTypes: true })) {
+        if (d.isDirectory()) copyTree(path.join(from, d.name), path.join(to, d.name));
+        else if (d.isFile()) copy(path.join(from, d.name), path.join(to, d.name));
+      }
+    };
+    copyTree(path.join(web, 'src'), path.join(out, 'assets'));
     const katexDist = path.join(path.dirname(require.resolve('katex/package.json')), 'dist');
     for (const f of fs.readdirSync(path.join(katexDist, 'fonts')).filter((f) => f.endsWith('.woff2'))) {
       copy(path.join(katexDist, 'fonts', f), path.join(out, 'assets', 'katex', 'fonts', f));
@@ -342,12 +365,14 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
     fs.writeFileSync(path.join(out, 'assets', 'katex', 'katex.min.css'), fs.readFileSync(path.join(katexDist, 'katex.min.css'), 'utf8')
       .replace(/,url\(fonts\/[^)]+\.woff\) format\("woff"\)/g, '')
       .replace(/,url\(fonts\/[^)]+\.ttf\) format\("truetype"\)/g, ''));
+    written.push('assets/katex/katex.min.css');
     for (const id of usedDemos(lessonsByLang)) {
       for (const name of demoInfo.en[id].assets || []) copy(assetSource(id, name), path.join(out, 'lessons', name));
     }
     for (const name of catalogues) copy(path.join(lessonSources, name), path.join(out, 'lessons', name));
     copy(wasmJs, path.join(out, 'assets', 'icl_core.js'));
     copy(wasmBin, path.join(out, 'assets', 'icl_core.wasm'));
+    return written;
   }
 
   return { langs, demoInfo, load, outputs, writeAssets, usedDemos };

@@ -109,7 +109,7 @@ export class DemoBlock {
 
   changed(name, value, final) {
     this.params = { ...this.params, [name]: value };
-    writeUrlParams(this.block.name, changedFrom(this.params, this.urlBase));
+    writeUrlParams(this.block.name, changedFrom(this.params, this.urlBase), { client: this.client, demo: this.block.demo, lang: this.lang });
     // Analytic demos follow the slider; training demos restart when it is let go. A
     // slider's 'change' repeats the value of its last 'input', which an analytic demo is
     // already computing or showing: starting it again would pay for the same result twice.
@@ -119,7 +119,7 @@ export class DemoBlock {
   reset() {
     this.params = { ...this.lessonParams };
     for (const [k, v] of Object.entries(this.params)) if (this.setters[k]) this.setters[k](v);
-    writeUrlParams(this.block.name, changedFrom(this.params, this.urlBase));
+    writeUrlParams(this.block.name, changedFrom(this.params, this.urlBase), { client: this.client, demo: this.block.demo, lang: this.lang });
     this.run();
   }
 

@@ -37,9 +37,33 @@ export function setUrlParams(url, instance, changed) {
   return url;
 }
 
-// Rewrites this page's query for one instance (see setUrlParams).
-export function writeUrlParams(instance, changed) {
-  window.history.replaceState(null, '', setUrlParams(new URL(window.location.href), instance, changed));
+// The longest address the page writes: web/serve.mjs answers 414 past it (and Node's
+// own limit on a request's head is 16 KiB), so a reload always reaches the page.
+export const MAX_URL_LENGTH = 8192;
+
+// Rewrites this page's query for one instance (see setUrlParams), with only what the
+// core accepts: the values are checked first (parse_params, as a link's are), and a
+// value it refuses, or an address past MAX_URL_LENGTH, leaves the address as it was (the
+// demo shows the refusal). A later call wins over an earlier one still being checked.
+// Resolves to whether the address was written.
+const writes = Object.create(null);  // instance -> number of the newest call
+export async function writeUrlParams(instance, changed, { client, demo, lang = 'en' } = {}) {
+  const mine = (writes[instance] = (writes[instance] || 0) + 1);
+  const kvs = Object.entries(changed).map(([name, value]) => `${name}=${paramText(value)}`);
+  if (kvs.length && client) {
+    let parsed;
+    try {
+      parsed = await client.call('parse_params', demo, JSON.stringify(kvs), lang);
+    } catch {
+      return false;
+    }
+    if (!parsed || parsed.error) return false;
+  }
+  if (writes[instance] !== mine) return false;
+  const url = setUrlParams(new URL(window.location.href), instance, changed);
+  if (url.href.length > MAX_URL_LENGTH) return false;
+  window.history.replaceState(null, '', url);
+  return true;
 }
 
 // The link's parameters, typed and validated by the core, applied to each DemoBlock

@@ -55,6 +55,8 @@ class WorkerApi {
 public:
     // Live sessions are bounded so a page that leaks handles is told, not OOM-killed.
     static constexpr size_t kMaxSessions = 64;
+    // Every JSON argument nests at most this deep, checked before it is parsed.
+    static constexpr int kMaxJsonDepth = 64;
 
     std::string version() const;
     std::string demos(const std::string& lang) const;
