@@ -55,7 +55,7 @@ struct FastWeightView {
     std::vector<double> final_dw;                // (hs, heads*hs): each head's ΔW_ICL side by side
     int hs = 0;
     double identity_err = 0;                     // max |forward − (W_ZSL + ΔW_ICL) read| / max |forward|
-    double demo_share = 0;                       // mean ‖ΔW_ICL φ(q)‖ / ‖(W_ZSL + ΔW_ICL) φ(q)‖ over heads
+    double demo_norm_ratio = 0;                  // mean ‖ΔW_ICL φ(q)‖ / ‖(W_ZSL + ΔW_ICL) φ(q)‖ over heads
     std::string prompt;
 };
 
@@ -214,7 +214,7 @@ private:
         view_.heads.clear();
         view_.growth.clear();
         view_.final_dw.assign((size_t)hs * cfg_.layers * H * hs, 0.0);
-        double err = 0, scale = 0, share = 0;
+        double err = 0, scale = 0, ratio = 0;
         std::vector<float> O((size_t)T * hs), states((size_t)T * rows * hs), fq(hs);
         for (int l = 0; l < cfg_.layers; ++l)
             for (int h = 0; h < H; ++h) {
@@ -260,10 +260,10 @@ private:
                     nd += demo[(size_t)r] * demo[(size_t)r];
                     nr += read[(size_t)r] * read[(size_t)r];
                 }
-                share += std::sqrt(nd / nr) / (cfg_.layers * H);
+                ratio += std::sqrt(nd / nr) / (cfg_.layers * H);
             }
         view_.identity_err = err / std::max(scale, 1e-30);
-        view_.demo_share = share;
+        view_.demo_norm_ratio = ratio;
         return Ok{};
     }
 
@@ -321,6 +321,11 @@ std::vector<Panel> FastWeightsSession::panels() const {
         sc.items.push_back({std::string(ids[i]) + "_k0", m, "", msg("zero_shot_accuracy", {{"arm", names[i]}})});
         mean_sd(k16, m, sd);
         sc.items.push_back({std::string(ids[i]) + "_k16", m, "", msg("16_shot_accuracy", {{"arm", names[i]}})});
+        sc.items.push_back({std::string(ids[i]) + "_k16_sd", sd, "", msg("its_spread_over_seeds")});
+        // the smoothed training loss at the last step: how far each model has trained
+        mean_sd(final_loss_[i], m, sd);
+        sc.items.push_back({std::string(ids[i]) + "_final_loss", m, "nats", msg("final_loss_mean", {{"arm", names[i]}})});
+        sc.items.push_back({std::string(ids[i]) + "_final_loss_sd", sd, "nats", msg("its_spread_over_seeds")});
         mean_sd(gain, m, sd);
         sc.items.push_back({std::string(ids[i]) + "_gain", m, "", msg("gain_from_16_demonstrations", {{"arm", names[i]}})});
         sc.items.push_back({std::string(ids[i]) + "_gain_sd", sd, "", msg("its_spread_over_seeds")});
@@ -335,7 +340,7 @@ std::vector<Panel> FastWeightsSession::panels() const {
                             msg("16_shot_accuracy_minus", {{"arm", names[i]}})});
     }
     sc.items.push_back({"identity_err", view_.identity_err, "", msg("linear_model_forward_w")});
-    sc.items.push_back({"demo_share", view_.demo_share, "", msg("linear_model_w_icl")});
+    sc.items.push_back({"demo_norm_ratio", view_.demo_norm_ratio, "", msg("linear_model_w_icl")});
     for (size_t l = 0; l < betas_.size(); ++l)
         sc.items.push_back({"delta_beta_L" + std::to_string(l), betas_[l], "", msg("delta_model_mean_step", {{"layer", (int)l}})});
     size_t seeds_all = curves_[0].size(), seeds_any = 0;  // every model has finished; some model has

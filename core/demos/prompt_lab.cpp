@@ -119,6 +119,10 @@ private:
     std::vector<int> continuation_;
     int asked_continue_ = 0;
     double kl_ = 0, p_zs_top_ = 0;
+    static constexpr int kMaxOrders = 24;           // the prompt's own order and up to 23 others
+    int order_count_ = 0;                           // orders measured (0: fewer than 2 demonstrations)
+    double order_p_min_ = NAN, order_p_max_ = NAN;  // the answer's probability over the orders
+    double order_dw_moved_ = 0;                     // max over orders of mean_heads ‖ΔW_ICL q − own order's‖ / ‖own order's‖
 };
 
 Status PromptLabSession::run() {
@@ -199,6 +203,55 @@ Status PromptLabSession::run() {
             p_zs_top_ = pp[(size_t)zs_top_];
         }
     }
+    // the order of the demonstrations (Shen et al. 2024): every other order (at most
+    // kMaxOrders − 1, drawn at random when there are more), the answer's probability and
+    // how far ΔW_ICL q moves in each head, relative to the prompt's own order
+    if (k_ >= 2) {
+        const int demo_to = T - (int)query.size();
+        std::vector<int> perm((size_t)k_);
+        for (int d = 0; d < k_; ++d) perm[(size_t)d] = d;
+        std::vector<std::vector<int>> orders;
+        long long total = 1;
+        for (int d = 2; d <= k_ && total < 1000000; ++d) total *= d;
+        if (total <= kMaxOrders) {
+            while (std::next_permutation(perm.begin(), perm.end())) orders.push_back(perm);
+        } else {
+            Rng rng(ctx_.seed, 43);
+            for (int o = 1; o < kMaxOrders; ++o) {
+                for (size_t i = perm.size(); i > 1; --i) std::swap(perm[i - 1], perm[(size_t)rng.below((uint32_t)i)]);
+                orders.push_back(perm);
+            }
+        }
+        order_p_min_ = order_p_max_ = p_[(size_t)answer_];
+        order_count_ = 1 + (int)orders.size();
+        for (const std::vector<int>& o : orders) {
+            std::vector<int> po = {tasks::kBos};
+            for (int d : o) {
+                po.insert(po.end(), segments[(size_t)d].begin(), segments[(size_t)d].end());
+                po.push_back(tasks::kSep);
+            }
+            po.insert(po.end(), query.begin(), query.end());
+            std::vector<float> pp;
+            if (Status st = probs(po, true, pp); !st) return st;
+            order_p_min_ = std::min(order_p_min_, (double)pp[(size_t)answer_]);
+            order_p_max_ = std::max(order_p_max_, (double)pp[(size_t)answer_]);
+            gpt::Activations ao;
+            if (Status st = gpt::forward(model_, ao, po.data(), nullptr, 1, T); !st) return st;
+            double moved = 0;
+            for (int l = 0; l < L; ++l)
+                for (int h = 0; h < H; ++h) {
+                    const HeadSplit sp = split_head(ao, model_.config, l, h, 0, T - 1, 1, std::max(1, demo_to));
+                    const std::vector<float>& a = splits_[(size_t)(l * H + h)].icl;
+                    double d2 = 0, n2 = 0;
+                    for (size_t i = 0; i < a.size(); ++i) {
+                        d2 += ((double)sp.icl[i] - a[i]) * ((double)sp.icl[i] - a[i]);
+                        n2 += (double)a[i] * a[i];
+                    }
+                    moved += (n2 > 0 ? std::sqrt(d2 / n2) : 0.0) / (L * H);
+                }
+            order_dw_moved_ = std::max(order_dw_moved_, moved);
+        }
+    }
     // a greedy continuation through the KV cache (with the options)
     asked_continue_ = P.i("continue");
     const int n = std::min(asked_continue_, Tmax - T);
@@ -251,6 +304,10 @@ std::vector<Panel> PromptLabSession::panels() const {
                         msg("kl_plain_with_the")});
     sc.items.push_back({"p_answer_plain", p_plain_[(size_t)answer_], "",
                         msg("the_answer_s_probability_2")});
+    sc.items.push_back({"orders", (double)order_count_, "", msg("orders_measured")});
+    sc.items.push_back({"order_p_answer_min", order_p_min_, "", msg("order_p_answer_min")});
+    sc.items.push_back({"order_p_answer_max", order_p_max_, "", msg("order_p_answer_max")});
+    sc.items.push_back({"order_dw_moved", order_dw_moved_, "", msg("order_dw_moved")});
     panels.push_back(sc);
 
     BarsPanel bars{msg("next_token_the_10"), msg("probability"), {}, {}, {}};

@@ -87,6 +87,19 @@ public:
                 if (!full && p > 0) kl += p * std::log(p / std::max(q, 1e-30));
             }
             kl_.push_back(full ? std::nan("") : kl);
+            // The same KL against a Bayes predictor that has read only the current segment:
+            // is the model's row nearer to it than to the one carrying every segment?
+            if (j + 1 == words_.size()) {
+                hmm::Prompt own;
+                own.query = prompt.query;
+                const hmm::Inference alone = hmm::infer(mixture_, own);
+                double kl_own = 0;
+                for (int o = 0; o < kSymbols && !full; ++o) {
+                    const double q = std::exp(double(logits[hmm::token_of(o)]) - mx) / z, p = alone.predictive[o];
+                    if (p > 0) kl_own += p * std::log(p / std::max(q, 1e-30));
+                }
+                kl_last_segment_only_ = full ? std::nan("") : kl_own;
+            }
             before = inf.predictive;
             labels_.push_back(std::to_string(j + 1) + " " + (w == kDelimiterWord ? ";" : kNames[w]));
         }
@@ -105,7 +118,7 @@ private:
     std::vector<int> words_;
     bool done_ = false;
     std::vector<double> posterior_, model_next_, bayes_next_, kl_;
-    double surprisal_bayes_ = 0, surprisal_model_ = 0;
+    double surprisal_bayes_ = 0, surprisal_model_ = 0, kl_last_segment_only_ = std::nan("");
     int surprisal_count_ = 0;
     std::vector<std::string> labels_;
 };
@@ -129,6 +142,7 @@ std::vector<Panel> SequenceLabSession::panels() const {
     s.items.push_back({"kl_mean", kl_count ? kl_sum / kl_count : std::nan(""), "nats",
                        msg("mean_kl_bayes_model")});
     s.items.push_back({"kl_last", kl_.back(), "nats", msg("kl_bayes_model_after")});
+    s.items.push_back({"kl_last_segment_only", kl_last_segment_only_, "nats", msg("kl_last_segment_only")});
     s.items.push_back({"posterior_top", last[top], "",
                        msg("the_largest_posterior_probability")});
     s.items.push_back({"top_concept", double(top), "", msg("that_concept")});
@@ -177,6 +191,14 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     int in_segment = 0, segment = 1;
     for (size_t j = 0; j < words.size(); ++j) {
         if (words[j] == kDelimiterWord) {
+            // The model was trained only on complete segments: a ';' after fewer symbols
+            // starts a prefix that the mixture gives probability 0, where the exact
+            // posterior (and so the KL) has no meaning.
+            if (in_segment != rec.hmm.segment_length)
+                return learner_error("error.sequence_segment_short", {{"segment", std::to_string(segment)},
+                                                                      {"count", std::to_string(in_segment)},
+                                                                      {"max", std::to_string(rec.hmm.segment_length)},
+                                                                      {"index", std::to_string(j + 1)}});
             in_segment = 0;
             ++segment;
             continue;

@@ -60,9 +60,10 @@ expect_json regression_lab --set points= --lang ko
 expect regression_lab-point-y 2 "'points' point 2 \(0.5, 9\) has y outside \[-4, 4\]" -- run regression_lab --set "points=0,0; 0.5,9"
 expect regression_lab-point-form 2 "'points' point 1 '1 2' is not of the form x,y" -- run regression_lab --set "points=1 2"
 # sequence_lab (issue 16): symbols a..j and ';' on the shipped HMM model; a long segment or an unknown symbol exits 2 by name
-expect_json sequence_lab --set "sequence=a b c ; d e"
+expect_json sequence_lab --set "sequence=a b c d e f ; d e"
 expect sequence_lab-long-segment 2 "segment 1 has more than 6 symbols \(word 7\)" -- run sequence_lab --set "sequence=a b c d e f g"
 expect sequence_lab-unknown 2 "'k' \(word 3\) is not in the vocabulary" -- run sequence_lab --set "sequence=a b k"
+expect sequence_lab-short-segment 2 "segment 1 ends after 3 symbols \(the ';' at word 4\)" -- run sequence_lab --set "sequence=a b c ; d e"
 expect icl_regression_curve-range 2 "'d' = 40 is out of range: expected an integer in \\[2, 20\\]" -- run icl_regression_curve --set d=40
 expect icl_regression_curve-choice 2 "'gd_step' is 'newton': expected one of best_per_k fixed" -- run icl_regression_curve --set gd_step=newton
 

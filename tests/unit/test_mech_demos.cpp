@@ -8,8 +8,11 @@
 #include "demo_testing.h"
 #include "gpt_test_util.h"
 #include "icl/assets.h"
+#include "icl/finetune.h"
 #include "icl/icl_split.h"
 #include "icl/induction.h"
+#include "icl/recipe.h"
+#include "icl/tasks.h"
 
 using namespace icl;
 
@@ -92,6 +95,104 @@ TEST_CASE("icl_vs_finetune: FT of W_K, W_V moves the attention output the way IC
     CHECK(rec >= 0.0);
     CHECK(rec <= 1.0);
     testing::expect_refused("icl_vs_finetune", {{"task", "sorting"}}, {"task"});
+}
+
+// Deutch et al.'s baseline: SimAOU and SimAM of untrained models, recomputed here from
+// models whose weights this test draws (the demo's documented seeds), on the demo's
+// first prompt, with this test's own cosines over the heads' outputs and attention.
+TEST_CASE("icl_vs_finetune: the untrained baseline is the metrics of models the test draws itself; full-batch GD ignores the order, ICL does not") {
+    use_shipped_lessons();
+    const int k = 3, inits = 2;
+    const float lr = 3e-3f;
+    const Result r = testing::run_demo("icl_vs_finetune", {{"queries", 1}, {"shots", k}, {"untrained", inits}, {"orders", 4}});
+    REQUIRE(r.error.empty());
+    const tasks::Suite& suite = tasks::suite();
+    Rng rng(1, 31);  // the demo's prompt stream at seed 1
+    tasks::PromptOptions po;
+    po.shots = k;
+    const tasks::Sequence seq = tasks::make_prompt(suite, suite.find_task("continent"), po, rng).value();
+    const std::vector<int> zs = {seq.tokens[0], seq.tokens[(size_t)seq.query.x], seq.tokens[(size_t)seq.query.arrow]};
+    const gpt::Config cfg = recipe::load_shipped_model("tasks").value().config;
+    const int L = cfg.layers, H = cfg.heads, C = cfg.width, T = (int)seq.tokens.size();
+    auto cos = [](const std::vector<double>& a, const std::vector<double>& b) {
+        double ab = 0, aa = 0, bb = 0;
+        for (size_t i = 0; i < a.size(); ++i) { ab += a[i] * b[i]; aa += a[i] * a[i]; bb += b[i] * b[i]; }
+        return ab / std::sqrt(aa * bb);
+    };
+    std::vector<double> simaou, rise;
+    for (int i = 0; i < inits; ++i) {
+        const gpt::Model m = gpt::make_model(cfg, 1 * 1000 + 500 + i).value();
+        gpt::Model ft = m;
+        std::vector<finetune::Example> demos;
+        for (const tasks::Span& d : seq.pairs) demos.push_back({seq.tokens[(size_t)d.x], seq.tokens[(size_t)d.y]});
+        finetune::Options o;
+        o.optimizer.kind = OptimizerConfig::sgd;
+        o.optimizer.lr = lr;
+        o.optimizer.momentum = 0.0f;
+        o.batch = 1;
+        o.steps = k;
+        o.losses = false;
+        for (int l = 0; l < L; ++l)
+            for (const char* w : {".attn.wk", ".attn.wv"}) o.trainable.push_back("h" + std::to_string(l) + w);
+        REQUIRE(finetune::finetune(ft, demos, o).ok());
+        gpt::Activations a_zs, a_icl, a_ft;
+        REQUIRE(gpt::forward(m, a_zs, zs.data(), nullptr, 1, 3).ok());
+        REQUIRE(gpt::forward(m, a_icl, seq.tokens.data(), nullptr, 1, T).ok());
+        REQUIRE(gpt::forward(ft, a_ft, zs.data(), nullptr, 1, 3).ok());
+        double aou = 0, before = 0, after = 0;
+        for (int l = 0; l < L; ++l) {
+            std::vector<double> di(C), df(C);
+            for (int c = 0; c < C; ++c) {
+                const double z = a_zs.head_outputs(l)[2 * C + c];
+                di[(size_t)c] = a_icl.head_outputs(l)[(size_t)(T - 1) * C + c] - z;
+                df[(size_t)c] = a_ft.head_outputs(l)[2 * C + c] - z;
+            }
+            aou += cos(di, df) / L;
+            for (int h = 0; h < H; ++h) {
+                const float* row = a_icl.attention(l, 0, h, H) + (size_t)(T - 1) * T;
+                const std::vector<double> own = {row[0], row[seq.query.x], row[seq.query.arrow]};
+                std::vector<double> zr, fr;
+                for (int j = 0; j < 3; ++j) {
+                    zr.push_back(a_zs.attention(l, 0, h, H)[2 * 3 + j]);
+                    fr.push_back(a_ft.attention(l, 0, h, H)[2 * 3 + j]);
+                }
+                before += cos(own, zr) / (L * H);
+                after += cos(own, fr) / (L * H);
+            }
+        }
+        simaou.push_back(aou);
+        rise.push_back(after - before);
+    }
+    const double mean = (simaou[0] + simaou[1]) / 2, sd = std::fabs(simaou[0] - simaou[1]) / 2;
+    CHECK(testing::scalar(r, "simaou_untrained") == doctest::Approx(mean).epsilon(1e-4));
+    CHECK(std::fabs(testing::scalar(r, "simaou_untrained_sd") - sd) < 1e-5);
+    CHECK(std::fabs(testing::scalar(r, "simam_rise_untrained") - (rise[0] + rise[1]) / 2) < 1e-5);
+    CHECK(testing::scalar(r, "simaou_untrained") != doctest::Approx(testing::scalar(r, "simaou")).epsilon(1e-3));
+    // Full-batch gradient descent sums the same gradients in any order: its answer moves
+    // only by float rounding; ICL reads a different prompt in each order.
+    CHECK(testing::scalar(r, "order_sd_gd") < 1e-5);
+    CHECK(testing::scalar(r, "order_sd_icl") > 100 * testing::scalar(r, "order_sd_gd") + 1e-6);
+    CHECK(testing::scalar(r, "order_sd_ft") > 100 * testing::scalar(r, "order_sd_gd") + 1e-6);
+}
+
+// Shen et al.'s order, on the learner's prompt: with two demonstrations there are two
+// orders, and the answer's extreme probabilities are those of the two prompts run on
+// their own; demonstrations that are all the same give one prompt in every order.
+TEST_CASE("prompt_lab: the demonstrations' orders give the answer's probability of each reordered prompt; identical ones move nothing") {
+    use_shipped_lessons();
+    const Result a = testing::run_demo("prompt_lab", {{"prompt", "hot → cold ; big → small ; fast →"}, {"continue", 0}});
+    const Result b = testing::run_demo("prompt_lab", {{"prompt", "big → small ; hot → cold ; fast →"}, {"continue", 0}});
+    CHECK(testing::scalar(a, "orders") == 2);
+    const double pa = testing::scalar(a, "p_answer"), pb = testing::scalar(b, "p_answer");
+    CHECK(testing::scalar(a, "order_p_answer_min") == doctest::Approx(std::min(pa, pb)).epsilon(1e-6));
+    CHECK(testing::scalar(a, "order_p_answer_max") == doctest::Approx(std::max(pa, pb)).epsilon(1e-6));
+    CHECK(testing::scalar(a, "order_dw_moved") > 1e-3);
+    const Result same = testing::run_demo("prompt_lab", {{"prompt", "hot → cold ; hot → cold ; hot → cold ; fast →"}, {"continue", 0}});
+    CHECK(testing::scalar(same, "orders") == 6);
+    CHECK(testing::scalar(same, "order_dw_moved") < 1e-6);
+    CHECK(testing::scalar(same, "order_p_answer_max") - testing::scalar(same, "order_p_answer_min") < 1e-6);
+    const Result one = testing::run_demo("prompt_lab", {{"prompt", "hot → cold ; fast →"}, {"continue", 0}});
+    CHECK(testing::scalar(one, "orders") == 0);
 }
 
 TEST_CASE("induction data: with copy_prob 1 every recurring token is followed as at its last occurrence; the probe repeats") {

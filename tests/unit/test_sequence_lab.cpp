@@ -94,5 +94,11 @@ TEST_CASE("sequence_lab: the posterior and the Bayes row are the brute-force sum
     // A segment longer than the model's is refused by name; an unknown symbol is named.
     testing::expect_refused("sequence_lab", {{"sequence", "a b c d e f g"}}, {"segment 1", "more than 6"});
     testing::expect_refused("sequence_lab", {{"sequence", "a b k"}}, {"'k'", "word 3"});
+    // A ';' after fewer than 6 symbols (or at the start, or twice) is refused by name: the
+    // mixture gives such a prefix probability 0, so its posterior and KL would mean nothing.
+    testing::expect_refused("sequence_lab", {{"sequence", "a b ; a b"}}, {"segment 1", "after 2 symbols", "word 3"});
+    testing::expect_refused("sequence_lab", {{"sequence", "; a b"}}, {"segment 1", "after 0 symbols", "word 1"});
+    testing::expect_refused("sequence_lab", {{"sequence", "a a a a a a ; ;"}}, {"segment 2", "after 0 symbols", "word 8"});
+    CHECK(testing::scalar(testing::run_demo("sequence_lab", {{"sequence", "a a a a a a ; a"}}), "tokens") == 8);
     testing::expect_refused("sequence_lab", {{"sequence", ""}}, {"empty"});
 }
