@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpt_test_util.h"
+#include "each_isa.h"
 #include "icl/checkpoint.h"
 #include "icl/generate.h"
 #include "icl/gpt.h"
@@ -34,19 +35,10 @@ double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
     return d;
 }
 
-struct Isas {  // every instruction set up to the best; restores the best at the end
-    std::vector<Isa> list;
-    Isas() {
-        for (Isa i : {Isa::scalar, Isa::sse41, Isa::avx2, Isa::avx512})
-            if (i <= best_isa()) list.push_back(i);
-    }
-    ~Isas() { set_isa(best_isa()); }
-};
-
 }  // namespace
 
 TEST_CASE("fast weights: feature map and fast-weight step match the references, every isa") {
-    Isas isas;
+    test::EachIsa isas;
     Rng rng(3);
     for (int n : {1, 7, 17, 65}) {
         const std::vector<float> x = rand_vec(rng, (size_t)n, 2.0f), dy = rand_vec(rng, (size_t)n, 1.0f);

@@ -12,6 +12,7 @@
 
 #include "golden_fixture.h"
 #include "gpt_test_util.h"
+#include "each_isa.h"
 #include "icl/checkpoint.h"
 #include "icl/generate.h"
 #include "icl/gpt.h"
@@ -23,16 +24,7 @@ using namespace icl;
 
 namespace {
 
-struct Isas {  // every instruction set up to the best; restores the best at the end
-    std::vector<Isa> list;
-    Isas() {
-        for (Isa i : {Isa::scalar, Isa::sse41, Isa::avx2, Isa::avx512})
-            if (i <= best_isa()) list.push_back(i);
-    }
-    ~Isas() { set_isa(best_isa()); }
-};
-
-gpt::Config config_from(const std::vector<int>& v, const std::vector<int>& io) {
+gpt::Config vector_config_from(const std::vector<int>& v, const std::vector<int>& io) {
     gpt::Config c;
     c.vocab = v[0]; c.context = v[1]; c.width = v[2]; c.layers = v[3]; c.heads = v[4];
     c.mlp_ratio = v[5]; c.attention_only = v[6] != 0;
@@ -46,18 +38,18 @@ gpt::Config config_from(const std::vector<int>& v, const std::vector<int>& io) {
     return c;
 }
 
-struct Golden {
+struct VectorGolden {
     std::map<std::string, test::GoldenTensor> t;
     gpt::Model model;
     std::vector<uint8_t> mask;
     gpt::Batch batch;
 };
 
-void load(Golden& g, const std::string& file) {
+void load_vector_golden(VectorGolden& g, const std::string& file) {
     const std::string path = std::string(ICL_TEST_DATA_DIR) + "/golden/" + file;
     g.t = test::read_golden(path);
     REQUIRE_MESSAGE(!g.t.empty(), "missing or malformed fixture " << path);
-    Expected<gpt::Model> m = gpt::make_model(config_from(g.t["config"].i, g.t["io"].i), 0);
+    Expected<gpt::Model> m = gpt::make_model(vector_config_from(g.t["config"].i, g.t["io"].i), 0);
     REQUIRE_MESSAGE(m.ok(), m.error().message);
     g.model = std::move(m.value());
     REQUIRE(g.model.layout.tensors.size() + 0 > 0);
@@ -77,11 +69,11 @@ void load(Golden& g, const std::string& file) {
     g.batch.target_mask = c.output_dim > 0 ? g.mask.data() : nullptr;
 }
 
-void check_against_torch(const std::string& file) {
-    Golden g;
-    load(g, file);
+void check_vector_against_torch(const std::string& file) {
+    VectorGolden g;
+    load_vector_golden(g, file);
     const gpt::Config& c = g.model.config;
-    Isas isas;
+    test::EachIsa isas;
     for (Isa isa : isas.list) {
         set_isa(isa);
         CAPTURE(file);
@@ -135,12 +127,12 @@ void check_against_torch(const std::string& file) {
 }
 
 // A random batch for cfg: tokens, vectors, targets (one unscored), target vectors, a mask.
-struct RandomBatch {
+struct RandomVectorBatch {
     std::vector<int> tokens, targets;
     std::vector<float> vectors, target_vectors;
     std::vector<uint8_t> mask;
     gpt::Batch batch;
-    RandomBatch(const gpt::Config& c, int B, int T, uint64_t seed) {
+    RandomVectorBatch(const gpt::Config& c, int B, int T, uint64_t seed) {
         Rng rng(seed);
         tokens = test::random_tokens(B * T, std::max(c.vocab, 2), seed + 1);
         targets = test::random_tokens(B * T, std::max(c.vocab, 2), seed + 2);
@@ -160,13 +152,13 @@ struct RandomBatch {
 
 // For every tensor: a random unit direction u; (L(p + h u) − L(p − h u)) / 2h against g·u
 // (test_gpt_grad.cpp's check), on every instruction set.
-void check_directional_derivatives(const gpt::Config& cfg, int B, int T, uint64_t seed) {
+void check_vector_fd(const gpt::Config& cfg, int B, int T, uint64_t seed) {
     REQUIRE(gpt::validate(cfg).ok());
     gpt::Model m = gpt::make_model(cfg, seed).value();
     Rng rng(seed + 1);
     for (float& p : m.params) p += rng.normal(0.0f, 0.3f);
-    RandomBatch rb(cfg, B, T, seed + 2);
-    Isas isas;
+    RandomVectorBatch rb(cfg, B, T, seed + 2);
+    test::EachIsa isas;
     for (Isa isa : isas.list) {
         set_isa(isa);
         CAPTURE(isa_name(isa));
@@ -217,36 +209,36 @@ gpt::Config small(gpt::Arch arch, int din, bool tin, int dout, bool tout) {
 }  // namespace
 
 TEST_CASE("vector gpt golden: tokens and vectors in, softmax and regression out, vs PyTorch, every isa") {
-    check_against_torch("gpt_vector.bin");
+    check_vector_against_torch("gpt_vector.bin");
 }
 
 TEST_CASE("vector gpt golden: vectors in, a masked scalar regression out, attention only, vs PyTorch, every isa") {
-    check_against_torch("gpt_regression.bin");
+    check_vector_against_torch("gpt_regression.bin");
 }
 
 TEST_CASE("vector gru golden: a 2-layer GRU, tokens and vectors in, both readouts, vs torch.nn.GRU, every isa") {
-    check_against_torch("gru_mixed.bin");
+    check_vector_against_torch("gru_mixed.bin");
 }
 
 TEST_CASE("vector gru golden: a GRU regression (vectors in, scalar out), vs torch.nn.GRU, every isa") {
-    check_against_torch("gru_regression.bin");
+    check_vector_against_torch("gru_regression.bin");
 }
 
 TEST_CASE("vector gpt backward: finite differences, inputs and readouts in every combination, every isa") {
-    check_directional_derivatives(small(gpt::Arch::transformer, 3, true, 2, true), 2, 6, 31);
+    check_vector_fd(small(gpt::Arch::transformer, 3, true, 2, true), 2, 6, 31);
     gpt::Config c = small(gpt::Arch::transformer, 4, false, 1, false);
     c.attention_only = true;
-    check_directional_derivatives(c, 2, 7, 32);
-    check_directional_derivatives(small(gpt::Arch::transformer, 0, true, 3, false), 2, 5, 33);
-    check_directional_derivatives(small(gpt::Arch::transformer, 2, false, 0, true), 1, 6, 34);
+    check_vector_fd(c, 2, 7, 32);
+    check_vector_fd(small(gpt::Arch::transformer, 0, true, 3, false), 2, 5, 33);
+    check_vector_fd(small(gpt::Arch::transformer, 2, false, 0, true), 1, 6, 34);
 }
 
 TEST_CASE("vector gru backward: finite differences, tokens and/or vectors in, either readout, every isa") {
-    check_directional_derivatives(small(gpt::Arch::gru, 3, true, 2, true), 2, 6, 41);
-    check_directional_derivatives(small(gpt::Arch::gru, 4, false, 1, false), 3, 7, 42);
+    check_vector_fd(small(gpt::Arch::gru, 3, true, 2, true), 2, 6, 41);
+    check_vector_fd(small(gpt::Arch::gru, 4, false, 1, false), 3, 7, 42);
     gpt::Config c = small(gpt::Arch::gru, 0, true, 0, true);
     c.layers = 1;
-    check_directional_derivatives(c, 2, 5, 43);
+    check_vector_fd(c, 2, 5, 43);
 }
 
 TEST_CASE("vector gpt: token models keep their layout and checkpoint bytes; new configs save as version 4 and load back") {
@@ -301,7 +293,7 @@ TEST_CASE("vector gpt: bad configs and batches are named errors") {
 
     const gpt::Config c = small(gpt::Arch::transformer, 3, true, 2, false);
     gpt::Model m = gpt::make_model(c, 4).value();
-    RandomBatch rb(c, 2, 5, 5);
+    RandomVectorBatch rb(c, 2, 5, 5);
     gpt::Activations acts;
     auto error_of = [&](gpt::Batch b) {
         Status s = gpt::forward(m, acts, b);

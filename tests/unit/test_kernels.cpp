@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "each_isa.h"
 #include "icl/kernels.h"
 #include "icl/rng.h"
 #if !defined(ICL_WASM)
@@ -25,16 +26,6 @@ std::vector<float> randv(icl::Rng& rng, size_t n, float lo = -1.0f, float hi = 1
     for (float& x : v) x = rng.uniform(lo, hi);
     return v;
 }
-
-// Every instruction set up to the best one; restores the best on destruction.
-struct EachIsa {
-    std::vector<Isa> list;
-    EachIsa() {
-        for (Isa i : {Isa::scalar, Isa::sse41, Isa::avx2, Isa::avx512})
-            if (i <= icl::best_isa()) list.push_back(i);
-    }
-    ~EachIsa() { icl::set_isa(icl::best_isa()); }
-};
 
 // Largest |a − b| / (atol + rtol |b|); <= 1 means every entry is within tolerance.
 double worst(const std::vector<float>& a, const std::vector<float>& b, double atol, double rtol) {
@@ -54,7 +45,7 @@ const int kAwkward[] = {1, 3, 7, 17, 63, 65, 129};
 }  // namespace
 
 TEST_CASE("kernels: isa selection clamps to the best available and names each isa") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     CHECK(std::string(icl::isa_name(Isa::scalar)) == "scalar");
     CHECK(std::string(icl::isa_name(Isa::sse41)) == "sse4.1");
     CHECK(std::string(icl::isa_name(Isa::avx2)) == "avx2+fma");
@@ -80,7 +71,7 @@ using MatmulFn = void (*)(float*, const float*, const float*, int, int, int, boo
 
 // Fast against reference for one layout and shape, accumulate off and on, every isa.
 void check_matmul(const char* name, MatmulFn fast, MatmulFn ref, int M, int K, int N, icl::Rng& rng,
-                  const EachIsa& isas) {
+                  const icl::test::EachIsa& isas) {
     const auto A = randv(rng, (size_t)M * K), B = randv(rng, (size_t)K * N);
     const auto C0 = randv(rng, (size_t)M * N);
     // Entries are sums of K products of numbers in [-1, 1]: allow K float roundings.
@@ -102,7 +93,7 @@ void check_matmul(const char* name, MatmulFn fast, MatmulFn ref, int M, int K, i
 }  // namespace
 
 TEST_CASE("kernels: matmul nn/nt/tn match the reference on awkward shapes, every isa") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(2);
     for (int M : kAwkward)
         for (int K : kAwkward)
@@ -115,7 +106,7 @@ TEST_CASE("kernels: matmul nn/nt/tn match the reference on awkward shapes, every
 }
 
 TEST_CASE("kernels: matmul across cache blocks (K past one K block, M past one M block)") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(3);
     // The last two take the unpacked small-M path past its 1024-column block. {260, 530,
     // 140}: tn packs A (N >= 128) past a K block, past M blocks and with a partial row tile.
@@ -163,7 +154,7 @@ TEST_CASE("kernels: the best ISA's matmul reaches 60 % of one core's FMA ceiling
 #endif
 
 TEST_CASE("kernels: linear_weight_grad (dW and the fused bias sum) matches the reference, every isa") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(4);
     // (N, IC, OC): the unpacked small path; the packed one past a K block (N > 512),
     // past an M block (OC > 128) and a partial column tile; one vector of columns; dY,
@@ -200,7 +191,7 @@ TEST_CASE("kernels: linear_weight_grad (dW and the fused bias sum) matches the r
 }
 
 TEST_CASE("kernels: matmul_nt_add (bias and residual added by the tiles) equals product-then-pass, every isa") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(5);
     // (M, K, N): the small path; full tiles; partial tiles; K past one K block and M past
     // one M block; one vector of columns (hs-sized, the one-vector tile)
@@ -241,7 +232,7 @@ TEST_CASE("kernels: reference matmul layouts agree with a hand-computed product"
     // A = [[1,2,3],[4,5,6]] (2,3), B = [[1,0],[0,1],[1,1]] (3,2): A·B = [[4,5],[10,11]]
     const float A[] = {1, 2, 3, 4, 5, 6}, B[] = {1, 0, 0, 1, 1, 1};
     const float At[] = {1, 4, 2, 5, 3, 6}, Bt[] = {1, 0, 1, 0, 1, 1};
-    EachIsa isas;
+    icl::test::EachIsa isas;
     for (Isa isa : isas.list) {
         icl::set_isa(isa);
         float C[4] = {1, 1, 1, 1};
@@ -280,7 +271,7 @@ std::vector<AttentionMask> masks() {
 }  // namespace
 
 TEST_CASE("kernels: attention softmax: masked entries exactly 0, rows sum to 1, every isa") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(4);
     for (int T : {1, 3, 7, 17, 65})
         for (const AttentionMask& mask : masks()) {
@@ -367,7 +358,7 @@ std::vector<float> increment(const std::vector<float>& after, const std::vector<
 }  // namespace
 
 TEST_CASE("kernels: attention softmax backward matches finite differences, all masks, every isa") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(5);
     const float scale = 0.6f;
     for (Isa isa : isas.list) {
@@ -401,7 +392,7 @@ TEST_CASE("kernels: attention softmax backward matches finite differences, all m
 }
 
 TEST_CASE("kernels: attention softmax backward matches the reference on awkward sizes") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(6);
     for (int T : kAwkward) {
         const auto S = randv(rng, (size_t)T * T);
@@ -429,7 +420,7 @@ TEST_CASE("kernels: attention softmax backward matches the reference on awkward 
 // ---- layernorm --------------------------------------------------------------------
 
 TEST_CASE("kernels: layernorm forward matches the reference; output has mean beta, std gamma") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(7);
     for (int N : {1, 3, 7})
         for (int C : kAwkward) {
@@ -463,7 +454,7 @@ TEST_CASE("kernels: layernorm forward matches the reference; output has mean bet
 }
 
 TEST_CASE("kernels: layernorm backward matches finite differences and accumulates, every isa") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(8);
     for (Isa isa : isas.list) {
         icl::set_isa(isa);
@@ -494,7 +485,7 @@ TEST_CASE("kernels: layernorm backward matches finite differences and accumulate
 }
 
 TEST_CASE("kernels: layernorm backward matches the reference on awkward sizes") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(9);
     for (int C : kAwkward) {
         const int N = 5;
@@ -523,7 +514,7 @@ TEST_CASE("kernels: layernorm backward matches the reference on awkward sizes") 
 // ---- GELU ----------------------------------------------------------------------------
 
 TEST_CASE("kernels: gelu forward/backward match the reference and finite differences") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(10);
     for (int n : kAwkward) {
         auto x = randv(rng, n, -5.0f, 5.0f);
@@ -557,7 +548,7 @@ TEST_CASE("kernels: gelu forward/backward match the reference and finite differe
 }
 
 TEST_CASE("kernels: bias + gelu forward matches the reference, every isa") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(12);
     const int N = 3;
     for (int F : {1, 7, 17, 65}) {
@@ -577,7 +568,7 @@ TEST_CASE("kernels: bias + gelu forward matches the reference, every isa") {
 
 TEST_CASE("kernels: the GELU's backward with fc2's weight gradient matches the reference and, in "
           "each isa, the weight gradient of the forward's own gelu(pre), bit for bit") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(13);
     // (N, F, C): small (the unfused path); past a K block (N > 512) with F not a multiple
     // of any vector; F within one vector (one-vector panels); F past a column block (2048)
@@ -624,7 +615,7 @@ TEST_CASE("kernels: the GELU's backward with fc2's weight gradient matches the r
 // ---- cross-entropy ------------------------------------------------------------------------
 
 TEST_CASE("kernels: cross-entropy matches the reference and finite differences, every isa") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(11);
     for (int V : kAwkward) {
         const int N = 4;
@@ -667,7 +658,7 @@ TEST_CASE("kernels: cross-entropy matches the reference and finite differences, 
 // ---- optimizers ------------------------------------------------------------------------------
 
 TEST_CASE("kernels: sum_squares matches a double sum, every isa and length") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(13);
     // past one float block (64 vectors, up to 1024 floats) and its tail; a gradient's spread
     // of magnitudes (1e-4 .. 1e2), so the float blocks lose nothing the clip could see
@@ -690,7 +681,7 @@ TEST_CASE("kernels: sum_squares matches a double sum, every isa and length") {
 }
 
 TEST_CASE("kernels: AdamW follows PyTorch's AdamW step for step, every isa") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     // One step by hand: m = v = 0, g = 0.5, p = 1, lr = 0.1, wd = 0.01:
     // p = 1·(1 − 0.1·0.01) − 0.1 · 0.5 / (0.5 + 1e-8) = 0.899
     for (Isa isa : isas.list) {
@@ -741,7 +732,7 @@ TEST_CASE("kernels: AdamW follows PyTorch's AdamW step for step, every isa") {
 }
 
 TEST_CASE("kernels: SGD with momentum follows PyTorch's SGD step for step, every isa") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     // By hand: p = 1, g = 0.5, lr = 0.1, momentum = 0.9, wd = 0.1, buf = 0
     //   step 1: d = 0.5 + 0.1 = 0.6, buf = 0.6, p = 0.94
     //   step 2: d = 0.5 + 0.094 = 0.594, buf = 0.54 + 0.594 = 1.134, p = 0.8266
@@ -775,7 +766,7 @@ TEST_CASE("kernels: SGD with momentum follows PyTorch's SGD step for step, every
 // ---- causal (lower-triangular) matmuls ------------------------------------------------
 
 TEST_CASE("kernels: causal matmuls match the reference and the full product, every isa") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(31);
     for (int T : {1, 2, 3, 5, 13, 16, 17, 33, 64, 65, 130, 520})  // 520: more than one K block
         for (int K : {1, 4, 16, 17, 32, 33, 129}) {  // 129: tn packs its A (L read transposed)
@@ -863,7 +854,7 @@ TEST_CASE("kernels: causal matmuls match the reference and the full product, eve
 // ---- banded attention ------------------------------------------------------------------
 
 TEST_CASE("kernels: banded attention matches the masked dense reference and every isa") {
-    EachIsa isas;
+    icl::test::EachIsa isas;
     icl::Rng rng(41);
     for (int T : {1, 5, 17, 40})
         for (int hs : {1, 7, 16, 17})
