@@ -178,5 +178,24 @@ expect prompt-lab-runs 0 '\[Next token: the 10 most likely\]' -- run prompt_lab 
 expect_json prompt_lab --set "prompt=dog -> Paris ; cat -> Tokyo ; dog ->" --set ablate=L3H0 --set fv_task=antonym
 expect prompt-lab-unknown-word 2 "parameter 'prompt': 'frigid' \(word 3\) is not in the vocabulary; nearest: " -- run prompt_lab --set "prompt=hot -> frigid ; fast ->"
 expect prompt-lab-bad-head 2 "'L9H9' \(word 1\) is not in the vocabulary" -- run prompt_lab --set ablate=L9H9
+# icl lessons package: a stand-in site (a page per English lesson, with the site's CSP)
+# is packed; Python's zipfile reads every entry back; bad options exit 2, a missing site 1.
+site="$tmp/site"; mkdir -p "$site/en" "$site/assets"
+for id in $(sed -n 's/^id: *//p' "$root"/lessons/en/[0-9]*.md); do
+  printf '<meta http-equiv="Content-Security-Policy" content="default-src '"'"'self'"'"'; connect-src '"'"'self'"'"'">\n<p>%s</p>\n' "$id" > "$site/en/$id.html"
+done
+printf 'x' > "$site/assets/a.js"; printf 'gz' > "$site/assets/a.js.gz"
+expect package-writes 0 "wrote .*pkg.zip: SCORM 1.2, 8 lessons \(en\) as SCOs, 10 files" -- lessons package --scorm "$tmp/pkg.zip" --site "$site"
+if /usr/bin/python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; n = z.namelist(); assert n[0] == "imsmanifest.xml" and "assets/a.js" in n and "assets/a.js.gz" not in n, n' "$tmp/pkg.zip"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL package-zip: Python's zipfile does not read $tmp/pkg.zip as expected"; fi
+expect package-xapi 0 "xAPI statements to https://lrs.example.org/xapi/" -- lessons package --scorm "$tmp/pkg2.zip" --site "$site" --xapi-endpoint https://lrs.example.org/xapi
+if /usr/bin/python3 -c 'import sys, zipfile; p = zipfile.ZipFile(sys.argv[1]).read("en/dual-form.html").decode(); assert "connect-src '"'"'self'"'"' https://lrs.example.org" in p and "<meta name=\"icl-xapi-endpoint\" content=\"https://lrs.example.org/xapi/\">" in p, p' "$tmp/pkg2.zip"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL package-xapi-page: the endpoint is not in the packaged page"; fi
+expect package-no-out 2 "lessons package needs --scorm <out.zip>" -- lessons package --site "$site"
+expect package-bad-endpoint 2 "the xAPI endpoint 'ftp://x' is not an http or https address" -- lessons package --scorm "$tmp/p.zip" --site "$site" --xapi-endpoint ftp://x
+expect package-auth-alone 2 "--xapi-auth needs --xapi-endpoint" -- lessons package --scorm "$tmp/p.zip" --site "$site" --xapi-auth "Basic x"
+expect package-no-site 1 "no built site at '$tmp/none'" -- lessons package --scorm "$tmp/p.zip" --site "$tmp/none"
+[ ! -e "$tmp/p.zip" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL package-nothing-written: a refused package left $tmp/p.zip"; }
+
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -4,7 +4,8 @@
 import { pageClient } from './core-client.js';
 import { DemoBlock } from './demo-block.js';
 import { CheckBlock } from './check-block.js';
-import { loadProgressFor } from './progress.js';
+import { importProgress, loadProgressFor } from './progress.js';
+import { findScormApi, ScormSession } from './platform.js';
 import { applyUrlParams, hrefOnUse, readUrlParams } from './url-state.js';
 import { addShareBar } from './share.js';
 import { wordsFor } from './i18n.js';
@@ -34,8 +35,26 @@ if (first) {
 const checkBlocks = data.checks.map((check) => {
   const section = document.querySelector(`section.check[data-check="${CSS.escape(check.id)}"]`);
   return new CheckBlock({ check, section, client, words, lessonId: data.id, demoBlocks,
-    onProgress: (saved) => { if (!saved) notice(words.storageOff, 'warning'); } });
+    onProgress: (saved, progress) => {
+      if (!saved) notice(words.storageOff, 'warning');
+      if (progress) reportToPlatform(progress);
+    } });
 });
+
+// A learning platform that launched this page as a SCO (platform.js): null outside one.
+const scormFound = findScormApi();
+const scorm = scormFound ? new ScormSession(scormFound) : null;
+function reportToPlatform(progress) {
+  if (!scorm) return;
+  const { trimmed } = scorm.report(progress, data.id, data.checks);
+  if (trimmed.length) notice(words.platformTrimmed(trimmed.join(', ')), 'warning');
+}
+if (scorm) {
+  // The platform keeps what was reported when the page goes away (a reload, the next
+  // lesson, the platform closing the frame).
+  window.addEventListener('pagehide', () => scorm.finish());
+  window.addEventListener('beforeunload', () => scorm.finish());
+}
 
 // The language switch keeps the place: the section (or demo / check) at the top of
 // the window becomes the other page's #fragment, and the demo parameters carry over.
@@ -65,12 +84,20 @@ const nearView = 'IntersectionObserver' in window ? new IntersectionObserver((en
 
 async function start() {
   await client.ready;
+  // What the platform kept from the learner's last visit joins the stored progress (the
+  // core's merge: the later answer of a check wins), before the page shows the answers.
+  const kept = scorm ? scorm.start() : null;
+  if (kept) {
+    const merged = await importProgress(client, kept);
+    if (merged.error) notice(words.platformUnreadable, 'warning');
+  }
   // The saved answers, read (and checked against this lesson's checks) by the core.
   const loaded = await loadProgressFor(client, data.id, data.checks);
   if (loaded.notice === 'reset') notice(words.progressReset, 'warning');
   if (loaded.notice === 'unavailable') notice(words.storageOff, 'warning');
   for (const message of loaded.dropped) notice(message, 'warning');
   for (const block of checkBlocks) block.restore(loaded.progress);
+  reportToPlatform(loaded.progress);
   const setUp = await applyUrlParams(window.location.search, demoBlocks, client, words);
   for (const [name, block] of Object.entries(demoBlocks)) {
     if (block.analytic && nearView && (block.info.assets || []).length && !setUp.has(name)) {
