@@ -52,6 +52,11 @@ const char* kUsage =
     "                                  edition with --scorm-2004), each lesson a SCO;\n"
     "                                  with an endpoint the pages send xAPI statements\n"
     "                                  there (docs/teachers.md)\n"
+    "  class report <statements.json | answers.csv | progress.json>... --out report.html\n"
+    "               [--lang en] [--dir lessons]\n"
+    "                                  a class's answers as one offline page: per check\n"
+    "                                  answered, right at the first try, the wrong answers\n"
+    "                                  with the lesson's reasons; per learner, progress\n"
     "  train <recipe.json> [--out file.icl] [--eval-only | --restore]\n"
     "                                  train a checkpoint from its recipe (deterministic),\n"
     "                                  write it beside the recipe (or to --out) in the\n"
@@ -356,5 +361,6 @@ int main(int argc, char** argv) {
     if (cmd == "run") return cmd_run(argc, argv);
     if (cmd == "lessons") return cmd_lessons(argc, argv);
     if (cmd == "train") return cmd_train(argc, argv);
+    if (cmd == "class") return cmd_class(argc, argv);
     return usage_error("unknown command '" + cmd + "' (see icl --help)");
 }

@@ -3,3 +3,4 @@
 #pragma once
 
 int cmd_lessons_package(int argc, char** argv);
+int cmd_class(int argc, char** argv);

@@ -197,5 +197,18 @@ expect package-auth-alone 2 "--xapi-auth needs --xapi-endpoint" -- lessons packa
 expect package-no-site 1 "no built site at '$tmp/none'" -- lessons package --scorm "$tmp/p.zip" --site "$tmp/none"
 [ ! -e "$tmp/p.zip" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL package-nothing-written: a refused package left $tmp/p.zip"; }
 
+# icl class report: the fixture class (tests/cli/class; its counts are worked out by hand
+# in tests/unit/test_class_report.cpp) as a page; its numbers and reasons are in the rows.
+expect class-report 0 "wrote .*report.html: 4 learners" -- class report tests/cli/class/statements.json tests/cli/class/carol.csv tests/cli/class/dan.json --out "$tmp/report.html"
+row=$(grep -o '<tr id="dual-form-dual-form-scores">.*</tr>' "$tmp/report.html")
+if grep -q '<td class="n">4</td><td class="n">2 of 4</td>' <<<"$row" && grep -q '<b>a</b> (1) <span class="reason">The query has' <<<"$row" \
+   && grep -q '<td>ben&lt;i&gt;</td>' "$tmp/report.html" && ! grep -q '<script\|<i>' "$tmp/report.html"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL class-report-rows: $row"; fi
+expect class-report-ko 0 "wrote" -- class report tests/cli/class/statements.json --lang ko --out "$tmp/report-ko.html"
+grep -q '첫 시도에 맞힘' "$tmp/report-ko.html" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL class-report-ko: no Korean header"; }
+expect class-no-out 2 "class report needs --out" -- class report tests/cli/class/statements.json
+printf "a,b\n" > "$tmp/bad.csv"
+expect class-bad-csv 1 "bad.csv': line 1 is not the header" -- class report "$tmp/bad.csv" --out "$tmp/r.html"
+expect class-missing 1 "no-such.json" -- class report "$tmp/no-such.json" --out "$tmp/r.html"
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
