@@ -4,8 +4,9 @@
 import { pageClient } from './core-client.js';
 import { DemoBlock } from './demo-block.js';
 import { CheckBlock } from './check-block.js';
-import { importProgress, loadProgressFor } from './progress.js';
-import { findScormApi, ScormSession } from './platform.js';
+import { importProgress, loadProgressFor, recordOf } from './progress.js';
+import { findScormApi, lessonScore, ScormSession, xapiSetting } from './platform.js';
+import { XapiSender } from './xapi.js';
 import { applyUrlParams, hrefOnUse, readUrlParams } from './url-state.js';
 import { addShareBar } from './share.js';
 import { wordsFor } from './i18n.js';
@@ -38,6 +39,15 @@ const checkBlocks = data.checks.map((check) => {
     onProgress: (saved, progress) => {
       if (!saved) notice(words.storageOff, 'warning');
       if (progress) reportToPlatform(progress);
+      if (progress && xapi) {
+        const r = recordOf(progress, data.id, check.id);
+        if (r) xapi.answered(data, check, r.answer, r.correct);
+        const s = lessonScore(progress, data.id, data.checks);
+        if (!wasComplete && s.attempted === s.total) {
+          wasComplete = true;
+          xapi.completed(data);
+        }
+      }
     } });
 });
 
@@ -49,6 +59,12 @@ function reportToPlatform(progress) {
   const { trimmed } = scorm.report(progress, data.id, data.checks);
   if (trimmed.length) notice(words.platformTrimmed(trimmed.join(', ')), 'warning');
 }
+// The teacher's LRS, when the package names one (started in start(), once the
+// platform, if any, has said who the learner is).
+const xapiSet = xapiSetting();
+let xapi = null;
+let wasComplete = true;  // set from the stored progress in start()
+const sameParams = (a, b) => JSON.stringify(Object.entries(a || {}).sort()) === JSON.stringify(Object.entries(b || {}).sort());
 if (scorm) {
   // The platform keeps what was reported when the page goes away (a reload, the next
   // lesson, the platform closing the frame).
@@ -98,6 +114,23 @@ async function start() {
   for (const message of loaded.dropped) notice(message, 'warning');
   for (const block of checkBlocks) block.restore(loaded.progress);
   reportToPlatform(loaded.progress);
+  if (xapiSet) {
+    xapi = new XapiSender({ ...xapiSet, lang: data.lang, learner: scorm ? scorm.learner() : null });
+    const s = lessonScore(loaded.progress, data.id, data.checks);
+    wasComplete = s.total > 0 && s.attempted === s.total;
+    xapi.attempted(data);
+    // A finished run the learner set up (other parameters than the lesson's) is a lab run.
+    const lastSent = new Map();
+    for (const [name, block] of Object.entries(demoBlocks)) {
+      new MutationObserver(() => {
+        if (block.section.dataset.state === 'done' && block.resultParams && !sameParams(block.resultParams, block.lessonParams)
+            && !sameParams(block.resultParams, lastSent.get(name))) {
+          lastSent.set(name, { ...block.resultParams });
+          xapi.ranLab(data, name, block.block.demo, block.resultParams);
+        }
+      }).observe(block.section, { attributes: true, attributeFilter: ['data-state'] });
+    }
+  }
   const setUp = await applyUrlParams(window.location.search, demoBlocks, client, words);
   for (const [name, block] of Object.entries(demoBlocks)) {
     if (block.analytic && nearView && (block.info.assets || []).length && !setUp.has(name)) {
