@@ -8,7 +8,7 @@
 // statements each with a UUID id, an actor with an account, a verb IRI, an object id and
 // an ISO timestamp. The learner works offline first: the statements wait in the queue
 // and no request is made; back online, they arrive. A slow LRS does not slow grading.
-// (The real LRS the issue names, Ralph, is a PyPI package, which this project's machines
+// (A real LRS, Ralph, is a PyPI package, which this project's machines
 // cannot install; the stand-in checks the protocol's shape, not a store.)
 import fs from 'node:fs';
 import os from 'node:os';
