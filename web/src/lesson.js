@@ -6,7 +6,6 @@ import { DemoBlock } from './demo-block.js';
 import { CheckBlock } from './check-block.js';
 import { importProgress, loadProgressFor, recordOf } from './progress.js';
 import { findScormApi, lessonScore, ScormSession, xapiSetting } from './platform.js';
-import { XapiSender } from './xapi.js';
 import { applyUrlParams, hrefOnUse, readUrlParams } from './url-state.js';
 import { addShareBar } from './share.js';
 import { wordsFor } from './i18n.js';
@@ -115,6 +114,8 @@ async function start() {
   for (const block of checkBlocks) block.restore(loaded.progress);
   reportToPlatform(loaded.progress);
   if (xapiSet) {
+    // Loaded only where a teacher set an endpoint: other pages do not carry it.
+    const { XapiSender } = await import('./xapi.js');
     xapi = new XapiSender({ ...xapiSet, lang: data.lang, learner: scorm ? scorm.learner() : null });
     const s = lessonScore(loaded.progress, data.id, data.checks);
     wasComplete = s.total > 0 && s.attempted === s.total;
