@@ -283,6 +283,25 @@ await test('suspend_data over SCORM 1.2\'s 4,096 characters: the longest answers
   expect(small.trimmed.length === 0 && JSON.parse(small.text).checks.L.t2.answer === longer, 'SCORM 2004\'s 64,000 keeps everything');
 });
 
+await test('SCORM 1.2: a typed answer too long for suspend_data is left out of it and named to the learner once; its verdict is kept', async () => {
+  Object.assign(platform, { pkg: pkg12, version: '1.2', lesson: 'gpt3-in-context', kept: null, commits: [] });
+  const context = await newContext();
+  const { page, frame } = await openLesson(context);
+  const all = await frame.evaluate(() => JSON.parse(document.getElementById('lesson-data').textContent).checks);
+  const text = all.find((c) => c.type === 'text'), tf = all.find((c) => c.type === 'truefalse');
+  expect(await answer(frame, text, 'x'.repeat(4000)) === 'wrong', 'the long answer graded');
+  await answer(frame, tf, String(rightAnswer(tf)));
+  const notices = await frame.locator('#notices').innerText();
+  expect(notices.includes(text.id) && notices.split(text.id).length === 2, `notices: ${notices.slice(0, 300)}`);
+  await page.evaluate(() => { document.querySelector('iframe').src = 'about:blank'; });
+  for (let i = 0; i < 100 && !platform.commits.length; i++) await new Promise((r) => setTimeout(r, 100));
+  const suspend = lastCommit().cmi.suspend_data;
+  const kept = JSON.parse(suspend).checks['gpt3-in-context'];
+  expect(suspend.length <= 4096 && kept[text.id].answer === null && kept[text.id].correct === false && kept[tf.id].correct === true,
+    `suspend_data ${suspend.length} characters: ${suspend.slice(0, 200)}`);
+  await context.close();
+});
+
 // ---- SCORM 2004 ----------------------------------------------------------------------
 await test('SCORM 2004 4th edition: the manifest says so; one answer gives incomplete, a scaled score and suspend_data on unload', async () => {
   const pkg = pack('scorm2004', ['--scorm-2004']);

@@ -53,10 +53,13 @@ const checkBlocks = data.checks.map((check) => {
 // A learning platform that launched this page as a SCO (platform.js): null outside one.
 const scormFound = findScormApi();
 const scorm = scormFound ? new ScormSession(scormFound) : null;
+let lastTrimmed = '';  // said once, until the checks left out change
 function reportToPlatform(progress) {
   if (!scorm) return;
   const { trimmed } = scorm.report(progress, data.id, data.checks);
-  if (trimmed.length) notice(words.platformTrimmed(trimmed.join(', ')), 'warning');
+  const named = trimmed.join(', ');
+  if (named && named !== lastTrimmed) notice(words.platformTrimmed(named), 'warning');
+  lastTrimmed = named;
 }
 // The teacher's LRS, when the package names one (started in start(), once the
 // platform, if any, has said who the learner is).
