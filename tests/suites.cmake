@@ -39,6 +39,10 @@ if(ICL_WASM)
   # contrast, reduced motion, a lab and a check worked by keyboard alone.
   icl_add_suite(browser-a11y LABELS browser COMMAND node tests/browser/a11y.mjs ${ICL_SITE_DIR})
   icl_add_suite(app-browser LABELS app browser COMMAND ${ICL_SRC}/tests/app/lab.sh ${ICL_SITE_DIR})
+  # The site as a SCORM package in a platform stand-in (scorm-again), and the xAPI
+  # statements sent to an LRS stand-in; both servers on 127.0.0.1, started by the suite.
+  icl_add_suite(browser-scorm LABELS browser COMMAND node tests/browser/scorm.mjs ${ICL_NATIVE_BIN_DIR}/icl ${ICL_SITE_DIR})
+  icl_add_suite(browser-xapi LABELS browser COMMAND node tests/browser/xapi.mjs ${ICL_NATIVE_BIN_DIR}/icl ${ICL_SITE_DIR})
   # A language is a folder: a pseudo-locale made at test time goes through the lint, the
   # CLI, a site build, a page in Chromium and the desktop app.
   icl_add_suite(pseudo-locale LABELS browser

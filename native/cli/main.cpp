@@ -23,6 +23,7 @@
 #include "icl/demo.h"
 #include "icl/lesson_set.h"
 #include "icl/recipe.h"
+#include "teachers.h"
 
 namespace {
 
@@ -45,6 +46,17 @@ const char* kUsage =
     "  lessons new <id> [--lang xx] [--dir lessons]\n"
     "                                  write <dir>/<lang>/<NN>-<id>.md, a skeleton lesson\n"
     "                                  with one demo and one check (docs/authoring.md)\n"
+    "  lessons package --scorm <out.zip> [--scorm-2004] [--site build/site] [--lang en]\n"
+    "                  [--dir lessons] [--xapi-endpoint URL [--xapi-auth VALUE]]\n"
+    "                                  the built site as a SCORM 1.2 package (2004 4th\n"
+    "                                  edition with --scorm-2004), each lesson a SCO;\n"
+    "                                  with an endpoint the pages send xAPI statements\n"
+    "                                  there (docs/teachers.md)\n"
+    "  class report <statements.json | answers.csv | progress.json>... --out report.html\n"
+    "               [--lang en] [--dir lessons]\n"
+    "                                  a class's answers as one offline page: per check\n"
+    "                                  answered, right at the first try, the wrong answers\n"
+    "                                  with the lesson's reasons; per learner, progress\n"
     "  train <recipe.json> [--out file.icl] [--eval-only | --restore]\n"
     "                                  train a checkpoint from its recipe (deterministic),\n"
     "                                  write it beside the recipe (or to --out) in the\n"
@@ -192,10 +204,11 @@ int cmd_lessons_new(int argc, char** argv) {
 // `icl lessons check|build`: exit 0 clean (warnings allowed), 1 lint errors or a failed
 // write, 2 bad usage.
 int cmd_lessons(int argc, char** argv) {
-    if (argc < 3) return usage_error("lessons needs check, build or new");
+    if (argc < 3) return usage_error("lessons needs check, build, new or package");
     const std::string action = argv[2];
     if (action == "new") return cmd_lessons_new(argc, argv);
-    if (action != "check" && action != "build") return usage_error("lessons: unknown action '" + action + "' (expected check, build or new)");
+    if (action == "package") return cmd_lessons_package(argc, argv);
+    if (action != "check" && action != "build") return usage_error("lessons: unknown action '" + action + "' (expected check, build, new or package)");
     std::string dir = default_lessons_dir(), out;
     icl::LintOptions options;
     for (int i = 3; i < argc; ++i) {
@@ -348,5 +361,6 @@ int main(int argc, char** argv) {
     if (cmd == "run") return cmd_run(argc, argv);
     if (cmd == "lessons") return cmd_lessons(argc, argv);
     if (cmd == "train") return cmd_train(argc, argv);
+    if (cmd == "class") return cmd_class(argc, argv);
     return usage_error("unknown command '" + cmd + "' (see icl --help)");
 }

@@ -217,5 +217,38 @@ site_out=$(node web/build-site.mjs --out "$site_work/reserved-site" --wasm "$sit
 site_check site-build-reserved-language [ "$status" = 1 -a ! -e "$site_work/reserved-site/lab" ]
 site_check site-build-reserved-language-says-why grep -q "'lab' cannot name a language" <<<"$site_out"
 rm -rf "$site_work"
+
+# icl lessons package: a stand-in site (a page per English lesson, with the site's CSP)
+# is packed; Python's zipfile reads every entry back; bad options exit 2, a missing site 1.
+site="$tmp/site"; mkdir -p "$site/en" "$site/assets"
+for id in $(sed -n 's/^id: *//p' "$root"/lessons/en/[0-9]*.md); do
+  printf '<meta http-equiv="Content-Security-Policy" content="default-src '"'"'self'"'"'; connect-src '"'"'self'"'"'">\n<p>%s</p>\n' "$id" > "$site/en/$id.html"
+done
+printf 'x' > "$site/assets/a.js"; printf 'gz' > "$site/assets/a.js.gz"
+expect package-writes 0 "wrote .*pkg.zip: SCORM 1.2, 8 lessons \(en\) as SCOs, 10 files" -- lessons package --scorm "$tmp/pkg.zip" --site "$site"
+if /usr/bin/python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; n = z.namelist(); assert n[0] == "imsmanifest.xml" and "assets/a.js" in n and "assets/a.js.gz" not in n, n' "$tmp/pkg.zip"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL package-zip: Python's zipfile does not read $tmp/pkg.zip as expected"; fi
+expect package-xapi 0 "xAPI statements to https://lrs.example.org/xapi/" -- lessons package --scorm "$tmp/pkg2.zip" --site "$site" --xapi-endpoint https://lrs.example.org/xapi
+if /usr/bin/python3 -c 'import sys, zipfile; p = zipfile.ZipFile(sys.argv[1]).read("en/dual-form.html").decode(); assert "connect-src '"'"'self'"'"' https://lrs.example.org" in p and "<meta name=\"icl-xapi-endpoint\" content=\"https://lrs.example.org/xapi/\">" in p, p' "$tmp/pkg2.zip"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL package-xapi-page: the endpoint is not in the packaged page"; fi
+expect package-no-out 2 "lessons package needs --scorm <out.zip>" -- lessons package --site "$site"
+expect package-bad-endpoint 2 "the xAPI endpoint 'ftp://x' is not an http or https address" -- lessons package --scorm "$tmp/p.zip" --site "$site" --xapi-endpoint ftp://x
+expect package-auth-alone 2 "--xapi-auth needs --xapi-endpoint" -- lessons package --scorm "$tmp/p.zip" --site "$site" --xapi-auth "Basic x"
+expect package-no-site 1 "no built site at '$tmp/none'" -- lessons package --scorm "$tmp/p.zip" --site "$tmp/none"
+[ ! -e "$tmp/p.zip" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL package-nothing-written: a refused package left $tmp/p.zip"; }
+
+# icl class report: the fixture class (tests/cli/class; its counts are worked out by hand
+# in tests/unit/test_class_report.cpp) as a page; its numbers and reasons are in the rows.
+expect class-report 0 "wrote .*report.html: 4 learners" -- class report tests/cli/class/statements.json tests/cli/class/carol.csv tests/cli/class/dan.json --out "$tmp/report.html"
+row=$(grep -o '<tr id="dual-form-dual-form-scores">.*</tr>' "$tmp/report.html")
+if grep -q '<td class="n">4</td><td class="n">2 of 4</td>' <<<"$row" && grep -q '<b>a</b> (1) <span class="reason">The query has' <<<"$row" \
+   && grep -q '<td>ben&lt;i&gt;</td>' "$tmp/report.html" && ! grep -q '<script\|<i>' "$tmp/report.html"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL class-report-rows: $row"; fi
+expect class-report-ko 0 "wrote" -- class report tests/cli/class/statements.json --lang ko --out "$tmp/report-ko.html"
+grep -q '첫 시도에 맞힘' "$tmp/report-ko.html" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL class-report-ko: no Korean header"; }
+expect class-no-out 2 "class report needs --out" -- class report tests/cli/class/statements.json
+printf "a,b\n" > "$tmp/bad.csv"
+expect class-bad-csv 1 "bad.csv': line 1 is not the header" -- class report "$tmp/bad.csv" --out "$tmp/r.html"
+expect class-missing 1 "no-such.json" -- class report "$tmp/no-such.json" --out "$tmp/r.html"
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

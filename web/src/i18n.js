@@ -6,7 +6,7 @@
 const params = {
   pngOf: ['title'], elapsed: ['seconds'], predictNote: ['demo'], urlBad: ['demo', 'problem'], urlUnknown: ['demos'],
   shareBad: ['problem'], urlBadEmbed: ['demo', 'problem'], pressRunModel: ['megabytes'], embedLessonUnknown: ['lesson'],
-  reviewOf: ['index', 'count'], vocabulary: ['count'], ownRunNote: ['demo'], 'page.lessonOf': ['number'],
+  reviewOf: ['index', 'count'], vocabulary: ['count'], ownRunNote: ['demo'], platformTrimmed: ['checks'], 'page.lessonOf': ['number'],
 };
 
 // A catalogue message with its {name} placeholders filled: the grammar of the core's

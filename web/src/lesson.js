@@ -4,7 +4,8 @@
 import { pageClient } from './core-client.js';
 import { DemoBlock } from './demo-block.js';
 import { CheckBlock } from './check-block.js';
-import { loadProgressFor } from './progress.js';
+import { importProgress, loadProgressFor, recordOf } from './progress.js';
+import { findScormApi, lessonScore, ScormSession, xapiSetting } from './platform.js';
 import { applyUrlParams, hrefOnUse, readUrlParams } from './url-state.js';
 import { addShareBar } from './share.js';
 import { wordsFor } from './i18n.js';
@@ -34,8 +35,44 @@ if (first) {
 const checkBlocks = data.checks.map((check) => {
   const section = document.querySelector(`section.check[data-check="${CSS.escape(check.id)}"]`);
   return new CheckBlock({ check, section, client, words, lessonId: data.id, demoBlocks,
-    onProgress: (saved) => { if (!saved) notice(words.storageOff, 'warning'); } });
+    onProgress: (saved, progress) => {
+      if (!saved) notice(words.storageOff, 'warning');
+      if (progress) reportToPlatform(progress);
+      if (progress && xapi) {
+        const r = recordOf(progress, data.id, check.id);
+        if (r) xapi.answered(data, check, r.answer, r.correct);
+        const s = lessonScore(progress, data.id, data.checks);
+        if (!wasComplete && s.attempted === s.total) {
+          wasComplete = true;
+          xapi.completed(data);
+        }
+      }
+    } });
 });
+
+// A learning platform that launched this page as a SCO (platform.js): null outside one.
+const scormFound = findScormApi();
+const scorm = scormFound ? new ScormSession(scormFound) : null;
+let lastTrimmed = '';  // said once, until the checks left out change
+function reportToPlatform(progress) {
+  if (!scorm) return;
+  const { trimmed } = scorm.report(progress, data.id, data.checks);
+  const named = trimmed.join(', ');
+  if (named && named !== lastTrimmed) notice(words.platformTrimmed(named), 'warning');
+  lastTrimmed = named;
+}
+// The teacher's LRS, when the package names one (started in start(), once the
+// platform, if any, has said who the learner is).
+const xapiSet = xapiSetting();
+let xapi = null;
+let wasComplete = true;  // set from the stored progress in start()
+const sameParams = (a, b) => JSON.stringify(Object.entries(a || {}).sort()) === JSON.stringify(Object.entries(b || {}).sort());
+if (scorm) {
+  // The platform keeps what was reported when the page goes away (a reload, the next
+  // lesson, the platform closing the frame).
+  window.addEventListener('pagehide', () => scorm.finish());
+  window.addEventListener('beforeunload', () => scorm.finish());
+}
 
 // The language switch keeps the place: the section (or demo / check) at the top of
 // the window becomes the other page's #fragment, and the demo parameters carry over.
@@ -65,12 +102,39 @@ const nearView = 'IntersectionObserver' in window ? new IntersectionObserver((en
 
 async function start() {
   await client.ready;
+  // What the platform kept from the learner's last visit joins the stored progress (the
+  // core's merge: the later answer of a check wins), before the page shows the answers.
+  const kept = scorm ? scorm.start() : null;
+  if (kept) {
+    const merged = await importProgress(client, kept);
+    if (merged.error) notice(words.platformUnreadable, 'warning');
+  }
   // The saved answers, read (and checked against this lesson's checks) by the core.
   const loaded = await loadProgressFor(client, data.id, data.checks);
   if (loaded.notice === 'reset') notice(words.progressReset, 'warning');
   if (loaded.notice === 'unavailable') notice(words.storageOff, 'warning');
   for (const message of loaded.dropped) notice(message, 'warning');
   for (const block of checkBlocks) block.restore(loaded.progress);
+  reportToPlatform(loaded.progress);
+  if (xapiSet) {
+    // Loaded only where a teacher set an endpoint: other pages do not carry it.
+    const { XapiSender } = await import('./xapi.js');
+    xapi = new XapiSender({ ...xapiSet, lang: data.lang, learner: scorm ? scorm.learner() : null });
+    const s = lessonScore(loaded.progress, data.id, data.checks);
+    wasComplete = s.total > 0 && s.attempted === s.total;
+    xapi.attempted(data);
+    // A finished run the learner set up (other parameters than the lesson's) is a lab run.
+    const lastSent = new Map();
+    for (const [name, block] of Object.entries(demoBlocks)) {
+      new MutationObserver(() => {
+        if (block.section.dataset.state === 'done' && block.resultParams && !sameParams(block.resultParams, block.lessonParams)
+            && !sameParams(block.resultParams, lastSent.get(name))) {
+          lastSent.set(name, { ...block.resultParams });
+          xapi.ranLab(data, name, block.block.demo, block.resultParams);
+        }
+      }).observe(block.section, { attributes: true, attributeFilter: ['data-state'] });
+    }
+  }
   const setUp = await applyUrlParams(window.location.search, demoBlocks, client, words);
   for (const [name, block] of Object.entries(demoBlocks)) {
     if (block.analytic && nearView && (block.info.assets || []).length && !setUp.has(name)) {
