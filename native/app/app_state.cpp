@@ -234,6 +234,9 @@ icl::Expected<nlohmann::json> answer_json(const icl::CheckBlock& check, const Ch
     case icl::CheckType::Text:
         if (input.typed.find_first_not_of(" \t") == std::string::npos)
             return icl::make_error(ui(lang, "type_answer"));
+        // Refused where it is typed: what is stored must read back (icl/progress.h).
+        if (auto fits = icl::progress::check_answer(nlohmann::json(input.typed)); !fits)
+            return icl::make_error(ui(lang, "answer_too_long", {{"max", icl::progress::Bounds{}.max_answer_bytes}}));
         return nlohmann::json(input.typed);
     }
     return icl::make_error("unknown check type");
