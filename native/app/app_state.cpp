@@ -234,9 +234,6 @@ icl::Expected<nlohmann::json> answer_json(const icl::CheckBlock& check, const Ch
     case icl::CheckType::Text:
         if (input.typed.find_first_not_of(" \t") == std::string::npos)
             return icl::make_error(ui(lang, "type_answer"));
-        // Refused where it is typed: what is stored must read back (icl/progress.h).
-        if (auto fits = icl::progress::check_answer(nlohmann::json(input.typed)); !fits)
-            return icl::make_error(ui(lang, "answer_too_long", {{"max", icl::progress::Bounds{}.max_answer_bytes}}));
         return nlohmann::json(input.typed);
     }
     return icl::make_error("unknown check type");
@@ -246,6 +243,12 @@ void submit_answer(AppState& app, const icl::CheckBlock& check, const nlohmann::
     CheckInput& input = app.checks[check.id];
     input.verdict.reset();
     input.error.clear();
+    // Refused before it is graded: what is stored must read back (icl/progress.h).
+    if (auto fits = icl::progress::check_answer(answer); !fits) {
+        const size_t bytes = answer.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size();
+        input.error = ui(app.lang, "answer_too_long", {{"bytes", bytes}, {"max", icl::progress::Bounds{}.max_answer_bytes}});
+        return;
+    }
     nlohmann::json demo_result = nullptr;
     if (check.type == icl::CheckType::Predict) {
         const std::string instance = check.grading.value("demo", "");
