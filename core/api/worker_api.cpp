@@ -93,11 +93,14 @@ std::string WorkerApi::progress_record(const std::string& text, const std::strin
     auto answer = parse_json(answer_json, "the answer");
     if (!answer) return error_json(answer.error().message);
     if (lesson.empty() || check.empty()) return error_json("an answer needs a lesson and a check id");
+    if (Status ok = progress::check_answer(answer.value()); !ok) return error_json(ok.error().message);
+    progress::bound_times(d.value(), time_ms(now));
     progress::record_answer(d.value(), lesson, check, answer.value(), correct, time_ms(now));
+    if (Status ok = progress::fits(d.value()); !ok) return error_json(ok.error().message);
     return icl::text(with_doc(d.value()));
 }
 
-std::string WorkerApi::progress_merge(const std::string& text, const std::string& imported) const {
+std::string WorkerApi::progress_merge(const std::string& text, const std::string& imported, double now) const {
     auto d = read_doc(text);
     if (!d) return error_json(d.error().message);
     auto in = progress::read(imported);
@@ -105,7 +108,13 @@ std::string WorkerApi::progress_merge(const std::string& text, const std::string
     if (in.value().skipped > 0)
         return error_json("the file is damaged: " + std::to_string(in.value().skipped) + " record(s) cannot be read (" +
                           in.value().first_skipped + "); nothing was imported");
-    const progress::MergeCount count = progress::merge(d.value(), in.value().doc);
+    progress::Document from = in.value().doc;
+    progress::bound_times(from, time_ms(now));
+    progress::bound_times(d.value(), time_ms(now));
+    const progress::MergeCount count = progress::merge(d.value(), from);
+    // What is stored must read back: an import that would not is refused whole.
+    if (Status ok = progress::fits(d.value()); !ok)
+        return error_json("the file is too large to add to your progress: " + ok.error().message + "; nothing was imported");
     return icl::text(with_doc(d.value(), {{"added", count.added}, {"updated", count.updated}}));
 }
 

@@ -90,4 +90,33 @@ Expected<std::vector<uint8_t>> read_regular_file_bytes(const std::string& path, 
     return read_into<std::vector<uint8_t>>(path, max_bytes, nullptr);
 }
 
+Status replace_file(const std::string& path, const std::string& text) {
+    const std::string temp = path + ".tmp-" + std::to_string(static_cast<long>(::getpid()));
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return make_error("cannot write '" + temp + "': " + std::strerror(errno));
+    size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            const std::string why = std::strerror(errno);
+            ::close(fd);
+            ::unlink(temp.c_str());
+            return make_error("cannot write '" + temp + "': " + why);
+        }
+        done += static_cast<size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        const std::string why = std::strerror(errno);
+        ::unlink(temp.c_str());
+        return make_error("cannot write '" + temp + "': " + why);
+    }
+    if (::rename(temp.c_str(), path.c_str()) != 0) {
+        const std::string why = std::strerror(errno);
+        ::unlink(temp.c_str());
+        return make_error("cannot replace '" + path + "': " + why);
+    }
+    return Ok{};
+}
+
 }  // namespace icl

@@ -5,6 +5,8 @@
 
 #include "icl/assets.h"
 #include "icl/checkpoint.h"
+#include "icl/file_read.h"
+#include "icl/json_depth.h"
 #include "icl/recipe_file.h"
 
 namespace icl::recipe {
@@ -52,6 +54,12 @@ int data_context(const Recipe& r) {
 }
 
 Expected<Recipe> parse(const std::string& text, const std::string& file) {
+    if (text.size() > kMaxBytes)
+        return make_error(file + ": it is " + std::to_string(text.size()) + " bytes, more than the " +
+                          std::to_string(kMaxBytes) + " a recipe may have");
+    if (const int depth = json_depth(text); depth > kMaxDepth)
+        return make_error(file + ": it is nested " + std::to_string(depth) + " deep, more than the " +
+                          std::to_string(kMaxDepth) + " a recipe may have");
     json j = json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return make_error(file + ": not a JSON object");
     Recipe r;
@@ -156,6 +164,24 @@ json to_json_over(const Recipe& r, const json& original) {
     json j = original.is_object() ? original : json::object();
     merge_into(j, to_json(r));
     return j;
+}
+
+Expected<std::string> rewrite(const Recipe& r, const std::string& original_text, const std::string& file) {
+    // The original was read by parse(), so it is within the bounds and parses.
+    if (json_depth(original_text) > kMaxDepth) return make_error(file + ": nested too deep to rewrite");
+    const json original = json::parse(original_text, nullptr, /*allow_exceptions=*/false);
+    const json j = to_json_over(r, original.is_discarded() ? json::object() : original);
+    // Indented for a reader; compact when the indentation would push it past the bound
+    // (each level indents every line below it), and refused when even that does not fit.
+    std::string out = j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    if (out.size() > kMaxBytes) out = j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+    if (out.size() > kMaxBytes)
+        return make_error(file + ": the recipe with its new figures would be " + std::to_string(out.size()) +
+                          " bytes, more than the " + std::to_string(kMaxBytes) +
+                          " a recipe may have; shorten the fields icl does not know");
+    if (auto again = parse(out, file); !again) return make_error(file + ": the rewritten recipe would not read back (" +
+                                                                  again.error().message + ")");
+    return out;
 }
 
 // ---- training ----------------------------------------------------------------------

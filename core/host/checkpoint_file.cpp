@@ -10,10 +10,9 @@ Status save_file(const gpt::Model& model, const std::string& path, Encoding enco
     Expected<std::vector<uint8_t>> encoded = save(model, encoding);
     if (!encoded) return make_error(path + ": " + encoded.error().message);
     const std::vector<uint8_t>& bytes = encoded.value();
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!f) return make_error("checkpoint: cannot open '" + path + "' for writing");
-    f.write(reinterpret_cast<const char*>(bytes.data()), (std::streamsize)bytes.size());
-    if (!f) return make_error("checkpoint: writing '" + path + "' failed");
+    // Never in place: a crash or a full disk leaves the old checkpoint whole.
+    if (Status s = replace_file(path, std::string(bytes.begin(), bytes.end())); !s)
+        return make_error("checkpoint: " + s.error().message);
     return Ok{};
 }
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "icl/quiz.h"
+#include "icl/texts.h"
 
 namespace icl::progress {
 
@@ -82,7 +83,8 @@ std::string read_record(const json& r, int version, const Bounds& bounds, Record
 
 std::string csv_field(const std::string& s) {
     std::string v = s;
-    if (!v.empty() && (v[0] == '=' || v[0] == '+' || v[0] == '-' || v[0] == '@')) v = "'" + v;
+    if (!v.empty() && (v[0] == '=' || v[0] == '+' || v[0] == '-' || v[0] == '@' || v[0] == '\t' || v[0] == '\r'))
+        v = "'" + v;
     if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
     std::string q = "\"";
     for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -111,11 +113,10 @@ Expected<Read> read(const std::string& text, const Bounds& bounds) {
     const int version = j.at("version").get<int>();
     Read r;
     Document& d = r.doc;
-    if (j.contains("lang")) {
-        if (!j.at("lang").is_string() || (j.at("lang") != "en" && j.at("lang") != "ko"))
-            return make_error("\"lang\" must be \"en\" or \"ko\"");
+    // Any language code is kept (a language is a lessons folder, and a later start may
+    // lack it); one that is not a code is left out and the document read all the same.
+    if (j.contains("lang") && j.at("lang").is_string() && check_lang_code(j.at("lang").get<std::string>()))
         d.lang = j.at("lang").get<std::string>();
-    }
     if (j.contains("last_lesson")) {
         if (!j.at("last_lesson").is_string()) return make_error("\"last_lesson\" is not a string");
         d.last_lesson = j.at("last_lesson").get<std::string>();
@@ -182,6 +183,33 @@ std::string write(const Document& doc) {
         out += "}";
     }
     return out + "}}\n";
+}
+
+Status fits(const Document& doc, const Bounds& bounds) {
+    auto back = read(write(doc), bounds);
+    if (!back) return make_error("the progress would not read back (" + back.error().message + ")");
+    if (back.value().skipped > 0) return make_error("the progress would not read back (" + back.value().first_skipped + ")");
+    return Ok{};
+}
+
+Status check_answer(const json& answer, const Bounds& bounds) {
+    const std::string text = answer.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (text.size() > bounds.max_answer_bytes)
+        return make_error("the answer is " + std::to_string(text.size()) + " bytes, more than the " +
+                          std::to_string(bounds.max_answer_bytes) + " a saved answer may have");
+    // The record puts it 4 levels down (document, checks, lesson, record).
+    if (scan(text).depth > bounds.max_depth - 4)
+        return make_error("the answer is nested more than " + std::to_string(bounds.max_depth - 4) + " deep");
+    return Ok{};
+}
+
+void bound_times(Document& doc, int64_t now_ms) {
+    const int64_t latest_due = now_ms + interval_ms(kMaxBox);
+    for (auto& [lesson, records] : doc.checks)
+        for (auto& [check, r] : records) {
+            r.at = std::min(r.at, now_ms);
+            r.due = std::min(r.due, latest_due);
+        }
 }
 
 int64_t interval_ms(int box) {

@@ -243,6 +243,12 @@ void submit_answer(AppState& app, const icl::CheckBlock& check, const nlohmann::
     CheckInput& input = app.checks[check.id];
     input.verdict.reset();
     input.error.clear();
+    // Refused before it is graded: what is stored must read back (icl/progress.h).
+    if (auto fits = icl::progress::check_answer(answer); !fits) {
+        const size_t bytes = answer.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size();
+        input.error = ui(app.lang, "answer_too_long", {{"bytes", bytes}, {"max", icl::progress::Bounds{}.max_answer_bytes}});
+        return;
+    }
     nlohmann::json demo_result = nullptr;
     if (check.type == icl::CheckType::Predict) {
         const std::string instance = check.grading.value("demo", "");

@@ -1,6 +1,7 @@
 // The ImGui app compiled to WebAssembly (native/app); it draws into the canvas with
 // WebGL2 and runs demos in slices of each animation frame. The query string becomes
-// its command line: ?lesson=dual-form&lang=ko, ?demo=lsa_training&run-demos, ?review.
+// its command line: ?lesson=dual-form&lang=ko, ?demo=lsa_training&run-demos, ?review
+// (nothing else: see appArguments).
 // Progress is kept in localStorage, in the lesson pages' document (icl/progress.h).
 // A page reached as /lab (no trailing slash) would look for its files one folder up:
 // it moves to /lab/ first (any static server; web/serve.mjs redirects by itself).
@@ -12,12 +13,18 @@
 var statusBox = document.getElementById('status');
 var canvas = document.getElementById('canvas');
 canvas.addEventListener('contextmenu', function (event) { event.preventDefault(); });
+// A link may open a lesson, a demo or the review, never answer a check: ?answer= (the
+// app's --answer) is not read from the URL. A test scripts answers by setting
+// window.iclLabScriptedArguments (["--answer", "<check>=<value>", ...]) before this runs.
 var appArguments = [];
 new URLSearchParams(location.search).forEach(function (value, key) {
-  if (['lesson', 'demo', 'lang', 'run-demos', 'review', 'answer'].indexOf(key) < 0) return;
+  if (['lesson', 'demo', 'lang', 'run-demos', 'review'].indexOf(key) < 0) return;
   appArguments.push('--' + key);
   if (key !== 'run-demos' && key !== 'review') appArguments.push(value);
 });
+if (Array.isArray(window.iclLabScriptedArguments)) {
+  window.iclLabScriptedArguments.forEach(function (a) { appArguments.push(String(a)); });
+}
 // The app's own messages ("icl-lab: --lang must be en or ko, not 'fr'") are shown on the
 // page, as text, not only on the console.
 function showError(text) {

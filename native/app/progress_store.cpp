@@ -44,6 +44,19 @@ EM_JS(int, lab_storage_length, (const char* key), {
         return -2;
     }
 });
+// Stores value under key, or under key-<ms>-<n> if key is taken: set-aside copies never
+// overwrite each other (the lesson pages' rule, web/src/progress.js).
+EM_JS(int, lab_storage_set_aside, (const char* key, const char* value), {
+    try {
+        const base = UTF8ToString(key);
+        let k = base;
+        for (let n = 0; localStorage.getItem(k) !== null; n++) k = base + '-' + Date.now() + '-' + n;
+        localStorage.setItem(k, UTF8ToString(value));
+        return 1;
+    } catch (e) {
+        return 0;
+    }
+});
 EM_JS(void, lab_storage_copy, (char* buffer, int size), { stringToUTF8(Module.iclStored, buffer, size); });
 EM_JS(int, lab_storage_set, (const char* key, const char* value), {
     try {
@@ -79,9 +92,9 @@ icl::Expected<std::string> set_aside(const std::string&, bool /*copy*/) {
         std::string buffer(static_cast<size_t>(n) + 1, '\0');
         lab_storage_copy(buffer.data(), n + 1);
         buffer.resize(static_cast<size_t>(n));
-        if (!lab_storage_set(kAsideKey, buffer.c_str())) return icl::make_error("the browser's storage refused it");
+        if (!lab_storage_set_aside(kAsideKey, buffer.c_str())) return icl::make_error("the browser's storage refused it");
     }
-    return std::string("the browser's storage under ") + kAsideKey;
+    return std::string("the browser's storage under ") + kAsideKey + " (or " + kAsideKey + "-<ms>-<n>)";
 }
 
 struct Lock {
@@ -217,7 +230,12 @@ icl::Status update_progress(Progress& progress, const std::string& path, const s
     std::string notice;
     pg::merge(progress, read_stored(path, notice));
     if (!notice.empty() && notices) notices->push_back(notice);
-    if (change) change(progress);
+    pg::bound_times(progress, progress_now_ms());
+    Progress next = progress;
+    if (change) change(next);
+    // Never store what the next start would refuse: the change is dropped, the file kept.
+    if (auto fits = pg::fits(next); !fits) return fits.error();
+    progress = std::move(next);
     return write_stored_text(path, pg::write(progress));
 }
 
@@ -234,9 +252,11 @@ icl::Expected<pg::MergeCount> import_progress(Progress& progress, const std::str
     if (in.value().skipped > 0)
         return icl::make_error("cannot import " + file + ": it is damaged (" + std::to_string(in.value().skipped) +
                                " record(s) cannot be read: " + in.value().first_skipped + "); nothing was imported");
+    pg::Document from = in.value().doc;
+    pg::bound_times(from, progress_now_ms());
     pg::MergeCount count;
-    auto saved = update_progress(progress, path, [&](Progress& p) { count = pg::merge(p, in.value().doc); });
-    if (!saved) return saved.error();
+    auto saved = update_progress(progress, path, [&](Progress& p) { count = pg::merge(p, from); });
+    if (!saved) return icl::make_error("cannot import " + file + ": " + saved.error().message + "; nothing was imported");
     return count;
 #endif
 }

@@ -32,14 +32,18 @@ std::string default_progress_path();
 int64_t progress_now_ms();
 LoadedProgress load_progress(const std::string& path);
 // Under the lock: reads the stored document, merges it into `progress`, applies
-// `change` (if any) and writes the result. A stored document that cannot be read is
-// set aside and its notice appended to `notices`.
+// `change` (if any) and writes the result — unless the result would not read back
+// (icl::progress::fits: past the bounds on bytes, records or an answer's size), which is
+// an error: the file is left as it was and `change` is not kept. A stored document that
+// cannot be read is set aside and its notice appended to `notices`. Times are bounded
+// to the present (icl::progress::bound_times).
 icl::Status update_progress(Progress& progress, const std::string& path,
                             const std::function<void(Progress&)>& change = nullptr,
                             std::vector<std::string>* notices = nullptr);
 inline icl::Status save_progress(Progress& progress, const std::string& path) { return update_progress(progress, path); }
 // Merges a progress file (from the lesson pages' export, or another machine) into the
-// stored progress; a damaged file is refused whole and nothing changes.
+// stored progress; a damaged file, or one whose merge would not read back, is refused
+// whole and nothing changes.
 icl::Expected<icl::progress::MergeCount> import_progress(Progress& progress, const std::string& path,
                                                          const std::string& file);
 // Writes the progress document, or the CSV summary, to a file.

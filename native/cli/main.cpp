@@ -267,9 +267,10 @@ int restore_checkpoint(const icl::recipe::Recipe& recipe, const std::string& out
                      recipe.tolerance, out.c_str());
         return 1;
     }
-    std::ofstream f(out, std::ios::binary | std::ios::trunc);
-    f.write(reinterpret_cast<const char*>(bytes.value().data()), (std::streamsize)bytes.value().size());
-    if (!f) { std::fprintf(stderr, "icl: cannot write '%s'\n", out.c_str()); return 1; }
+    if (auto w = icl::replace_file(out, std::string(bytes.value().begin(), bytes.value().end())); !w) {
+        std::fprintf(stderr, "icl: %s\n", w.error().message.c_str());
+        return 1;
+    }
     std::printf("wrote %s as %s (was %s): %zu bytes; largest figure change %.4f (%s), tolerance %.4f\n", out.c_str(),
                 icl::checkpoint::encoding_name(recipe.storage), icl::checkpoint::encoding_name(was), bytes.value().size(),
                 worst, worst_name.empty() ? "-" : worst_name.c_str(), recipe.tolerance);
@@ -294,6 +295,8 @@ int cmd_train(int argc, char** argv) {
     auto parsed = icl::recipe::parse(text.value(), path);
     if (!parsed) return usage_error(parsed.error().message);
     icl::recipe::Recipe recipe = parsed.value();
+    // Before any training: the recipe can be written back (within the bounds it is read with).
+    if (auto dry = icl::recipe::rewrite(recipe, text.value(), path); !dry) return usage_error(dry.error().message);
     const size_t slash = path.find_last_of('/');
     const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
     if (out.empty()) out = dir + "/" + recipe.name + ".icl";
@@ -328,10 +331,12 @@ int cmd_train(int argc, char** argv) {
     if (!figures) { std::fprintf(stderr, "icl: %s\n", figures.error().message.c_str()); return 1; }
     recipe.figures = figures.value();
     for (const auto& [k, v] : recipe.figures) std::printf("%-28s %.4f\n", k.c_str(), v);
-    std::ofstream rf(path, std::ios::trunc);
-    const nlohmann::json original = nlohmann::json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
-    rf << icl::recipe::to_json_over(recipe, original).dump(2) << "\n";
-    if (!rf) { std::fprintf(stderr, "icl: cannot write '%s'\n", path.c_str()); return 1; }
+    auto rewritten = icl::recipe::rewrite(recipe, text.value(), path);
+    if (!rewritten) { std::fprintf(stderr, "icl: %s (the recipe was left as it was)\n", rewritten.error().message.c_str()); return 1; }
+    if (auto w = icl::replace_file(path, rewritten.value()); !w) {
+        std::fprintf(stderr, "icl: %s (the recipe was left as it was)\n", w.error().message.c_str());
+        return 1;
+    }
     std::printf("wrote %s and the figures into %s\n", out.c_str(), path.c_str());
     return 0;
 }

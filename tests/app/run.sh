@@ -96,6 +96,15 @@ EOF
 run_app answer-bad --lesson dual-form --lang en --frames 2 --answer "$check=[1,2]"
 [ "$status" = 0 ] && grep -q "^check $check: error: " "$work/answer-bad.out" && ok || bad "malformed answer: status $status, $(cat "$work/answer-bad.out")"
 
+# A 4,900-character text answer is refused before it is graded, with a message, and not
+# stored (the record bound is 4,096 bytes of JSON; it used to be stored, then refused on
+# the next start and the file copied aside).
+long=$(head -c 4900 /dev/zero | tr '\0' x)
+text_check=$(grep -m1 -o '^```check id=[^ ]* type=text' lessons/en/01-gpt3-in-context.md | sed 's/.*id=\([^ ]*\).*/\1/')
+run_app answer-long --lesson gpt3-in-context --lang en --frames 2 --answer "$text_check=\"$long\""
+grep -q "^check $text_check: error: This answer is too long to be saved: 4902 bytes, more than the 4096" "$work/answer-long.out" &&
+  ! grep -q "\"$text_check\"" "$XDG_STATE_HOME/icl-lab/progress.json" && ok || bad "long answer: $(cut -c1-200 "$work/answer-long.out")"
+
 # A predict check: the option whose range holds the demo's scalar (computed here with
 # `icl run` and the ranges in the source) is the one the app must grade correct.
 predict=$(python3 - "$src" "$icl" <<'EOF'

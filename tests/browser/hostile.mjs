@@ -18,7 +18,10 @@ const icl = path.resolve(process.argv[2] || 'build/bin/icl');
 const wasm = path.resolve(process.argv[3] || 'build/wasm/bin');
 
 let passed = 0, failed = 0;
+// HOSTILE_ONLY=<regex> runs only the tests whose names match (while working on them).
+const only = process.env.HOSTILE_ONLY ? new RegExp(process.env.HOSTILE_ONLY) : null;
 async function test(name, fn) {
+  if (only && !only.test(name)) return;
   try {
     await fn();
     passed++;
@@ -150,8 +153,11 @@ await test('damaged stored progress: a notice, the readable answers kept, the da
     await page.goto(`${origin}/en/hostile.html`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
     expect((await page.locator('.notice').allInnerTexts()).some((t) => /reset/.test(t)), `truncated '${truncated}': no notice`);
-    expect(await page.evaluate(() => localStorage.getItem('icl-lab.progress.corrupt')) === truncated, `truncated '${truncated}' not set aside`);
   }
+  // Each damaged value set aside under a key of its own: none overwrote another.
+  const aside = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('icl-lab.progress.corrupt'))
+    .map((k) => localStorage.getItem(k)));
+  for (const v of [stored, stored.slice(0, 40), '']) expect(aside.includes(v), `'${v}' is not among the set-aside copies: ${JSON.stringify(aside)}`);
 });
 
 await test('a stored answer with an unknown option ("zzz") is dropped with a notice, and the check grades again', async () => {
@@ -169,6 +175,105 @@ await test('a stored answer with an unknown option ("zzz") is dropped with a not
   expect(await section.getAttribute('data-verdict') === 'correct', `verdict ${await section.getAttribute('data-verdict')}: ${await section.locator('.verdict').innerText()}`);
   const kept = JSON.parse(await page.evaluate(() => localStorage.getItem('icl-lab.progress')));
   expect(kept.checks.hostile.choice.answer === 'a' && kept.checks.hostile.choice.attempts === 2, `stored ${JSON.stringify(kept)}`);
+});
+
+// Answers `times` times, one after another, on the check `id` of `p`.
+async function answerRepeatedly(p, id, times) {
+  const section = p.locator(`section.check[data-check="${id}"]`);
+  for (let i = 0; i < times; i++) {
+    if (id === 'choice') await section.locator(`input[value="${i % 2 ? 'a' : 'b'}"]`).check();
+    else await section.locator('input.answer-text').fill(id === 'num' ? String(i) : `w${i}`);
+    await section.locator('button[type=submit]').click();
+    await p.waitForFunction((c) => { const s = document.querySelector(`section.check[data-check="${c}"]`); return !s.dataset.grading && s.dataset.verdict; },
+      id, { timeout: 30000 });
+  }
+}
+
+await test('three tabs answering at the same moment keep every answer (3 x 12)', async () => {
+  // A context of their own: empty storage, no other page of this suite holding records.
+  const tabContext = await browser.newContext();
+  const tabs = [];
+  for (let i = 0; i < 3; i++) {
+    const tab = await tabContext.newPage();
+    tab.on('pageerror', (e) => pageErrors.push(e.message));
+    await tab.goto(`${origin}/en/hostile.html`);
+    await tab.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+    tabs.push(tab);
+  }
+  const ids = ['word', 'choice', 'num'];
+  await Promise.all(tabs.map((tab, i) => answerRepeatedly(tab, ids[i], 12)));
+  // Each tab merges its own records back when another tab's write arrives; wait for quiet.
+  let attempts = null;
+  for (let t = 0; t < 50; t++) {
+    const kept = JSON.parse(await tabs[0].evaluate(() => localStorage.getItem('icl-lab.progress')) || '{"checks": {}}');
+    attempts = ids.map((id) => ((kept.checks.hostile || {})[id] || {}).attempts || 0);
+    if (attempts.every((a) => a === 12)) break;
+    await tabs[0].waitForTimeout(100);
+  }
+  await tabContext.close();
+  expect(attempts.every((a) => a === 12), `attempts kept per tab: ${attempts.join(', ')} (want 12 each)`);
+});
+
+await test('a 4,900-character text answer is refused where it is typed, with a message, and nothing is stored', async () => {
+  await page.evaluate(() => localStorage.removeItem('icl-lab.progress'));
+  await page.goto(`${origin}/en/hostile.html`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+  const section = page.locator('section.check[data-check="word"]');
+  await section.locator('input.answer-text').fill('x'.repeat(4900));
+  await section.locator('button[type=submit]').click();
+  await page.waitForFunction(() => document.querySelector('section.check[data-check="word"]').dataset.verdict, null, { timeout: 30000 });
+  expect(await section.getAttribute('data-verdict') === 'error', `verdict ${await section.getAttribute('data-verdict')}`);
+  const message = await section.locator('.verdict').innerText();
+  expect(/too long to be saved: 4902 bytes, more than the 4096/.test(message), `message: '${message}'`);
+  expect(await page.evaluate(() => localStorage.getItem('icl-lab.progress')) === null, 'the long answer was stored');
+});
+
+await test('progress written in an added language ("lang": "fr") is read, not reset', async () => {
+  const stored = JSON.stringify({ version: 2, lang: 'fr', last_lesson: 'hostile',
+    checks: { hostile: { tf: { answer: true, correct: true, attempts: 1, at: 5, box: 1, due: 6 } } } });
+  await page.evaluate((v) => { localStorage.clear(); localStorage.setItem('icl-lab.progress', v); }, stored);
+  await page.goto(`${origin}/en/hostile.html`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+  const notices = await page.locator('.notice').allInnerTexts();
+  expect(!notices.some((t) => /reset/.test(t)), `a reset notice: ${JSON.stringify(notices)}`);
+  expect(await page.locator('section.check[data-check="tf"]').getAttribute('data-answered') === 'correct', 'the answer is not shown');
+  expect(await page.evaluate(() => Object.keys(localStorage).every((k) => !k.startsWith('icl-lab.progress.corrupt'))), 'set aside');
+});
+
+await test('the index: "forget my progress" asks first, keeps a copy, and restores it; an import past the bounds is refused', async () => {
+  const stored = JSON.stringify({ version: 2, checks: { hostile: { tf: { answer: true, correct: true, attempts: 3, at: 5, box: 2, due: 6 } } } });
+  const index = await context.newPage();
+  index.on('pageerror', (e) => pageErrors.push(e.message));
+  let confirmAnswer = false;
+  const asked = [];
+  index.on('dialog', (d) => { asked.push(d.message()); return confirmAnswer ? d.accept() : d.dismiss(); });
+  await index.goto(`${origin}/index.html`);
+  await index.evaluate((v) => { localStorage.clear(); localStorage.setItem('icl-lab.progress', v); }, stored);
+  await index.reload();
+  await index.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+  expect(await index.locator('#restore-progress').isHidden(), 'a restore button with nothing to restore');
+  await index.click('#forget-progress');   // dismissed: nothing changes
+  expect(asked.length === 1 && /A copy is kept/.test(asked[0]), `asked: ${JSON.stringify(asked)}`);
+  expect(await index.evaluate(() => localStorage.getItem('icl-lab.progress')) === stored, 'forgotten without a yes');
+  confirmAnswer = true;
+  await index.click('#forget-progress');
+  await index.waitForFunction(() => localStorage.getItem('icl-lab.progress') === null, null, { timeout: 10000 });
+  expect(await index.evaluate(() => localStorage.getItem('icl-lab.progress.forgotten')) === stored, 'no copy kept');
+  await index.locator('#restore-progress').waitFor({ state: 'visible', timeout: 10000 });
+  await index.click('#restore-progress');
+  await index.waitForFunction(() => localStorage.getItem('icl-lab.progress') !== null, null, { timeout: 10000 });
+  const back = JSON.parse(await index.evaluate(() => localStorage.getItem('icl-lab.progress')));
+  expect(back.checks.hostile.tf.attempts === 3 && back.checks.hostile.tf.correct === true, `restored ${JSON.stringify(back)}`);
+  // 10,500 records under 1 MiB, whose merged form would be written past it: refused whole.
+  const before = await index.evaluate(() => localStorage.getItem('icl-lab.progress'));
+  const records = {};
+  for (let i = 0; i < 10500; i++) records[`c${i}`] = { answer: 'a', correct: true, attempts: 1, at: 1764590400000, box: 1, due: 1764590400000 };
+  const big = JSON.stringify({ version: 2, checks: { l: records } });
+  expect(big.length < 1 << 20, `the import is ${big.length} bytes`);
+  await index.setInputFiles('#import-progress', { name: 'big.json', mimeType: 'application/json', buffer: Buffer.from(big) });
+  await index.waitForFunction(() => [...document.querySelectorAll('.notice')].some((n) => /Not imported/.test(n.textContent)), null, { timeout: 30000 });
+  expect(await index.evaluate(() => localStorage.getItem('icl-lab.progress')) === before, 'the stored progress changed');
+  await index.close();
 });
 
 await test('no page error', async () => {

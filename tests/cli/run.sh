@@ -158,6 +158,12 @@ trap 'rm -rf "$tmp"' EXIT
 expect train-no-recipe 2 "cannot open recipe 'no-such.json'" -- train no-such.json
 printf '{"name": "x", "train": {"steps": -3}}' > "$tmp/bad.json"
 expect train-bad-field 2 "bad.json: train.steps" -- train "$tmp/bad.json"
+# a recipe nested deep is refused before training and left as it was (it used to be
+# rewritten in place: 0 bytes after a crash, or 2.0 MB from 2.9 KB)
+node -e 'const n = 1000; process.stdout.write(`{"name": "x", "train": {"steps": 1}, "note": ${"[".repeat(n)}${"]".repeat(n)}}`)' > "$tmp/deep.json"
+cp "$tmp/deep.json" "$tmp/deep.orig"
+expect train-deep-recipe 2 "deep.json: it is nested 1001 deep, more than the 32 a recipe may have" -- train "$tmp/deep.json" --out "$tmp/deep.icl"
+cmp -s "$tmp/deep.json" "$tmp/deep.orig" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL train-deep-recipe: the recipe changed"; }
 mkdir -p "$tmp/lessons/checkpoints" "$tmp/lessons/en"
 cp "$root/lessons/checkpoints/tasks.json" "$tmp/lessons/checkpoints/"
 ICL_LESSONS_DIR="$tmp/lessons" expect missing-catalogue 2 "lessons/en/catalogue/common.json.*English texts" -- run dual_form

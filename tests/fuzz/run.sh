@@ -13,7 +13,7 @@ seconds=${FUZZ_SECONDS:-30}
 bin=
 if [ "${1:-}" = --bin ]; then bin=$2; shift 2; fi
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_lesson fuzz_grade fuzz_checkpoint fuzz_params fuzz_worker_json fuzz_progress fuzz_lesson_tree fuzz_serve)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_lesson fuzz_grade fuzz_checkpoint fuzz_params fuzz_worker_json fuzz_progress fuzz_lesson_tree fuzz_recipe fuzz_serve)
 # fuzz_serve is a node script (web/serve.mjs is JavaScript), the others libFuzzer targets.
 
 if [ -z "$bin" ]; then
@@ -38,9 +38,10 @@ for t in "${targets[@]}"; do
     if FUZZ_SERVE_SECONDS=$(( seconds < 10 ? seconds : 10 )) node tests/fuzz/fuzz_serve.mjs; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
     continue
   fi
-  # A tree per input is slow (files, links, FIFOs): 10 s of it is enough here.
+  # A tree per input is slow (files, links, FIFOs): 10 s of it is enough here; a recipe
+  # is a small JSON object whose bounds its seeds already reach, 10 s too.
   t_seconds=$seconds
-  [ "$t" = fuzz_lesson_tree ] && t_seconds=$(( seconds < 10 ? seconds : 10 ))
+  case $t in fuzz_lesson_tree|fuzz_recipe) t_seconds=$(( seconds < 10 ? seconds : 10 )) ;; esac
   work=build/fuzz/corpus/$t   # what the fuzzer adds; the committed seeds stay as they are
   mkdir -p "$work"
   log=build/fuzz/$t.log

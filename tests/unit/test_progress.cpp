@@ -8,6 +8,7 @@
 
 #include "icl/progress.h"
 #include "icl/quiz.h"
+#include "icl/worker_api.h"
 
 using nlohmann::json;
 namespace pg = icl::progress;
@@ -21,6 +22,12 @@ json minimal_choice_check() {
     return {{"id", "q"}, {"type", "choice"}, {"feedback_html", ""},
             {"options", {{{"key", "a"}, {"html", "A"}}, {{"key", "b"}, {"html", "B"}}}},
             {"grading", {{"answer", "b"}}}};
+}
+pg::Document fr_doc() {
+    pg::Document d;
+    d.lang = "fr";
+    pg::record_answer(d, "other", "q", "a", true, kT0);
+    return d;
 }
 json minimal_multi_check() {
     return {{"id", "m"}, {"type", "multi"}, {"feedback_html", ""},
@@ -129,7 +136,6 @@ TEST_CASE("progress read: bad frames are errors, bad records are skipped and cou
     CHECK_FALSE(pg::read("{\"version\": 2, \"checks\": "));
     CHECK_FALSE(pg::read("[]"));
     CHECK_FALSE(pg::read("{\"version\": 3, \"checks\": {}}"));
-    CHECK_FALSE(pg::read("{\"version\": 2, \"lang\": \"fr\", \"checks\": {}}"));
     auto partly = pg::read(
         "{\"version\": 2, \"checks\": {\"l\": {\"good\": {\"correct\": true, \"answer\": \"a\", \"attempts\": 2, "
         "\"at\": 5, \"box\": 1, \"due\": 9}, \"bad-box\": {\"correct\": true, \"attempts\": 1, \"box\": 9, \"due\": 0},"
@@ -184,4 +190,96 @@ TEST_CASE("progress summary CSV: one row per check, quoted, dates in UTC, no spr
           "'=cmd,\"a,\"\"b\"\"\",true,1,2000-02-29T23:59:59Z\r\n"
           "l,q,false,2,2025-12-01T12:59:01Z\r\n");
     CHECK(pg::iso_utc(0) == "1970-01-01T00:00:00Z");
+}
+
+TEST_CASE("progress lang: any language code is kept, and a bad one does not discard the document") {
+    // An added lessons/fr/ folder wrote "fr"; every later start used to set the file aside.
+    auto fr = pg::read(R"({"version": 2, "lang": "fr", "checks": {"l": {"q": {"correct": true, "attempts": 1, "at": 5, "box": 1, "due": 9}}}})");
+    REQUIRE(fr);
+    CHECK(fr.value().doc.lang == "fr");
+    CHECK(fr.value().doc.checks.at("l").size() == 1);
+    CHECK(pg::read(pg::write(fr.value().doc)).value().doc.lang == "fr");
+    for (const char* bad : {R"("../en")", "42", "null", R"("")"}) {
+        auto r = pg::read(std::string(R"({"version": 1, "lang": )") + bad + R"(, "checks": {"l": {"q": {"correct": true}}}})");
+        REQUIRE(r);
+        CHECK(r.value().doc.lang == "en");
+        CHECK(r.value().doc.checks.at("l").size() == 1);
+    }
+}
+
+TEST_CASE("progress writer and reader: what is stored always reads back; an import that would not is refused") {
+    // 10,500 records, each small: the import itself is under 1 MiB, the merged file written
+    // with one more record a line used to be 1,071,740 bytes, refused on the next start.
+    std::string big = R"({"version":2,"checks":{"l":{)";
+    for (int i = 0; i < 10500; ++i)
+        big += std::string(i ? "," : "") + "\"c" + std::to_string(i) +
+               R"(":{"answer":"a","correct":true,"attempts":1,"at":1764590400000,"box":1,"due":1764590400000})";
+    big += "}}}";
+    REQUIRE(big.size() <= pg::Bounds{}.max_bytes);
+    auto in = pg::read(big);
+    REQUIRE(in);
+    CHECK(in.value().skipped == 0);
+    REQUIRE(pg::write(in.value().doc).size() > pg::Bounds{}.max_bytes);   // the writer's form is larger
+    auto fits = pg::fits(in.value().doc);
+    REQUIRE_FALSE(fits);
+    CHECK(fits.error().message.find("the progress would not read back (it is ") != std::string::npos);
+    icl::WorkerApi api;
+    pg::Document mine;
+    pg::record_answer(mine, "dual-form", "q", "b", true, kT0);
+    const json merged = json::parse(api.progress_merge(pg::write(mine), big, (double)kT0));
+    REQUIRE(merged.contains("error"));
+    CHECK(merged["error"].get<std::string>().find("nothing was imported") != std::string::npos);
+    // A small import is merged, and what comes back reads back.
+    const json ok = json::parse(api.progress_merge(pg::write(mine), pg::write(fr_doc()), (double)kT0));
+    REQUIRE_FALSE(ok.contains("error"));
+    CHECK(ok["added"] == 1);
+    CHECK(pg::read(ok["text"].get<std::string>()).value().skipped == 0);
+}
+
+TEST_CASE("progress answers: one past the record bound is refused before it is stored") {
+    // A 4,900-character text answer was stored, then refused on the next read.
+    const json long_text = std::string(4900, 'x');
+    auto refused = pg::check_answer(long_text);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message == "the answer is 4902 bytes, more than the 4096 a saved answer may have");
+    CHECK(pg::check_answer(std::string(4094, 'x')));
+    json deep = "x";
+    for (int i = 0; i < 13; ++i) deep = json::array({deep});
+    CHECK_FALSE(pg::check_answer(deep));
+    icl::WorkerApi api;
+    const json r = json::parse(api.progress_record("", "l", "q", long_text.dump(), false, (double)kT0));
+    REQUIRE(r.contains("error"));
+    CHECK(r["error"].get<std::string>().find("more than the 4096") != std::string::npos);
+    const json fine = json::parse(api.progress_record("", "l", "q", json(std::string(4000, 'x')).dump(), false, (double)kT0));
+    REQUIRE_FALSE(fine.contains("error"));
+    CHECK(pg::read(fine["text"].get<std::string>()).value().skipped == 0);
+}
+
+TEST_CASE("progress times: a record dated near 2^53 is bounded to the present and loses to a later answer") {
+    const std::string future = R"({"version": 2, "checks": {"l": {"q": {"answer": "a", "correct": false, "attempts": 1, )"
+                               R"("at": 9007199254740000, "box": 0, "due": 9007199254740991}}}})";
+    REQUIRE(pg::read(future));
+    icl::WorkerApi api;
+    pg::Document mine;
+    pg::record_answer(mine, "l", "q", "b", true, kT0 - kDay);
+    const json merged = json::parse(api.progress_merge(pg::write(mine), future, (double)kT0));
+    REQUIRE_FALSE(merged.contains("error"));
+    const pg::Document d = pg::read(merged["text"].get<std::string>()).value().doc;
+    CHECK(d.checks.at("l").at("q").at == kT0);                       // bounded to now
+    CHECK(d.checks.at("l").at("q").due <= kT0 + pg::interval_ms(pg::kMaxBox));
+    // An answer given a minute later on another device wins the merge (it used to lose forever).
+    pg::Document other;
+    pg::record_answer(other, "l", "q", "b", true, kT0 + kMin);
+    const json next = json::parse(api.progress_merge(merged["text"].get<std::string>(), pg::write(other), (double)(kT0 + 2 * kMin)));
+    REQUIRE_FALSE(next.contains("error"));
+    CHECK(next["updated"] == 1);
+    const pg::Document after = pg::read(next["text"].get<std::string>()).value().doc;
+    CHECK(after.checks.at("l").at("q").answer == "b");
+    CHECK(after.checks.at("l").at("q").at == kT0 + kMin);
+}
+
+TEST_CASE("progress summary CSV: ids starting with TAB or CR are neutralised for spreadsheets") {
+    pg::Document d;
+    pg::record_answer(d, "\tl", "\rq", "b", true, kT0);
+    CHECK(pg::summary_csv(d) == "lesson,check,correct,attempts,last_answered\r\n'\tl,\"'\rq\",true,1,2025-12-01T12:00:00Z\r\n");
 }

@@ -247,6 +247,45 @@ TEST_CASE("recipe: rewriting a recipe keeps the fields this program does not kno
     CHECK(recipe::to_json(again.value()) == recipe::to_json(r.value()));
 }
 
+TEST_CASE("recipe: a deeply nested recipe is refused on read, and the rewrite never exceeds what is read") {
+    // An unknown field nested 100,000 deep (201 KB) used to train, then crash the rewrite.
+    const auto nested = [](int n) {
+        return R"({"name": "t", "note": )" + std::string((size_t)n, '[') + std::string((size_t)n, ']') + "}";
+    };
+    auto deep = recipe::parse(nested(100000), "r.json");
+    REQUIRE_FALSE(deep.ok());
+    CHECK(deep.error().message.find("r.json: it is nested 100001 deep, more than the 32") != std::string::npos);
+    CHECK_FALSE(recipe::parse(nested(1000), "r.json").ok());  // 2.9 KB, used to be rewritten as 2.0 MB
+    REQUIRE(recipe::parse(nested(recipe::kMaxDepth - 1), "r.json").ok());
+
+    // At the depth bound, indentation multiplies the size: the rewrite stays within the
+    // byte bound (compact form) and reads back; when even that does not fit, an error.
+    std::string body;
+    while (body.size() < 600000) body += "1,";
+    body += "1";
+    const int d = recipe::kMaxDepth - 1;
+    const std::string wide = R"({"name": "t", "note": )" + std::string((size_t)d, '[') + body + std::string((size_t)d, ']') + "}";
+    auto r = recipe::parse(wide, "r.json");
+    REQUIRE(r.ok());
+    CHECK(nlohmann::json::parse(wide).dump(2).size() > recipe::kMaxBytes);  // indented, it would not fit
+    auto out = recipe::rewrite(r.value(), wide, "r.json");
+    REQUIRE(out.ok());
+    CHECK(out.value().size() <= recipe::kMaxBytes);
+    CHECK(recipe::parse(out.value(), "r.json").ok());
+    CHECK(nlohmann::json::parse(out.value()).at("note") == nlohmann::json::parse(wide).at("note"));
+    // 1e5 is written back as 100000.0: past the bound even compact.
+    std::string grows;
+    while (grows.size() < 900000) grows += "1e5,";
+    grows += "1";
+    const std::string big = R"({"name": "t", "note": [)" + grows + "]}";
+    REQUIRE(big.size() <= recipe::kMaxBytes);
+    auto rb = recipe::parse(big, "r.json");
+    REQUIRE(rb.ok());
+    auto refused = recipe::rewrite(rb.value(), big, "r.json");
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message.find("more than the 1048576 a recipe may have") != std::string::npos);
+}
+
 TEST_CASE("checkpoints: demo parameters are checked against the loaded model (a retrained model with 2 heads)") {
     use_shipped_lessons();
     auto recipe_bytes = get_asset("checkpoints/tasks.json");

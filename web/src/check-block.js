@@ -4,6 +4,8 @@
 // (md4c, raw HTML off); whatever the learner types only ever goes in as text.
 import { recordAnswer, recordOf } from './progress.js';
 
+const MAX_ANSWER_BYTES = 4096;   // icl/progress.h's Bounds::max_answer_bytes
+
 const el = (tag, attrs = {}, text) => {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, v);
@@ -110,6 +112,13 @@ export class CheckBlock {
     const answer = this.answer();
     if (answer === null) {
       this.show({ message: ['numeric', 'text'].includes(c.type) ? w.typeAnswer : w.chooseOne });
+      return;
+    }
+    // Refused here, before it is graded and stored: a saved answer must read back
+    // (icl/progress.h, Bounds::max_answer_bytes of JSON).
+    const bytes = new TextEncoder().encode(JSON.stringify(answer)).length;
+    if (bytes > MAX_ANSWER_BYTES) {
+      this.show({ message: w.answerTooLong(bytes, MAX_ANSWER_BYTES) });
       return;
     }
     this.submitButton.disabled = true;

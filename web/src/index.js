@@ -1,9 +1,10 @@
 // The index: each lesson's progress (checks whose last answer was right, out of its
 // checks), how many checks are due for review (the core's schedule), and the learner's
 // progress file: download, upload (merged by the core; a damaged file is refused and
-// nothing changes), a CSV summary for a teacher, and a button that forgets it all.
+// nothing changes), a CSV summary for a teacher, and a button that forgets it all —
+// after asking, keeping a copy that a second button restores.
 import { CoreClient } from './core-client.js';
-import { loadProgress, importProgress, clearProgress, recordOf, now } from './progress.js';
+import { loadProgress, importProgress, clearProgress, hasForgotten, restoreProgress, recordOf, now } from './progress.js';
 import { download } from './export.js';
 import { notice } from './notices.js';
 import { fillTemplate } from './i18n.js';
@@ -55,8 +56,27 @@ async function show() {
   document.body.dataset.ready = 'true';
 }
 
-document.getElementById('forget-progress').addEventListener('click', () => {
-  clearProgress();
+// The restore button exists while a forgotten copy does.
+const forget = document.getElementById('forget-progress');
+const restore = document.createElement('button');
+restore.type = 'button';
+restore.id = 'restore-progress';
+restore.className = 'link-button';
+restore.textContent = say('indexRestoreProgress');
+forget.after(restore);
+const showRestore = () => { restore.hidden = !hasForgotten(); };
+showRestore();
+forget.addEventListener('click', async () => {
+  if (!window.confirm(say('indexForgetConfirm'))) return;
+  await clearProgress();
+  showRestore();
+  show();
+});
+restore.addEventListener('click', async () => {
+  const r = await restoreProgress(client);
+  if (r.error) notice(say('indexNotImported', { problem: r.error === 'storage' ? (l) => sayIn(l, 'indexNoStorage') : r.error }), 'error');
+  else notice(say('indexRestored', { added: r.added, updated: r.updated }), 'info');
+  showRestore();
   show();
 });
 document.getElementById('export-progress').addEventListener('click', async () => {

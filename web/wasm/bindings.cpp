@@ -48,8 +48,8 @@ std::string progress_record(const std::string& text, const std::string& lesson, 
                             const std::string& answer, bool correct, double now) {
     return api().progress_record(text, lesson, check, answer, correct, now);
 }
-std::string progress_merge(const std::string& text, const std::string& imported) {
-    return api().progress_merge(text, imported);
+std::string progress_merge(const std::string& text, const std::string& imported, double now) {
+    return api().progress_merge(text, imported, now);
 }
 std::string progress_due(const std::string& text, double now) { return api().progress_due(text, now); }
 std::string progress_fit(const std::string& text, const std::string& lesson, const std::string& checks) {

@@ -34,9 +34,13 @@
 // in every answer is what to store; `progress` the same document as JSON; now in ms):
 //   progress_read(text, now)             -> {text, progress, skipped, first_skipped, due}
 //                                           (an Error: the text is not a progress document)
-//   progress_record(text, lesson, check, answer, correct, now) -> {text, progress}
-//   progress_merge(text, imported)       -> {text, progress, added, updated}; a damaged
-//                                           import is an Error and nothing changes
+//   progress_record(text, lesson, check, answer, correct, now) -> {text, progress}; an
+//                                           answer past the bounds is an Error
+//   progress_merge(text, imported, now)  -> {text, progress, added, updated}; a damaged
+//                                           import, or one whose result would not read
+//                                           back (progress::fits), is an Error and
+//                                           nothing changes
+// Times are bounded to `now` (progress::bound_times) before records are compared.
 //   progress_due(text, now)              -> {due: [{lesson, check, due}, ...]}
 //   progress_fit(text, lesson, checks)   -> {text, progress, dropped: ["...", ...]}
 //   progress_csv(text)                   -> {csv}
@@ -79,7 +83,7 @@ public:
     std::string progress_read(const std::string& text, double now) const;
     std::string progress_record(const std::string& text, const std::string& lesson, const std::string& check,
                                 const std::string& answer_json, bool correct, double now) const;
-    std::string progress_merge(const std::string& text, const std::string& imported) const;
+    std::string progress_merge(const std::string& text, const std::string& imported, double now) const;
     std::string progress_due(const std::string& text, double now) const;
     std::string progress_fit(const std::string& text, const std::string& lesson, const std::string& checks_json) const;
     std::string progress_csv(const std::string& text) const;

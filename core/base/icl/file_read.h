@@ -36,4 +36,9 @@ constexpr size_t kCheckpoint = 40u << 20;   // a checkpoint (.icl): 8 Mi floats 
 Expected<std::string> read_regular_file(const std::string& path, size_t max_bytes, bool* missing = nullptr);
 Expected<std::vector<uint8_t>> read_regular_file_bytes(const std::string& path, size_t max_bytes);
 
+// Replaces the file at `path` with `text` without ever leaving it half written: the text
+// goes to a new file beside it (<path>.tmp-<pid>), which is then renamed over `path`. A
+// crash or a full disk leaves the old file whole; the temporary file is removed on error.
+Status replace_file(const std::string& path, const std::string& text);
+
 }  // namespace icl

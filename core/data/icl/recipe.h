@@ -32,6 +32,7 @@
 
 #include "icl/checkpoint.h"
 #include "icl/expected.h"
+#include "icl/file_read.h"
 #include "icl/gpt.h"
 #include "icl/hmm.h"
 #include "icl/optim.h"
@@ -65,6 +66,12 @@ struct Recipe {
     // the checkpoint's asset name: "checkpoints/<name>.icl"
     std::string checkpoint() const { return "checkpoints/" + name + ".icl"; }
 };
+
+// Bounds of a recipe text, checked before it is parsed: its size (the limit it is read
+// with, icl/file_read.h) and how deeply its arrays and objects nest (a shipped recipe
+// nests 2 deep; a teacher's note may add a few levels).
+constexpr size_t kMaxBytes = file_limits::kRecipe;
+constexpr int kMaxDepth = 32;
 
 // Parses a recipe; errors name the file and the field.
 Expected<Recipe> parse(const std::string& json_text, const std::string& file);

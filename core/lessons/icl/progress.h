@@ -5,7 +5,8 @@
 //
 // The document, version 2 (JSON; times are milliseconds since the Unix epoch):
 //
-//   {"version": 2, "lang": "ko", "last_lesson": "dual-form",
+//   {"version": 2, "lang": "ko", "last_lesson": "dual-form",   (lang: any language
+//                                code, see icl/texts.h; one that is not a code is ignored)
 //    "checks": {"dual-form": {"dual-form-scores": {
 //        "answer": "b",        the last answer, in icl::grade's form (quiz.h); null when
 //                              a stored answer did not fit its check and was dropped
@@ -85,6 +86,18 @@ Expected<Read> read(const std::string& text, const Bounds& bounds = {});
 std::string write(const Document& doc);
 nlohmann::json to_json(const Document& doc);
 
+// What every writer checks before it stores a document: that write(doc) reads back
+// under `bounds` with no record skipped — the writer never stores what the reader
+// refuses. An error says what is past which bound (too many bytes, records, ...).
+Status fits(const Document& doc, const Bounds& bounds = {});
+// An answer that can be stored (at most max_answer_bytes of JSON, nested within the
+// depth bound once inside its record); the front ends check it where it is typed.
+Status check_answer(const nlohmann::json& answer, const Bounds& bounds = {});
+// Times bounded to the present: an "at" later than now_ms becomes now_ms (a record
+// dated near 2^53 would otherwise win every merge forever) and a "due" later than
+// now_ms + interval_ms(kMaxBox) becomes that.
+void bound_times(Document& doc, int64_t now_ms);
+
 // The interval before a check in `box` is due again, in ms.
 int64_t interval_ms(int box);
 // Records an answer graded `correct` at time now_ms: attempts + 1, the box and due date
@@ -108,7 +121,7 @@ struct DueCheck {
 std::vector<DueCheck> due_checks(const Document& doc, int64_t now_ms);
 
 // "lesson,check,correct,attempts,last_answered\n" and one line per record (RFC 4180
-// quoting; a field starting with = + - @ gets a leading ' so a spreadsheet does not run
+// quoting; a field starting with = + - @ TAB or CR gets a leading ' so a spreadsheet does not run
 // it; last_answered as 2026-12-01T14:05:09Z).
 std::string summary_csv(const Document& doc);
 

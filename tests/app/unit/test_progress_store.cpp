@@ -83,7 +83,6 @@ TEST_CASE("every bad file is moved aside with a notice naming the problem") {
         {"{\"version\": 1, \"lang\": ", "not valid JSON"},
         {"[1, 2]", "not a JSON object"},
         {"{\"version\": 3, \"lang\": \"en\", \"checks\": {}}", "\"version\""},
-        {"{\"version\": 1, \"lang\": \"fr\", \"checks\": {}}", "\"lang\""},
         {"{\"version\": 1, \"lang\": \"en\", \"checks\": []}", "\"checks\""},
         {"{\"version\": 1, \"lang\": \"en\", \"last_lesson\": 3, \"checks\": {}}", "\"last_lesson\""},
         // Past the bounds: 100,000 deep (it used to crash every start), and 1 MiB.
@@ -211,4 +210,47 @@ TEST_CASE("import merges a progress file; a damaged one is refused and nothing c
     CHECK_FALSE(import_progress(mine, path, (dir.path / "none.json").string()));
     CHECK(fs::file_size(path) == before);
     CHECK(load_progress(path).progress.checks.at("m").count("c") == 1);
+}
+
+TEST_CASE("an import whose merged file would not read back is refused, and the stored file stays readable") {
+    // 10,500 records import under 1 MiB, but the merged file is written past it: the next
+    // start used to set the whole file aside.
+    TempDir dir;
+    const std::string path = (dir.path / "progress.json").string();
+    Progress mine;
+    icl::progress::record_answer(mine, "dual-form", "q", "b", true, 10);
+    REQUIRE(save_progress(mine, path).ok());
+    std::string big = R"({"version":2,"checks":{"l":{)";
+    for (int i = 0; i < 10500; ++i)
+        big += std::string(i ? "," : "") + "\"c" + std::to_string(i) +
+               R"(":{"answer":"a","correct":true,"attempts":1,"at":1764590400000,"box":1,"due":1764590400000})";
+    big += "}}}";
+    REQUIRE(big.size() <= icl::progress::Bounds{}.max_bytes);
+    write(dir.path / "big.json", big);
+    const auto before = fs::file_size(path);
+    auto refused = import_progress(mine, path, (dir.path / "big.json").string());
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find("would not read back") != std::string::npos);
+    CHECK(refused.error().message.find("nothing was imported") != std::string::npos);
+    CHECK(fs::file_size(path) == before);
+    const LoadedProgress loaded = load_progress(path);
+    CHECK(loaded.notice.empty());
+    CHECK(loaded.progress.checks.at("dual-form").count("q") == 1);
+    CHECK(files_starting_with(dir.path, "progress.json.corrupt") == 0);
+}
+
+TEST_CASE("a progress file written in an added language is read, not set aside") {
+    TempDir dir;
+    const std::string path = (dir.path / "progress.json").string();
+    Progress p;
+    p.lang = "fr";   // the app opened once in lessons/fr/
+    icl::progress::record_answer(p, "dual-form", "q", "b", true, 10);
+    REQUIRE(save_progress(p, path).ok());
+    for (int start = 0; start < 2; ++start) {
+        const LoadedProgress loaded = load_progress(path);
+        CHECK(loaded.notice.empty());
+        CHECK(loaded.progress.lang == "fr");
+        CHECK(loaded.progress.checks.at("dual-form").count("q") == 1);
+    }
+    CHECK(files_starting_with(dir.path, "progress.json.corrupt") == 0);
 }
