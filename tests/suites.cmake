@@ -36,6 +36,9 @@ if(ICL_WASM)
   icl_add_suite(browser-hostile LABELS browser
                 COMMAND node tests/browser/hostile.mjs ${ICL_NATIVE_BIN_DIR}/icl $<TARGET_FILE_DIR:icl_core_wasm>)
   icl_add_suite(app-browser LABELS app browser COMMAND ${ICL_SRC}/tests/app/lab.sh ${ICL_SITE_DIR})
+  # Every lab with a text or number field: typed, then Run; the typed setup's result, and
+  # an error that does not pass the old result off as its own.
+  icl_add_suite(browser-labs LABELS browser COMMAND node tests/browser/labs.mjs ${ICL_SITE_DIR})
   # A language is a folder: a pseudo-locale made at test time goes through the lint, the
   # CLI, a site build, a page in Chromium and the desktop app.
   icl_add_suite(pseudo-locale LABELS browser

@@ -187,10 +187,16 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
         ImGui::TreePop();
     }
 
-    if (running) {
-        if (ImGui::Button(ui(app.lang, "stop"))) demo.run->stop();
-    } else {
-        if (ImGui::Button(ui(app.lang, "run"))) start_demo_run(app, demo);
+    // One button, Run or Stop, that does what it read when the press began: an edit can
+    // start a run between the press and the release (an analytic demo follows its
+    // controls), and that release means Run, not the Stop the button has become.
+    const std::string run_label = std::string(ui(app.lang, running ? "stop" : "run")) + "###run";
+    const bool pressed = ImGui::Button(run_label.c_str());
+    if (ImGui::IsItemActivated()) demo.press_stops = running;
+    if (pressed) {
+        if (demo.press_stops && running) demo.run->stop();
+        else if (!running) start_demo_run(app, demo);
+        demo.press_stops = false;
     }
     ImGui::SameLine();
     ImGui::BeginDisabled(running);
@@ -212,7 +218,18 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
             std::snprintf(overlay, sizeof overlay, "%s — %.0f%%", state, 100 * result->progress);
             ImGui::ProgressBar(static_cast<float>(result->progress), ImVec2(-1, 0), overlay);
         }
+        // A result of other parameters than the controls show is dimmed under a note.
+        auto full = [&](nlohmann::json p) {  // absent and null values read as their defaults
+            if (!p.is_object()) p = nlohmann::json::object();
+            for (const icl::ParamSpec& spec : def.params)
+                if (!p.contains(spec.name) || p[spec.name].is_null()) p[spec.name] = icl::default_json(spec);
+            return p;
+        };
+        const bool stale = full(demo.run_params) != full(demo.params) || demo.run_seed != demo.seed;
+        if (stale) ImGui::TextColored(kMuted, "%s", ui(app.lang, demo.error.empty() ? "stale_note" : "stale_after_error"));
+        if (stale) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, ImGui::GetStyle().Alpha * 0.45f);
         draw_result(*result, fonts);
+        if (stale) ImGui::PopStyleVar();
     } else if (!def.analytic) {
         ImGui::TextColored(kMuted, "%s", ui(app.lang, "press_run"));
     }
