@@ -7,7 +7,8 @@
 // step, exactly the one the site's wasm core computes under node for the typed value,
 // and not the one for the old value. Then a value the core refuses: the error is shown
 // and the earlier result is not left as if it were this setup's (cleared, or dimmed under
-// a note that says so).
+// a note that says so). And every demo's first result opens with a headline sentence and
+// shows no identifier (snake_case) outside code and the export.
 // LABS_DEMOS=prompt_lab,... and LABS_LANGS=en restrict the runs (while working on them).
 // Ends with "labs: N passed, M failed".
 import fs from 'node:fs';
@@ -82,6 +83,10 @@ function fieldOf(info) {
     value, typed: String(value), bad: String(num.max + 1000 * (Math.abs(num.max) + 1)) };
 }
 
+// An identifier: lower-case words joined by '_' (p_top, follows_label, n_points); a
+// subscript in notation (x_i, W_KQ, y_1) is not one.
+const IDENTIFIER = /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*_[a-z][a-z0-9]+\b/g;
+
 const { origin } = await serveSite(site);
 const browser = await launchChromium();
 
@@ -106,6 +111,27 @@ for (const lang of langs) {
     if (!field) { await context.close(); continue; }
     const section = page.locator('section.demo');
     const runButton = section.locator('button.run');
+
+    await test(`${lang}/${demo}: the first result opens with a headline and shows no identifier outside code and export`, async () => {
+      if (await state(page) !== 'running' && await draws(page) === 0) await runButton.click();
+      await page.waitForFunction(() => Number(document.querySelector('section.demo').dataset.draws) > 0, null, { timeout: TIMEOUT_MS });
+      const read = await page.evaluate(() => {
+        const parts = [...document.querySelectorAll('section.demo .panels, section.demo .control-beside')].map((e) => {
+          const copy = e.cloneNode(true);
+          copy.querySelectorAll('code, .demo-export').forEach((c) => c.remove());
+          document.body.appendChild(copy);  // innerText needs it rendered
+          const text = copy.innerText;
+          copy.remove();
+          return text;
+        });
+        const headline = document.querySelector('section.demo .result-headline');
+        return { text: parts.join('\n'), headline: headline ? headline.textContent.trim() : '' };
+      });
+      expect(read.headline.length > 0, 'the result has no headline');
+      expect(!/[{}⟦⟧]/.test(read.headline), `the headline has an unfilled placeholder: ${read.headline}`);
+      const ids = [...new Set(read.text.match(IDENTIFIER) || [])];
+      expect(ids.length === 0, `identifiers shown: ${ids.join(', ')}`);
+    });
 
     await test(`${lang}/${demo}: typing ${field.spec.name} and clicking Run shows the typed setup's result`, async () => {
       // A first result on screen (of the default setup): run it, a training demo to its first drawing.
@@ -155,8 +181,8 @@ for (const lang of langs) {
       await input.click();
       await input.press('Control+a');
       await page.keyboard.type(field.bad);
-      await runButton.click();
-      await page.waitForFunction(() => document.querySelector('section.demo').dataset.state === 'error', null, { timeout: TIMEOUT_MS });
+      await input.press('Enter');  // commits the field (and runs it), as leaving it does
+      await page.waitForFunction(() => document.querySelector('section.demo').dataset.state === 'error', null, { timeout: 20000 });
       const alert = await page.evaluate(() => [...document.querySelectorAll('section.demo [role=alert]')].map((e) => (e.hidden ? '' : e.textContent)).join(' ').trim());
       expect(alert.length > 0, 'no error is shown');
       // Cleared, or dimmed under a visible note.
