@@ -30,6 +30,15 @@ export function withDefaults(info, params = {}) {
   return full;
 }
 
+// A headline as a paragraph: its text as text, each **span** in <strong>.
+function headlineElement(text) {
+  const p = el('p', { class: 'result-headline' });
+  String(text).split('**').forEach((part, k) => {
+    if (part) p.appendChild(k % 2 ? el('strong', {}, part) : document.createTextNode(part));
+  });
+  return p;
+}
+
 // The parameters of `params` that differ from `base` (what a URL carries).
 export const changedFrom = (params, base) => Object.fromEntries(Object.entries(params).filter(([k, v]) => !same(v, base[k])));
 
@@ -150,6 +159,7 @@ export class DemoBlock {
     const stale = Boolean(this.result) && !same(this.resultParams, this.params);
     const failedHere = failed || (this.section.dataset.state === 'error' && stale);
     this.panels.classList.toggle('stale', stale);
+    for (const slot of Object.values(this.slots || {})) slot.classList.toggle('stale', stale);
     this.section.dataset.stale = stale ? 'true' : 'false';
     this.staleNote.hidden = !stale;
     this.staleNote.textContent = !stale ? '' : failedHere ? this.words.staleAfterError
@@ -286,20 +296,28 @@ export class DemoBlock {
     // then swapped in one step, so a redraw does not flicker or thrash layout.
     const width = this.panels.clientWidth;
     const holder = document.createDocumentFragment();
+    // The result opens with its headline (the core's sentence; **x** is bold).
+    if (result.headline) holder.appendChild(headlineElement(result.headline));
+    // A panel with "beside" is drawn next to the control it answers, in that control's slot.
+    this.slots = this.slots || Object.fromEntries([...this.section.querySelectorAll('.control-beside')].map((s) => [s.dataset.for, s]));
+    const besides = new Map(Object.values(this.slots).map((slot) => [slot, document.createDocumentFragment()]));
     // A panel the same as last time at the same width keeps its figure: while a model
     // trains, most panels change only at its evaluations (induction_heads: one step in 40).
     const previous = this.figures || new Map();
     this.figures = new Map();
     for (const panel of result.panels || []) {
-      const key = `${width} ${JSON.stringify(panel)}`;
+      const slot = panel.beside ? this.slots[panel.beside] : null;
+      const into = slot ? besides.get(slot) : holder;
+      const at = slot ? slot.clientWidth || width : width;
+      const key = `${at} ${panel.beside || ''} ${JSON.stringify(panel)}`;
       const kept = previous.get(key);
       if (kept) {
         previous.delete(key);
-        holder.appendChild(kept);
+        into.appendChild(kept);
         this.figures.set(key, kept);
         continue;
       }
-      const figure = drawPanel(panel, holder, width);
+      const figure = drawPanel(panel, into, at);
       this.figures.set(key, figure);
       if (GRAPHIC_KINDS.has(panel.kind)) {
         const svg = figure.querySelector('svg');
@@ -310,6 +328,7 @@ export class DemoBlock {
       }
     }
     this.panels.replaceChildren(holder);
+    for (const [slot, fragment] of besides) slot.replaceChildren(fragment);
     this.exportBar.hidden = false;
     this.draws += 1;
     this.section.dataset.draws = String(this.draws);
