@@ -170,10 +170,10 @@ std::string Session::headline(const std::vector<Panel>& panels) const {
     for (const Panel& p : panels)
         if (const auto* s = std::get_if<ScalarsPanel>(&p))
             for (const Scalar& it : s->items) scalars.push_back(&it);
-    std::string key = "headline";
+    std::string key = "result_headline";
     for (const Scalar* s : scalars) {
         const std::string k = whole_key(s->value);
-        if (!k.empty() && texts_.has("headline." + s->name + "=" + k)) { key = "headline." + s->name + "=" + k; break; }
+        if (!k.empty() && texts_.has("result_headline." + s->name + "=" + k)) { key = "result_headline." + s->name + "=" + k; break; }
     }
     if (!texts_.has(key)) return "";
     std::vector<std::string> names;  // the args point into these
@@ -207,6 +207,9 @@ Result Session::result() const {
                 if (it.text.empty() && !k.empty() && texts_.has("scalar." + it.name + "=" + k)) it.text = texts_("scalar." + it.name + "=" + k);
             }
     if (r.error.empty()) r.headline = headline(r.panels);
+    // A run whose numbers are not there yet says so rather than opening with nothing.
+    if (r.error.empty() && r.headline.empty() && !r.done && texts_.has("result_headline") && texts_.has("result_headline.pending"))
+        r.headline = texts_("result_headline.pending");
     return r;
 }
 

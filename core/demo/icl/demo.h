@@ -258,9 +258,10 @@ protected:
     // What the demo draws, from what step() stored.
     virtual std::vector<Panel> panels() const = 0;
     // The sentence the result opens with, from the catalogue, numbers in place. By default
-    // "headline" filled with the scalars by name ({max_abs_diff:.0e}; {<name>_pct} is the
-    // value × 100); where a whole-valued scalar has a "headline.<name>=<value>", that one.
-    // "" when the catalogue has none or a value it names is missing or not finite.
+    // "result_headline" filled with the scalars by name ({max_abs_diff:.0e}; {<name>_pct} is
+    // the value × 100); where a whole-valued scalar has "result_headline.<name>=<value>", that.
+    // "" when the catalogue has none or a value it names is missing or not finite (a
+    // run not done then opens with common's "result_headline.pending").
     virtual std::string headline(const std::vector<Panel>& panels) const;
     // The demo's messages in the learner's language (those start_demo was given).
     const Texts& texts() const { return texts_; }
