@@ -43,6 +43,9 @@ if(ICL_WASM)
   # statements sent to an LRS stand-in; both servers on 127.0.0.1, started by the suite.
   icl_add_suite(browser-scorm LABELS browser COMMAND node tests/browser/scorm.mjs ${ICL_NATIVE_BIN_DIR}/icl ${ICL_SITE_DIR})
   icl_add_suite(browser-xapi LABELS browser COMMAND node tests/browser/xapi.mjs ${ICL_NATIVE_BIN_DIR}/icl ${ICL_SITE_DIR})
+  # Every lab with a text or number field: typed, then Run; the typed setup's result, and
+  # an error that does not pass the old result off as its own.
+  icl_add_suite(browser-labs LABELS browser COMMAND node tests/browser/labs.mjs ${ICL_SITE_DIR})
   # A language is a folder: a pseudo-locale made at test time goes through the lint, the
   # CLI, a site build, a page in Chromium and the desktop app.
   icl_add_suite(pseudo-locale LABELS browser

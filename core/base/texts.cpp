@@ -95,6 +95,10 @@ std::string fill_template(const std::string& tmpl, std::initializer_list<TextArg
     return fill(tmpl, args.begin(), args.end());
 }
 
+std::string fill_template(const std::string& tmpl, const std::vector<TextArg>& args) {
+    return fill(tmpl, args.data(), args.data() + args.size());
+}
+
 Expected<Texts> Texts::from_layers(const std::string& lang, const std::vector<nlohmann::json>& layers,
                                    const std::vector<std::string>& names) {
     Texts t;

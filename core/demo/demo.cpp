@@ -58,7 +58,8 @@ struct PanelToJson {
     json operator()(const ScalarsPanel& p) const {
         json items = json::array();
         for (const auto& s : p.items)
-            items.push_back({{"name", s.name}, {"value", json_number(s.value)}, {"unit", s.unit}, {"help", s.help}});
+            items.push_back({{"name", s.name}, {"value", json_number(s.value)}, {"unit", s.unit}, {"help", s.help},
+                             {"label", s.label}, {"text", s.text}});
         return {{"kind", "scalars"}, {"title", p.title}, {"items", items}};
     }
     json operator()(const LinesPanel& p) const {
@@ -66,8 +67,10 @@ struct PanelToJson {
         for (const auto& s : p.series)
             series.push_back({{"name", s.name}, {"x", json_numbers(s.x)}, {"y", json_numbers(s.y)}, {"y_err", json_numbers(s.y_err)},
                               {"dashed", s.dashed}, {"markers", s.markers}});
-        return {{"kind", "lines"}, {"title", p.title}, {"x_label", p.x_label}, {"y_label", p.y_label},
-                {"log_x", p.log_x}, {"log_y", p.log_y}, {"series", series}};
+        json out = {{"kind", "lines"}, {"title", p.title}, {"x_label", p.x_label}, {"y_label", p.y_label},
+                    {"log_x", p.log_x}, {"log_y", p.log_y}, {"series", series}};
+        if (!p.beside.empty()) out["beside"] = p.beside;
+        return out;
     }
     json operator()(const HeatmapPanel& p) const {
         return {{"kind", "heatmap"}, {"title", p.title}, {"x_label", p.x_label}, {"y_label", p.y_label},
@@ -76,8 +79,10 @@ struct PanelToJson {
                 {"scale", p.diverging ? "diverging" : "sequential"}};
     }
     json operator()(const BarsPanel& p) const {
-        return {{"kind", "bars"}, {"title", p.title}, {"y_label", p.y_label}, {"labels", p.labels},
-                {"values", json_numbers(p.values)}, {"errors", json_numbers(p.errors)}};
+        json out = {{"kind", "bars"}, {"title", p.title}, {"y_label", p.y_label}, {"labels", p.labels},
+                    {"values", json_numbers(p.values)}, {"errors", json_numbers(p.errors)}};
+        if (!p.beside.empty()) out["beside"] = p.beside;
+        return out;
     }
     json operator()(const TablePanel& p) const {
         return {{"kind", "table"}, {"title", p.title}, {"columns", p.columns}, {"rows", p.rows}};
@@ -138,18 +143,52 @@ json to_json(const Result& r) {
     json panels = json::array();
     for (const auto& p : r.panels) panels.push_back(std::visit(PanelToJson{}, p));
     return {{"demo", r.demo}, {"progress", json_number(r.progress)}, {"done", r.done}, {"error", r.error},
-            {"panels", panels}};
+            {"headline", r.headline}, {"panels", panels}};
 }
 
 std::string to_text(const Result& r) {
     std::ostringstream out;
     out << r.demo << (r.done ? " (done)" : " (running)") << "\n";
     if (!r.error.empty()) out << "error: " << r.error << "\n";
+    if (!r.headline.empty()) out << r.headline << "\n";
     for (const auto& p : r.panels) std::visit(PanelToText{out}, p);
     return out.str();
 }
 
 // ---- sessions --------------------------------------------------------------------
+
+namespace {
+// A whole number as a catalogue key writes it ("-1", "0", "3"); "" if v is not one.
+std::string whole_key(double v) {
+    if (!std::isfinite(v) || v != std::floor(v) || std::fabs(v) > 1e9) return "";
+    return std::to_string(static_cast<long long>(v));
+}
+}  // namespace
+
+std::string Session::headline(const std::vector<Panel>& panels) const {
+    std::vector<const Scalar*> scalars;
+    for (const Panel& p : panels)
+        if (const auto* s = std::get_if<ScalarsPanel>(&p))
+            for (const Scalar& it : s->items) scalars.push_back(&it);
+    std::string key = "result_headline";
+    for (const Scalar* s : scalars) {
+        const std::string k = whole_key(s->value);
+        if (!k.empty() && texts_.has("result_headline." + s->name + "=" + k)) { key = "result_headline." + s->name + "=" + k; break; }
+    }
+    if (!texts_.has(key)) return "";
+    std::vector<std::string> names;  // the args point into these
+    names.reserve(2 * scalars.size());
+    std::vector<TextArg> args;
+    for (const Scalar* s : scalars) {
+        if (!std::isfinite(s->value)) continue;
+        names.push_back(s->name);
+        args.emplace_back(names.back().c_str(), s->value);
+        names.push_back(s->name + "_pct");
+        args.emplace_back(names.back().c_str(), 100 * s->value);
+    }
+    const std::string out = fill_template(texts_.messages()[key].get<std::string>(), args);
+    return out.find('{') == std::string::npos ? out : "";  // a value it names is missing
+}
 
 Result Session::result() const {
     Result r;
@@ -158,6 +197,19 @@ Result Session::result() const {
     r.progress = progress();
     r.error = error_;
     r.panels = panels();
+    // Scalars in words: the catalogue's label (else the help, never the identifier) and
+    // the words of a whole value where the catalogue has them.
+    for (Panel& p : r.panels)
+        if (auto* s = std::get_if<ScalarsPanel>(&p))
+            for (Scalar& it : s->items) {
+                if (it.label.empty()) it.label = texts_.has("scalar." + it.name) ? texts_("scalar." + it.name) : it.help;
+                const std::string k = whole_key(it.value);
+                if (it.text.empty() && !k.empty() && texts_.has("scalar." + it.name + "=" + k)) it.text = texts_("scalar." + it.name + "=" + k);
+            }
+    if (r.error.empty()) r.headline = headline(r.panels);
+    // A run whose numbers are not there yet says so rather than opening with nothing.
+    if (r.error.empty() && r.headline.empty() && !r.done && texts_.has("result_headline") && texts_.has("result_headline.pending"))
+        r.headline = texts_("result_headline.pending");
     return r;
 }
 
@@ -257,6 +309,7 @@ Expected<std::unique_ptr<Session>> start_demo(const std::string& id, const json&
                           " lane(s); there is no lane " + std::to_string(lane));
     session.value()->demo_id_ = def->id;
     session.value()->lane_ = lane;
+    session.value()->texts_ = text;
     return session;
 }
 

@@ -80,6 +80,7 @@ public:
     }
     bool done() const override { return done_; }
     std::vector<Panel> panels() const override;
+    std::string headline(const std::vector<Panel>& panels) const override;
 
 private:
     // Softmax of the last position's logits of one prompt, with or without the options.
@@ -311,6 +312,7 @@ std::vector<Panel> PromptLabSession::panels() const {
     panels.push_back(sc);
 
     BarsPanel bars{msg("next_token_the_10"), msg("probability"), {}, {}, {}};
+    bars.beside = "prompt";  // the answer next to the prompt that asks it
     for (int i = 0; i < 10 && i < V; ++i) {
         bars.labels.push_back(word(order[(size_t)i]));
         bars.values.push_back(p_[(size_t)order[(size_t)i]]);
@@ -377,6 +379,19 @@ std::vector<Panel> PromptLabSession::panels() const {
         note += msg("the_continuation_stops_at");
     panels.push_back(NotePanel{msg("what_is_computed"), note});
     return panels;
+}
+
+// What the model answers, and whether that is the label the prompt gives the query.
+std::string PromptLabSession::headline(const std::vector<Panel>&) const {
+    if (!done_ || !error_.empty() || p_.empty()) return "";
+    const auto& words = tasks::suite().words;
+    const int top = (int)(std::max_element(p_.begin(), p_.end()) - p_.begin());
+    const std::string answer = words[(size_t)top];
+    const double p = 100.0 * p_[(size_t)top];
+    if (label_ < 0) return ctx_.text("headline.own", {{"answer", answer}, {"p", p}});
+    if (top == label_) return ctx_.text("headline.follows", {{"answer", answer}, {"p", p}});
+    return ctx_.text("headline.departs", {{"answer", answer}, {"p", p}, {"label", words[(size_t)label_]},
+                                          {"p_label", 100.0 * p_[(size_t)label_]}});
 }
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {

@@ -234,6 +234,7 @@ std::vector<Panel> RegressionLabSession::panels() const {
     lines.title = msg("predictions_across_x_from");
     lines.x_label = "x";
     lines.y_label = msg("prediction_x");
+    lines.beside = "points";  // the lines the point editor moves, next to it
     Series points{msg("your_in_context_points"), {}, {}, {}, false, true};
     for (const auto& xy : pts) { points.x.push_back(xy[0]); points.y.push_back(xy[1]); }
     lines.series.push_back(points);

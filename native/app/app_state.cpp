@@ -204,6 +204,8 @@ void start_demo_run(AppState& app, DemoInstance& demo) {
     }
     demo.error.clear();
     demo.run = std::move(run.value());
+    demo.run_params = demo.params;
+    demo.run_seed = demo.seed;
 }
 
 DemoInstance* find_demo_instance(AppState& app, const std::string& name) {

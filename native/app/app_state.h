@@ -53,7 +53,10 @@ struct DemoInstance {
     nlohmann::json params;             // what the controls show now
     uint64_t seed = 1;
     std::unique_ptr<DemoRun> run;
+    nlohmann::json run_params;         // the params and seed `run` computes (what its result shows)
+    uint64_t run_seed = 1;
     std::string error;                 // why the last start failed
+    bool press_stops = false;          // the Run/Stop button read Stop when this press began
 };
 
 // The learner's answer to one check, as it is being given, and its grade.

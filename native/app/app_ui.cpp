@@ -171,6 +171,20 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
     if (!def.paper.empty()) ImGui::TextColored(kMuted, "%s %s", ui(app.lang, "paper"), def.paper.c_str());
 
     const bool running = demo.run && demo.run->running();
+    // A result of other parameters than the controls show is dimmed under a note.
+    auto full = [&](nlohmann::json p) {  // absent and null values read as their defaults
+        if (!p.is_object()) p = nlohmann::json::object();
+        for (const icl::ParamSpec& spec : def.params)
+            if (!p.contains(spec.name) || p[spec.name].is_null()) p[spec.name] = icl::default_json(spec);
+        return p;
+    };
+    const bool stale = demo.run && (full(demo.run_params) != full(demo.params) || demo.run_seed != demo.seed);
+    // Panels that answer a control (a point editor's lines, a prompt's answer) are drawn
+    // in a column beside the parameters.
+    const auto shown = demo.run ? demo.run->snapshot() : nullptr;
+    const bool beside = shown && has_beside_panels(*shown) &&
+                        ImGui::BeginTable("##beside", 2, ImGuiTableFlags_SizingStretchSame);
+    if (beside) ImGui::TableNextColumn();
     if (ImGui::TreeNodeEx(ui(app.lang, "parameters"), ImGuiTreeNodeFlags_DefaultOpen)) {
         ImGui::BeginDisabled(running && !def.analytic);  // an analytic demo restarts on every edit
         const bool changed = draw_param_controls(def.params, demo.params, texts, app.lang);
@@ -186,11 +200,24 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
         if ((changed || seed_changed) && def.analytic) start_demo_run(app, demo);
         ImGui::TreePop();
     }
+    if (beside) {
+        ImGui::TableNextColumn();
+        if (stale) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, ImGui::GetStyle().Alpha * 0.45f);
+        draw_beside_panels(*shown, fonts);
+        if (stale) ImGui::PopStyleVar();
+        ImGui::EndTable();
+    }
 
-    if (running) {
-        if (ImGui::Button(ui(app.lang, "stop"))) demo.run->stop();
-    } else {
-        if (ImGui::Button(ui(app.lang, "run"))) start_demo_run(app, demo);
+    // One button, Run or Stop, that does what it read when the press began: an edit can
+    // start a run between the press and the release (an analytic demo follows its
+    // controls), and that release means Run, not the Stop the button has become.
+    const std::string run_label = std::string(ui(app.lang, running ? "stop" : "run")) + "###run";
+    const bool pressed = ImGui::Button(run_label.c_str());
+    if (ImGui::IsItemActivated()) demo.press_stops = running;
+    if (pressed) {
+        if (demo.press_stops && running) demo.run->stop();
+        else if (!running) start_demo_run(app, demo);
+        demo.press_stops = false;
     }
     ImGui::SameLine();
     ImGui::BeginDisabled(running);
@@ -212,7 +239,10 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
             std::snprintf(overlay, sizeof overlay, "%s — %.0f%%", state, 100 * result->progress);
             ImGui::ProgressBar(static_cast<float>(result->progress), ImVec2(-1, 0), overlay);
         }
+        if (stale) ImGui::TextColored(kMuted, "%s", ui(app.lang, demo.error.empty() ? "stale_note" : "stale_after_error"));
+        if (stale) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, ImGui::GetStyle().Alpha * 0.45f);
         draw_result(*result, fonts);
+        if (stale) ImGui::PopStyleVar();
     } else if (!def.analytic) {
         ImGui::TextColored(kMuted, "%s", ui(app.lang, "press_run"));
     }

@@ -401,10 +401,11 @@ void draw_scalars(const icl::ScalarsPanel& p) {
     for (const icl::Scalar& s : p.items) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(s.name.c_str());
-        if (!s.help.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.help.c_str());
+        // The catalogue's label (the core falls back to the help), never the identifier.
+        ImGui::TextWrapped("%s", (s.label.empty() ? s.help : s.label).c_str());
+        if (!s.help.empty() && s.help != s.label && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.help.c_str());
         ImGui::TableNextColumn();
-        const std::string value = format_number(s.value) + (s.unit.empty() ? "" : " " + s.unit);
+        const std::string value = !s.text.empty() ? s.text : format_number(s.value) + (s.unit.empty() ? "" : " " + s.unit);
         ImGui::TextUnformatted(value.c_str());
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%.17g", s.value);
     }
@@ -430,13 +431,18 @@ void draw_table(const icl::TablePanel& p) {
 
 }  // namespace
 
-void draw_result(const icl::Result& result, const Fonts& fonts) {
-    if (!result.error.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
-        ImGui::TextWrapped("%s", result.error.c_str());
-        ImGui::PopStyleColor();
-    }
+namespace {
+const std::string& beside_of(const icl::Panel& panel) {
+    static const std::string none;
+    if (const auto* l = std::get_if<icl::LinesPanel>(&panel)) return l->beside;
+    if (const auto* b = std::get_if<icl::BarsPanel>(&panel)) return b->beside;
+    return none;
+}
+
+// The panels of `result` that are (beside) or are not (!beside) drawn beside a control.
+void draw_panels(const icl::Result& result, const Fonts& fonts, bool beside) {
     for (size_t k = 0; k < result.panels.size(); ++k) {
+        if (beside_of(result.panels[k]).empty() == beside) continue;
         ImGui::PushID(static_cast<int>(k));
         std::visit([&fonts](const auto& panel) {
             using T = std::decay_t<decltype(panel)>;
@@ -456,9 +462,38 @@ void draw_result(const icl::Result& result, const Fonts& fonts) {
         ImGui::PopID();
     }
 }
+}  // namespace
+
+bool has_beside_panels(const icl::Result& result) {
+    for (const icl::Panel& p : result.panels)
+        if (!beside_of(p).empty()) return true;
+    return false;
+}
+
+void draw_beside_panels(const icl::Result& result, const Fonts& fonts) { draw_panels(result, fonts, true); }
+
+void draw_result(const icl::Result& result, const Fonts& fonts) {
+    if (!result.error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+        ImGui::TextWrapped("%s", result.error.c_str());
+        ImGui::PopStyleColor();
+    }
+    if (!result.headline.empty()) {  // its **bold** marks dropped: the whole sentence is set bold
+        std::string text;
+        for (size_t i = 0; i < result.headline.size(); ++i) {
+            if (result.headline.compare(i, 2, "**") == 0) { ++i; continue; }
+            text += result.headline[i];
+        }
+        ImGui::PushFont(fonts.bold);
+        ImGui::TextWrapped("%s", text.c_str());
+        ImGui::PopFont();
+        ImGui::Spacing();
+    }
+    draw_panels(result, fonts, false);
+}
 
 std::string result_texts(const icl::Result& result) {
-    std::string out = result.error;
+    std::string out = result.error + result.headline;
     for (const icl::Panel& panel : result.panels)
         std::visit([&out](const auto& p) {
             using T = std::decay_t<decltype(p)>;
@@ -474,7 +509,7 @@ std::string result_texts(const icl::Result& result) {
                 out += p.y_label;
                 for (const std::string& l : p.labels) out += l;
             } else if constexpr (std::is_same_v<T, icl::ScalarsPanel>) {
-                for (const icl::Scalar& s : p.items) out += s.name + s.unit + s.help;
+                for (const icl::Scalar& s : p.items) out += s.name + s.unit + s.help + s.label + s.text;
             } else if constexpr (std::is_same_v<T, icl::TablePanel>) {
                 for (const std::string& c : p.columns) out += c;
                 for (const auto& row : p.rows)

@@ -187,6 +187,8 @@ export function buildControls(form, specs, values, idPrefix, onChange, words = {
       setters[spec.name] = set;
     }
     if (help) row.appendChild(help);
+    // Where a Result panel that answers this control is drawn (a panel's "beside").
+    row.appendChild(el('div', { class: 'control-beside', 'data-for': spec.name }));
     form.appendChild(row);
   }
   // A core error that names a text parameter is shown under that field.

@@ -16,6 +16,9 @@ const el = (tag, attrs = {}, text) => {
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
+// How long an analytic demo's run started by a changed control goes on before Run becomes Stop.
+const STOP_SHOWN_AFTER_MS = 600;
+
 // A demo's full setup: its defaults (DemoInfo.params) under the given parameters; a
 // lesson writes points as "x,y; x,y", held here as [[x, y], ...] like the editor's.
 export function withDefaults(info, params = {}) {
@@ -25,6 +28,15 @@ export function withDefaults(info, params = {}) {
     if (p.type === 'points' && typeof v === 'string' && textToPoints(v)) full[p.name] = textToPoints(v);
   }
   return full;
+}
+
+// A headline as a paragraph: its text as text, each **span** in <strong>.
+function headlineElement(text) {
+  const p = el('p', { class: 'result-headline' });
+  String(text).split('**').forEach((part, k) => {
+    if (part) p.appendChild(k % 2 ? el('strong', {}, part) : document.createTextNode(part));
+  });
+  return p;
 }
 
 // The parameters of `params` that differ from `base` (what a URL carries).
@@ -61,8 +73,16 @@ export class DemoBlock {
     this.setters = buildControls(fieldset, this.info.params, this.params, `p-${this.block.name}`, (name, value, final) => this.changed(name, value, final), this.words);
 
     const bar = el('div', { class: 'demo-bar' });
-    this.runButton = el('button', { type: 'button', class: 'run' }, w.run);
-    this.runButton.addEventListener('click', () => (this.stop ? this.halt() : this.run()));
+    this.runButton = el('button', { type: 'button', class: 'run', 'data-shows': 'run' }, w.run);
+    // The button does what it showed when the press began. Pressing it takes the focus
+    // from a field the learner just typed into, and that field's change starts a run
+    // before the click arrives: that click means Run, not the Stop it would find.
+    const shown = () => this.runButton.dataset.shows === 'stop';
+    this.runButton.addEventListener('pointerdown', () => { this.pressStops = shown(); });
+    this.runButton.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') this.pressStops = shown(); });
+    // A press released elsewhere gives no click: forget it, so a later click reads the button anew.
+    window.addEventListener('pointerup', () => setTimeout(() => { this.pressStops = undefined; }, 0), true);
+    this.runButton.addEventListener('click', () => this.pressed());
     const reset = el('button', { type: 'button', class: 'reset', title: w.resetHint }, w.reset);
     reset.addEventListener('click', () => this.reset());
     this.progress = el('progress', { max: 1, value: 0, 'aria-label': w.progress });
@@ -70,6 +90,8 @@ export class DemoBlock {
     bar.append(this.runButton, reset, this.progress, this.status);
 
     this.error = el('p', { class: 'demo-error', role: 'alert', hidden: '' });
+    // Said above the panels when they show another setup than the controls do.
+    this.staleNote = el('p', { class: 'stale-note', hidden: '' });
     // first-result.js may have drawn the page's carried result here already: kept.
     this.note = body.querySelector(':scope > .precomputed-note');
     this.panels = body.querySelector(':scope > .panels') || el('div', { class: 'panels', 'aria-live': 'off' });
@@ -82,7 +104,7 @@ export class DemoBlock {
     exportBar.append(csv, json);
     this.exportBar = exportBar;
     exportBar.hidden = true;
-    body.append(form, bar, this.error, ...(this.note ? [this.note] : []), this.panels, exportBar);
+    body.append(form, bar, this.error, ...(this.note ? [this.note] : []), this.staleNote, this.panels, exportBar);
 
     // Redraw at the new width when the column changes size (phone rotation).
     let lastWidth = 0;
@@ -105,6 +127,7 @@ export class DemoBlock {
     this.params = { ...this.lessonParams, ...params };
     if (home) this.lessonParams = { ...this.params };
     for (const [k, v] of Object.entries(this.params)) if (this.setters[k]) this.setters[k](v);
+    this.markStale();
   }
 
   changed(name, value, final) {
@@ -113,7 +136,32 @@ export class DemoBlock {
     // Analytic demos follow the slider; training demos restart when it is let go. A
     // slider's 'change' repeats the value of its last 'input', which an analytic demo is
     // already computing or showing: starting it again would pay for the same result twice.
-    if (this.analytic ? !(this.runParams && same(this.runParams, this.params)) : final) this.run();
+    if (this.analytic ? !(this.runParams && same(this.runParams, this.params)) : final) this.run({ byControl: true });
+    else this.markStale();
+  }
+
+  // Run or Stop, as the button showed when the press began (pointerdown / keydown). A Run
+  // press while the current setup is already running (started by the field this press
+  // left) lets that run go on.
+  pressed() {
+    const stops = this.pressStops ?? this.runButton.dataset.shows === 'stop';
+    this.pressStops = undefined;
+    if (stops && this.stop) this.halt();
+    else if (!(this.stop && this.runParams && same(this.runParams, this.params))) this.run();
+  }
+
+  // Panels that show another setup than the controls (a run stopped before its first
+  // result, a setup the core refused, a change not yet run) are dimmed under a note that
+  // says so; the page never shows an old answer as if it were the new one's.
+  markStale(failed = false) {
+    const stale = Boolean(this.result) && !same(this.resultParams, this.params);
+    const failedHere = failed || (this.section.dataset.state === 'error' && stale);
+    this.panels.classList.toggle('stale', stale);
+    for (const slot of Object.values(this.slots || {})) slot.classList.toggle('stale', stale);
+    this.section.dataset.stale = stale ? 'true' : 'false';
+    this.staleNote.hidden = !stale;
+    this.staleNote.textContent = !stale ? '' : failedHere ? this.words.staleAfterError
+      : this.stop ? this.words.staleRunning : this.words.staleNote;
   }
 
   reset() {
@@ -139,16 +187,28 @@ export class DemoBlock {
     }
     if (stage === 'first-step') this.progress.value = result.progress || 0;
     this.draw();
+    this.markStale();
   }
 
-  run() {
+  // The button's face: 'run', 'rerun' or 'stop', after `delay` ms (a pending change is dropped).
+  setButton(face, delay = 0) {
+    clearTimeout(this.buttonTimer);
+    const show = () => { this.runButton.textContent = this.words[face]; this.runButton.dataset.shows = face; };
+    if (delay > 0) this.buttonTimer = setTimeout(show, delay);
+    else show();
+  }
+
+  // byControl: started by a changed control, not by Run. An analytic demo's such run (one
+  // per pause in typing, a quick recompute) shows Stop only once it has gone on for a
+  // moment, so the button does not turn into Stop under a learner reaching for Run.
+  run({ byControl = false } = {}) {
     if (this.stop) this.stop();
     const w = this.words;
     const params = { ...this.params };
     this.runParams = params;  // what the newest run computes (changed() compares)
     this.section.dataset.state = 'running';
     this.setStatus(w.queued);
-    this.runButton.textContent = w.stop;
+    this.setButton('stop', byControl && this.analytic ? STOP_SHOWN_AFTER_MS : 0);
     this.progress.value = 0;
     const t0 = performance.now();
     this.stop = this.client.run({ demo: this.block.demo, params, lang: this.lang, seed: 1 },
@@ -163,6 +223,7 @@ export class DemoBlock {
         const took = seconds >= 0.5 ? ` · ${w.elapsed(seconds.toFixed(1))}` : '';
         this.setStatus(result.done ? `${w.done}${took}` : `${w.running} ${Math.round((result.progress || 0) * 100)}%`);
         this.showError(result.error ? `${w.failed}: ${result.error}` : '');
+        this.markStale();
         if (result.done) this.drawNow();
         else this.scheduleDraw();
       },
@@ -171,14 +232,16 @@ export class DemoBlock {
         this.finished('error');
         this.setStatus(w.failed);
         this.showError(message);
+        this.markStale(true);
       });
+    this.markStale();
   }
 
   // A training demo waits for Run: it can take seconds of CPU, which a page should
   // not spend on load (a phone's battery, the other demos' first drawing).
   idle() {
     this.section.dataset.state = 'idle';
-    this.runButton.textContent = this.words.run;
+    this.setButton('run');
     this.setStatus(this.words.pressRun);
   }
 
@@ -187,6 +250,7 @@ export class DemoBlock {
     this.runParams = null;  // stopped before its result: the same setup runs again
     this.finished('stopped');
     this.setStatus(this.words.stopped);
+    this.markStale();
   }
 
   finished(state) {
@@ -196,7 +260,7 @@ export class DemoBlock {
     const own = state === 'done' && this.result && same(this.resultParams, this.params);
     for (const resolve of this.ownWaiters.splice(0)) resolve(own ? this.result : { error: this.words.failed });
     this.section.dataset.state = state;
-    this.runButton.textContent = this.words.rerun;
+    this.setButton('rerun');
   }
 
   setStatus(text) { this.status.textContent = text; }
@@ -230,20 +294,28 @@ export class DemoBlock {
     // then swapped in one step, so a redraw does not flicker or thrash layout.
     const width = this.panels.clientWidth;
     const holder = document.createDocumentFragment();
+    // The result opens with its headline (the core's sentence; **x** is bold).
+    if (result.headline) holder.appendChild(headlineElement(result.headline));
+    // A panel with "beside" is drawn next to the control it answers, in that control's slot.
+    this.slots = this.slots || Object.fromEntries([...this.section.querySelectorAll('.control-beside')].map((s) => [s.dataset.for, s]));
+    const besides = new Map(Object.values(this.slots).map((slot) => [slot, document.createDocumentFragment()]));
     // A panel the same as last time at the same width keeps its figure: while a model
     // trains, most panels change only at its evaluations (induction_heads: one step in 40).
     const previous = this.figures || new Map();
     this.figures = new Map();
     for (const panel of result.panels || []) {
-      const key = `${width} ${JSON.stringify(panel)}`;
+      const slot = panel.beside ? this.slots[panel.beside] : null;
+      const into = slot ? besides.get(slot) : holder;
+      const at = slot ? slot.clientWidth || width : width;
+      const key = `${at} ${panel.beside || ''} ${JSON.stringify(panel)}`;
       const kept = previous.get(key);
       if (kept) {
         previous.delete(key);
-        holder.appendChild(kept);
+        into.appendChild(kept);
         this.figures.set(key, kept);
         continue;
       }
-      const figure = drawPanel(panel, holder, width);
+      const figure = drawPanel(panel, into, at);
       this.figures.set(key, figure);
       if (GRAPHIC_KINDS.has(panel.kind)) {
         const svg = figure.querySelector('svg');
@@ -254,6 +326,7 @@ export class DemoBlock {
       }
     }
     this.panels.replaceChildren(holder);
+    for (const [slot, fragment] of besides) slot.replaceChildren(fragment);
     this.exportBar.hidden = false;
     this.draws += 1;
     this.section.dataset.draws = String(this.draws);

@@ -41,6 +41,7 @@ struct TextArg {
 
 // Fills a template's placeholders (the grammar above).
 std::string fill_template(const std::string& tmpl, std::initializer_list<TextArg> args);
+std::string fill_template(const std::string& tmpl, const std::vector<TextArg>& args);
 
 class Texts {
 public:

@@ -26,11 +26,18 @@
 //              points as [[x, y], ...]; their text form, for --set and the URL, is
 //              "x,y; x,y" — "" is no points — and validate_params reads that form too)
 //   Result    {"demo": "dual_form", "progress": 0..1, "done": true, "error": "",
+//              "headline": "...",    (a sentence the result opens with, numbers in place;
+//                                      **x** is bold; "" where the catalogue has none)
 //              "panels": [Panel, ...]}
 //   Panel     {"kind": "scalars", "title": "...",
-//                "items": [{"name": "...", "value": 1e-7, "unit": "", "help": "..."}]}
+//                "items": [{"name": "...", "value": 1e-7, "unit": "", "help": "...",
+//                           "label": "...",   (what a front end shows; never the name)
+//                           "text": ""}]}     (the value in words, e.g. a flag's "yes")
+//             Lines and bars panels may carry "beside": "<param>": drawn next to that
+//             parameter's control (the lines a point editor moves, a prompt's answer).
 //             {"kind": "lines", "title": "...", "x_label": "...", "y_label": "...",
 //                "log_x": false, "log_y": false,
+//                "beside": "" (optional, see above),
 //                "series": [{"name": "...", "x": [...], "y": [...],
 //                            "y_err": [...] (may be empty), "dashed": false,
 //                            "markers": false (true: points only, no line)}]}
@@ -148,7 +155,11 @@ std::string points_text(const std::vector<Point2>& points);
 
 // ---- results ---------------------------------------------------------------------
 
-struct Scalar { std::string name; double value = 0; std::string unit, help; };
+// A named number. name is its identifier (the export's column); label and text are
+// filled by the framework from the demo's catalogue (Session::result): label is
+// "scalar.<name>", else the help; text is "scalar.<name>=<value>" for a whole value the
+// catalogue puts in words (a flag's −1 / 0 / 1).
+struct Scalar { std::string name; double value = 0; std::string unit, help, label, text; };
 struct ScalarsPanel { std::string title; std::vector<Scalar> items; };
 struct Series {
     std::string name;
@@ -160,6 +171,7 @@ struct LinesPanel {
     std::string title, x_label, y_label;
     bool log_x = false, log_y = false;
     std::vector<Series> series;
+    std::string beside;  // a parameter's name: drawn next to its control ("" : with the others)
 };
 struct HeatmapPanel {
     std::string title, x_label, y_label;
@@ -168,7 +180,12 @@ struct HeatmapPanel {
     std::vector<std::string> row_labels, col_labels;
     bool diverging = false;      // centred at 0 (signed data) vs sequential
 };
-struct BarsPanel { std::string title, y_label; std::vector<std::string> labels; std::vector<double> values, errors; };
+struct BarsPanel {
+    std::string title, y_label;
+    std::vector<std::string> labels;
+    std::vector<double> values, errors;
+    std::string beside;  // as LinesPanel's
+};
 struct TablePanel { std::string title; std::vector<std::string> columns; std::vector<std::vector<std::string>> rows; };
 struct NotePanel { std::string title, text; };
 
@@ -179,6 +196,7 @@ struct Result {
     double progress = 0;   // 0..1
     bool done = false;
     std::string error;     // non-empty: the demo stopped (e.g. training diverged at step n)
+    std::string headline;  // the sentence it opens with (Session::headline)
     std::vector<Panel> panels;
 };
 
@@ -239,6 +257,14 @@ public:
 protected:
     // What the demo draws, from what step() stored.
     virtual std::vector<Panel> panels() const = 0;
+    // The sentence the result opens with, from the catalogue, numbers in place. By default
+    // "result_headline" filled with the scalars by name ({max_abs_diff:.0e}; {<name>_pct} is
+    // the value × 100); where a whole-valued scalar has "result_headline.<name>=<value>", that.
+    // "" when the catalogue has none or a value it names is missing or not finite (a
+    // run not done then opens with common's "result_headline.pending").
+    virtual std::string headline(const std::vector<Panel>& panels) const;
+    // The demo's messages in the learner's language (those start_demo was given).
+    const Texts& texts() const { return texts_; }
     // Set when the demo stops on a problem (e.g. training diverged at step n): the
     // result's error, in the learner's language.
     std::string error_;
@@ -247,6 +273,7 @@ private:
     friend Expected<std::unique_ptr<Session>> start_demo(const std::string&, const nlohmann::json&, const Texts&, uint64_t, int);
     std::string demo_id_;  // set by start_demo
     int lane_ = 0;         // set by start_demo
+    Texts texts_;          // set by start_demo
 };
 
 struct DemoContext {

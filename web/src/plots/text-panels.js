@@ -9,18 +9,23 @@ const el = (tag, cls, text) => {
   return e;
 };
 
+// A scalar shows its catalogue label (the core falls back to its help), never its
+// identifier, which stays in the export; a value the catalogue puts in words (a yes/no
+// flag) shows those words.
 export function drawScalars(panel, figure) {
   const list = el('dl', 'scalars');
   for (const item of panel.items || []) {
     const box = el('div', 'scalar');
-    box.appendChild(el('dt', 'scalar-name', item.name));
+    box.dataset.name = item.name;
+    const label = item.label || item.help || '';
+    box.appendChild(el('dt', 'scalar-name', label));
     const dd = el('dd', 'scalar-value');
-    const value = el('span', 'scalar-number', fmt(item.value));
+    const value = el('span', item.text ? 'scalar-number scalar-words' : 'scalar-number', item.text || fmt(item.value));
     value.title = item.value === null ? 'not finite' : String(item.value);
     dd.appendChild(value);
-    if (item.unit) dd.appendChild(el('span', 'scalar-unit', ` ${item.unit}`));
+    if (item.unit && !item.text) dd.appendChild(el('span', 'scalar-unit', ` ${item.unit}`));
     box.appendChild(dd);
-    if (item.help) box.appendChild(el('dd', 'scalar-help', item.help));
+    if (item.help && item.help !== label) box.appendChild(el('dd', 'scalar-help', item.help));
     list.appendChild(box);
   }
   figure.appendChild(list);
