@@ -1,7 +1,18 @@
 // Goodness of fit for the data generators' tests, computed here, not by the code under test.
 #pragma once
+#include <doctest/doctest.h>
+
 #include <cmath>
 #include <vector>
+
+// CHECK(cond) that registers an assertion only when cond fails: for checks on every item of
+// thousands of sequences, where doctest's bookkeeping per passing assertion would dominate
+// the test's time (the wasm and ASan builds). cond is evaluated again on failure, so it must
+// have no side effects.
+#define ICL_CHECK_EACH(...)            \
+    do {                               \
+        if (!(__VA_ARGS__)) CHECK(__VA_ARGS__); \
+    } while (0)
 
 namespace icl::test {
 

@@ -57,19 +57,19 @@ TEST_CASE("fewshot: bursty contexts hold each bursty class exactly B times, the 
         const fewshot::World w = world_of(k);
         const fewshot::Batch b = fewshot::sample(w, fewshot::Split::train, 500, 3);
         for (int s = 0; s < b.count; ++s) {
-            CHECK(b.bursty[(size_t)s]);
+            ICL_CHECK_EACH(b.bursty[(size_t)s]);
             const auto counts = context_counts(b, s);
             int exact_b = 0, others = 0;
             for (const auto& [cls, n] : counts) {
                 if (n == k.burstiness) ++exact_b;
                 else others += n;
             }
-            CHECK(exact_b == k.ways_used());
-            CHECK(others == k.pairs - k.ways_used() * k.burstiness);
+            ICL_CHECK_EACH(exact_b == k.ways_used());
+            ICL_CHECK_EACH(others == k.pairs - k.ways_used() * k.burstiness);
             const int q = b.query_class(s);
-            CHECK(counts.count(q) == 1);
-            CHECK(counts.at(q) == k.burstiness);
-            for (int i = 0; i <= k.pairs; ++i) CHECK(b.item_label[(size_t)b.at(s, i)] == b.item_class[(size_t)b.at(s, i)] % k.labels);
+            ICL_CHECK_EACH(counts.count(q) == 1);
+            ICL_CHECK_EACH(counts.at(q) == k.burstiness);
+            for (int i = 0; i <= k.pairs; ++i) ICL_CHECK_EACH(b.item_label[(size_t)b.at(s, i)] == b.item_class[(size_t)b.at(s, i)] % k.labels);
         }
     }
 }
@@ -120,7 +120,7 @@ TEST_CASE("fewshot: the shares of bursty and of novel training sequences are p_b
     long bursty = 0, novel = 0, bursty_of_rest = 0;
     for (int s = 0; s < b.count; ++s) {
         novel += b.novel[(size_t)s];
-        if (b.novel[(size_t)s]) CHECK(b.bursty[(size_t)s]);
+        if (b.novel[(size_t)s]) ICL_CHECK_EACH(b.bursty[(size_t)s]);
         else bursty_of_rest += b.bursty[(size_t)s];
         bursty += b.bursty[(size_t)s];
     }
@@ -197,21 +197,21 @@ TEST_CASE("fewshot: icl_permuted relabels every item through one derangement a s
         std::map<int, int> perm;  // trained label -> shown label, as this sequence shows it
         for (int i = 0; i <= k.pairs; ++i) {
             const int trained = b.item_class[(size_t)b.at(s, i)] % k.labels, shown = b.item_label[(size_t)b.at(s, i)];
-            CHECK(shown != trained);
-            if (perm.count(trained)) CHECK(perm[trained] == shown);
+            ICL_CHECK_EACH(shown != trained);
+            if (perm.count(trained)) ICL_CHECK_EACH(perm[trained] == shown);
             perm[trained] = shown;
         }
         std::set<int> images;
         for (const auto& [from, to] : perm) images.insert(to), seen[{from, to}] += 1;
-        CHECK(images.size() == perm.size());  // one-to-one
+        ICL_CHECK_EACH(images.size() == perm.size());  // one-to-one
         // the answer is the label the context shows with the query's class
         bool found = false;
         for (int i = 0; i < k.pairs; ++i)
             if (b.item_class[(size_t)b.at(s, i)] == b.query_class(s)) {
-                CHECK(b.item_label[(size_t)b.at(s, i)] == b.answer(s));
+                ICL_CHECK_EACH(b.item_label[(size_t)b.at(s, i)] == b.answer(s));
                 found = true;
             }
-        CHECK(found);
+        ICL_CHECK_EACH(found);
     }
     // every label goes to every other label sometimes
     for (int from = 0; from < k.labels; ++from)
@@ -229,21 +229,21 @@ TEST_CASE("fewshot: icl_novel sequences use only new classes, the bursty ones wi
     const fewshot::Batch b = fewshot::sample(world_of(k), fewshot::Split::icl_novel, 500, 12);
     std::set<float> first_coordinates;
     for (int s = 0; s < b.count; ++s) {
-        CHECK(b.novel[(size_t)s]);
+        ICL_CHECK_EACH(b.novel[(size_t)s]);
         const auto counts = context_counts(b, s);
         std::map<int, int> label_of;
         for (int i = 0; i <= k.pairs; ++i) {
             const int cls = b.item_class[(size_t)b.at(s, i)];
-            CHECK(cls >= k.classes);
-            CHECK(cls < k.classes + k.pairs);
-            if (label_of.count(cls)) CHECK(label_of[cls] == b.item_label[(size_t)b.at(s, i)]);
+            ICL_CHECK_EACH(cls >= k.classes);
+            ICL_CHECK_EACH(cls < k.classes + k.pairs);
+            if (label_of.count(cls)) ICL_CHECK_EACH(label_of[cls] == b.item_label[(size_t)b.at(s, i)]);
             label_of[cls] = b.item_label[(size_t)b.at(s, i)];
         }
-        CHECK(counts.at(b.query_class(s)) == 3);
+        ICL_CHECK_EACH(counts.at(b.query_class(s)) == 3);
         std::set<int> bursty_labels;
         for (const auto& [cls, n] : counts)
             if (n == 3) bursty_labels.insert(label_of[cls]);
-        CHECK(bursty_labels.size() == 2);
+        ICL_CHECK_EACH(bursty_labels.size() == 2);
         first_coordinates.insert(b.items[(size_t)b.at(s, b.pairs) * k.dim]);
     }
     CHECK(first_coordinates.size() > 450);  // new means every sequence
@@ -257,11 +257,11 @@ TEST_CASE("fewshot: iwl contexts hold neither the query's class nor its label, s
     k.zipf = 2.0;  // the query is often class 0: its label's classes carry most of the weight
     const fewshot::Batch b = fewshot::sample(world_of(k), fewshot::Split::iwl, 2000, 13);
     for (int s = 0; s < b.count; ++s) {
-        CHECK_FALSE(b.bursty[(size_t)s]);
-        CHECK(b.answer(s) == b.query_class(s) % k.labels);
+        ICL_CHECK_EACH(!b.bursty[(size_t)s]);
+        ICL_CHECK_EACH(b.answer(s) == b.query_class(s) % k.labels);
         for (int i = 0; i < k.pairs; ++i) {
-            CHECK(b.item_class[(size_t)b.at(s, i)] != b.query_class(s));
-            CHECK(b.item_label[(size_t)b.at(s, i)] != b.answer(s));
+            ICL_CHECK_EACH(b.item_class[(size_t)b.at(s, i)] != b.query_class(s));
+            ICL_CHECK_EACH(b.item_label[(size_t)b.at(s, i)] != b.answer(s));
         }
     }
 }
@@ -294,12 +294,12 @@ TEST_CASE("fewshot: a batch is a pure function of (knobs, seed); the vector and 
     for (int s = 0; s < a.count; ++s)
         for (int i = 0; i <= k.pairs; ++i) {
             const int cls = a.item_class[(size_t)a.at(s, i)], lab = a.item_label[(size_t)a.at(s, i)];
-            for (int c = 0; c < k.dim; ++c) CHECK(v[((size_t)s * T + 2 * i) * k.dim + c] == a.items[(size_t)a.at(s, i) * k.dim + c]);
-            CHECK(t[(size_t)s * T + 2 * i] == k.labels + cls);
-            CHECK(t[(size_t)s * T + 2 * i] < fewshot::vocab(k));
+            for (int c = 0; c < k.dim; ++c) ICL_CHECK_EACH(v[((size_t)s * T + 2 * i) * k.dim + c] == a.items[(size_t)a.at(s, i) * k.dim + c]);
+            ICL_CHECK_EACH(t[(size_t)s * T + 2 * i] == k.labels + cls);
+            ICL_CHECK_EACH(t[(size_t)s * T + 2 * i] < fewshot::vocab(k));
             if (i == k.pairs) continue;
-            for (int c = 0; c < k.dim; ++c) CHECK(v[((size_t)s * T + 2 * i + 1) * k.dim + c] == w1.label_vectors(lab, c));
-            CHECK(t[(size_t)s * T + 2 * i + 1] == lab);
+            for (int c = 0; c < k.dim; ++c) ICL_CHECK_EACH(v[((size_t)s * T + 2 * i + 1) * k.dim + c] == w1.label_vectors(lab, c));
+            ICL_CHECK_EACH(t[(size_t)s * T + 2 * i + 1] == lab);
         }
 }
 
