@@ -323,7 +323,7 @@ const DemoDef kEmergenceLab = [] {
     d.id = "emergence_lab";
     d.paper = "Chan et al. 2022; Reddy 2024";
     d.params = {
-        ParamSpec::integer("steps", 20, 20000, 1500, 10),
+        ParamSpec::integer("steps", 20, 20000, 2000, 10),
         ParamSpec::integer("seeds", 1, 6, 3, 1),
         ParamSpec::choice("model", {"attention_2", "attention_1", "gru"}, "attention_2"),
         ParamSpec::integer("classes", 4, 2048, 256, 1),
@@ -334,7 +334,7 @@ const DemoDef kEmergenceLab = [] {
         ParamSpec::real("noise", 0, 2, 0.1, 0.01),
         ParamSpec::integer("dim", 4, 64, 16, 1),
         ParamSpec::integer("width", 8, 64, 32, 8),
-        ParamSpec::real("lr", 1e-4, 3e-2, 3e-3, 1e-4),
+        ParamSpec::real("lr", 1e-4, 3e-2, 2e-3, 1e-4),
         ParamSpec::integer("eval_every", 10, 1000, 50, 10),
     };
     d.start = start;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "demo_testing.h"
 #include "icl/fewshot.h"
 #include "icl/fewshot_eval.h"
 #include "icl/gpt.h"
@@ -98,7 +99,7 @@ TEST_CASE("emergence_lab: with q and k zeroed, attention is uniform and the indu
 TEST_CASE("emergence_lab: crossings are the first evaluation past halfway to 1, and IWL's first lead after it") {
     const std::vector<double> steps = {0, 50, 100, 150, 200, 250};
     // floor 0.2: the bar is 0.6
-    const std::vector<double> icl = {0.2, 0.3, 0.59, 0.6, 0.9, 0.5};
+    const std::vector<double> icl = {0.2, 0.3, 0.59, 0.61, 0.9, 0.5};
     const std::vector<double> iwl = {0.9, 0.2, 0.2, 0.3, 0.4, 0.7};  // leads at step 0, before ICL: not an overtaking
     fewshot::Crossings c = fewshot::crossings(steps, icl, iwl, 0.2);
     CHECK(c.icl_step == 150);
@@ -106,4 +107,9 @@ TEST_CASE("emergence_lab: crossings are the first evaluation past halfway to 1, 
     c = fewshot::crossings(steps, {0.2, 0.3, 0.3, 0.3, 0.3, 0.3}, iwl, 0.2);
     CHECK(std::isnan(c.icl_step));
     CHECK(std::isnan(c.overtake_step));
+}
+
+TEST_CASE("emergence_lab: data knobs the generator cannot honour are refused, naming the knob") {
+    testing::expect_refused("emergence_lab", {{"pairs", 8}, {"burstiness", 9}}, {"burstiness", "at most the pairs"});
+    testing::expect_refused("emergence_lab", {{"classes", 8}, {"labels", 16}}, {"labels", "at most the classes"});
 }

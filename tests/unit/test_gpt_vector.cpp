@@ -160,7 +160,7 @@ struct RandomBatch {
 
 // For every tensor: a random unit direction u; (L(p + h u) − L(p − h u)) / 2h against g·u
 // (test_gpt_grad.cpp's check), on every instruction set.
-void check_directional_derivatives(const gpt::Config& cfg, int B, int T, uint64_t seed) {
+void check_vector_directional_derivatives(const gpt::Config& cfg, int B, int T, uint64_t seed) {
     REQUIRE(gpt::validate(cfg).ok());
     gpt::Model m = gpt::make_model(cfg, seed).value();
     Rng rng(seed + 1);
@@ -233,20 +233,20 @@ TEST_CASE("vector gru golden: a GRU regression (vectors in, scalar out), vs torc
 }
 
 TEST_CASE("vector gpt backward: finite differences, inputs and readouts in every combination, every isa") {
-    check_directional_derivatives(small(gpt::Arch::transformer, 3, true, 2, true), 2, 6, 31);
+    check_vector_directional_derivatives(small(gpt::Arch::transformer, 3, true, 2, true), 2, 6, 31);
     gpt::Config c = small(gpt::Arch::transformer, 4, false, 1, false);
     c.attention_only = true;
-    check_directional_derivatives(c, 2, 7, 32);
-    check_directional_derivatives(small(gpt::Arch::transformer, 0, true, 3, false), 2, 5, 33);
-    check_directional_derivatives(small(gpt::Arch::transformer, 2, false, 0, true), 1, 6, 34);
+    check_vector_directional_derivatives(c, 2, 7, 32);
+    check_vector_directional_derivatives(small(gpt::Arch::transformer, 0, true, 3, false), 2, 5, 33);
+    check_vector_directional_derivatives(small(gpt::Arch::transformer, 2, false, 0, true), 1, 6, 34);
 }
 
 TEST_CASE("vector gru backward: finite differences, tokens and/or vectors in, either readout, every isa") {
-    check_directional_derivatives(small(gpt::Arch::gru, 3, true, 2, true), 2, 6, 41);
-    check_directional_derivatives(small(gpt::Arch::gru, 4, false, 1, false), 3, 7, 42);
+    check_vector_directional_derivatives(small(gpt::Arch::gru, 3, true, 2, true), 2, 6, 41);
+    check_vector_directional_derivatives(small(gpt::Arch::gru, 4, false, 1, false), 3, 7, 42);
     gpt::Config c = small(gpt::Arch::gru, 0, true, 0, true);
     c.layers = 1;
-    check_directional_derivatives(c, 2, 5, 43);
+    check_vector_directional_derivatives(c, 2, 5, 43);
 }
 
 TEST_CASE("vector gpt: token models keep their layout and checkpoint bytes; new configs save as version 4 and load back") {
