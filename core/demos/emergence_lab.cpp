@@ -291,8 +291,9 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     train.noise = p.f("noise");
     train.dim = p.i("dim");
     const int B = p.i("burstiness");
-    // B = 0: no bursty training sequence (the query's class only by chance in the context)
-    train.burstiness = B > 0 ? B : 1;
+    // B = 0: no bursty training sequence (the query's class only by chance in the context);
+    // the generator's burst shape is then unused, so one that every N and L accept
+    train.burstiness = B > 0 ? B : train.pairs;
     train.p_bursty = B > 0 ? 1.0 : 0.0;
     fewshot::Knobs eval = train;  // ICL is scored 2-way, N/2 places each (Chan's holdout shape), whatever B is
     eval.burstiness = std::max(1, train.pairs / 2);

@@ -113,3 +113,10 @@ TEST_CASE("emergence_lab: data knobs the generator cannot honour are refused, na
     testing::expect_refused("emergence_lab", {{"pairs", 8}, {"burstiness", 9}}, {"burstiness", "at most the pairs"});
     testing::expect_refused("emergence_lab", {{"classes", 8}, {"labels", 16}}, {"labels", "at most the classes"});
 }
+
+TEST_CASE("emergence_lab: B = 0 starts whatever N and L are (no bursty sequence needs N distinct labels)") {
+    const Result r = testing::run_demo("emergence_lab", {{"steps", 20}, {"seeds", 1}, {"eval_every", 10}, {"burstiness", 0},
+                                                         {"pairs", 16}, {"labels", 8}, {"classes", 64}, {"dim", 8}});
+    CHECK(r.error.empty());
+    CHECK(r.done);
+}
