@@ -390,6 +390,21 @@ TEST_CASE("lanes: fast_weights' delta-rule and softmax models trained as lanes o
     CHECK(whole_run(api, kFastLaneParams, 4, "fast_weights") != whole);
 }
 
+TEST_CASE("lanes: emergence_lab's seeds trained as lanes of their own end in the whole session's Result") {
+    icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");
+    icl::WorkerApi api;
+    const std::string params = R"({"steps": 40, "seeds": 3, "eval_every": 20, "classes": 32, "dim": 8, "width": 16})";
+    const json whole = whole_run(api, params, 3, "emergence_lab");
+    REQUIRE(whole["done"] == true);
+    REQUIRE(whole["error"] == "");
+    const json ahead = split_run(api, params, 3, 2, 7, nullptr, "emergence_lab", 3);
+    const json behind = split_run(api, params, 3, 9, 1, nullptr, "emergence_lab", 3);
+    CHECK(ahead == whole);
+    CHECK(behind == whole);
+    CHECK(scalar_of(whole, "seeds_done") == 3);
+    CHECK(whole_run(api, params, 4, "emergence_lab") != whole);
+}
+
 TEST_CASE("lanes: fast_weights waits for its delta model's lane, shows its seeds as not yet in, and stops on its error") {
     icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");
     icl::WorkerApi api;

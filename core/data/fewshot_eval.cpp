@@ -1,0 +1,49 @@
+#include "icl/fewshot_eval.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace icl::fewshot {
+
+Expected<Scores> score(const gpt::Model& model, const Batch& b, const std::vector<float>& vectors) {
+    const int T = 2 * b.pairs + 1, L = model.config.vocab;
+    gpt::Activations acts;
+    gpt::Batch in;
+    in.B = b.count;
+    in.T = T;
+    in.vectors = vectors.data();
+    if (Status st = gpt::forward(model, acts, in); !st) return st.error();
+    const float* logits = acts.logits_ptr();
+    Scores s;
+    int right = 0;
+    for (int q = 0; q < b.count; ++q) {
+        const float* row = logits + ((size_t)q * T + (size_t)(T - 1)) * L;
+        if ((int)(std::max_element(row, row + L) - row) == b.answer(q)) ++right;
+    }
+    s.accuracy = (double)right / b.count;
+    s.induction = NAN;
+    if (model.config.arch != gpt::Arch::transformer) return s;
+    const int H = model.config.heads, last = model.config.layers - 1;
+    double sum = 0;
+    for (int q = 0; q < b.count; ++q)
+        for (int h = 0; h < H; ++h) {
+            const float* att = acts.attention(last, q, h, H) + (size_t)(T - 1) * T;  // the query's row
+            for (int i = 0; i < b.pairs; ++i)
+                if (b.item_class[(size_t)b.at(q, i)] == b.query_class(q)) sum += att[2 * i + 1];
+        }
+    s.induction = sum / ((double)b.count * H);
+    return s;
+}
+
+Crossings crossings(const std::vector<double>& steps, const std::vector<double>& icl, const std::vector<double>& iwl,
+                    double floor) {
+    Crossings c{NAN, NAN};
+    const double bar = floor + 0.5 * (1.0 - floor);
+    for (size_t i = 0; i < steps.size() && i < icl.size() && i < iwl.size(); ++i) {
+        if (std::isnan(c.icl_step) && icl[i] >= bar) c.icl_step = steps[i];
+        if (!std::isnan(c.icl_step) && std::isnan(c.overtake_step) && iwl[i] > icl[i]) c.overtake_step = steps[i];
+    }
+    return c;
+}
+
+}  // namespace icl::fewshot

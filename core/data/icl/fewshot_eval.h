@@ -1,0 +1,35 @@
+// Scoring a model on few-shot classification sequences (icl/fewshot.h) in their vector
+// form, and reading when in-context learning appeared over training.
+#pragma once
+#include <vector>
+
+#include "icl/expected.h"
+#include "icl/fewshot.h"
+#include "icl/gpt.h"
+
+namespace icl::fewshot {
+
+// A model's scores on one set: accuracy = the share of sequences whose answer is the
+// argmax of the model's logits at the query (the last of the 2N + 1 positions; the model's
+// vocabulary is the L labels); induction = Reddy's induction-head measure, the last
+// attention layer's weight from the query to the label positions 2i + 1 that follow the
+// context items i of the query's class, summed over those items and averaged over heads
+// and sequences (NaN for a model without attention).
+struct Scores {
+    double accuracy = 0, induction = 0;
+};
+// `vectors`: vectors(world, batch). Errors: the model's forward's.
+Expected<Scores> score(const gpt::Model& model, const Batch& batch, const std::vector<float>& vectors);
+
+// The steps at which a run's curves cross (NaN: did not happen). ICL appeared at the first
+// evaluation where its accuracy reached halfway from `floor` to 1, floor being what a
+// shortcut reaches without reading the match (1/ways: copying one of the `ways` labels of
+// the context); IWL overtook it at the first evaluation from then on where the IWL
+// accuracy was the higher.
+struct Crossings {
+    double icl_step, overtake_step;
+};
+Crossings crossings(const std::vector<double>& steps, const std::vector<double>& icl, const std::vector<double>& iwl,
+                    double floor);
+
+}  // namespace icl::fewshot

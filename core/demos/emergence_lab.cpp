@@ -1,0 +1,348 @@
+// emergence_lab: where in-context learning comes from (Chan et al. 2022; Reddy 2024).
+// The learner designs the training data — K classes, L labels, N context pairs,
+// burstiness B, Zipf exponent α, within-class noise ε (icl/fewshot.h) — and the model — an
+// attention-only transformer of 1 or 2 layers, or a GRU over the same inputs — and trains
+// one model per seed. Every `eval_every` steps each model is scored on two held-out sets
+// that each leave one route to the answer: ICL (novel classes, only the context knows their
+// labels) and IWL (the query's class and label absent from the context, only the weights
+// know it). The induction-head score (Reddy's measure) is the last attention layer's
+// weight from the query to the label tokens that follow the context items of the query's
+// class, summed over those items and averaged over heads and the ICL set.
+// Lane k (Session::lanes) is seed k: each seed's model trains on its own world and
+// batches, so a lane trained in another worker is the very model the whole session trains.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "icl/demo.h"
+#include "icl/demo_seeded_lanes.h"
+#include "icl/fewshot.h"
+#include "icl/fewshot_eval.h"
+#include "icl/format.h"
+#include "icl/gpt_train.h"
+
+namespace icl {
+namespace {
+
+constexpr int kEvalSequences = 128;
+constexpr int kBatch = 32;
+
+void mean_sd(const std::vector<double>& v, double& mean, double& sd) {
+    mean = NAN;
+    sd = NAN;
+    if (v.empty()) return;
+    mean = 0;
+    for (double x : v) mean += x / (double)v.size();
+    sd = 0;
+    for (double x : v) sd += (x - mean) * (x - mean) / (double)v.size();
+    sd = std::sqrt(sd);
+}
+
+// One held-out set in the model's form.
+struct EvalSet {
+    fewshot::Batch batch;
+    std::vector<float> vectors;  // count × (2N+1) × D
+};
+
+// One seed's run: its world, model and curves.
+struct Run {
+    std::optional<fewshot::World> world;
+    gpt::Model model;
+    std::optional<gpt::Trainer> trainer;  // empty: another worker trains it (a lane)
+    EvalSet icl, iwl;
+    std::vector<double> loss_steps, loss;  // smoothed training loss, a point every 10 steps
+    std::vector<double> eval_steps, icl_acc, iwl_acc, ih;
+    double smooth = 0;
+};
+
+class EmergenceSession : public SeededLanesSession {
+public:
+    EmergenceSession(const DemoContext& ctx, gpt::Config cfg, fewshot::Knobs train, fewshot::Knobs eval, int seeds)
+        : SeededLanesSession("emergence_lab", ctx.params.i("steps"), 1, ctx.lane, lane_list(seeds)),
+          ctx_(ctx), cfg_(std::move(cfg)), train_(train), eval_(eval), runs_((size_t)seeds) {
+        for (int i = 0; i < seeds && error_.empty(); ++i)
+            if (trains(i))
+                if (Status st = begin(i); !st) error_ = st.error().message;
+    }
+    // One unit = one Adam step of every seed's model this session trains.
+    void step(int budget) override {
+        const int every = ctx_.params.i("eval_every");
+        for (int u = 0; u < budget && seed_ < seeds_ && error_.empty(); ++u) {
+            for (size_t i = 0; i < runs_.size(); ++i) {
+                Run& r = runs_[i];
+                if (!r.trainer) continue;
+                if (Status st = train_step(r, run_seed((int)i)); !st) { error_ = st.error().message; return; }
+                if ((step_ + 1) % every == 0 || step_ + 1 == steps_)
+                    if (Status st = evaluate(r, step_ + 1); !st) { error_ = st.error().message; return; }
+            }
+            if (++step_ == steps_) seed_ = 1;
+        }
+    }
+    nlohmann::json lane_state() const override {
+        if (lane() == 0) return nullptr;
+        const Run& r = runs_[(size_t)lane_arm(lane())];
+        nlohmann::json state = lane_progress_json(r.loss_steps, r.loss);
+        state["eval_steps"] = json_numbers(r.eval_steps);
+        state["icl"] = json_numbers(r.icl_acc);
+        state["iwl"] = json_numbers(r.iwl_acc);
+        state["ih"] = json_numbers(r.ih);
+        return state;
+    }
+    Status take_lane(int k, const nlohmann::json& state) override {
+        if (!takes_lane(k)) return Session::take_lane(k, state);
+        auto progress = read_lane_progress(k, state);
+        if (!progress) return progress.error();
+        const long most = steps_ / ctx_.params.i("eval_every") + 2;
+        auto xs = read_json_numbers(state, "eval_steps", -1);
+        if (!xs) return lane_state_error(k, xs.error().message);
+        if ((long)xs.value().size() > most) return lane_state_error(k, "'eval_steps' has more than " + std::to_string(most) + " numbers");
+        Run& r = runs_[(size_t)lane_arm(k)];
+        std::vector<double>* into[3] = {&r.icl_acc, &r.iwl_acc, &r.ih};
+        const char* keys[3] = {"icl", "iwl", "ih"};
+        std::vector<double> got[3];
+        for (int j = 0; j < 3; ++j) {
+            auto ys = read_json_numbers(state, keys[j], (long)xs.value().size());
+            if (!ys) return lane_state_error(k, ys.error().message);
+            got[j] = ys.value();
+        }
+        for (int j = 0; j < 3; ++j) *into[j] = got[j];
+        r.eval_steps = xs.value();
+        r.loss_steps = progress.value().loss_steps;
+        r.loss = progress.value().loss;
+        took_lane(k, progress.value());
+        return Ok{};
+    }
+    std::vector<Panel> panels() const override;
+
+private:
+    static std::vector<int> lane_list(int seeds) {
+        std::vector<int> v;
+        for (int i = 1; i < seeds; ++i) v.push_back(i);
+        return v;
+    }
+    void drop_model(int arm) override { runs_[(size_t)arm].trainer.reset(); }
+    uint64_t run_seed(int i) const { return ctx_.seed * 1000 + (uint64_t)i; }
+
+    Status begin(int i) {
+        Run& r = runs_[(size_t)i];
+        const uint64_t seed = run_seed(i);
+        auto w = fewshot::make_world(train_, seed);
+        if (!w) return w.error();
+        r.world = std::move(w.value());
+        auto ew = fewshot::make_world(eval_, seed);  // the same classes and labels: only the burst shape differs
+        if (!ew) return ew.error();
+        r.icl.batch = fewshot::sample(ew.value(), fewshot::Split::icl_novel, kEvalSequences, seed * 7 + 1);
+        r.icl.vectors = fewshot::vectors(ew.value(), r.icl.batch);
+        r.iwl.batch = fewshot::sample(ew.value(), fewshot::Split::iwl, kEvalSequences, seed * 7 + 2);
+        r.iwl.vectors = fewshot::vectors(ew.value(), r.iwl.batch);
+        auto m = gpt::make_model(cfg_, seed);
+        if (!m) return m.error();
+        r.model = std::move(m.value());
+        OptimizerConfig o;
+        o.lr = ctx_.params.f("lr");
+        o.clip_norm = 1.0f;
+        auto t = gpt::Trainer::make(r.model, o);
+        if (!t) return t.error();
+        r.trainer.emplace(std::move(t.value()));
+        return evaluate(r, 0);
+    }
+
+    Status train_step(Run& r, uint64_t seed) {
+        const fewshot::Batch b = fewshot::sample(*r.world, fewshot::Split::train, kBatch, seed * 1000003 + (uint64_t)step_);
+        const std::vector<float> v = fewshot::vectors(*r.world, b);
+        const int T = 2 * b.pairs + 1;
+        std::vector<int> targets((size_t)kBatch * T, -1);
+        for (int q = 0; q < kBatch; ++q) targets[(size_t)q * T + (size_t)(T - 1)] = b.answer(q);
+        gpt::Batch in;
+        in.B = kBatch;
+        in.T = T;
+        in.vectors = v.data();
+        in.targets = targets.data();
+        auto loss = r.trainer->step(in);
+        if (!loss) return loss.error();
+        r.smooth = step_ == 0 ? loss.value() : 0.9 * r.smooth + 0.1 * loss.value();
+        if ((step_ + 1) % 10 == 0) {
+            r.loss_steps.push_back(step_ + 1);
+            r.loss.push_back(r.smooth);
+        }
+        return Ok{};
+    }
+
+    Status evaluate(Run& r, int at) {
+        auto icl = fewshot::score(r.model, r.icl.batch, r.icl.vectors);
+        if (!icl) return icl.error();
+        auto iwl = fewshot::score(r.model, r.iwl.batch, r.iwl.vectors);
+        if (!iwl) return iwl.error();
+        r.eval_steps.push_back(at);
+        r.icl_acc.push_back(icl.value().accuracy);
+        r.iwl_acc.push_back(iwl.value().accuracy);
+        r.ih.push_back(icl.value().induction);
+        return Ok{};
+    }
+
+    DemoContext ctx_;
+    gpt::Config cfg_;
+    fewshot::Knobs train_, eval_;
+    std::vector<Run> runs_;
+};
+
+std::vector<Panel> EmergenceSession::panels() const {
+    const Texts& msg = ctx_.text;
+    const double chance = 1.0 / train_.labels;
+    const bool gru = cfg_.arch == gpt::Arch::gru;
+    const double floor = 1.0 / eval_.ways_used(), bar = floor + 0.5 * (1 - floor);  // icl/fewshot_eval.h: crossings
+    // the finished seeds' last evaluation, and each seed's crossings
+    std::vector<double> icl_end, iwl_end, ih_end, icl_steps, overtakes;
+    int finished = 0, with_icl = 0;
+    std::vector<fewshot::Crossings> cross;
+    for (const Run& r : runs_) {
+        const fewshot::Crossings e = fewshot::crossings(r.eval_steps, r.icl_acc, r.iwl_acc, floor);
+        cross.push_back(e);
+        if (r.eval_steps.empty() || r.eval_steps.back() < steps_) continue;
+        ++finished;
+        icl_end.push_back(r.icl_acc.back());
+        iwl_end.push_back(r.iwl_acc.back());
+        if (!gru) ih_end.push_back(r.ih.back());
+        if (!std::isnan(e.icl_step)) {
+            ++with_icl;
+            icl_steps.push_back(e.icl_step);
+        }
+        if (!std::isnan(e.overtake_step)) overtakes.push_back(e.overtake_step);
+    }
+    double icl_m, icl_s, iwl_m, iwl_s, ih_m, ih_s, st_m, st_s, ov_m, ov_s;
+    mean_sd(icl_end, icl_m, icl_s);
+    mean_sd(iwl_end, iwl_m, iwl_s);
+    mean_sd(ih_end, ih_m, ih_s);
+    mean_sd(icl_steps, st_m, st_s);
+    mean_sd(overtakes, ov_m, ov_s);
+
+    std::vector<Panel> panels;
+    const char* headline = finished < (int)runs_.size() ? "headline.running"
+                           : icl_m >= bar && icl_m >= iwl_m ? "headline.icl"
+                           : iwl_m >= bar                   ? "headline.iwl"
+                                                            : "headline.neither";
+    panels.push_back(NotePanel{msg("headline"), msg(headline, {{"icl", format_number(icl_m, "%.2f")},
+                                                             {"iwl", format_number(iwl_m, "%.2f")},
+                                                             {"seeds", finished}})});
+
+    ScalarsPanel sc{msg("at_the_end"), {}};
+    sc.items.push_back({"icl_acc", icl_m, "", msg("scalar.icl_acc")});
+    sc.items.push_back({"icl_acc_sd", icl_s, "", msg("scalar.spread")});
+    sc.items.push_back({"iwl_acc", iwl_m, "", msg("scalar.iwl_acc")});
+    sc.items.push_back({"iwl_acc_sd", iwl_s, "", msg("scalar.spread")});
+    if (!gru) {
+        sc.items.push_back({"ih_score", ih_m, "", msg("scalar.ih_score")});
+        sc.items.push_back({"ih_score_sd", ih_s, "", msg("scalar.spread")});
+    }
+    sc.items.push_back({"seeds_with_icl", (double)with_icl, "", msg("scalar.seeds_with_icl")});
+    sc.items.push_back({"icl_step", st_m, "", msg("scalar.icl_step")});
+    sc.items.push_back({"icl_step_sd", st_s, "", msg("scalar.spread")});
+    sc.items.push_back({"iwl_overtook_step", ov_m, "", msg("scalar.iwl_overtook_step")});
+    sc.items.push_back({"chance", chance, "", msg("scalar.chance")});
+    sc.items.push_back({"seeds_done", (double)finished, "", msg("scalar.seeds_done")});
+    panels.push_back(sc);
+
+    auto curves = [&](const char* title, const char* y_label, auto pick, double baseline, const char* baseline_name) {
+        LinesPanel p{msg(title), msg("step"), msg(y_label), false, false, {}};
+        double last = 0;
+        for (size_t i = 0; i < runs_.size(); ++i) {
+            std::pair<const std::vector<double>*, const std::vector<double>*> xy = pick(runs_[i]);
+            p.series.push_back({msg("seed_n", {{"seed", (int)i}}), *xy.first, *xy.second, {}, false});
+            if (!xy.first->empty()) last = std::max(last, xy.first->back());
+        }
+        if (baseline_name && last > 0) p.series.push_back({msg(baseline_name), {0.0, last}, {baseline, baseline}, {}, true});
+        return p;
+    };
+    panels.push_back(curves("panel.icl", "accuracy", [](const Run& r) { return std::make_pair(&r.eval_steps, &r.icl_acc); },
+                            chance, "chance"));
+    panels.push_back(curves("panel.iwl", "accuracy", [](const Run& r) { return std::make_pair(&r.eval_steps, &r.iwl_acc); },
+                            chance, "chance"));
+    panels.push_back(curves("panel.loss", "nats", [](const Run& r) { return std::make_pair(&r.loss_steps, &r.loss); },
+                            std::log((double)train_.labels), "chance_loss"));
+    if (!gru) {
+        // uniform attention over the 2N + 1 positions puts B/(2N+1) on the B matching labels
+        const double uniform = (double)eval_.burstiness / (2.0 * eval_.pairs + 1.0);
+        panels.push_back(curves("panel.ih", "attention", [](const Run& r) { return std::make_pair(&r.eval_steps, &r.ih); },
+                                uniform, "uniform_attention"));
+    }
+
+    std::string changed;
+    for (size_t i = 0; i < runs_.size(); ++i) {
+        const fewshot::Crossings& e = cross[i];
+        const std::string key = std::isnan(e.icl_step) ? "changed.no_icl" : std::isnan(e.overtake_step) ? "changed.icl" : "changed.icl_then_iwl";
+        changed += (changed.empty() ? "" : " ") + msg(key, {{"seed", (int)i},
+                                                           {"s", format_number(e.icl_step, "%.0f")},
+                                                           {"t", format_number(e.overtake_step, "%.0f")}});
+    }
+    if (finished == (int)runs_.size()) panels.push_back(NotePanel{msg("what_changed"), changed});
+    return panels;
+}
+
+Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
+    const Params& p = ctx.params;
+    fewshot::Knobs train;
+    train.classes = p.i("classes");
+    train.labels = p.i("labels");
+    train.pairs = p.i("pairs");
+    train.zipf = p.f("zipf");
+    train.noise = p.f("noise");
+    train.dim = p.i("dim");
+    const int B = p.i("burstiness");
+    // B = 0: no bursty training sequence (the query's class only by chance in the context);
+    // the generator's burst shape is then unused, so one that every N and L accept
+    train.burstiness = B > 0 ? B : train.pairs;
+    train.p_bursty = B > 0 ? 1.0 : 0.0;
+    fewshot::Knobs eval = train;  // ICL is scored 2-way, N/2 places each (Chan's holdout shape), whatever B is
+    eval.burstiness = std::max(1, train.pairs / 2);
+    eval.ways = std::min(2, train.pairs / eval.burstiness);
+    if (Status s = fewshot::validate(train); !s) return s.error();
+    if (Status s = fewshot::validate(eval); !s) return s.error();
+    gpt::Config c;
+    c.vocab = train.labels;
+    c.context = 2 * train.pairs + 1;
+    c.width = p.i("width");
+    c.token_input = false;
+    c.input_dim = train.dim;
+    const std::string model = p.s("model");
+    if (model == "gru") {
+        c.arch = gpt::Arch::gru;
+        c.layers = 1;
+    } else {
+        c.layers = model == "attention_1" ? 1 : 2;
+        c.heads = 1;
+        c.attention_only = true;
+    }
+    if (Status s = gpt::validate(c); !s) return s.error();
+    return std::unique_ptr<Session>(new EmergenceSession(ctx, c, train, eval, p.i("seeds")));
+}
+
+const DemoDef kEmergenceLab = [] {
+    DemoDef d;
+    d.id = "emergence_lab";
+    d.paper = "Chan et al. 2022; Reddy 2024";
+    d.params = {
+        ParamSpec::integer("steps", 20, 20000, 2000, 10),
+        ParamSpec::integer("seeds", 1, 6, 3, 1),
+        ParamSpec::choice("model", {"attention_2", "attention_1", "gru"}, "attention_2"),
+        ParamSpec::integer("classes", 4, 2048, 256, 1),
+        ParamSpec::integer("labels", 2, 64, 16, 1),
+        ParamSpec::integer("pairs", 2, 16, 8, 1),
+        ParamSpec::integer("burstiness", 0, 16, 4, 1),
+        ParamSpec::real("zipf", 0, 3, 0, 0.05),
+        ParamSpec::real("noise", 0, 2, 0.1, 0.01),
+        ParamSpec::integer("dim", 4, 64, 16, 1),
+        ParamSpec::integer("width", 8, 64, 32, 8),
+        ParamSpec::real("lr", 1e-4, 3e-2, 2e-3, 1e-4),
+        ParamSpec::integer("eval_every", 10, 1000, 50, 10),
+    };
+    d.start = start;
+    d.assets = {};
+    return d;
+}();
+ICL_REGISTER_DEMO(kEmergenceLab);
+
+}  // namespace
+}  // namespace icl
