@@ -250,7 +250,10 @@ std::vector<Panel> TaskDiversitySession::panels() const {
     };
     const int done = (int)fresh_.size();
     const double lr = mean_of(log_ratio);
+    // Within 10% of each other, the two distances say nothing: where M is large dMMSE and
+    // ridge nearly agree, and a model far from both is as far from one as from the other.
     const std::string verdict = done == 0 ? msg("headline.running")
+                                : std::fabs(lr) < std::log2(1.1) ? msg("headline.tie", {{"n", done}})
                                 : nearer_ridge == done ? msg("headline.ridge", {{"n", done}})
                                 : nearer_ridge == 0    ? msg("headline.dmmse", {{"n", done}})
                                                        : msg("headline.split", {{"k", nearer_ridge}, {"n", done}});

@@ -109,3 +109,17 @@ TEST_CASE("task_diversity_lab: bad knobs are refused with their names") {
     testing::expect_refused("task_diversity_lab", {{"width", 32}, {"heads", 3}, {"steps", 0}}, {"heads", "width"});
     testing::expect_refused("task_diversity_lab", {{"log2_tasks", 17}}, {"log2_tasks"});
 }
+
+TEST_CASE("task_diversity_lab: the headline says neither when the two distances agree within 10%") {
+    // With 2^16 tasks in 4 dimensions the pool's posterior mean is ridge's to a fraction of
+    // a percent, so no model can be nearer one of them.
+    const Result r = testing::run_demo("task_diversity_lab", {{"log2_tasks", 16}, {"steps", 0}, {"seeds", 1}, {"eval_sequences", 32}});
+    const double ratio = scalar(r, "dist_ridge") / scalar(r, "dist_dmmse");
+    CHECK(std::fabs(std::log2(ratio)) < std::log2(1.1));
+    const auto& head = std::get<ScalarsPanel>(r.panels.front());
+    CHECK(head.title == testing::texts("en", "task_diversity_lab")("headline.tie", {{"n", 1}}));
+    // With 1 task, dMMSE knows w before any pair and ridge does not: the two are far apart,
+    // and the headline names the one the model is nearer.
+    const Result one = testing::run_demo("task_diversity_lab", {{"log2_tasks", 0}, {"steps", 0}, {"seeds", 1}, {"eval_sequences", 32}});
+    CHECK(std::get<ScalarsPanel>(one.panels.front()).title != testing::texts("en", "task_diversity_lab")("headline.tie", {{"n", 1}}));
+}
