@@ -103,21 +103,31 @@ gpt::Config task_diversity_config(const Params& p) {
 }
 
 constexpr uint64_t kEvalSeedOffset = 7919;  // evaluation sequences: a seed the batches never use
+constexpr int kEvalChunk = 16;              // evaluation sequences per unit (dMMSE over 2^16 tasks is slow)
+
+int eval_chunks(const Params& p) { return (p.i("eval_sequences") + kEvalChunk - 1) / kEvalChunk; }
 
 class TaskDiversitySession : public SeededLanesSession {
 public:
     TaskDiversitySession(const DemoContext& ctx, task_pool::Knobs knobs, gpt::Config cfg)
-        : SeededLanesSession("task_diversity_lab", ctx.params.i("steps"), ctx.params.i("seeds"), ctx.lane, {}),
+        : SeededLanesSession("task_diversity_lab", ctx.params.i("steps") + 2 * eval_chunks(ctx.params), ctx.params.i("seeds"),
+                             ctx.lane, {}),
           ctx_(ctx), knobs_(knobs), cfg_(std::move(cfg)) {
         batch_ = ctx.params.i("batch");
         eval_n_ = ctx.params.i("eval_sequences");
+        train_ = ctx.params.i("steps");
         begin_seed();
-        if (steps_ == 0) finish_seeds();
     }
 
-    // One unit = one AdamW step on a fresh batch of pool sequences.
+    // A seed's units: `steps` AdamW steps, each on a fresh batch of pool sequences, then its
+    // evaluation, kEvalChunk sequences a unit (fresh tasks, then the pool's).
     void step(int budget) override {
         for (int u = 0; u < budget && seed_ < seeds_ && error_.empty(); ++u) {
+            if (step_ >= train_) {
+                evaluate_chunk(step_ - train_);
+                if (error_.empty() && ++step_ == steps_) finish_seed();
+                continue;
+            }
             const auto seqs = task_pool::sample(knobs_, pool_, task_pool::Source::pool, batch_,
                                                 run_seed() * 1000003ull + (uint64_t)step_ + 1);
             const int T = 2 * knobs_.context, D = knobs_.dim;
@@ -135,11 +145,11 @@ public:
             auto loss = trainer_->step(batch);
             if (!loss) { error_ = loss.error().message; return; }
             smooth_ = step_ == 0 ? loss.value() : 0.9 * smooth_ + 0.1 * loss.value();
-            if ((step_ + 1) % 10 == 0 || step_ + 1 == steps_) {
+            if ((step_ + 1) % 10 == 0 || step_ + 1 == train_) {
                 loss_steps_.back().push_back(step_ + 1);
                 loss_.back().push_back(smooth_);
             }
-            if (++step_ == steps_) finish_seed();
+            ++step_;
         }
     }
     std::vector<Panel> panels() const override;
@@ -166,26 +176,45 @@ private:
             for (int i = 0; i < knobs_.context; ++i) mask_[(size_t)b * T + 2 * i] = 1;
         loss_steps_.emplace_back();
         loss_.emplace_back();
+        const uint64_t es = run_seed() + kEvalSeedOffset;
+        eval_seqs_[0] = task_pool::sample(knobs_, pool_, task_pool::Source::fresh, eval_n_, es);
+        eval_seqs_[1] = task_pool::sample(knobs_, pool_, task_pool::Source::pool, eval_n_, es);
+        partial_[0] = partial_[1] = TaskDiversityEval{};
+    }
+    // Chunk c of the evaluation: set c / chunks (0 fresh, 1 pool), its (c % chunks)-th
+    // kEvalChunk sequences, added to the set's means with their share of the sequences.
+    void evaluate_chunk(int c) {
+        const int chunks = eval_chunks(ctx_.params), set = c / chunks, first = (c % chunks) * kEvalChunk;
+        const auto& all = eval_seqs_[set];
+        const int n = std::min(kEvalChunk, (int)all.size() - first);
+        const std::vector<task_pool::Sequence> part(all.begin() + first, all.begin() + first + n);
+        auto e = task_diversity_evaluate(model_, knobs_, pool_, part);
+        if (!e) { error_ = e.error().message; return; }
+        const double w = (double)n / (double)all.size();
+        TaskDiversityEval& acc = partial_[set];
+        if (acc.model.empty()) acc = {std::vector<double>(e.value().model.size(), 0.0), std::vector<double>(e.value().model.size(), 0.0),
+                                      std::vector<double>(e.value().model.size(), 0.0), 0.0, 0.0};
+        for (size_t i = 0; i < acc.model.size(); ++i) {
+            acc.model[i] += w * e.value().model[i];
+            acc.dmmse[i] += w * e.value().dmmse[i];
+            acc.ridge[i] += w * e.value().ridge[i];
+        }
+        acc.to_dmmse += w * e.value().to_dmmse;
+        acc.to_ridge += w * e.value().to_ridge;
     }
     void finish_seed() {
-        const uint64_t es = run_seed() + kEvalSeedOffset;
-        for (auto [source, out] : {std::pair{task_pool::Source::fresh, &fresh_}, {task_pool::Source::pool, &seen_}}) {
-            auto e = task_diversity_evaluate(model_, knobs_, pool_, task_pool::sample(knobs_, pool_, source, eval_n_, es));
-            if (!e) { error_ = e.error().message; return; }
-            out->push_back(std::move(e.value()));
-        }
-        final_loss_.push_back(steps_ ? smooth_ : NAN);
+        fresh_.push_back(partial_[0]);
+        seen_.push_back(partial_[1]);
+        final_loss_.push_back(train_ ? smooth_ : NAN);
         if (++seed_ < seeds_) begin_seed();
-    }
-    // steps = 0: every seed is its untrained model's evaluation.
-    void finish_seeds() {
-        while (seed_ < seeds_ && error_.empty()) finish_seed();
     }
 
     DemoContext ctx_;
     task_pool::Knobs knobs_;
     gpt::Config cfg_;
-    int batch_ = 0, eval_n_ = 0;
+    int batch_ = 0, eval_n_ = 0, train_ = 0;
+    std::vector<task_pool::Sequence> eval_seqs_[2];  // this seed's fresh and pool evaluation sets
+    TaskDiversityEval partial_[2];                   // their means over the chunks done
     Matrix pool_;
     gpt::Model model_;
     std::optional<gpt::Trainer> trainer_;
