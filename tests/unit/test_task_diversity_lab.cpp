@@ -61,7 +61,9 @@ TEST_CASE("task_diversity_lab: dMMSE and ridge curves are the closed forms, the 
     const gpt::Model model = gpt::make_model(c, run_seed).value();
 
     // panel 2: fresh tasks, panel 3: the pool's; series model, dMMSE, ridge
-    for (auto [panel, source] : {std::pair{size_t{2}, task_pool::Source::fresh}, {size_t{3}, task_pool::Source::pool}}) {
+    for (const auto& ps : {std::pair{size_t{2}, task_pool::Source::fresh}, {size_t{3}, task_pool::Source::pool}}) {
+        const size_t panel = ps.first;  // a structured binding cannot be captured in C++17
+        const task_pool::Source source = ps.second;
         CAPTURE(panel);
         const auto seqs = task_pool::sample(k, pool, source, N, run_seed + 7919);
         std::vector<double> model_err(K, 0.0), dmmse_err(K, 0.0), ridge_err(K, 0.0);
