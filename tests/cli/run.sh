@@ -59,6 +59,10 @@ expect_json regression_lab --set "points=-1,-1; 0.5,0.2; 1.5,2" --set bias=false
 expect_json regression_lab --set points= --lang ko
 expect regression_lab-point-y 2 "'points' point 2 \(0.5, 9\) has y outside \[-4, 4\]" -- run regression_lab --set "points=0,0; 0.5,9"
 expect regression_lab-point-form 2 "'points' point 1 '1 2' is not of the form x,y" -- run regression_lab --set "points=1 2"
+# task_diversity_lab: a short run in both languages; a pool past 2^16 tasks exits 2 naming the knob
+expect_json task_diversity_lab --set steps=20 --set seeds=1 --set eval_sequences=16
+expect_json task_diversity_lab --set steps=0 --set seeds=2 --set eval_sequences=16 --lang ko
+expect task_diversity_lab-range 2 "'log2_tasks' = 17 is out of range: expected an integer in \\[0, 16\\]" -- run task_diversity_lab --set log2_tasks=17
 # sequence_lab (issue 16): symbols a..j and ';' on the shipped HMM model; a long segment or an unknown symbol exits 2 by name
 expect_json sequence_lab --set "sequence=a b c d e f ; d e"
 expect sequence_lab-long-segment 2 "segment 1 has more than 6 symbols \(word 7\)" -- run sequence_lab --set "sequence=a b c d e f g"

@@ -212,6 +212,7 @@ ICL_LARGEST_CASE("prompt_lab")
 ICL_LARGEST_CASE("regression_lab")
 ICL_LARGEST_CASE("sequence_lab")
 ICL_LARGEST_CASE("shots_curve")
+ICL_LARGEST_CASE("task_diversity_lab")
 #undef ICL_LARGEST_CASE
 
 TEST_CASE("bounds: every other demo at its largest parameters refuses or runs a step within the budget") {
