@@ -110,8 +110,8 @@ TEST_CASE("emergence_lab: crossings are the first evaluation past halfway to 1, 
 }
 
 TEST_CASE("emergence_lab: data knobs the generator cannot honour are refused, naming the knob") {
-    testing::expect_refused("emergence_lab", {{"pairs", 8}, {"burstiness", 9}}, {"burstiness", "at most the pairs"});
-    testing::expect_refused("emergence_lab", {{"classes", 8}, {"labels", 16}}, {"labels", "at most the classes"});
+    testing::expect_refused("emergence_lab", {{"pairs", 6}, {"burstiness", 7}}, {"burstiness", "at most the pairs"});
+    testing::expect_refused("emergence_lab", {{"classes", 16}, {"labels", 32}}, {"labels", "at most the classes"});
 }
 
 TEST_CASE("emergence_lab: B = 0 starts whatever N and L are (no bursty sequence needs N distinct labels)") {
