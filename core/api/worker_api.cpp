@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "icl/assets.h"
+#include "icl/json_depth.h"
 #include "icl/progress.h"
 #include "icl/quiz.h"
 
@@ -26,33 +27,12 @@ std::string error_json(const Error& e, const std::string& lang) {
     return error_json(texts ? texts.value()(e) : e.message);
 }
 
-// How deep arrays and objects nest in a JSON text (brackets inside strings do not count);
-// the scan stops once past `limit`.
-int nesting_depth(const std::string& text, int limit) {
-    int depth = 0, deepest = 0;
-    bool in_string = false;
-    for (size_t i = 0; i < text.size() && deepest <= limit; ++i) {
-        const char c = text[i];
-        if (in_string) {
-            if (c == '\\') ++i;
-            else if (c == '"') in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            deepest = std::max(deepest, ++depth);
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
-    return deepest;
-}
-
 // Parses text as JSON without exceptions; `what` names the argument in the message.
 // Nesting is bounded first: a text nested thousands deep exhausts the stack of the wasm
 // module (a RangeError in the page, not an answer); no argument of this API nests deeper
 // than a few levels.
 Expected<json> parse_json(const std::string& text, const char* what) {
-    if (const int depth = nesting_depth(text, WorkerApi::kMaxJsonDepth); depth > WorkerApi::kMaxJsonDepth)
+    if (const int depth = json_depth(text, WorkerApi::kMaxJsonDepth); depth > WorkerApi::kMaxJsonDepth)
         return make_error(std::string(what) + ": arrays and objects nested more than " +
                           std::to_string(WorkerApi::kMaxJsonDepth) + " deep; it was not read");
     json j = json::parse(text, nullptr, false);

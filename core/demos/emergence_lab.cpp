@@ -23,6 +23,7 @@
 #include "icl/fewshot_eval.h"
 #include "icl/format.h"
 #include "icl/gpt_train.h"
+#include "icl/metrics.h"
 
 namespace icl {
 namespace {
@@ -30,15 +31,11 @@ namespace {
 constexpr int kEvalSequences = 128;
 constexpr int kBatch = 32;
 
+// The (v, mean, sd) form of metrics::mean_sd.
 void mean_sd(const std::vector<double>& v, double& mean, double& sd) {
-    mean = NAN;
-    sd = NAN;
-    if (v.empty()) return;
-    mean = 0;
-    for (double x : v) mean += x / (double)v.size();
-    sd = 0;
-    for (double x : v) sd += (x - mean) * (x - mean) / (double)v.size();
-    sd = std::sqrt(sd);
+    const metrics::MeanSd s = metrics::mean_sd(v);
+    mean = s.mean;
+    sd = s.sd;
 }
 
 // One held-out set in the model's form.

@@ -20,6 +20,7 @@
 #include "icl/demo.h"
 #include "icl/demo_seeded_lanes.h"
 #include "icl/gpt_train.h"
+#include "icl/metrics.h"
 #include "icl/recipe.h"
 #include "icl/tasks.h"
 
@@ -32,13 +33,11 @@ constexpr gpt::AttentionKind kKinds[kArms] = {gpt::AttentionKind::softmax, gpt::
                                                gpt::AttentionKind::delta};
 constexpr int kSoftmaxArm = 0, kLinearArm = 1, kDeltaArm = 2;  // indices into kKinds
 
+// The (v, mean, sd) form of metrics::mean_sd.
 void mean_sd(const std::vector<double>& v, double& mean, double& sd) {
-    mean = 0;
-    sd = 0;
-    if (v.empty()) { mean = NAN; return; }
-    for (double x : v) mean += x / (double)v.size();
-    for (double x : v) sd += (x - mean) * (x - mean) / (double)v.size();
-    sd = std::sqrt(sd);
+    const metrics::MeanSd s = metrics::mean_sd(v);
+    mean = s.mean;
+    sd = s.sd;
 }
 
 struct Arm {

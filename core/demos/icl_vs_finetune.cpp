@@ -102,11 +102,8 @@ std::pair<double, double> mean_sd(const std::vector<double>& all) {
     std::vector<double> v;
     for (double x : all)
         if (std::isfinite(x)) v.push_back(x);
-    if (v.empty()) return {NAN, NAN};
-    const double m = metrics::mean(v);
-    double ss = 0;
-    for (double x : v) ss += (x - m) * (x - m);
-    return {m, std::sqrt(ss / (double)v.size())};
+    const metrics::MeanSd s = metrics::mean_sd(v);
+    return {s.mean, s.sd};
 }
 
 // The seed of untrained model i (0-based) of a run with seed `seed`: a test draws the same

@@ -21,21 +21,18 @@
 #include "icl/demo_seeded_lanes.h"
 #include "icl/format.h"
 #include "icl/gpt_train.h"
+#include "icl/metrics.h"
 #include "icl/regression_baselines.h"
 #include "icl/task_pool.h"
 
 namespace icl {
 namespace {
 
+// The (v, mean, sd) form of metrics::mean_sd.
 void mean_sd(const std::vector<double>& v, double& mean, double& sd) {
-    mean = NAN;
-    sd = NAN;
-    if (v.empty()) return;
-    mean = 0;
-    for (double x : v) mean += x / (double)v.size();
-    sd = 0;
-    for (double x : v) sd += (x - mean) * (x - mean) / (double)v.size();
-    sd = std::sqrt(sd);
+    const metrics::MeanSd s = metrics::mean_sd(v);
+    mean = s.mean;
+    sd = s.sd;
 }
 
 // What one seed's evaluation measured on one set of sequences (fresh or pool tasks):

@@ -2,24 +2,11 @@
 
 #include <cctype>
 
+#include "icl/format.h"
+
 namespace icl::package {
 
 namespace {
-
-std::string xml_escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&apos;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
 
 // A path as a URI reference (the manifest's href): bytes outside the unreserved set and
 // '/' percent-encoded, then XML-escaped.
@@ -30,7 +17,7 @@ std::string href(const std::string& path) {
         if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') out += char(c);
         else { out += '%'; out += hex[c >> 4]; out += hex[c & 15]; }
     }
-    return xml_escape(out);
+    return markup_escape(out);
 }
 
 // An XML ID (NCName) from a lesson id: letters, digits, '-', '_', '.'; others become '_'.
@@ -63,10 +50,10 @@ std::string manifest(const Course& course, Scorm version) {
              "  <metadata>\n    <schema>ADL SCORM</schema>\n    <schemaversion>2004 4th Edition</schemaversion>\n  </metadata>\n";
     }
     x += "  <organizations default=\"org\">\n    <organization identifier=\"org\">\n";
-    x += "      <title>" + xml_escape(course.title) + "</title>\n";
+    x += "      <title>" + markup_escape(course.title) + "</title>\n";
     for (const Sco& s : course.scos) {
         x += "      <item identifier=\"" + xml_id("item-", s.id) + "\" identifierref=\"" + xml_id("sco-", s.id) +
-             "\" isvisible=\"true\">\n        <title>" + xml_escape(s.title) + "</title>\n      </item>\n";
+             "\" isvisible=\"true\">\n        <title>" + markup_escape(s.title) + "</title>\n      </item>\n";
     }
     x += "    </organization>\n  </organizations>\n  <resources>\n";
     const std::string type = v12 ? "adlcp:scormtype" : "adlcp:scormType";
@@ -125,8 +112,8 @@ Expected<std::string> with_xapi(const std::string& html, const Xapi& xapi) {
         return make_error("the page has no Content-Security-Policy with one connect-src 'self' (not a page of this site's build)");
     std::string out = html;
     out.insert(at + csp.size(), " " + origin_of(xapi.endpoint));
-    std::string metas = "<meta name=\"icl-xapi-endpoint\" content=\"" + xml_escape(xapi.endpoint) + "\">\n";
-    if (!xapi.auth.empty()) metas += "<meta name=\"icl-xapi-auth\" content=\"" + xml_escape(xapi.auth) + "\">\n";
+    std::string metas = "<meta name=\"icl-xapi-endpoint\" content=\"" + markup_escape(xapi.endpoint) + "\">\n";
+    if (!xapi.auth.empty()) metas += "<meta name=\"icl-xapi-auth\" content=\"" + markup_escape(xapi.auth) + "\">\n";
     out.insert(meta, metas);  // before the CSP meta, whose position did not move
     return out;
 }

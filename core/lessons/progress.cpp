@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "icl/json_depth.h"
 #include "icl/quiz.h"
 #include "icl/texts.h"
 
@@ -15,34 +16,6 @@ namespace {
 constexpr int64_t kMinute = 60 * 1000;
 constexpr int64_t kDay = 24 * 60 * kMinute;
 constexpr int64_t kMaxTime = int64_t(1) << 53;   // exact in a JS number
-
-// Depth of nesting and a count of '{' (an upper bound on the records), found by one
-// pass over the text that skips strings; before anything is parsed.
-struct Shape {
-    int depth = 0;
-    size_t objects = 0;
-};
-Shape scan(const std::string& text) {
-    Shape s;
-    int depth = 0;
-    bool in_string = false;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (in_string) {
-            if (c == '\\') ++i;
-            else if (c == '"') in_string = false;
-            continue;
-        }
-        if (c == '"') in_string = true;
-        else if (c == '[' || c == '{') {
-            s.depth = std::max(s.depth, ++depth);
-            if (c == '{') ++s.objects;
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
-    return s;
-}
 
 bool time_field(const json& r, const char* key, int64_t& out) {
     if (!r.contains(key)) return true;   // absent: 0
@@ -98,7 +71,7 @@ Expected<Read> read(const std::string& text, const Bounds& bounds) {
         return make_error("it is " + std::to_string(text.size()) + " bytes, more than the " +
                           std::to_string(bounds.max_bytes) + " a progress document may have");
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) return Read{};
-    const Shape shape = scan(text);
+    const JsonShape shape = json_shape(text);
     if (shape.depth > bounds.max_depth)
         return make_error("it is nested " + std::to_string(shape.depth) + " deep, more than the " +
                           std::to_string(bounds.max_depth) + " a progress document may have");
@@ -198,7 +171,7 @@ Status check_answer(const json& answer, const Bounds& bounds) {
         return make_error("the answer is " + std::to_string(text.size()) + " bytes, more than the " +
                           std::to_string(bounds.max_answer_bytes) + " a saved answer may have");
     // The record puts it 4 levels down (document, checks, lesson, record).
-    if (scan(text).depth > bounds.max_depth - 4)
+    if (json_depth(text) > bounds.max_depth - 4)
         return make_error("the answer is nested more than " + std::to_string(bounds.max_depth - 4) + " deep");
     return Ok{};
 }

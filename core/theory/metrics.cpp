@@ -12,6 +12,13 @@ double mean(const std::vector<double>& v) {
     return v.empty() ? NAN : s / (double)v.size();
 }
 
+MeanSd mean_sd(const std::vector<double>& v) {
+    const double m = mean(v);
+    double ss = 0;
+    for (double x : v) ss += (x - m) * (x - m);
+    return {m, v.empty() ? NAN : std::sqrt(ss / (double)v.size())};
+}
+
 double cosine(const float* a, const float* b, size_t n) {
     double ab = 0, aa = 0, bb = 0;
     for (size_t i = 0; i < n; ++i) {

@@ -11,6 +11,7 @@
 #include "icl/class_report.h"
 #include "icl/data_dir.h"
 #include "icl/file_read.h"
+#include "icl/format.h"
 #include "icl/lesson_set.h"
 #include "icl/package.h"
 #include "icl/progress.h"
@@ -131,21 +132,6 @@ int cmd_lessons_package(int argc, char** argv) {
 
 namespace {
 
-std::string esc(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
-
 // Markdown text on one line: line breaks as spaces, no trailing space.
 std::string one_line(std::string s) {
     for (char& c : s) if (c == '\n' || c == '\r') c = ' ';
@@ -176,7 +162,7 @@ std::string accuracy_svg(const icl::classroom::Report& r, const icl::Texts& t) {
     const int height = top + row * (int)r.checks.size() + 24;
     char buf[256];
     std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" + std::to_string(label + width + 60) +
-                    "\" height=\"" + std::to_string(height) + "\" aria-label=\"" + esc(t("plot")) + "\">\n";
+                    "\" height=\"" + std::to_string(height) + "\" aria-label=\"" + icl::markup_escape(t("plot")) + "\">\n";
     for (int p = 0; p <= 100; p += 25) {
         const int x = label + width * p / 100;
         std::snprintf(buf, sizeof buf, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"grid\"/><text x=\"%d\" y=\"%d\" class=\"tick\">%d%%</text>\n",
@@ -186,7 +172,7 @@ std::string accuracy_svg(const icl::classroom::Report& r, const icl::Texts& t) {
     for (size_t i = 0; i < r.checks.size(); ++i) {
         const auto& c = r.checks[i];
         const int y = top + row * (int)i;
-        s += "<text x=\"" + std::to_string(label - 6) + "\" y=\"" + std::to_string(y + 13) + "\" class=\"label\">" + esc(c.check) + "</text>";
+        s += "<text x=\"" + std::to_string(label - 6) + "\" y=\"" + std::to_string(y + 13) + "\" class=\"label\">" + icl::markup_escape(c.check) + "</text>";
         if (c.first_known == 0) {
             std::snprintf(buf, sizeof buf, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"unknown\"/>\n", label, y + 3, width, row - 6);
         } else {
@@ -266,30 +252,30 @@ int cmd_class(int argc, char** argv) {
     }
     const icl::classroom::Report r = cls.report(lessons);
 
-    std::string h = "<!doctype html>\n<html lang=\"" + esc(lang) + "\">\n<head>\n<meta charset=\"utf-8\">\n"
+    std::string h = "<!doctype html>\n<html lang=\"" + icl::markup_escape(lang) + "\">\n<head>\n<meta charset=\"utf-8\">\n"
                     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
-                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" + esc(t("title")) + " · ICL Lab</title>\n<style>" +
-                    kReportCss + "</style>\n</head>\n<body>\n<h1>" + esc(t("title")) + "</h1>\n<p>" +
-                    esc(t("summary", {{"learners", r.learners.size()}, {"checks", r.total_checks}, {"lessons", found->second.size()}})) + "</p>\n";
+                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" + icl::markup_escape(t("title")) + " · ICL Lab</title>\n<style>" +
+                    kReportCss + "</style>\n</head>\n<body>\n<h1>" + icl::markup_escape(t("title")) + "</h1>\n<p>" +
+                    icl::markup_escape(t("summary", {{"learners", r.learners.size()}, {"checks", r.total_checks}, {"lessons", found->second.size()}})) + "</p>\n";
     if (!r.unknown.empty()) {
         std::string list;
         for (const auto& u : r.unknown) list += (list.empty() ? "" : ", ") + u;
-        h += "<p class=\"note\">" + esc(t("unknown", {{"checks", list}})) + "</p>\n";
+        h += "<p class=\"note\">" + icl::markup_escape(t("unknown", {{"checks", list}})) + "</p>\n";
     }
-    h += "<h2>" + esc(t("plot")) + "</h2>\n<p class=\"note\">" + esc(t("plotNote")) + "</p>\n" + accuracy_svg(r, t);
+    h += "<h2>" + icl::markup_escape(t("plot")) + "</h2>\n<p class=\"note\">" + icl::markup_escape(t("plotNote")) + "</p>\n" + accuracy_svg(r, t);
     size_t at = 0;
     for (const auto& l : found->second) {
-        h += "<h2>" + esc(t("lesson", {{"order", l.order}, {"title", l.title}})) + "</h2>\n<table>\n<tr><th>" + esc(t("check")) + "</th><th>" +
-             esc(t("answered")) + "</th><th>" + esc(t("firstRight")) + "</th><th>" + esc(t("wrong")) + "</th></tr>\n";
+        h += "<h2>" + icl::markup_escape(t("lesson", {{"order", l.order}, {"title", l.title}})) + "</h2>\n<table>\n<tr><th>" + icl::markup_escape(t("check")) + "</th><th>" +
+             icl::markup_escape(t("answered")) + "</th><th>" + icl::markup_escape(t("firstRight")) + "</th><th>" + icl::markup_escape(t("wrong")) + "</th></tr>\n";
         for (; at < r.checks.size() && r.checks[at].lesson == l.id; ++at) {
             const auto& c = r.checks[at];
             const icl::CheckBlock* block = blocks[c.lesson + "/" + c.check];
-            h += "<tr id=\"" + esc(c.lesson + "-" + c.check) + "\"><td><code>" + esc(c.check) + "</code><br><span class=\"reason\">" +
-                 esc(one_line(block ? block->prompt_markdown : "")) + "</span></td><td class=\"n\">" + std::to_string(c.answered) + "</td><td class=\"n\">" +
-                 esc(t("firstOf", {{"right", c.first_right}, {"known", c.first_known}}));
-            if (c.answered > c.first_known) h += "<br><span class=\"note\">" + esc(t("firstUnknown", {{"count", c.answered - c.first_known}})) + "</span>";
+            h += "<tr id=\"" + icl::markup_escape(c.lesson + "-" + c.check) + "\"><td><code>" + icl::markup_escape(c.check) + "</code><br><span class=\"reason\">" +
+                 icl::markup_escape(one_line(block ? block->prompt_markdown : "")) + "</span></td><td class=\"n\">" + std::to_string(c.answered) + "</td><td class=\"n\">" +
+                 icl::markup_escape(t("firstOf", {{"right", c.first_right}, {"known", c.first_known}}));
+            if (c.answered > c.first_known) h += "<br><span class=\"note\">" + icl::markup_escape(t("firstUnknown", {{"count", c.answered - c.first_known}})) + "</span>";
             h += "</td><td>";
-            if (c.wrong.empty()) h += esc(t("none"));
+            if (c.wrong.empty()) h += icl::markup_escape(t("none"));
             else {
                 h += "<ul>";
                 for (const auto& [response, learners] : c.wrong) {
@@ -297,8 +283,8 @@ int cmd_class(int argc, char** argv) {
                     if (block) {
                         for (const auto& o : block->options) if (o.key == response) reason = o.feedback_markdown;
                     }
-                    h += "<li><b>" + esc(response) + "</b> (" + std::to_string(learners) + ") <span class=\"reason\">" +
-                         esc(reason.empty() ? t("noReason") : one_line(reason)) + "</span></li>";
+                    h += "<li><b>" + icl::markup_escape(response) + "</b> (" + std::to_string(learners) + ") <span class=\"reason\">" +
+                         icl::markup_escape(reason.empty() ? t("noReason") : one_line(reason)) + "</span></li>";
                 }
                 h += "</ul>";
             }
@@ -306,10 +292,10 @@ int cmd_class(int argc, char** argv) {
         }
         h += "</table>\n";
     }
-    h += "<h2>" + esc(t("learners")) + "</h2>\n<table>\n<tr><th>" + esc(t("learner")) + "</th><th>" + esc(t("progress")) + "</th><th>" +
-         esc(t("right")) + "</th></tr>\n";
+    h += "<h2>" + icl::markup_escape(t("learners")) + "</h2>\n<table>\n<tr><th>" + icl::markup_escape(t("learner")) + "</th><th>" + icl::markup_escape(t("progress")) + "</th><th>" +
+         icl::markup_escape(t("right")) + "</th></tr>\n";
     for (const auto& L : r.learners) {
-        h += "<tr><td>" + esc(L.name) + "</td><td class=\"n\">" + std::to_string(L.answered) + " / " + std::to_string(r.total_checks) +
+        h += "<tr><td>" + icl::markup_escape(L.name) + "</td><td class=\"n\">" + std::to_string(L.answered) + " / " + std::to_string(r.total_checks) +
              "</td><td class=\"n\">" + std::to_string(L.right) + "</td></tr>\n";
     }
     h += "</table>\n</body>\n</html>\n";

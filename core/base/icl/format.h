@@ -11,4 +11,7 @@ std::string format_number(double v, const char* printf_format = "%.4g");
 // in messages.
 inline std::string all_digits(double v) { return format_number(v, "%.10g"); }
 
+// Text as the content of an HTML or XML element or a quoted attribute: & < > " ' escaped.
+std::string markup_escape(const std::string& s);
+
 }  // namespace icl

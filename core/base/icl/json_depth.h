@@ -1,16 +1,26 @@
-// How deeply a JSON text nests its arrays and objects, found by one pass that skips
-// strings, before anything is parsed: a reader refuses a text nested past its bound
-// instead of letting a recursive parse, dump or destructor run out of stack.
+// How deeply a JSON text nests its arrays and objects (and how many objects it holds),
+// found by one pass that skips strings, before anything is parsed: a reader refuses a
+// text nested past its bound instead of letting a recursive parse, dump or destructor
+// run out of stack.
 #pragma once
 #include <algorithm>
+#include <climits>
+#include <cstddef>
 #include <string>
 
 namespace icl {
 
-inline int json_depth(const std::string& text) {
-    int depth = 0, deepest = 0;
+struct JsonShape {
+    int depth = 0;         // the deepest nesting of [ and {
+    size_t objects = 0;    // how many { the text opens
+};
+
+// The scan stops once the depth passes `limit` (the shape is then partial, its depth > limit).
+inline JsonShape json_shape(const std::string& text, int limit = INT_MAX) {
+    JsonShape s;
+    int depth = 0;
     bool in_string = false;
-    for (size_t i = 0; i < text.size(); ++i) {
+    for (size_t i = 0; i < text.size() && s.depth <= limit; ++i) {
         const char c = text[i];
         if (in_string) {
             if (c == '\\') ++i;
@@ -18,12 +28,15 @@ inline int json_depth(const std::string& text) {
         } else if (c == '"') {
             in_string = true;
         } else if (c == '[' || c == '{') {
-            deepest = std::max(deepest, ++depth);
+            s.depth = std::max(s.depth, ++depth);
+            if (c == '{') ++s.objects;
         } else if (c == ']' || c == '}') {
             --depth;
         }
     }
-    return deepest;
+    return s;
 }
+
+inline int json_depth(const std::string& text, int limit = INT_MAX) { return json_shape(text, limit).depth; }
 
 }  // namespace icl

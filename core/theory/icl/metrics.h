@@ -24,6 +24,13 @@ namespace icl::metrics {
 // The mean of v; NaN (written as JSON null) while there is nothing to average.
 double mean(const std::vector<double>& v);
 
+// The mean of v and its spread (population standard deviation, over n); both NaN while
+// there is nothing to average (a NaN in v makes both NaN).
+struct MeanSd {
+    double mean, sd;
+};
+MeanSd mean_sd(const std::vector<double>& v);
+
 // cos(a, b) over n floats; 0 when either vector is zero.
 double cosine(const float* a, const float* b, size_t n);
 double cosine(const std::vector<float>& a, const std::vector<float>& b);
