@@ -31,7 +31,7 @@ void put(std::string& out, uint64_t value, int bytes) {  // little-endian
 
 std::string store(const std::vector<Entry>& entries) {
     std::string out, central;
-    const uint16_t kUtf8 = 1 << 11, kDate = (0 << 9) | (1 << 5) | 1;  // 1980-01-01, 00:00
+    const uint16_t kUtf8 = 1 << 11, kDate = (0 << 9) | (1 << 5) | 1;  // the format's earliest date, midnight
     for (const auto& [name, data] : entries) {
         const uint32_t crc = crc32(data), offset = (uint32_t)out.size();
         // The fields local and central headers share, from "version needed" to the name length.

@@ -121,7 +121,7 @@ private:
     int asked_continue_ = 0;
     double kl_ = 0, p_zs_top_ = 0;
     static constexpr int kMaxOrders = 24;           // the prompt's own order and up to 23 others
-    int order_count_ = 0;                           // orders measured (0: fewer than 2 demonstrations)
+    int order_count_ = 0;                           // orders run (0: fewer than 2 demonstrations)
     double order_p_min_ = NAN, order_p_max_ = NAN;  // the answer's probability over the orders
     double order_dw_moved_ = 0;                     // max over orders of mean_heads ‖ΔW_ICL q − own order's‖ / ‖own order's‖
 };

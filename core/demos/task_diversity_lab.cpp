@@ -4,7 +4,7 @@
 // tasks from the Gaussian prior and on the pool's own tasks, beside the two Bayes-optimal
 // predictors computed exactly (icl/regression_baselines.h): dMMSE, optimal for the pool's
 // discrete prior, and ridge with λ = σ², optimal for the Gaussian prior. Which of the two
-// the model is nearer is measured by the paper's distance
+// the model is nearer is told by the paper's distance
 //     Δ(f, g) = mean over sequences and context lengths k of (f_k − g_k)² / D.
 // The sequence is Garg et al.'s encoding, the one Raventós et al. use: 2K vectors of D + 1,
 // x_k as (x_k, 0) then y_k as (0, …, 0, y_k); the prediction of y_k is read at x_k's
@@ -35,7 +35,7 @@ void mean_sd(const std::vector<double>& v, double& mean, double& sd) {
     sd = s.sd;
 }
 
-// What one seed's evaluation measured on one set of sequences (fresh or pool tasks):
+// What one seed's evaluation found on one set of sequences (fresh or pool tasks):
 // the squared errors / D at each context length k (mean over sequences), for the model,
 // dMMSE and ridge, and the two distances.
 struct TaskDiversityEval {

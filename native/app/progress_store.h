@@ -34,7 +34,7 @@ LoadedProgress load_progress(const std::string& path);
 // Under the lock: reads the stored document, merges it into `progress`, applies
 // `change` (if any) and writes the result — unless the result would not read back
 // (icl::progress::fits: past the bounds on bytes, records or an answer's size), which is
-// an error: the file is left as it was and `change` is not kept. A stored document that
+// an error: the file is left as it was and `change` is dropped. A stored document that
 // cannot be read is set aside and its notice appended to `notices`. Times are bounded
 // to the present (icl::progress::bound_times).
 icl::Status update_progress(Progress& progress, const std::string& path,

@@ -2,7 +2,7 @@
 // headers, the central directory and its end record of the zip format (PKWARE's
 // APPNOTE, version 2.0 features only; no zip64, so the archive stays under 4 GiB and
 // 65,535 files, which the caller checks with fits()). Names are UTF-8 (bit 11 set).
-// The bytes of a pure function of the files: no times (every entry dated 1980-01-01),
+// The bytes of a pure function of the files: no times (every entry carries the format's earliest date),
 // so the same files give the same archive.
 #pragma once
 #include <cstdint>
