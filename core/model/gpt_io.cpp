@@ -74,33 +74,32 @@ void embedding_backward(float* dwte, float* dwpe, const float* dout, const int* 
 Status check_batch(const Model& model, const Batch& batch, const char* what) {
     const Config& c = model.config;
     const int B = batch.B, T = batch.T;
-    const std::string w = what;
-    if (B < 1) return make_error(w + ": batch size " + std::to_string(B) + " must be >= 1");
+    if (B < 1) return make_error(std::string(what) + ": batch size " + std::to_string(B) + " must be >= 1");
     if (T < 1 || T > c.context)
-        return make_error(w + ": sequence length " + std::to_string(T) + " is outside [1, " +
+        return make_error(std::string(what) + ": sequence length " + std::to_string(T) + " is outside [1, " +
                           std::to_string(c.context) + "] (the model's context)");
     const size_t need = activation_count(c, B, T);
     if (need > Bounds::max_activations)
-        return make_error(w + ": a batch of " + std::to_string(B) + " x " + std::to_string(T) + " needs " +
+        return make_error(std::string(what) + ": a batch of " + std::to_string(B) + " x " + std::to_string(T) + " needs " +
                           std::to_string(need) + " activation floats, over the bound of " +
                           std::to_string(Bounds::max_activations));
-    if (c.token_input && !batch.tokens) return make_error(w + ": the model reads tokens and none were given");
+    if (c.token_input && !batch.tokens) return make_error(std::string(what) + ": the model reads tokens and none were given");
     if (c.input_dim > 0 && !batch.vectors)
-        return make_error(w + ": the model reads an input vector of " + std::to_string(c.input_dim) +
+        return make_error(std::string(what) + ": the model reads an input vector of " + std::to_string(c.input_dim) +
                           " per position and none were given");
     if (batch.targets && !c.token_output)
-        return make_error(w + ": token targets were given, but the model has no softmax head (token_output off)");
+        return make_error(std::string(what) + ": token targets were given, but the model has no softmax head (token_output off)");
     if (batch.target_vectors && c.output_dim == 0)
-        return make_error(w + ": target vectors were given, but the model has no regression readout (output_dim 0)");
+        return make_error(std::string(what) + ": target vectors were given, but the model has no regression readout (output_dim 0)");
     if (batch.target_mask && !batch.target_vectors)
-        return make_error(w + ": a target mask was given without target vectors");
+        return make_error(std::string(what) + ": a target mask was given without target vectors");
     const int* tokens = c.token_input ? batch.tokens : nullptr;
     for (int i = 0; i < B * T; ++i) {
         if (tokens && (tokens[i] < 0 || tokens[i] >= c.vocab))
-            return make_error(w + ": token id " + std::to_string(tokens[i]) + at_position(i, T) + " is outside [0, " +
+            return make_error(std::string(what) + ": token id " + std::to_string(tokens[i]) + at_position(i, T) + " is outside [0, " +
                               std::to_string(c.vocab - 1) + "]");
         if (batch.targets && (batch.targets[i] < -1 || batch.targets[i] >= c.vocab))
-            return make_error(w + ": target id " + std::to_string(batch.targets[i]) + at_position(i, T) +
+            return make_error(std::string(what) + ": target id " + std::to_string(batch.targets[i]) + at_position(i, T) +
                               " is outside [-1, " + std::to_string(c.vocab - 1) + "]");
     }
     const size_t BT = (size_t)B * T;
