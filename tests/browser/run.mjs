@@ -257,7 +257,9 @@ async function answer(page, check, value) {
     text: s.querySelector('.verdict').innerText.trim() }), before);
 }
 
-const panelsHtml = (page, name) => page.locator(`section.demo[data-instance="${name}"] .panels`).evaluate((e) => e.innerHTML);
+// What a demo draws: its panels, and those drawn beside the control they answer.
+const panelsHtml = (page, name) => page.locator(`section.demo[data-instance="${name}"]`)
+  .evaluate((s) => [...s.querySelectorAll('.panels, .control-beside')].map((e) => e.innerHTML).join(''));
 
 // Counts the runs the page asks its engine worker for (window.__iclRuns): installed
 // before the page's scripts, it sees every 'run' message any Worker is posted.
