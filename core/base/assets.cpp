@@ -3,13 +3,17 @@
 #include <sys/stat.h>
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include "icl/file_read.h"
 
 namespace icl {
 
 namespace {
+// The lint starts demos on several threads at once: the store takes one at a time. An
+// entry, once in, is never replaced while a reader may hold it (put_asset is for setup).
 struct Store {
+    std::mutex mutex;
     std::string dir;
     std::map<std::string, std::unique_ptr<std::vector<uint8_t>>> files;
 };
@@ -38,14 +42,19 @@ bool is_missing(const std::string& path) {
 }
 }  // namespace
 
-void set_asset_dir(const std::string& dir) { store().dir = dir; }
+void set_asset_dir(const std::string& dir) {
+    std::lock_guard<std::mutex> lock(store().mutex);
+    store().dir = dir;
+}
 
 void put_asset(const std::string& name, std::vector<uint8_t> bytes) {
+    std::lock_guard<std::mutex> lock(store().mutex);
     store().files[name] = std::make_unique<std::vector<uint8_t>>(std::move(bytes));
 }
 
 Expected<const std::vector<uint8_t>*> get_asset(const std::string& name) {
     Store& s = store();
+    std::lock_guard<std::mutex> lock(s.mutex);
     if (!safe_name(name)) return make_error("asset name '" + name + "' is not a relative path inside the lessons folder");
     auto it = s.files.find(name);
     if (it != s.files.end()) return static_cast<const std::vector<uint8_t>*>(it->second.get());

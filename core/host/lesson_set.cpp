@@ -1,6 +1,7 @@
 #include "icl/lesson_set.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -10,8 +11,10 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "icl/demo.h"
 #include "icl/file_read.h"
@@ -211,25 +214,78 @@ void lint_pair(const Source& en, const Source& ko, std::vector<Diagnostic>& out)
     }
 }
 
-// The Result JSON of a demo instance of the page at seed 1, as `icl run` gives it, with
-// `changed` over the instance's parameters (a figure's instance[...]); run once per demo +
-// params, cached across pages and languages. nullptr when the instance is not on the page
-// or its parameters are bad (reported by the parser / lint_one).
-const json* run_instance(const Source& s, const std::string& instance, std::map<std::string, json>& results,
-                         const json& changed = json::object()) {
-    const uint64_t seed = 1;
+// A demo instance of the page with `changed` over its parameters (a figure's
+// instance[...]), and its key in the lint's results: demo + params. nullptr when the
+// instance is not on the page or names no demo (reported by the parser / lint_one).
+const DemoBlock* instance_of(const Source& s, const std::string& instance, const json& changed, std::string& key,
+                             json& params) {
     const DemoBlock* demo = nullptr;
     for (const DemoBlock* d : demos_of(s.lesson))
         if (d->name == instance) demo = d;
     if (!demo || !find_demo(demo->demo)) return nullptr;
-    const json params = with_changes(*demo, changed);
-    const std::string key = demo->demo + " " + params.dump();
+    params = with_changes(*demo, changed);
+    key = demo->demo + " " + params.dump();
+    return demo;
+}
+
+// The Result JSON of one demo at seed 1, as `icl run` gives it; nullopt when its
+// parameters are bad (reported by the parser / lint_one).
+std::optional<json> run_demo(const std::string& demo, const json& params) {
+    // (texts: none — only the numbers are read, to grade own-run checks)
+    auto session = start_demo(demo, params, Texts(), 1);
+    if (!session) return std::nullopt;
+    while (!session.value()->done()) session.value()->step(64);
+    return to_json(session.value()->result());
+}
+
+// Every instance the figures and predict checks of every page name, each run once (cached
+// across pages and languages), side by side on the machine's cores: the lint's time is
+// these runs'.
+void run_instances(const std::map<std::string, std::vector<Source>>& sources, std::map<std::string, json>& results) {
+    struct Job {
+        std::string key, demo;
+        json params;
+        std::optional<json> result;
+    };
+    std::vector<Job> jobs;
+    std::set<std::string> queued;
+    const auto add = [&](const Source& s, const std::string& instance, const json& changed) {
+        std::string key;
+        json params;
+        const DemoBlock* demo = instance_of(s, instance, changed, key, params);
+        if (demo && !results.count(key) && queued.insert(key).second) jobs.push_back({key, demo->demo, params, {}});
+    };
+    for (const auto& [lang, list] : sources)
+        for (const auto& s : list) {
+            if (!s.parsed) continue;
+            for (const CheckBlock* c : checks_of(s.lesson))
+                if (c->type == CheckType::Predict) add(s, c->grading.at("demo"), json::object());
+            for (const Figure& f : s.lesson.figures) add(s, f.instance, f.params);
+        }
+    std::atomic<size_t> next{0};
+    const auto work = [&] {
+        for (size_t i; (i = next++) < jobs.size();) jobs[i].result = run_demo(jobs[i].demo, jobs[i].params);
+    };
+    const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), jobs.size());
+    std::vector<std::thread> pool;
+    for (size_t i = 1; i < threads; ++i) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+    for (Job& j : jobs)
+        if (j.result) results[j.key] = std::move(*j.result);
+}
+
+// The Result JSON of a demo instance of the page (run_instances ran it); nullptr when the
+// instance is not on the page or its parameters are bad.
+const json* run_instance(const Source& s, const std::string& instance, std::map<std::string, json>& results,
+                         const json& changed = json::object()) {
+    std::string key;
+    json params;
+    if (!instance_of(s, instance, changed, key, params)) return nullptr;
     if (!results.count(key)) {
-        // (texts: none — only the numbers are read, to grade own-run checks)
-        auto session = start_demo(demo->demo, params, Texts(), seed);
-        if (!session) return nullptr;
-        while (!session.value()->done()) session.value()->step(64);
-        results[key] = to_json(session.value()->result());
+        std::optional<json> run = run_demo(key.substr(0, key.find(' ')), params);
+        if (!run) return nullptr;
+        results[key] = std::move(*run);
     }
     return &results[key];
 }
@@ -419,6 +475,7 @@ LessonSet load_lesson_set(const std::string& dir, const LintOptions& options) {
     lint_catalogues(dir, set.languages, set.problems);
     if (options.run_demos) {
         std::map<std::string, json> results;
+        run_instances(sources, results);
         for (const auto& [lang, list] : sources)
             for (const auto& s : list)
                 if (s.parsed) {
