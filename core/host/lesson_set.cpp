@@ -266,7 +266,11 @@ void run_instances(const std::map<std::string, std::vector<Source>>& sources, st
     const auto work = [&] {
         for (size_t i; (i = next++) < jobs.size();) jobs[i].result = run_demo(jobs[i].demo, jobs[i].params);
     };
+#if defined(__EMSCRIPTEN__)
+    const size_t threads = 1;  // the browser build of the app has no threads
+#else
     const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), jobs.size());
+#endif
     std::vector<std::thread> pool;
     for (size_t i = 1; i < threads; ++i) pool.emplace_back(work);
     work();
