@@ -46,7 +46,7 @@ struct GemmShape<xsimd::fma3<xsimd::avx2>> {
 };
 template <>
 struct GemmShape<xsimd::avx512f> {
-    // 16 accumulators of 32 registers; 64 divides by 8 (6 and 12 rows ran slower).
+    // 16 accumulators of 32 registers; 64 divides by 8 (docs/performance.md has the other row counts).
     static constexpr int MR = 8;
 };
 
@@ -522,8 +522,8 @@ struct Kernels {
         }
     }
 
-    // the sum of the lanes. With AVX-512 the compiler's shuffle tree (xsimd's hadd goes
-    // through 8-lane horizontal adds, lane_max below through memory), which is faster
+    // The sum of the lanes: with AVX-512 the compiler's shuffle tree, in place of xsimd's hadd
+    // (8-lane horizontal adds; lane_max below goes through memory).
     static float lane_sum(B v) {
 #if defined(__AVX512F__)
         if constexpr (std::is_same_v<Arch, xsimd::avx512f>) return _mm512_reduce_add_ps(v);
@@ -872,7 +872,7 @@ struct Kernels {
     // h = 0.5 (1 + tanh u) = σ(2u) = 1 / (1 + e^{−2u}) of N vectors (each step over all
     // N, as exp_n): one exp instead of a tanh. −2u is capped at 88 (e^88 is finite; σ is
     // then 0 to float precision). With u = kS (x + kC x³), −2u = x (−2 kS − 2 kS kC x²):
-    // three operations; with the fma-folded gelu' below, faster than a tanh.
+    // three operations; with the fma-folded gelu' below, cheaper than a tanh.
     template <int N>
     static void gelu_h_n(const B* x, B* h) {
         ICL_EACH(u) h[u] = xsimd::min(x[u] * fma(x[u] * x[u], B(-2.0f * kS * kC), B(-2.0f * kS)), B(88.0f));
