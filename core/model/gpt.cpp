@@ -189,7 +189,7 @@ void add_momentum_backward(float* dv, size_t ldv, float* r, const float* dO, siz
 
 // A banded layer with window w < T computes only its band (banded_attention_*, see
 // kernel_list.h for the cost); a window >= T allows every causal pair, which the
-// dense matmuls do faster.
+// dense matmuls compute with less work per pair.
 bool skips_masked_work(AttentionMask mask, int T) {
     return mask.kind == AttentionMask::banded && mask.window < T;
 }

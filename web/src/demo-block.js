@@ -278,7 +278,7 @@ export class DemoBlock {
     this.draw();
   }
 
-  // Results stream faster than frames: draw the newest once per frame.
+  // Results can arrive more often than frames: draw the newest once per frame.
   scheduleDraw() {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {

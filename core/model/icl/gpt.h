@@ -318,7 +318,7 @@ enum class GradsOnEntry { any, zero };
 // Backward of the loss of the last forward (which must have had targets of either kind),
 // for either architecture.
 // grads (model.layout.total) are ACCUMULATED into: zero them first (and say so with
-// GradsOnEntry::zero, which is faster).
+// GradsOnEntry::zero, which lets the first write replace instead of add).
 Status backward(const Model& model, Activations& acts, float* grads,
                 GradsOnEntry on_entry = GradsOnEntry::any);
 
