@@ -36,6 +36,7 @@ function showError(text) {
     statusBox.textContent = text;
   }
 }
+/* exported Module */ // read by the Emscripten loader script that runs after this one
 var Module = {
   arguments: appArguments,
   canvas: canvas,

@@ -18,7 +18,7 @@
 // this same script in another worker, made on first need, which trains it side by side and
 // sends its states back (WorkerApi's offload, start_lane, take_lane); lane k of every run
 // goes to the same helper k. The page sees one run; its last Result is the one-worker Result.
-/* global IclCore, importScripts */
+/* global IclCore */
 'use strict';
 // The wasm core's bytes are asked for before its loader script, so the two travel at
 // once; the module compiles while it streams in (instantiateStreaming).
