@@ -29,6 +29,7 @@ std::string format_number(double v) {
 // An axis: data range (in log10 units for a log axis) and its ticks.
 struct Axis {
     bool log = false;
+    bool integer = false;  // every value on it is whole (steps, shots): no tick between two whole numbers
     double lo = 0, hi = 1;
     double to_axis(double v) const { return log ? std::log10(v) : v; }
     bool usable(double v) const { return std::isfinite(v) && (!log || v > 0); }
@@ -46,7 +47,8 @@ struct Axis {
         const double data_lo = log ? std::pow(10.0, lo) : lo, data_hi = log ? std::pow(10.0, hi) : hi;
         const double raw = (data_hi - data_lo) / 5;
         const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-        const double step = raw / magnitude < 2 ? 2 * magnitude : raw / magnitude < 5 ? 5 * magnitude : 10 * magnitude;
+        double step = raw / magnitude < 2 ? 2 * magnitude : raw / magnitude < 5 ? 5 * magnitude : 10 * magnitude;
+        if (integer && !log) step = std::max(1.0, std::round(step));
         for (double t = std::ceil(data_lo / step) * step; t <= data_hi + step * 1e-6; t += step)
             out.push_back(std::fabs(t) < step * 1e-9 ? 0.0 : t);
         return out;
@@ -126,10 +128,13 @@ void draw_dashed(ImDrawList* draw, ImVec2 a, ImVec2 b, ImU32 colour, float thick
 
 void draw_lines(const icl::LinesPanel& p, const Fonts& fonts) {
     Axis x{p.log_x}, y{p.log_y};
+    x.integer = y.integer = true;
     double x_lo = std::numeric_limits<double>::infinity(), x_hi = -x_lo, y_lo = x_lo, y_hi = -x_lo;
     for (const icl::Series& s : p.series)
         for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
             if (!x.usable(s.x[i]) || !y.usable(s.y[i])) continue;
+            x.integer = x.integer && s.x[i] == std::round(s.x[i]);
+            y.integer = y.integer && s.y[i] == std::round(s.y[i]);
             x_lo = std::min(x_lo, s.x[i]); x_hi = std::max(x_hi, s.x[i]);
             const double e = i < s.y_err.size() && std::isfinite(s.y_err[i]) ? s.y_err[i] : 0;
             const double lo = y.usable(s.y[i] - e) ? s.y[i] - e : s.y[i];
