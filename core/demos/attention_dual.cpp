@@ -253,18 +253,27 @@ public:
         growth.series = {norm};
         panels.push_back(growth);
 
+        // The sweep in two panels: relative errors run over decades (to tens at a large
+        // scale), the cosine stays in [-1, 1]; on one axis the cosine would lie flat.
         LinesPanel sweep;
         sweep.title = msg("linear_vs_softmax_attention");
         sweep.x_label = msg("embedding_scale");
-        sweep.y_label = msg("relative_error_cosine");
+        sweep.y_label = msg("relative_error");
         sweep.log_x = true;
+        sweep.log_y = true;
         Series rel = sweep_rel_, cos = sweep_cos_, cen = sweep_centred_;
         rel.name = msg("relative_error");
         cos.name = msg("cosine_bars_half_the");
-        cos.dashed = true;
         cen.name = msg("relative_error_normalised_centred");
-        sweep.series = {rel, cos, cen};
+        sweep.series = {rel, cen};
         panels.push_back(sweep);
+        LinesPanel cosine;
+        cosine.title = msg("cosine_by_embedding_scale");
+        cosine.x_label = msg("embedding_scale");
+        cosine.y_label = msg("cosine");
+        cosine.log_x = true;
+        cosine.series = {cos};
+        panels.push_back(cosine);
 
         NotePanel note{msg("what_to_see"),
                        msg("the_attention_and_fast")};

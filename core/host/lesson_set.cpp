@@ -140,6 +140,7 @@ void lint_one(const Source& s, const LintOptions& options, std::vector<Diagnosti
             out.push_back({s.path, f.line, "figure " + f.text + " (" + f.source() + "): demo " + (*d)->demo + ": " +
                                                valid.error().message, false});
     }
+    for (Diagnostic& d : figures_giving_answers_away(s.lesson, s.path)) out.push_back(std::move(d));
     const auto checks = checks_of(s.lesson);
     const bool has_demo = !demos_of(s.lesson).empty();
     const bool has_predict = std::any_of(checks.begin(), checks.end(),

@@ -643,7 +643,7 @@ private:
         check.type = type->second;
         // Which keys each type takes.
         std::set<std::string> allowed = {"id", "type"};
-        if (check.type == CheckType::Predict) allowed.insert({"demo", "scalar", "run"});
+        if (check.type == CheckType::Predict) allowed.insert({"demo", "scalar", "run", "hide"});
         else allowed.insert("answer");
         if (check.type == CheckType::Numeric) allowed.insert("tol");
         for (const auto& [key, value] : keys)
@@ -914,6 +914,19 @@ private:
                     return false;
                 }
                 if (keys.count("run") && keys["run"] == "own") check.grading["run"] = "own";
+                if (keys.count("hide")) {
+                    if (keys["hide"] != "result") {
+                        fail(at, "predict check: hide='" + keys["hide"] + "' is not known (hide=result: the page holds back the "
+                                 "demo's result until this check is answered or the demo is run)");
+                        return false;
+                    }
+                    if (check.grading.contains("run")) {
+                        fail(at, "predict check: hide=result needs run=lesson (with run=own the learner's own run is graded, "
+                                 "not the result the page shows at load)");
+                        return false;
+                    }
+                    check.hides_result = true;
+                }
                 return true;
             }
         }
@@ -970,7 +983,7 @@ json to_json(const CheckBlock& check) {
         options.push_back({{"key", o.key}, {"html", o.html}, {"feedback_html", o.feedback_html}});
     return {{"kind", "check"}, {"id", check.id}, {"type", check_type_name(check.type)}, {"line", check.line},
             {"prompt_html", check.prompt_html}, {"options", options}, {"feedback_html", check.feedback_html},
-            {"grading", check.grading}};
+            {"grading", check.grading}, {"hides_result", check.hides_result}};
 }
 
 namespace {

@@ -90,6 +90,7 @@ void open_lesson(AppState& app, int index) {
     const LoadedLesson* loaded = app.lesson();
     if (!loaded) return;
     const auto saved = app.progress.checks.find(loaded->lesson.id);
+    std::vector<std::pair<std::string, std::string>> unanswered;  // (demo instance, check id), hide=result
     for (const icl::LessonBlock& block : loaded->lesson.blocks) {
         if (const auto* demo = std::get_if<icl::DemoBlock>(&block)) {
             DemoInstance instance;
@@ -106,8 +107,13 @@ void open_lesson(AppState& app, int index) {
                 if (record != saved->second.end()) input = input_from_answer(*check, record->second.answer);
             }
             app.checks[check->id] = input;
+            if (check->type == icl::CheckType::Predict && check->hides_result &&
+                (saved == app.progress.checks.end() || !saved->second.count(check->id)))
+                unanswered.emplace_back(check->grading.value("demo", ""), check->id);
         }
     }
+    for (const auto& [instance, id] : unanswered)
+        if (DemoInstance* d = find_demo_instance(app, instance)) d->held_for.insert(id);
     app.progress.last_lesson = loaded->lesson.id;
     save(app);
     // Analytic demos are cheap: show their result at once.
@@ -269,6 +275,8 @@ void submit_answer(AppState& app, const icl::CheckBlock& check, const nlohmann::
     }
     input.verdict = verdict.value();
     input.graded_answer = answer;
+    if (check.type == icl::CheckType::Predict)
+        if (DemoInstance* demo = find_demo_instance(app, check.grading.value("demo", ""))) demo->held_for.erase(check.id);
     const std::string lesson = page_lesson_id(app);
     if (lesson.empty()) return;
     const bool correct = verdict.value().correct;
@@ -327,6 +335,7 @@ void prepare_review_item(AppState& app) {
             d.lesson_params = demo->params;
             d.params = demo->params;
             if (!d.def) d.error = "unknown demo '" + demo->demo + "'";
+            if (check->hides_result) d.held_for.insert(check->id);  // asked again: not shown before the answer
             app.demos.push_back(std::move(d));
         }
     for (DemoInstance& d : app.demos)

@@ -57,6 +57,10 @@ struct DemoInstance {
     uint64_t run_seed = 1;
     std::string error;                 // why the last start failed
     bool press_stops = false;          // the Run/Stop button read Stop when this press began
+    // The predict checks with hide=result that ask about this demo and have no answer yet:
+    // while any is left, its result is computed but not shown (the controls are). The
+    // learner's own run (Run, Reset, a changed control) or the last answer clears it.
+    std::set<std::string> held_for;
 };
 
 // The learner's answer to one check, as it is being given, and its grade.

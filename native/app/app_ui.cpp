@@ -182,7 +182,8 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
     // Panels that answer a control (a point editor's lines, a prompt's answer) are drawn
     // in a column beside the parameters.
     const auto shown = demo.run ? demo.run->snapshot() : nullptr;
-    const bool beside = shown && has_beside_panels(*shown) &&
+    const bool held = !demo.held_for.empty();  // a predict check on it waits for its answer
+    const bool beside = shown && !held && has_beside_panels(*shown) &&
                         ImGui::BeginTable("##beside", 2, ImGuiTableFlags_SizingStretchSame);
     if (beside) ImGui::TableNextColumn();
     if (ImGui::TreeNodeEx(ui(app.lang, "parameters"), ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -197,6 +198,7 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
         if (seed_changed) demo.seed = static_cast<uint64_t>(std::max(0, seed));
         ImGui::EndDisabled();
         // Analytic demos follow their controls live; training demos wait for Run.
+        if (changed || seed_changed) demo.held_for.clear();  // the learner's own setup: shown
         if ((changed || seed_changed) && def.analytic) start_demo_run(app, demo);
         ImGui::TreePop();
     }
@@ -216,7 +218,10 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
     if (ImGui::IsItemActivated()) demo.press_stops = running;
     if (pressed) {
         if (demo.press_stops && running) demo.run->stop();
-        else if (!running) start_demo_run(app, demo);
+        else if (!running) {
+            demo.held_for.clear();
+            start_demo_run(app, demo);
+        }
         demo.press_stops = false;
     }
     ImGui::SameLine();
@@ -224,6 +229,7 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
     if (ImGui::Button(ui(app.lang, "reset_parameters"))) {
         demo.params = demo.lesson_params;
         demo.seed = 1;
+        demo.held_for.clear();
         if (def.analytic) start_demo_run(app, demo);
     }
     ImGui::EndDisabled();
@@ -240,9 +246,13 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
             ImGui::ProgressBar(static_cast<float>(result->progress), ImVec2(-1, 0), overlay);
         }
         if (stale) ImGui::TextColored(kMuted, "%s", ui(app.lang, demo.error.empty() ? "stale_note" : "stale_after_error"));
-        if (stale) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, ImGui::GetStyle().Alpha * 0.45f);
-        draw_result(*result, fonts);
-        if (stale) ImGui::PopStyleVar();
+        if (held) {
+            ImGui::TextColored(kMuted, "%s", ui(app.lang, "held_note"));
+        } else {
+            if (stale) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, ImGui::GetStyle().Alpha * 0.45f);
+            draw_result(*result, fonts);
+            if (stale) ImGui::PopStyleVar();
+        }
     } else if (!def.analytic) {
         ImGui::TextColored(kMuted, "%s", ui(app.lang, "press_run"));
     }

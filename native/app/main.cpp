@@ -455,6 +455,11 @@ bool draw_frame(Lab& lab) {
 void print_summary(const Lab& lab) {
     for (const DemoInstance& d : lab.app.demos) {
         if (!d.error.empty()) std::printf("demo %s: refused: %s\n", d.name.c_str(), d.error.c_str());
+        if (!d.held_for.empty()) {  // its result not shown: these predict checks wait for their answers
+            std::printf("demo %s: result held for", d.name.c_str());
+            for (const std::string& id : d.held_for) std::printf(" %s", id.c_str());
+            std::printf("\n");
+        }
         if (!d.run) continue;
         const auto result = d.run->snapshot();
         std::printf("demo %s: %s, progress %.3f, steps %ld%s%s\n", d.name.c_str(),

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <sstream>
 #include <string>
 
 #include <imgui.h>
@@ -29,6 +30,7 @@ std::string format_number(double v) {
 // An axis: data range (in log10 units for a log axis) and its ticks.
 struct Axis {
     bool log = false;
+    bool integer = false;  // every value on it is whole (steps, shots): no tick between two whole numbers
     double lo = 0, hi = 1;
     double to_axis(double v) const { return log ? std::log10(v) : v; }
     bool usable(double v) const { return std::isfinite(v) && (!log || v > 0); }
@@ -46,7 +48,8 @@ struct Axis {
         const double data_lo = log ? std::pow(10.0, lo) : lo, data_hi = log ? std::pow(10.0, hi) : hi;
         const double raw = (data_hi - data_lo) / 5;
         const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-        const double step = raw / magnitude < 2 ? 2 * magnitude : raw / magnitude < 5 ? 5 * magnitude : 10 * magnitude;
+        double step = raw / magnitude < 2 ? 2 * magnitude : raw / magnitude < 5 ? 5 * magnitude : 10 * magnitude;
+        if (integer && !log) step = std::max(1.0, std::round(step));
         for (double t = std::ceil(data_lo / step) * step; t <= data_hi + step * 1e-6; t += step)
             out.push_back(std::fabs(t) < step * 1e-9 ? 0.0 : t);
         return out;
@@ -126,10 +129,13 @@ void draw_dashed(ImDrawList* draw, ImVec2 a, ImVec2 b, ImU32 colour, float thick
 
 void draw_lines(const icl::LinesPanel& p, const Fonts& fonts) {
     Axis x{p.log_x}, y{p.log_y};
+    x.integer = y.integer = true;
     double x_lo = std::numeric_limits<double>::infinity(), x_hi = -x_lo, y_lo = x_lo, y_hi = -x_lo;
     for (const icl::Series& s : p.series)
         for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
             if (!x.usable(s.x[i]) || !y.usable(s.y[i])) continue;
+            x.integer = x.integer && s.x[i] == std::round(s.x[i]);
+            y.integer = y.integer && s.y[i] == std::round(s.y[i]);
             x_lo = std::min(x_lo, s.x[i]); x_hi = std::max(x_hi, s.x[i]);
             const double e = i < s.y_err.size() && std::isfinite(s.y_err[i]) ? s.y_err[i] : 0;
             const double lo = y.usable(s.y[i] - e) ? s.y[i] - e : s.y[i];
@@ -334,6 +340,37 @@ void draw_heatmap(const icl::HeatmapPanel& p, const Fonts& fonts) {
     }
 }
 
+// A label broken at spaces into at most `max_lines` lines no wider than `width`; the
+// last line, or a word wider than a line, loses characters from its end (whole UTF-8
+// ones) under an ellipsis.
+std::vector<std::string> wrap_label(const std::string& label, float width, size_t max_lines) {
+    const auto fits = [&](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x <= width; };
+    const auto shorten = [&](std::string base) {
+        std::string out = base;
+        while (!base.empty() && !fits(out)) {
+            do base.pop_back();
+            while (!base.empty() && (static_cast<unsigned char>(base.back()) & 0xC0) == 0x80);
+            if (!base.empty() && static_cast<unsigned char>(base.back()) >= 0xC0) base.pop_back();
+            out = base + "…";
+        }
+        return out;
+    };
+    std::vector<std::string> words, lines;
+    std::istringstream in(label);
+    for (std::string w; in >> w;) words.push_back(w);
+    for (size_t k = 0; k < words.size(); ++k) {
+        if (!lines.empty() && fits(lines.back() + " " + words[k])) lines.back() += " " + words[k];
+        else if (lines.size() < max_lines) lines.push_back(words[k]);
+        else { lines.back() += " " + words[k]; break; }
+        if (lines.size() == max_lines && k + 1 < words.size() && !fits(lines.back() + " " + words[k + 1])) {
+            lines.back() += " " + words[k + 1];  // more than fits: the ellipsis says so
+            break;
+        }
+    }
+    for (std::string& l : lines) l = shorten(l);
+    return lines;
+}
+
 void draw_bars(const icl::BarsPanel& p, const Fonts& fonts) {
     const size_t n = std::min(p.labels.size(), p.values.size());
     double lo = 0, hi = 0;
@@ -350,7 +387,10 @@ void draw_bars(const icl::BarsPanel& p, const Fonts& fonts) {
     if (lo >= 0) y.lo = 0;  // bars stand on zero
 
     const float scale = fonts.body_size / 16.0f;
-    const Frame f = plot_area("##bars", 240 * scale, 70 * scale);
+    // Labels take up to three lines under their bars: one line more than plot_area leaves.
+    const float line = ImGui::GetTextLineHeight();
+    Frame f = plot_area("##bars", 240 * scale + line, 70 * scale);
+    f.max.y -= line;
     const bool hovered = ImGui::IsItemHovered();
     ImDrawList* draw = ImGui::GetWindowDrawList();
     draw_axes(draw, f, x, y, "", p.y_label, /*x_ticks=*/false);  // the bars' labels stand in for x ticks
@@ -372,16 +412,11 @@ void draw_bars(const icl::BarsPanel& p, const Fonts& fonts) {
                 draw->AddLine(ImVec2(xm - 4, e1), ImVec2(xm + 4, e1), kAxisColour, 1.5f);
             }
         }
-        // A label wider than its slot loses characters from the end (whole UTF-8 ones).
-        std::string base = p.labels[i], label = base;
-        while (!base.empty() && ImGui::CalcTextSize(label.c_str()).x > slot - 4) {
-            do base.pop_back();
-            while (!base.empty() && (static_cast<unsigned char>(base.back()) & 0xC0) == 0x80);
-            if (!base.empty() && static_cast<unsigned char>(base.back()) >= 0xC0) base.pop_back();
-            label = base + "…";
+        const std::vector<std::string> lines = wrap_label(p.labels[i], slot - 4, 3);
+        for (size_t k = 0; k < lines.size(); ++k) {
+            const float w = ImGui::CalcTextSize(lines[k].c_str()).x;
+            draw->AddText(ImVec2((x0 + x1 - w) / 2, f.max.y + 5 + line * k), kAxisColour, lines[k].c_str());
         }
-        const float w = ImGui::CalcTextSize(label.c_str()).x;
-        draw->AddText(ImVec2((x0 + x1 - w) / 2, f.max.y + 5), kAxisColour, label.c_str());
         if (hovered) {
             const ImVec2 m = ImGui::GetIO().MousePos;
             if (m.x >= f.min.x + slot * i && m.x < f.min.x + slot * (i + 1)) hovered_bar = static_cast<int>(i);

@@ -189,6 +189,20 @@ else bad "review: $(cat "$work/rev-b.out" "$work/rev-c.out" | grep -E '^(progres
 XDG_STATE_HOME=$rev "$app" --export-csv "$work/summary.csv" >/dev/null 2>&1
 grep -q "^dual-form,$check,true,2,2025-12-01T12:11:00Z" "$work/summary.csv" && ok || bad "summary CSV: $(cat "$work/summary.csv")"
 
+# ---- a predict check with hide=result: its demo's result waits for the answer ----------
+# gpt_scaling's result is not shown while lesson 1's checks that predict it (its hide=result
+# checks in the lesson source) have no answer; answered, or answered on an earlier visit, it is.
+held_ids=$(sed -n 's/^```check id=\([^ ]*\) type=predict demo=gpt_scaling .*hide=result.*/\1/p' \
+  lessons/en/01-gpt3-in-context.md | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
+hold=$work/hold; mkdir -p "$hold"
+XDG_STATE_HOME=$hold "$app" --lesson gpt3-in-context --lang en --frames 3 >"$work/hold-a.out" 2>&1
+answers=(); for id in $held_ids; do answers+=(--answer "$id=a"); done
+XDG_STATE_HOME=$hold "$app" --lesson gpt3-in-context --lang en --frames 3 "${answers[@]}" >"$work/hold-b.out" 2>&1
+XDG_STATE_HOME=$hold "$app" --lesson gpt3-in-context --lang en --frames 2 >"$work/hold-c.out" 2>&1
+if [ -n "$held_ids" ] && grep -qx "demo gpt_scaling: result held for $held_ids" "$work/hold-a.out" &&
+   ! grep -q "^demo gpt_scaling: result held" "$work/hold-b.out" "$work/hold-c.out"; then ok
+else bad "held result: expected '$held_ids' held, then shown: $(grep -h 'held\|^check' "$work"/hold-?.out)"; fi
+
 # ---- usage errors name the problem ----------------------------------------------------
 run_app no-lesson --lesson no-such-lesson --frames 1
 [ "$status" = 2 ] && grep -q "no lesson 'no-such-lesson'" "$work/no-lesson.err" && ok || bad "unknown lesson: status $status"

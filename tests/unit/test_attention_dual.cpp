@@ -118,3 +118,38 @@ TEST_CASE("attention_dual demo: the gap over many draws, and the small-scale exp
     CHECK(std::fabs(scalar(smaller, "rel_err_median") - 1) < 0.01);
     testing::expect_refused("attention_dual", {{"draws", 0}}, {"draws", "[1, 2000]"});
 }
+
+TEST_CASE("attention_dual demo: no series lies flat on a linear axis another series stretches") {
+    // The sweep's relative error reaches tens at a large embedding scale while the cosine
+    // stays in [-1, 1]: on one linear axis the cosine is a flat line. On a linear y axis,
+    // every series that moves must span at least a twentieth of the panel's range.
+    const Result r = testing::run_demo("attention_dual", nlohmann::json::object());
+    int lines = 0;
+    for (const Panel& p : r.panels) {
+        const auto* l = std::get_if<LinesPanel>(&p);
+        if (!l || l->log_y) continue;
+        ++lines;
+        double lo = INFINITY, hi = -INFINITY;
+        std::vector<double> spans;
+        for (const Series& s : l->series) {
+            double a = INFINITY, b = -INFINITY;
+            for (double y : s.y)
+                if (std::isfinite(y)) { a = std::min(a, y); b = std::max(b, y); }
+            lo = std::min(lo, a);
+            hi = std::max(hi, b);
+            spans.push_back(b - a);
+        }
+        for (size_t i = 0; i < spans.size(); ++i)
+            if (spans[i] > 0) CHECK_MESSAGE(spans[i] >= (hi - lo) / 20, l->title, ": series ", l->series[i].name, " spans ",
+                                            spans[i], " of the axis's ", hi - lo);
+    }
+    CHECK(lines >= 1);
+    // The cosine has a panel of its own, its values within [-1, 1].
+    bool cosine_alone = false;
+    for (const Panel& p : r.panels)
+        if (const auto* l = std::get_if<LinesPanel>(&p); l && l->series.size() == 1 && l->title.find("Cosine") == 0) {
+            cosine_alone = true;
+            for (double y : l->series[0].y) CHECK(std::fabs(y) <= 1.0 + 1e-9);
+        }
+    CHECK(cosine_alone);
+}

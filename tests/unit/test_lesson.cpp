@@ -661,6 +661,65 @@ TEST_CASE("lessons lint: a quoted figure must name an instance of its page and m
           std::string::npos);
 }
 
+TEST_CASE("lessons lint: a predict check with hide=result refuses its figure quoted above it, not below") {
+    TempTree t;
+    const std::string figure = "{{1.5 @lesson_probe:n times lr ±0.05}}", kScalarKey = "scalar=\"n times lr\"";
+    // hide: whether check c4 (line 33) holds its demo's result back; above / below: where the figure stands.
+    const auto lesson = [&](const std::string& lang, bool hide, bool above) {
+        std::string l = tree_lesson(lang, "a", "0.5", lang == "en" ? "cold" : "차가운");
+        if (hide) l.replace(l.find(kScalarKey), kScalarKey.size(), kScalarKey + " hide=result");
+        if (above) l.replace(l.find("Text.\n"), 6, "Text " + figure + ".\n");
+        else l += "\nAfter the check: " + figure + ".\n";
+        return l;
+    };
+    const auto lint = [&](bool hide, bool above) {
+        t.write("en/01-first.md", lesson("en", hide, above));
+        t.write("ko/01-first.md", lesson("ko", hide, above));
+        return icl::load_lesson_set(t.root.string());
+    };
+    const icl::LessonSet quoted_above = lint(true, true);
+    REQUIRE_MESSAGE(quoted_above.errors() == 2, problems_text(quoted_above));  // en and ko
+    CHECK(icl::to_string(quoted_above.problems[0]) ==
+          (t.root / "en" / "01-first.md").string() +
+              ":7: figure 1.5 (lesson_probe:n times lr) stands above check 'c4' (line 33), which asks the learner to "
+              "predict lesson_probe:n times lr: move it after the check");
+    const icl::LessonSet quoted_below = lint(true, false);
+    CHECK_MESSAGE(quoted_below.problems.empty(), problems_text(quoted_below));
+    const icl::LessonSet not_held = lint(false, true);  // without hide=result the check makes no such promise
+    CHECK_MESSAGE(not_held.problems.empty(), problems_text(not_held));
+    // A figure of the same scalar from a run with other parameters gives the answer away too.
+    std::string changed = tree_lesson("en");
+    changed.replace(changed.find(kScalarKey), kScalarKey.size(), kScalarKey + " hide=result");
+    changed.replace(changed.find("Text.\n"), 6, "Text {{2.5 @lesson_probe[n=5]:n times lr ±0.05}}.\n");
+    auto parsed = icl::parse_lesson(changed, "f.md");
+    REQUIRE(parsed);
+    const auto away = icl::figures_giving_answers_away(parsed.value(), "f.md");
+    REQUIRE(away.size() == 1);
+    CHECK(away[0].line == 7);
+}
+
+TEST_CASE("lesson: hide=result is a predict check's, with run=lesson only; it reaches the check's JSON") {
+    const std::string check = "```demo lesson_probe\n```\n\n```check id=p type=predict demo=lesson_probe scalar=\"n times lr\" %\n"
+                              "Predict.\na) [0, 1] low\nb) [1, inf] high\n---\nFeedback.\n```\n";
+    auto with_keys = [&](const std::string& keys) {
+        std::string t = check;
+        t.replace(t.find('%'), 1, keys);
+        return with_body(t);
+    };
+    auto held = icl::parse_lesson(with_keys("hide=result"), "f.md");
+    REQUIRE(held);
+    const auto& c = std::get<icl::CheckBlock>(held.value().blocks.back());
+    CHECK(c.hides_result);
+    CHECK(icl::to_json(c).at("hides_result") == true);
+    auto plain = icl::parse_lesson(with_keys("run=lesson"), "f.md");
+    REQUIRE(plain);
+    CHECK(icl::to_json(std::get<icl::CheckBlock>(plain.value().blocks.back())).at("hides_result") == false);
+    CHECK(first_error(with_keys("hide=panels"), "f.md").find("hide='panels' is not known") != std::string::npos);
+    CHECK(first_error(with_keys("hide=result run=own"), "f.md").find("hide=result needs run=lesson") != std::string::npos);
+    CHECK(first_error(with_body("```check id=q type=choice answer=a hide=result\nQ\na) x\nb) y\n---\nF\n```\n"), "f.md")
+              .find("check key 'hide=' does not apply to a choice check") != std::string::npos);
+}
+
 // Deterministic mutations of a good lesson (lines dropped, doubled, cut, bytes changed):
 // the parser must always come back with a lesson or problems, and the JSON of what it
 // parsed must serialise. Run under ASan by scripts/test.

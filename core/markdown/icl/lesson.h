@@ -72,7 +72,7 @@
 //     {"kind": "demo", "demo": "dual_form", "name": "dual_form", "params": {...}, "line": 12},
 //     {"kind": "check", "id", "type", "line", "prompt_html",
 //      "options": [{"key": "a", "html": "inline html", "feedback_html": ""}, ...],
-//      "feedback_html", "grading": {...see quiz.h...}}]}
+//      "feedback_html", "grading": {...see quiz.h...}, "hides_result": bool}]}
 //   Math: $..$ -> <x-equation>TeX</x-equation>, $$..$$ -> <x-equation type="display">;
 //   the TeX inside is HTML-escaped (a<b is written a&lt;b), unescape it before KaTeX.
 #pragma once
@@ -131,6 +131,10 @@ struct CheckBlock {
     std::vector<CheckOption> options;   // choice, multi, predict, truefalse
     std::string feedback_markdown, feedback_html;
     nlohmann::json grading;             // what icl::grade needs, see quiz.h
+    // predict, hide=result: the front ends hold back the demo instance's result (its
+    // headline and panels) until this check is answered or the learner runs the demo,
+    // and the lint refuses a figure of the predicted scalar quoted above the check.
+    bool hides_result = false;
 };
 
 using LessonBlock = std::variant<HtmlBlock, DemoBlock, CheckBlock>;
@@ -178,6 +182,11 @@ Expected<Lesson> parse_lesson(const std::string& text, const std::string& file_n
 
 // Markdown -> HTML with the lesson flags (math spans, tables, strikethrough, no raw HTML).
 std::string render_markdown(const std::string& markdown);
+
+// One error (at the figure's line) for each figure that quotes, above a predict check
+// with hide=result, the instance and scalar that check asks the learner to predict
+// (whatever parameters the figure changes): the text would give the answer away.
+std::vector<Diagnostic> figures_giving_answers_away(const Lesson& lesson, const std::string& file);
 
 nlohmann::json to_json(const CheckBlock& check);   // the check block JSON icl::grade takes
 nlohmann::json to_json(const Lesson& lesson);      // {"id", "lang", ..., "blocks": [...]}
