@@ -35,6 +35,10 @@ if(ICL_WASM)
   icl_add_suite(browser LABELS browser SERIAL COMMAND node tests/browser/run.mjs ${ICL_SITE_DIR})
   icl_add_suite(browser-hostile LABELS browser
                 COMMAND node tests/browser/hostile.mjs ${ICL_NATIVE_BIN_DIR}/icl $<TARGET_FILE_DIR:icl_core_wasm>)
+  # The two training-data labs on a lesson page of their own (a fixture), in short runs:
+  # numbers and headline drawn, exports equal the core's Result, every knob in the link.
+  icl_add_suite(browser-lab-runs LABELS browser
+                COMMAND node tests/browser/lab-runs.mjs ${ICL_NATIVE_BIN_DIR}/icl $<TARGET_FILE_DIR:icl_core_wasm>)
   # Accessibility: axe-core (WCAG 2.1 AA) on every page kind, charts' text alternatives and
   # contrast, reduced motion, a lab and a check worked by keyboard alone.
   icl_add_suite(browser-a11y LABELS browser COMMAND node tests/browser/a11y.mjs ${ICL_SITE_DIR})

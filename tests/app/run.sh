@@ -253,5 +253,40 @@ else
   bad "points drag: status $status, gd_one_step ${got:-?} after the drag, CLI ${want:-?} (before ${before:-?}); $(grep -E '^(dragged|demo)' "$work/points.out") $(cat "$work/points.err")"
 fi
 
+# ---- the two training-data labs, in short runs: the app's numbers are the CLI's -------
+# Each lab opened on its own with a short setup (--set, as its controls would) trains to
+# the end on its worker thread; its first scalars panel, as the app prints it, must be
+# the one `icl run` computes for the same setup (same core, same kernels: the same
+# numbers), and hold numbers.
+scalars_of() { node -e 'const r = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(r.panels.find((p) => p.kind === "scalars").items.map((i) => `${i.name}=${i.value}`).join(" "))'; }
+same_scalars() {  # same_scalars "<a=1 b=2 ...>" "<a=1 b=2 ...>": same names, values within 1e-6 (NaN = null)
+  python3 - "$1" "$2" <<'EOF'
+import math, sys
+def read(s):
+    out = {}
+    for kv in s.split():
+        k, v = kv.split("=", 1)
+        out[k] = math.nan if v in ("null", "nan", "-nan") else float(v)
+    return out
+a, b = read(sys.argv[1]), read(sys.argv[2])
+ok = a.keys() == b.keys() and len(a) > 0 and any(math.isfinite(v) for v in a.values())
+ok = ok and all((math.isnan(a[k]) and math.isnan(b[k])) or abs(a[k] - b[k]) <= 1e-6 * max(1, abs(b[k])) for k in a)
+sys.exit(0 if ok else 1)
+EOF
+}
+for lab in "emergence_lab steps=60 seeds=2 classes=32 eval_every=20" "task_diversity_lab steps=40 seeds=1 eval_sequences=32"; do
+  read -r id knobs <<<"$lab"
+  app_sets=(); cli_sets=()
+  for kv in $knobs; do app_sets+=(--set "$id.$kv"); cli_sets+=(--set "$kv"); done
+  run_app "$id" --demo "$id" --lang en --run-demos --frames 150 "${app_sets[@]}"
+  got=$(sed -n "s/^demo $id scalars: //p" "$work/$id.out")
+  want=$("$icl" run "$id" "${cli_sets[@]}" --json | scalars_of)
+  if [ "$status" = 0 ] && grep -q "^demo $id: done, progress 1.000" "$work/$id.out" && same_scalars "$got" "$want"; then
+    ok
+  else
+    bad "$id: status $status, $(grep "^demo $id" "$work/$id.out" | head -2) $(head -c 300 "$work/$id.err"); the CLI's: $want"
+  fi
+done
+
 echo "app: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
