@@ -175,6 +175,7 @@ export class DemoBlock {
     this.section.dataset.held = this.held ? 'true' : 'false';
     this.heldNote.hidden = !this.held;
     this.panels.hidden = this.held;
+    if (this.note) this.note.hidden = this.held;  // "Stored in this page: ..." says what is shown
     for (const slot of this.section.querySelectorAll('.control-beside')) slot.hidden = this.held;
     this.exportBar.hidden = this.held || !this.result;
   }
@@ -198,6 +199,7 @@ export class DemoBlock {
     this.section.dataset.precomputed = 'shown';
     if (caption && !this.note) {
       this.note = el('p', { class: 'precomputed-note' }, caption);
+      this.note.hidden = Boolean(this.held);
       this.panels.before(this.note);
     }
     if (stage === 'first-step') this.progress.value = result.progress || 0;

@@ -55,6 +55,7 @@ async function drawFirst() {
     const note = document.createElement('p');
     note.className = 'precomputed-note';
     note.textContent = carried.caption;
+    note.hidden = Boolean(carried.held);
     body.appendChild(note);
   }
   if (carried.held) {
