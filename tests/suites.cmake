@@ -50,6 +50,9 @@ if(ICL_WASM)
   # Every lab with a text or number field: typed, then Run; the typed setup's result, and
   # an error that does not pass the old result off as its own.
   icl_add_suite(browser-labs LABELS browser COMMAND node tests/browser/labs.mjs ${ICL_SITE_DIR})
+  # Every lesson page, both languages: nothing of a hide=result predict check's answer shows
+  # above it before the learner answers or presses Run; Run and the answers show it.
+  icl_add_suite(browser-predictions LABELS browser COMMAND node tests/browser/predictions.mjs ${ICL_SITE_DIR})
   # A language is a folder: a pseudo-locale made at test time goes through the lint, the
   # CLI, a site build, a page in Chromium and the desktop app.
   icl_add_suite(pseudo-locale LABELS browser

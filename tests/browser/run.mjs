@@ -116,6 +116,17 @@ async function demosSettled(page, timeout = DEMO_TIMEOUT_MS) {
   null, { timeout, polling: 50 });
 }
 
+// Presses Run on every computed demo whose result a predict check holds back
+// (hide=result) and waits for it, so that its panels can be hovered and downloaded.
+// (predictions.mjs tests the holding itself.)
+async function showHeld(page) {
+  const held = await page.evaluate(() => [...document.querySelectorAll('section.demo[data-held=true][data-state=done]')].map((s) => {
+    s.querySelector('button.run').click();
+    return s.dataset.instance;
+  }));
+  if (held.length) await demosSettled(page);
+}
+
 // Presses Run on every demo that waits for it (with analyticOnly, on the analytic ones
 // that wait to come near the view), then waits for those to finish.
 async function runAllDemos(page, { analyticOnly = false } = {}) {
@@ -607,6 +618,7 @@ if (firstWithDemo) {
     await test('exports: CSV, JSON and PNG of a demo', async () => {
       await page.goto(url);
       await demosSettled(page);
+      await showHeld(page);
       const section = page.locator(`section.demo[data-instance="${demo.name}"]`);
       const grab = async (locator) => {
         const [download] = await Promise.all([page.waitForEvent('download'), locator.click()]);
@@ -644,6 +656,7 @@ if (firstWithDemo) {
   await test('hover shows values on plots', async () => {
     await page.goto(url);
     await demosSettled(page);
+    await showHeld(page);
     const svgs = page.locator('section.demo .panel-lines svg, section.demo .panel-heatmap svg, section.demo .panel-bars svg');
     const n = await svgs.count();
     for (let k = 0; k < n; k++) {
@@ -761,8 +774,25 @@ await test('every panel kind draws from a fixture Result: axes, legend, log tick
       noteHtml: figures[7].querySelector('.note-text').innerHTML,
       unknown: figures[8].textContent,
       injected: host.querySelectorAll('b, i, script').length,
+      // Long bar labels (demo_labels' conditions, en and ko) at a wide and a narrow width:
+      // each text drawn inside its figure, none cut off at an edge.
+      cutLabels: [[700, 'en'], [360, 'en'], [700, 'ko'], [360, 'ko']].flatMap(([w, lang]) => {
+        const labels = lang === 'en'
+          ? ['gold labels', 'random labels (in the label space)', 'no demonstrations', 'inputs from another distribution', 'labels outside the label space', 'no format (x y x y …)']
+          : ['정답 label', '무작위 label (label 공간 안)', 'demonstration 없음', '다른 분포의 입력', 'label 공간 밖의 label', '형식 없음 (x y x y …)'];
+        const f = drawPanel({ kind: 'bars', title: 'conditions', y_label: 'accuracy', labels, values: [1, 0.25, 1, 0, 0, 0.25], errors: [] }, host, w);
+        const box = f.querySelector('svg').getBoundingClientRect();
+        return [...f.querySelectorAll('svg text')].map((t) => ({ t: t.textContent, r: t.getBoundingClientRect() }))
+          .filter(({ r }) => r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
+          .map(({ t }) => `${w}px ${lang}: ${t}`);
+      }),
+      // An axis of counts (every x and y a whole number): whole-number ticks only.
+      countTicks: texts(drawPanel({ kind: 'lines', title: 'counts', x_label: 'shots', y_label: 'errors',
+        series: [{ name: 'a', x: [0, 1, 2, 3], y: [0, 1, 3, 2] }] }, host, 700)).filter((t) => /^-?[\d.]+$/.test(t)),
     };
   }, fixture);
+  expect(report.cutLabels.length === 0, `bar labels cut off at the figure's edge: ${report.cutLabels.join('; ')}`);
+  expect(report.countTicks.length >= 4 && report.countTicks.every((t) => Number.isInteger(Number(t))), `ticks of a count axis: ${report.countTicks}`);
   expect(report.kinds.join(',') === 'scalars,lines,lines,heatmap,heatmap,bars,table,note,sparkles', `kinds ${report.kinds}`);
   expect(report.scalars[0] === '1.50e-7' && report.scalars[1] === '—', `scalars shown as ${report.scalars}`);
   expect(report.logLegend.length === 2, `legend entries: ${report.logLegend}`);

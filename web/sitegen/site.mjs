@@ -231,8 +231,12 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
     }
     const result = firstResults.get(key);
     if (!result) return null;
-    return analytic ? { name: b.name, stage: 'final', result }
-      : { name: b.name, stage: 'first-step', result, caption: words[lang].firstStepShown ?? '⟦firstStepShown⟧' };
+    // A predict check with hide=result on this demo: first-result.js draws the result
+    // hidden, under the note, as demo-block.js's hold() does.
+    const held = blocks.some((c) => c.kind === 'check' && c.hides_result && c.grading && c.grading.demo === b.name)
+      ? { held: true, heldNote: words[lang].heldNote ?? '⟦heldNote⟧' } : {};
+    return analytic ? { name: b.name, stage: 'final', result, ...held }
+      : { name: b.name, stage: 'first-step', result, caption: words[lang].firstStepShown ?? '⟦firstStepShown⟧', ...held };
   }
 
   // lang/id -> { text: the lesson JSON as read, lesson: prepared, warnings }

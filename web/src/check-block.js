@@ -15,9 +15,10 @@ const el = (tag, attrs = {}, text) => {
 
 export class CheckBlock {
   // progress: the stored document (restore() shows this check's record); onProgress(saved,
-  // progress) after each answer is recorded.
-  constructor({ check, section, client, words, lessonId, demoBlocks, onProgress }) {
-    Object.assign(this, { check, section, client, words, lessonId, demoBlocks, onProgress });
+  // progress) after each answer is recorded; onAnswered() once the check has an answer
+  // (graded now, or restored from an earlier visit).
+  constructor({ check, section, client, words, lessonId, demoBlocks, onProgress, onAnswered = () => {} }) {
+    Object.assign(this, { check, section, client, words, lessonId, demoBlocks, onProgress, onAnswered });
     this.build();
   }
 
@@ -105,6 +106,7 @@ export class CheckBlock {
     this.section.dataset.answered = saved.correct ? 'correct' : 'tried';
     this.verdict.replaceChildren(el('p', { class: `verdict-line ${saved.correct ? 'is-correct' : 'is-tried'}` },
       saved.correct ? this.words.answeredBefore : this.words.triedBefore));
+    this.onAnswered();
   }
 
   async submit() {
@@ -146,6 +148,7 @@ export class CheckBlock {
       return;
     }
     this.show({ verdict });
+    this.onAnswered();
     this.onProgress(record.saved, record.progress);
   }
 

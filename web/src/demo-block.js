@@ -95,6 +95,8 @@ export class DemoBlock {
     // first-result.js may have drawn the page's carried result here already: kept.
     this.note = body.querySelector(':scope > .precomputed-note');
     this.panels = body.querySelector(':scope > .panels') || el('div', { class: 'panels', 'aria-live': 'off' });
+    // Said in place of the result while a predict check on it waits for its answer (hold()).
+    this.heldNote = body.querySelector(':scope > .held-note') || el('p', { class: 'held-note', hidden: '' }, w.heldNote);
     const exportBar = el('div', { class: 'demo-export', role: 'group', 'aria-label': w.exportLabel });
     exportBar.appendChild(el('span', { class: 'export-label' }, `${w.exportLabel}:`));
     const csv = el('button', { type: 'button', class: 'link-button' }, w.exportCsv);
@@ -104,7 +106,7 @@ export class DemoBlock {
     exportBar.append(csv, json);
     this.exportBar = exportBar;
     exportBar.hidden = true;
-    body.append(form, bar, this.error, ...(this.note ? [this.note] : []), this.staleNote, this.panels, exportBar);
+    body.append(form, bar, this.error, ...(this.note ? [this.note] : []), this.staleNote, this.heldNote, this.panels, exportBar);
 
     // Redraw at the new width when the column changes size (phone rotation).
     let lastWidth = 0;
@@ -164,6 +166,20 @@ export class DemoBlock {
       : this.stop ? this.words.staleRunning : this.words.staleNote;
   }
 
+  // on: a predict check with hide=result asks the learner to predict this demo's result,
+  // and has no answer yet. The controls (the setup) stay; the result — headline, panels,
+  // the panels beside controls, downloads — is computed and drawn as usual but not shown,
+  // until the check is answered or the learner runs the demo (run() without `auto`).
+  hold(on) {
+    this.held = Boolean(on);
+    this.section.dataset.held = this.held ? 'true' : 'false';
+    this.heldNote.hidden = !this.held;
+    this.panels.hidden = this.held;
+    if (this.note) this.note.hidden = this.held;  // "Stored in this page: ..." says what is shown
+    for (const slot of this.section.querySelectorAll('.control-beside')) slot.hidden = this.held;
+    this.exportBar.hidden = this.held || !this.result;
+  }
+
   reset() {
     this.params = { ...this.lessonParams };
     for (const [k, v] of Object.entries(this.params)) if (this.setters[k]) this.setters[k](v);
@@ -183,6 +199,7 @@ export class DemoBlock {
     this.section.dataset.precomputed = 'shown';
     if (caption && !this.note) {
       this.note = el('p', { class: 'precomputed-note' }, caption);
+      this.note.hidden = Boolean(this.held);
       this.panels.before(this.note);
     }
     if (stage === 'first-step') this.progress.value = result.progress || 0;
@@ -201,7 +218,10 @@ export class DemoBlock {
   // byControl: started by a changed control, not by Run. An analytic demo's such run (one
   // per pause in typing, a quick recompute) shows Stop only once it has gone on for a
   // moment, so the button does not turn into Stop under a learner reaching for Run.
-  run({ byControl = false } = {}) {
+  // auto: started by the page (an analytic demo at load, a check's grading), not by the
+  // learner: a held result stays held.
+  run({ byControl = false, auto = false } = {}) {
+    if (!auto && this.held) this.hold(false);
     if (this.stop) this.stop();
     const w = this.words;
     const params = { ...this.params };
@@ -292,7 +312,7 @@ export class DemoBlock {
     if (!result) return;
     // Drawn detached at the panel column's width (read once: no layout in between),
     // then swapped in one step, so a redraw does not flicker or thrash layout.
-    const width = this.panels.clientWidth;
+    const width = this.panels.clientWidth || this.panels.parentElement.clientWidth;  // held: hidden, no width of its own
     const holder = document.createDocumentFragment();
     // The result opens with its headline (the core's sentence; **x** is bold).
     if (result.headline) holder.appendChild(headlineElement(result.headline));
@@ -327,7 +347,7 @@ export class DemoBlock {
     }
     this.panels.replaceChildren(holder);
     for (const [slot, fragment] of besides) slot.replaceChildren(fragment);
-    this.exportBar.hidden = false;
+    this.exportBar.hidden = Boolean(this.held);
     this.draws += 1;
     this.section.dataset.draws = String(this.draws);
     // The page's first drawn result, for the page-speed budget the browser tests read
@@ -341,7 +361,7 @@ export class DemoBlock {
   async currentResult() {
     if (!this.stop && !this.precomputed && this.result && this.result.done && same(this.resultParams, this.params)) return this.result;
     const finished = new Promise((resolve) => this.ownWaiters.push(resolve));
-    if (!this.stop) this.run();
+    if (!this.stop) this.run({ auto: true });
     return finished;
   }
 
@@ -353,7 +373,7 @@ export class DemoBlock {
     }
     if (!this.precomputed && this.result && this.result.done && same(this.resultParams, this.lessonParams)) return this.result;
     const finished = new Promise((resolve) => this.waiters.push(resolve));
-    if (!this.stop) this.run();
+    if (!this.stop) this.run({ auto: true });
     return finished;
   }
 }

@@ -55,13 +55,23 @@ async function drawFirst() {
     const note = document.createElement('p');
     note.className = 'precomputed-note';
     note.textContent = carried.caption;
+    note.hidden = Boolean(carried.held);
     body.appendChild(note);
+  }
+  if (carried.held) {
+    // A predict check asks for this result: drawn, but hidden under the note until it is
+    // answered or the learner runs the demo (demo-block.js, hold).
+    const held = document.createElement('p');
+    held.className = 'held-note';
+    held.textContent = carried.heldNote;
+    body.appendChild(held);
   }
   const panels = document.createElement('div');
   panels.className = 'panels';
   panels.setAttribute('aria-live', 'off');
+  panels.hidden = Boolean(carried.held);
   body.appendChild(panels);
-  const width = panels.clientWidth;
+  const width = panels.clientWidth || body.clientWidth;  // held: hidden, no width of its own
   const holder = document.createDocumentFragment();
   for (const panel of carried.result.panels || []) drawPanel(panel, holder, width);
   panels.appendChild(holder);

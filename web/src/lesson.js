@@ -21,6 +21,22 @@ for (const block of data.demos) {
   demoBlocks[block.name] = new DemoBlock({ block, section, client, lang: data.lang, words });
   addShareBar(demoBlocks[block.name], data.id, words);
 }
+// A demo a predict check with hide=result asks about holds its result back until every
+// such check on it is answered (now, or stored from an earlier visit) or the learner runs
+// it: demo name -> the ids of its checks still unanswered.
+const unanswered = new Map();
+for (const check of data.checks) {
+  if (check.type !== 'predict' || !check.hides_result || !Object.hasOwn(demoBlocks, check.grading.demo)) continue;
+  if (!unanswered.has(check.grading.demo)) unanswered.set(check.grading.demo, new Set());
+  unanswered.get(check.grading.demo).add(check.id);
+}
+for (const name of unanswered.keys()) demoBlocks[name].hold(true);
+function answered(check) {
+  const open = check.type === 'predict' && unanswered.get(check.grading.demo);
+  if (!open || !open.delete(check.id) || open.size) return;
+  demoBlocks[check.grading.demo].hold(false);
+}
+
 // The first demo's result in the lesson's setup, computed by the site build with the
 // same core (inert JSON, never run; first-result.js has usually drawn it already, as soon
 // as the block was parsed): shown now, before the engine is ready — unless the URL sets
@@ -35,6 +51,7 @@ if (first) {
 const checkBlocks = data.checks.map((check) => {
   const section = document.querySelector(`section.check[data-check="${CSS.escape(check.id)}"]`);
   return new CheckBlock({ check, section, client, words, lessonId: data.id, demoBlocks,
+    onAnswered: () => answered(check),
     onProgress: (saved, progress) => {
       if (!saved) notice(words.storageOff, 'warning');
       if (progress) reportToPlatform(progress);
@@ -96,7 +113,7 @@ const nearView = 'IntersectionObserver' in window ? new IntersectionObserver((en
     nearView.unobserve(e.target);
     const block = deferred.get(e.target);
     deferred.delete(e.target);
-    if (block && block.section.dataset.state === 'idle') block.run();
+    if (block && block.section.dataset.state === 'idle') block.run({ auto: true });
   }
 }, { rootMargin: '100% 0px' }) : null;
 
@@ -145,7 +162,7 @@ async function start() {
       block.setStatus('');
       deferred.set(block.section, block);
       nearView.observe(block.section);
-    } else if (block.analytic) block.run();
+    } else if (block.analytic) block.run({ auto: true });
     else block.idle();
   }
   document.body.dataset.ready = 'true';

@@ -1,25 +1,50 @@
 // Bar chart of a "bars" panel: one bar per label from 0 (or the data's floor on the
 // negative side), error bars when "errors" has one entry per bar, hover read-out.
 import {
-  svgEl, svgText, newSvg, fmt, makeScale, extent, drawAxes, seriesColour, INK, makeReadout, svgPoint,
+  svgEl, svgText, newSvg, fmt, makeScale, extent, drawAxes, seriesColour, INK, makeReadout, svgPoint, allIntegers,
 } from './common.js';
 
 const ok = (v) => v !== null && v !== undefined && Number.isFinite(v);
+
+// The width of a label at font size 11, estimated before it is drawn: a Hangul or CJK
+// character takes about a full em, a Latin one a little over half.
+const LABEL_PX = 11, LINE_PX = 13, ANGLE = 50 * Math.PI / 180;
+const labelWidth = (s) => [...String(s)].reduce((w, ch) => w + (ch.codePointAt(0) >= 0x1100 ? LABEL_PX : LABEL_PX * 0.6), 0);
+
+// A label broken at spaces into lines no wider than `room`; null when a word alone is
+// wider, or when it would take more than three lines (the labels are then rotated).
+function wrapLabel(label, room) {
+  const lines = [];
+  for (const word of String(label).split(/\s+/).filter(Boolean)) {
+    if (labelWidth(word) > room) return null;
+    const last = lines.length ? `${lines[lines.length - 1]} ${word}` : null;
+    if (last !== null && labelWidth(last) <= room) lines[lines.length - 1] = last;
+    else lines.push(word);
+  }
+  return lines.length <= 3 ? lines : null;
+}
 
 export function drawBars(panel, figure, width) {
   const labels = panel.labels || [], values = panel.values || [];
   const errors = Array.isArray(panel.errors) && panel.errors.length === values.length ? panel.errors : [];
   const n = values.length;
-  const rotate = labels.some((l) => String(l).length * 6.5 > (width - 70) / Math.max(n, 1));
-  const labelH = rotate ? Math.min(80, 12 + Math.max(0, ...labels.map((l) => String(l).length)) * 5.5) : 20;
+  // Labels under their bars, broken into lines when long; rotated when a line cannot fit
+  // (then the plot moves right and the labels get the height they need: none is cut off).
+  const text = labels.map((l, k) => String(l ?? k));
+  const wrapped = text.map((l) => wrapLabel(l, (width - 68) / Math.max(n, 1) - 6));
+  const rotate = wrapped.some((w) => w === null);
+  const longest = Math.max(0, ...text.map(labelWidth));
+  const left = rotate ? Math.max(56, Math.ceil(labelWidth(text[0] || '') * Math.cos(ANGLE) - (width - 68) / Math.max(n, 1) / 2 + 4)) : 56;
+  const labelH = rotate ? Math.ceil(longest * Math.sin(ANGLE) + LABEL_PX + 12)
+    : 8 + LINE_PX * Math.max(1, ...wrapped.map((w) => w.length));
   const plotH = Math.round(Math.min(280, Math.max(180, width * 0.42)));
   const height = 12 + plotH + labelH + 8;
   const svg = newSvg(width, height, panel.title || 'bar chart');
-  const box = { left: 56, right: width - 12, top: 12, bottom: 12 + plotH };
+  const box = { left, right: width - 12, top: 12, bottom: 12 + plotH };
   const all = [0];
   values.forEach((v, k) => { all.push(v); if (ok(v) && ok(errors[k])) all.push(v - errors[k], v + errors[k]); });
   const [y0, y1] = extent(all, false);
-  const y = makeScale(y0, y1, box.bottom, box.top, false);
+  const y = makeScale(y0, y1, box.bottom, box.top, false, allIntegers(all));
   const band = (box.right - box.left) / Math.max(n, 1);
   const x = (k) => box.left + band * (k + 0.5);
   drawAxes(svgEl('g', {}, svg), { x: () => null, y, box, yLabel: panel.y_label, xTicks: [], yTicks: y.ticks(5) });
@@ -36,9 +61,9 @@ export function drawBars(panel, figure, width) {
         for (const e of [a, b]) svgEl('line', { x1: cx - 5, x2: cx + 5, y1: e, y2: e, stroke: INK, 'stroke-width': 1.5 }, svg);
       }
     }
-    const label = String(labels[k] ?? k);
-    if (rotate) svgText(svg, cx, box.bottom + 12, label, { 'text-anchor': 'end', 'font-size': 11, transform: `rotate(-50 ${cx} ${box.bottom + 12})` });
-    else svgText(svg, cx, box.bottom + 15, label, { 'text-anchor': 'middle', 'font-size': 11 });
+    const label = text[k];
+    if (rotate) svgText(svg, cx, box.bottom + 12, label, { 'text-anchor': 'end', 'font-size': LABEL_PX, transform: `rotate(-50 ${cx} ${box.bottom + 12})` });
+    else wrapped[k].forEach((line, j) => svgText(svg, cx, box.bottom + 15 + j * LINE_PX, line, { 'text-anchor': 'middle', 'font-size': LABEL_PX }));
   });
   svgEl('line', { x1: box.left, x2: box.right, y1: zero, y2: zero, stroke: INK, 'stroke-width': 1 }, svg);
   figure.appendChild(svg);

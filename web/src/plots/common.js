@@ -53,12 +53,15 @@ function tickFmt(v, step) {
   return v.toFixed(decimals);
 }
 
-// About `count` round ticks over [lo, hi].
-export function linearTicks(lo, hi, count = 5) {
+// About `count` round ticks over [lo, hi]. integer: the axis counts something (every
+// value on it is whole: steps, shots, layers), so a tick between two whole numbers would
+// name a value that cannot occur — steps of 1, 2, 5, 10, ... only.
+export function linearTicks(lo, hi, count = 5, integer = false) {
   if (!(hi > lo)) return [lo];
   const raw = (hi - lo) / count;
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw * (1 - 1e-9)) || 10 * mag;
+  let step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw * (1 - 1e-9)) || 10 * mag;
+  if (integer) step = step <= 1 ? 1 : [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= step * (1 - 1e-9) && Number.isInteger(s)) || 10 * mag;
   const ticks = [];
   for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) ticks.push(Math.abs(v) < step * 1e-9 ? 0 : v);
   return ticks.map((v) => ({ value: v, label: tickFmt(v, step) }));
@@ -87,8 +90,12 @@ export function logTicks(lo, hi) {
   return linearTicks(lo, hi, 4).filter((t) => t.value > 0);
 }
 
+// Whether every finite value is a whole number (an axis of counts: integer ticks).
+export const allIntegers = (values) => values.some(Number.isFinite) && values.every((v) => !Number.isFinite(v) || Number.isInteger(v));
+
 // A scale maps data to pixels; log scales drop values <= 0 (returned as null).
-export function makeScale(lo, hi, p0, p1, log) {
+// integer: ticks only at whole numbers (linearTicks).
+export function makeScale(lo, hi, p0, p1, log, integer = false) {
   if (log) {
     const l0 = Math.log10(lo), l1 = Math.log10(hi);
     const span = l1 - l0 || 1;
@@ -98,7 +105,7 @@ export function makeScale(lo, hi, p0, p1, log) {
   }
   const span = hi - lo || 1;
   const f = (v) => p0 + ((v - lo) / span) * (p1 - p0);
-  f.ticks = (n) => linearTicks(lo, hi, n);
+  f.ticks = (n) => linearTicks(lo, hi, n, integer);
   return f;
 }
 

@@ -3,7 +3,7 @@
 // value at the nearest x.
 import {
   svgEl, svgText, newSvg, fmt, makeScale, extent, drawAxes, seriesColour, DASHES, INK, MUTED,
-  makeReadout, svgPoint,
+  makeReadout, svgPoint, allIntegers,
 } from './common.js';
 
 const ok = (v) => v !== null && v !== undefined && Number.isFinite(v);
@@ -49,8 +49,8 @@ export function drawLines(panel, figure, width) {
   }
   const [x0, x1] = extent(xs, logX, 0);
   const [y0, y1] = extent(ys, logY);
-  const x = makeScale(x0, x1, box.left, box.right, logX);
-  const y = makeScale(y0, y1, box.bottom, box.top, logY);
+  const x = makeScale(x0, x1, box.left, box.right, logX, allIntegers(xs));
+  const y = makeScale(y0, y1, box.bottom, box.top, logY, allIntegers(ys));
   const axes = svgEl('g', {}, svg);
   drawAxes(axes, { x, y, box, xLabel: panel.x_label, yLabel: panel.y_label,
     xTicks: x.ticks(Math.max(3, Math.floor(width / 110))), yTicks: y.ticks(5) });
