@@ -114,8 +114,10 @@ std::string WorkerApi::progress_fit(const std::string& text, const std::string& 
     auto checks = parse_json(checks_json, "the checks");
     if (!checks) return error_json(checks.error().message);
     if (!checks.value().is_array()) return error_json("the checks must be a JSON array");
-    const auto dropped = progress::drop_unfit_answers(d.value(), lesson, checks.value().get<std::vector<json>>());
-    return icl::text(with_doc(d.value(), {{"dropped", dropped}}));
+    const auto list = checks.value().get<std::vector<json>>();
+    const int moved = progress::move_checks(d.value(), lesson, list);
+    const auto dropped = progress::drop_unfit_answers(d.value(), lesson, list);
+    return icl::text(with_doc(d.value(), {{"dropped", dropped}, {"moved", moved}}));
 }
 
 std::string WorkerApi::progress_csv(const std::string& text) const {

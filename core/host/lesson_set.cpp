@@ -15,9 +15,11 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "icl/demo.h"
 #include "icl/file_read.h"
+#include "icl/lesson_prose.h"
 #include "icl/quiz.h"
 
 namespace icl {
@@ -100,12 +102,13 @@ std::string known_demo_ids() {
 
 // <NN>-<id>.md, NN the order.
 void lint_file_name(const Source& s, const std::string& base, std::vector<Diagnostic>& out) {
+    const bool lettered = base.size() > 3 && base[2] >= 'a' && base[2] <= 'z' && base[3] == '-';  // 03b-
     const bool shaped = base.size() > 6 && std::isdigit(static_cast<unsigned char>(base[0])) &&
-                        std::isdigit(static_cast<unsigned char>(base[1])) && base[2] == '-';
-    const std::string expected = (s.lesson.order < 10 ? "0" : "") + std::to_string(s.lesson.order) + "-" + s.lesson.id + ".md";
+                        std::isdigit(static_cast<unsigned char>(base[1])) && (base[2] == '-' || lettered);
+    const std::string expected = (s.lesson.order < 10 ? "0" : "") + s.lesson.number() + "-" + s.lesson.id + ".md";
     if (!shaped || base != expected)
         out.push_back({s.path, 1, "file name should be " + expected + " (<NN>-<id>.md with NN = order " +
-                                       std::to_string(s.lesson.order) + " and id " + s.lesson.id + ")", false});
+                                       s.lesson.number() + " and id " + s.lesson.id + ")", false});
 }
 
 // A demo block's parameters with a figure's changes over them (none: the block's as they are)
@@ -141,6 +144,9 @@ void lint_one(const Source& s, const LintOptions& options, std::vector<Diagnosti
                                                valid.error().message, false});
     }
     for (Diagnostic& d : figures_giving_answers_away(s.lesson, s.path)) out.push_back(std::move(d));
+    for (const ProseMention& m : source_text_mentions(s.lesson))
+        out.push_back({s.path, m.line, "the text refers to '" + m.phrase + "', a source text the learner cannot open: teach "
+                                       "the idea itself (the index page names the course's sources)", false});
     const auto checks = checks_of(s.lesson);
     const bool has_demo = !demos_of(s.lesson).empty();
     const bool has_predict = std::any_of(checks.begin(), checks.end(),
@@ -158,8 +164,8 @@ std::string where(const Source& s, int line) { return s.path + ":" + std::to_str
 // The translation `ko` must match `en` in everything but language.
 void lint_pair(const Source& en, const Source& ko, std::vector<Diagnostic>& out) {
     const auto mismatch = [&](int line, const std::string& message) { out.push_back({ko.path, line, message, false}); };
-    if (en.lesson.order != ko.lesson.order)
-        mismatch(1, "order " + std::to_string(ko.lesson.order) + " differs from " + std::to_string(en.lesson.order) + " in " + en.path);
+    if (en.lesson.number() != ko.lesson.number())
+        mismatch(1, "order " + ko.lesson.number() + " differs from " + en.lesson.number() + " in " + en.path);
     const auto en_demos = demos_of(en.lesson), ko_demos = demos_of(ko.lesson);
     for (size_t i = 0; i < std::max(en_demos.size(), ko_demos.size()); ++i) {
         if (i >= ko_demos.size()) { mismatch(1, "demo instance '" + en_demos[i]->name + "' of " + where(en, en_demos[i]->line) + " is missing here"); break; }
@@ -443,7 +449,7 @@ LessonSet load_lesson_set(const std::string& dir, const LintOptions& options) {
     // Unique ids and orders within a language; the same ids across languages.
     std::map<std::string, std::map<std::string, const Source*>> by_id, by_lower_id;
     for (const auto& [lang, list] : sources) {
-        std::map<int, const Source*> by_order;
+        std::map<std::string, const Source*> by_order;
         for (const auto& s : list) {
             if (s.lesson.id.empty()) continue;
             auto [it, fresh] = by_id[lang].emplace(s.lesson.id, &s);
@@ -454,9 +460,9 @@ LessonSet load_lesson_set(const std::string& dir, const LintOptions& options) {
                 set.problems.push_back({s.path, 1, "lesson id '" + s.lesson.id + "' differs from '" + lt->second->lesson.id + "' of " +
                                                        lt->second->path + " only in case (their pages would be one file where "
                                                        "file names ignore case)", false});
-            auto [ot, fresh_order] = by_order.emplace(s.lesson.order, &s);
+            auto [ot, fresh_order] = by_order.emplace(s.lesson.number(), &s);
             if (!fresh_order)
-                set.problems.push_back({s.path, 1, "order " + std::to_string(s.lesson.order) + " is also used by " + ot->second->path, false});
+                set.problems.push_back({s.path, 1, "order " + s.lesson.number() + " is also used by " + ot->second->path, false});
         }
     }
     // English is the reference: a lesson another language lacks is a warning (that
@@ -492,7 +498,7 @@ LessonSet load_lesson_set(const std::string& dir, const LintOptions& options) {
         for (auto& s : list)
             if (s.parsed) set.lessons[lang].push_back(std::move(s.lesson));
         std::sort(set.lessons[lang].begin(), set.lessons[lang].end(),
-                  [](const Lesson& a, const Lesson& b) { return a.order < b.order; });
+                  [](const Lesson& a, const Lesson& b) { return std::tie(a.order, a.part) < std::tie(b.order, b.part); });
     }
     std::stable_sort(set.problems.begin(), set.problems.end(), [](const Diagnostic& a, const Diagnostic& b) {
         return a.file != b.file ? a.file < b.file : a.line < b.line;
@@ -510,7 +516,7 @@ json lesson_index_json(const LessonSet& set) {
                 json demos = json::array();
                 for (const DemoBlock* d : demos_of(l))
                     if (std::find(demos.begin(), demos.end(), d->demo) == demos.end()) demos.push_back(d->demo);
-                list.push_back({{"id", l.id}, {"title", l.title}, {"order", l.order}, {"summary", l.summary},
+                list.push_back({{"id", l.id}, {"title", l.title}, {"order", l.order}, {"number", l.number()}, {"summary", l.summary},
                                 {"checks", checks_of(l).size()}, {"demos", demos}});
             }
         }

@@ -282,4 +282,31 @@ std::vector<std::string> drop_unfit_answers(Document& doc, const std::string& le
     return dropped;
 }
 
+int move_checks(Document& doc, const std::string& lesson, const std::vector<json>& checks) {
+    int moved = 0;
+    for (const json& check : checks) {
+        if (!check.is_object() || !check.contains("id") || !check.at("id").is_string() || !check.contains("from") ||
+            !check.at("from").is_string())
+            continue;
+        const std::string id = check.at("id").get<std::string>(), from = check.at("from").get<std::string>();
+        if (from == lesson) continue;
+        auto old_lesson = doc.checks.find(from);
+        if (old_lesson == doc.checks.end()) continue;
+        auto old = old_lesson->second.find(id);
+        if (old == old_lesson->second.end()) continue;
+        auto& target = doc.checks[lesson];
+        auto now = target.find(id);
+        if (now == target.end()) target.emplace(id, std::move(old->second));
+        else {
+            const int64_t attempts = std::max(now->second.attempts, old->second.attempts);
+            if (old->second.at > now->second.at) now->second = std::move(old->second);
+            now->second.attempts = attempts;
+        }
+        old_lesson->second.erase(old);
+        if (old_lesson->second.empty()) doc.checks.erase(old_lesson);
+        ++moved;
+    }
+    return moved;
+}
+
 }  // namespace icl::progress

@@ -501,13 +501,18 @@ private:
                 continue;
             }
             if (key == "order") {
-                const bool digits = value.size() <= 6 && value.find_first_not_of("0123456789") == std::string::npos;
-                if (!digits) {
-                    fail(line_no(i), "front matter order '" + value + "' is not a non-negative integer");
+                // Digits, optionally one lowercase letter after them (3b: a lesson split off
+                // lesson 3, sorted after it without renumbering the ones that follow).
+                const bool lettered = !value.empty() && value.back() >= 'a' && value.back() <= 'z';
+                const std::string digits = lettered ? value.substr(0, value.size() - 1) : value;
+                const bool ok = !digits.empty() && digits.size() <= 6 && digits.find_first_not_of("0123456789") == std::string::npos;
+                if (!ok) {
+                    fail(line_no(i), "front matter order '" + value + "' is not a non-negative integer (optionally followed by one letter a-z, as in 3b)");
                     bad_keys.insert(key);
                     continue;
                 }
-                lesson_.order = std::atoi(value.c_str());
+                lesson_.order = std::atoi(digits.c_str());
+                lesson_.part = lettered ? value.substr(value.size() - 1) : std::string();
             }
             values[key] = value;
         }
@@ -530,7 +535,7 @@ private:
             const auto fence = fence_opening(lines_[i]);
             if (!fence) { ++i; continue; }
             const std::string word = first_word(fence->info);
-            const bool directive_word = word == "demo" || word == "check";
+            const bool directive_word = word == "demo" || word == "check" || word == "reproduce";
             size_t close = i + 1;
             while (close < lines_.size() && !closes(*fence, lines_[close])) ++close;
             if (directive_word && fence->indent == 0) {
@@ -541,12 +546,13 @@ private:
                     return;
                 }
                 if (word == "demo") parse_demo(i, fence->info, close);
-                else parse_check(i, fence->info, close);
+                else if (word == "check") parse_check(i, fence->info, close);
+                else parse_reproduce(i, fence->info, close);
                 run_begin = close + 1;
             } else if (directive_word) {
                 fail(line_no(i), word + " fence is indented: directives must start at column 0 (this would show as code)");
             } else if (!word.empty()) {
-                for (const char* directive : {"demo", "check"}) {
+                for (const char* directive : {"demo", "check", "reproduce"}) {
                     if (lower(word) == directive || edit_distance(word, directive) == 1)
                         fail(line_no(i), "unknown directive '" + word + "' (did you mean " + directive +
                                              "? other fences must not look like a directive)");
@@ -557,10 +563,21 @@ private:
         flush_text(run_begin, lines_.size());
     }
 
-    void flush_text(size_t begin, size_t end) {
+    // A Reproduce box: its lines are prose like any other, kept as one block of their own.
+    void parse_reproduce(size_t open, const std::string& info, size_t close) {
+        if (first_word(info) != trim(info))
+            fail(line_no(open), "reproduce block: unexpected '" + trim(info.substr(info.find("reproduce") + 9)) +
+                                    "' (expected a line ```reproduce and nothing after it)");
+        const size_t before = lesson_.blocks.size();
+        flush_text(open + 1, close, true);
+        if (lesson_.blocks.size() == before) fail(line_no(open), "reproduce block is empty");
+    }
+
+    void flush_text(size_t begin, size_t end, bool reproduce = false) {
         trim_blank_lines(lines_, begin, end);
         if (begin == end) return;
         HtmlBlock block;
+        block.reproduce = reproduce;
         block.line = line_no(begin);
         block.markdown = figures_in(join_lines(lines_, begin, end), block.line);
         block.html = checked(render_markdown(block.markdown), block.markdown, block.line);
@@ -628,6 +645,10 @@ private:
         }
         CheckBlock check;
         check.line = at;
+        if (keys.count("from")) {
+            check.from = keys["from"];
+            if (!is_name(check.from, true)) return fail(at, "check from= '" + check.from + "' must be a lesson id (letters, digits, '-' and '_')");
+        }
         if (!keys.count("id")) return fail(at, "check block has no id= (expected id=<unique id in the lesson>)");
         check.id = keys["id"];
         if (!is_name(check.id, true)) return fail(at, "check id '" + check.id + "' must use only letters, digits, '-' and '_'");
@@ -642,7 +663,7 @@ private:
             return fail(at, "unknown check type '" + keys["type"] + "' (expected choice, multi, truefalse, numeric, text or predict)");
         check.type = type->second;
         // Which keys each type takes.
-        std::set<std::string> allowed = {"id", "type"};
+        std::set<std::string> allowed = {"id", "type", "from"};
         if (check.type == CheckType::Predict) allowed.insert({"demo", "scalar", "run", "hide"});
         else allowed.insert("answer");
         if (check.type == CheckType::Numeric) allowed.insert("tol");
@@ -981,14 +1002,20 @@ json to_json(const CheckBlock& check) {
     json options = json::array();
     for (const auto& o : check.options)
         options.push_back({{"key", o.key}, {"html", o.html}, {"feedback_html", o.feedback_html}});
-    return {{"kind", "check"}, {"id", check.id}, {"type", check_type_name(check.type)}, {"line", check.line},
-            {"prompt_html", check.prompt_html}, {"options", options}, {"feedback_html", check.feedback_html},
-            {"grading", check.grading}, {"hides_result", check.hides_result}};
+    json out = {{"kind", "check"}, {"id", check.id}, {"type", check_type_name(check.type)}, {"line", check.line},
+                {"prompt_html", check.prompt_html}, {"options", options}, {"feedback_html", check.feedback_html},
+                {"grading", check.grading}, {"hides_result", check.hides_result}};
+    if (!check.from.empty()) out["from"] = check.from;
+    return out;
 }
 
 namespace {
 struct BlockToJson {
-    json operator()(const HtmlBlock& b) const { return {{"kind", "html"}, {"html", b.html}, {"markdown", b.markdown}}; }
+    json operator()(const HtmlBlock& b) const {
+        json out = {{"kind", "html"}, {"html", b.html}, {"markdown", b.markdown}};
+        if (b.reproduce) out["reproduce"] = true;
+        return out;
+    }
     json operator()(const DemoBlock& b) const {
         return {{"kind", "demo"}, {"demo", b.demo}, {"name", b.name}, {"params", b.params}, {"line", b.line}};
     }
@@ -999,7 +1026,7 @@ struct BlockToJson {
 json to_json(const Lesson& lesson) {
     json blocks = json::array();
     for (const auto& b : lesson.blocks) blocks.push_back(std::visit(BlockToJson{}, b));
-    return {{"id", lesson.id}, {"lang", lesson.lang}, {"title", lesson.title}, {"order", lesson.order},
+    return {{"id", lesson.id}, {"lang", lesson.lang}, {"title", lesson.title}, {"order", lesson.order}, {"number", lesson.number()},
             {"summary", lesson.summary}, {"source", lesson.source}, {"blocks", blocks}};
 }
 

@@ -363,6 +363,7 @@ void drop_unfit_answers(AppState& app) {
             std::vector<nlohmann::json> checks;
             for (const icl::LessonBlock& b : l.lesson.blocks)
                 if (const auto* c = std::get_if<icl::CheckBlock>(&b)) checks.push_back(icl::to_json(*c));
+            icl::progress::move_checks(app.progress, l.lesson.id, checks);
             for (const std::string& n : icl::progress::drop_unfit_answers(app.progress, l.lesson.id, checks))
                 app.notices.push_back(n);
         }

@@ -89,7 +89,7 @@ void draw_sidebar(AppState& app, const Fonts& fonts) {
         const LoadedLesson& l = lessons[k];
         const int correct = correct_checks(app, l);
         char label[512];
-        std::snprintf(label, sizeof label, "%d. %s##lesson%zu", l.lesson.order, l.lesson.title.c_str(), k);
+        std::snprintf(label, sizeof label, "%s. %s##lesson%zu", l.lesson.number().c_str(), l.lesson.title.c_str(), k);
         ImGui::PushTextWrapPos(0);
         if (ImGui::Selectable(label, app.lesson_index == static_cast<int>(k))) open_lesson(app, static_cast<int>(k));
         ImGui::PopTextWrapPos();
@@ -403,8 +403,10 @@ void draw_page(AppState& app, const Fonts& fonts) {
         for (size_t k = 0; k < loaded->lesson.blocks.size(); ++k) {
             const icl::LessonBlock& block = loaded->lesson.blocks[k];
             ImGui::PushID(static_cast<int>(k));
-            if (std::holds_alternative<icl::HtmlBlock>(block)) {
-                draw_markdown(loaded->html_docs[k], fonts, "text");
+            if (const auto* html = std::get_if<icl::HtmlBlock>(&block)) {
+                // A Reproduce box starts collapsed, as on the page (<details>).
+                if (!html->reproduce) draw_markdown(loaded->html_docs[k], fonts, "text");
+                else if (ImGui::CollapsingHeader(ui(app.lang, "reproduce"))) draw_markdown(loaded->html_docs[k], fonts, "text");
             } else if (std::holds_alternative<icl::DemoBlock>(block)) {
                 if (demo_index < app.demos.size()) draw_demo(app, app.demos[demo_index++], fonts);
             } else if (const auto* check = std::get_if<icl::CheckBlock>(&block)) {

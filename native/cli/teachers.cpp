@@ -265,7 +265,7 @@ int cmd_class(int argc, char** argv) {
     h += "<h2>" + icl::markup_escape(t("plot")) + "</h2>\n<p class=\"note\">" + icl::markup_escape(t("plotNote")) + "</p>\n" + accuracy_svg(r, t);
     size_t at = 0;
     for (const auto& l : found->second) {
-        h += "<h2>" + icl::markup_escape(t("lesson", {{"order", l.order}, {"title", l.title}})) + "</h2>\n<table>\n<tr><th>" + icl::markup_escape(t("check")) + "</th><th>" +
+        h += "<h2>" + icl::markup_escape(t("lesson", {{"order", l.number()}, {"title", l.title}})) + "</h2>\n<table>\n<tr><th>" + icl::markup_escape(t("check")) + "</th><th>" +
              icl::markup_escape(t("answered")) + "</th><th>" + icl::markup_escape(t("firstRight")) + "</th><th>" + icl::markup_escape(t("wrong")) + "</th></tr>\n";
         for (; at < r.checks.size() && r.checks[at].lesson == l.id; ++at) {
             const auto& c = r.checks[at];

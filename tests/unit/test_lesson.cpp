@@ -516,7 +516,7 @@ TEST_CASE("lessons build: index.json and one JSON file a lesson; refuses a tree 
         return json::parse(s.str());
     };
     const json index = read_json(out / "index.json");
-    CHECK(index.at("en") == json::array({{{"id", "first"}, {"title", "First en"}, {"order", 1}, {"summary", "S"},
+    CHECK(index.at("en") == json::array({{{"id", "first"}, {"title", "First en"}, {"order", 1}, {"number", "1"}, {"summary", "S"},
                                           {"checks", 4}, {"demos", {"lesson_probe"}}}}));
     CHECK(index.at("ko")[0].at("title") == "First ko");
     const json ko = read_json(out / "ko" / "first.json");

@@ -332,7 +332,7 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
       }
     }
     const indexData = Object.fromEntries(langs.map((lang) => [lang, lessonsByLang[lang].map((l) => ({
-      id: l.id, title: l.title, order: l.order, summary: l.summary,
+      id: l.id, title: l.title, order: l.order, number: l.number, summary: l.summary,
       checks: l.blocks.filter((b) => b.kind === 'check').map((b) => b.id),
       demos: l.blocks.filter((b) => b.kind === 'demo').map((b) => b.demo),
     }))]));

@@ -81,6 +81,8 @@ function checkFrame(block, words) {
 export function lessonPage({ lesson, lang, site, translated, prev, next, demoInfo, modules }) {
   const words = site.words[lang];
   const body = lesson.blocks.map((b) => {
+    // A Reproduce box (commands, build and timing details) starts collapsed.
+    if (b.kind === 'html' && b.reproduce) return `<details class="reproduce"><summary>${esc(say(words, 'reproduce'))}</summary><div class="prose">${b.html}</div></details>`;
     if (b.kind === 'html') return `<div class="prose">${b.html}</div>`;
     if (b.kind === 'demo') return demoFrame(b, demoInfo[b.demo], words);
     if (b.kind === 'check') return checkFrame(b, words);
@@ -111,7 +113,7 @@ ${langSwitches({ lang, ...site, words, href: (l) => (translated(l) ? `../${l}/${
 </header>
 <div id="notices" class="notices" aria-live="polite"></div>
 ${lesson.firstResult ? `<script type="application/json" id="first-result">${jsonData(lesson.firstResult)}</script>\n` : ''}<main id="main" class="lesson">
-<p class="kicker">${esc(say(words, 'lessonOf', { number: lesson.order }))}</p>
+<p class="kicker">${esc(say(words, 'lessonOf', { number: lesson.number ?? lesson.order }))}</p>
 <h1>${esc(lesson.title)}</h1>
 ${lesson.summary ? `<p class="lead">${esc(lesson.summary)}</p>` : ''}
 <noscript><p class="notice">${esc(say(words, 'noscript'))}</p></noscript>
@@ -197,7 +199,7 @@ export function indexPage({ index, site, modules }) {
   const byId = Object.fromEntries(others.map((l) => [l, Object.fromEntries((index[l] || []).map((x) => [x.id, x]))]));
   const count = (n, one, many) => say(en, n === 1 ? one : many, { n });
   const card = (lesson) => `<li class="lesson-card" data-lesson="${esc(lesson.id)}" data-checks="${esc(lesson.checks.join(' '))}">
-<span class="card-order">${esc(lesson.order)}</span>
+<span class="card-order">${esc(lesson.number ?? lesson.order)}</span>
 <div class="card-text">
 <h2><a href="en/${esc(lesson.id)}.html" hreflang="en">${esc(lesson.title)}</a></h2>
 ${others.filter((l) => byId[l][lesson.id]).map((l) => `<p class="card-translation" lang="${esc(l)}"><a href="${esc(l)}/${esc(lesson.id)}.html" hreflang="${esc(l)}">${esc(byId[l][lesson.id].title)}</a></p>`).join('\n')}
@@ -218,6 +220,7 @@ ${lesson.summary ? `<p class="card-summary">${esc(lesson.summary)}</p>` : ''}
 <main id="main" class="index">
 <h1>${esc(say(en, 'indexHeading'))}</h1>
 ${inEach((l, w, attr) => `<p class="lead"${attr}>${esc(say(w, 'indexLead'))}</p>`)}
+${inEach((l, w, attr) => `<p class="index-sources"${attr}>${esc(say(w, 'indexSources'))}</p>`)}
 <ol class="lessons">
 ${index.en.map(card).join('\n')}
 </ol>

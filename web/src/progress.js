@@ -110,13 +110,14 @@ export function importProgress(client, fileText) {
 
 // Reads the stored document for a page that shows `checks` of lesson `lessonId`:
 // answers that no longer fit their check (an option the check does not have) are
-// dropped by the core, and the fitted document stored. -> loadProgress's answer plus
+// dropped by the core, answers saved under the lesson a check came from (its "from")
+// moved to this one, and the fitted document stored. -> loadProgress's answer plus
 // {dropped: [message, ...]}
 export function loadProgressFor(client, lessonId, checks) {
   return locked(async () => {
     const loaded = await loadProgress(client);
     const fit = await client.call('progress_fit', loaded.text, lessonId, JSON.stringify(checks));
-    if (fit.error || !fit.dropped.length) return { ...loaded, dropped: [] };
+    if (fit.error || (!fit.dropped.length && !fit.moved)) return { ...loaded, dropped: [] };
     if (!loaded.notice) store(fit.text, client);
     return { ...loaded, text: fit.text, progress: fit.progress, dropped: fit.dropped };
   });

@@ -4,7 +4,7 @@
 // lesson's setup, as on the lesson page.
 import { pageClient } from './core-client.js';
 import { CheckBlock } from './check-block.js';
-import { loadProgress, now } from './progress.js';
+import { loadProgress, loadProgressFor, now } from './progress.js';
 import { wordsFor } from './i18n.js';
 import { notice } from './notices.js';
 
@@ -55,6 +55,11 @@ next.addEventListener('click', () => {
 
 async function start() {
   await client.ready;
+  // Answers saved under the lesson a check came from (its "from") move to the lesson that
+  // holds it now, as on that lesson's page, so they come up for review there.
+  const moved = new Map();
+  for (const c of data.checks) if (c.check.from) moved.set(c.lesson, [...(moved.get(c.lesson) || []), c.check]);
+  for (const [lesson, checks] of moved) await loadProgressFor(client, lesson, checks);
   const loaded = await loadProgress(client);
   if (loaded.notice === 'reset') notice(words.progressReset, 'warning');
   if (loaded.notice === 'unavailable') notice(words.storageOff, 'warning');

@@ -42,7 +42,9 @@
 //                                           nothing changes
 // Times are bounded to `now` (progress::bound_times) before records are compared.
 //   progress_due(text, now)              -> {due: [{lesson, check, due}, ...]}
-//   progress_fit(text, lesson, checks)   -> {text, progress, dropped: ["...", ...]}
+//   progress_fit(text, lesson, checks)   -> {text, progress, dropped: ["...", ...], moved: n}
+//                                           (records of checks with "from" moved here first,
+//                                           progress::move_checks)
 //   progress_csv(text)                   -> {csv}
 #pragma once
 #include <map>

@@ -3,7 +3,7 @@
 // Native only (files).
 //
 // What the lint requires, beyond each file parsing (lesson.h):
-//   - file names <NN>-<id>.md, NN the two-digit order, id the front-matter id;
+//   - file names <NN>-<id>.md, NN the two-digit order (with its letter: 03b), id the front-matter id;
 //   - ids and orders unique within a language;
 //   - every demo block names a registered demo and its overrides pass the demo's
 //     ParamSpecs (icl::validate_params);
@@ -60,7 +60,7 @@ struct LessonSet {
 // as <dir>/<lang>/<file>.
 LessonSet load_lesson_set(const std::string& dir, const LintOptions& options = {});
 
-// {"en": [{"id", "title", "order", "summary", "checks": N, "demos": [demo ids]}, ...], "ko": [...]}
+// {"en": [{"id", "title", "order", "number" ("3b"), "summary", "checks": N, "demos": [demo ids]}, ...], "ko": [...]}
 nlohmann::json lesson_index_json(const LessonSet& set);
 
 // Writes <out>/index.json and <out>/<lang>/<id>.json. Refuses a set with errors.

@@ -135,4 +135,11 @@ std::string iso_utc(int64_t ms);
 std::vector<std::string> drop_unfit_answers(Document& doc, const std::string& lesson,
                                             const std::vector<nlohmann::json>& checks);
 
+// A check that a lesson took over from another (its JSON says "from": "<old lesson>",
+// from=... in the source) takes its saved record along: the record under (old lesson,
+// check) moves to (lesson, check) — the later answer wins if both hold one, attempts
+// the larger — and the old one is removed. Returns how many records moved; a check
+// without "from", or with nothing saved under it, moves nothing.
+int move_checks(Document& doc, const std::string& lesson, const std::vector<nlohmann::json>& checks);
+
 }  // namespace icl::progress

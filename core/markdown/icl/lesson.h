@@ -5,7 +5,8 @@
 // Source format
 //
 //   ---                                   front matter: exactly the keys id, title,
-//   id: dual-form                         order (an integer >= 0) and summary, one
+//   id: dual-form                         order (an integer >= 0, or one followed by a
+//                                         letter: 3b sorts after 3, before 4) and summary, one
 //   title: Attention is the dual form     `key: value` line each; a value may be
 //   order: 2                              wrapped in "..." (kept verbatim inside)
 //   summary: One sentence.
@@ -21,7 +22,10 @@
 //   lr: 0.1                               a number, "a quoted string" or a bare word.
 //   ```                                   Blank lines and lines starting with # are skipped.
 //
-//   ```check id=q1 type=choice answer=b   info: key=value words, values may be "quoted"
+//   ```check id=q1 type=choice answer=b   info: key=value words, values may be "quoted";
+//                                          any type may add from=<lesson id>: the check
+//                                          was in that lesson once, and a learner's saved
+//                                          answer moves with it (progress::move_checks)
 //   The prompt (markdown).                 choice answer=b | multi answer=a,c |
 //   a) option a                            truefalse answer=true|false |
 //   b) option b                            numeric answer=0.2 tol=0.02 (absolute) |
@@ -29,6 +33,11 @@
 //   The feedback (markdown).               predict demo=<instance> scalar="<name>"
 //   a: feedback shown when a was chosen    (each option carries a range: a) [0, 1e-4] ...)
 //   ```                                    [run=lesson|own]
+//
+//   ```reproduce                          a "Reproduce this" box: markdown (commands, build
+//   `icl run gpt_scaling`                 and timing details) that both front ends show
+//   ```                                   collapsed; the same text rules as the prose.
+//                                         A code fence inside needs a longer outer fence.
 //
 // Own-run grading: a predict check with run=own is graded against the learner's current
 // run of the demo instance (whatever they typed or moved), not the lesson's setup: "predict
@@ -67,12 +76,13 @@
 //   truefalse checks get the options true/false (labels True/False, ko 참/거짓).
 //
 // JSON (the contract with the web pages; `icl lessons build` writes it):
-//   {"id", "lang", "title", "order", "summary", "source": "lessons/en/02-x.md", "blocks": [
+//   {"id", "lang", "title", "order", "number" (order and part: "3b"), "summary", "source": "lessons/en/02-x.md", "blocks": [
 //     {"kind": "html", "html": "<p>..<x-equation>TeX</x-equation>..</p>", "markdown": "..."},
+//     ({"kind": "html", ..., "reproduce": true} for a Reproduce box)
 //     {"kind": "demo", "demo": "dual_form", "name": "dual_form", "params": {...}, "line": 12},
 //     {"kind": "check", "id", "type", "line", "prompt_html",
 //      "options": [{"key": "a", "html": "inline html", "feedback_html": ""}, ...],
-//      "feedback_html", "grading": {...see quiz.h...}, "hides_result": bool}]}
+//      "feedback_html", "grading": {...see quiz.h...}, "hides_result": bool[, "from"]}]}
 //   Math: $..$ -> <x-equation>TeX</x-equation>, $$..$$ -> <x-equation type="display">;
 //   the TeX inside is HTML-escaped (a<b is written a&lt;b), unescape it before KaTeX.
 #pragma once
@@ -105,6 +115,7 @@ struct HtmlBlock {
     int line = 0;             // first line of the run in the source
     std::string markdown;     // the source text of the run
     std::string html;
+    bool reproduce = false;   // a ```reproduce box: shown collapsed under "Reproduce this"
 };
 
 struct DemoBlock {
@@ -135,6 +146,7 @@ struct CheckBlock {
     // headline and panels) until this check is answered or the learner runs the demo,
     // and the lint refuses a figure of the predicted scalar quoted above the check.
     bool hides_result = false;
+    std::string from;                   // from=: the lesson the check was in before ("" none)
 };
 
 using LessonBlock = std::variant<HtmlBlock, DemoBlock, CheckBlock>;
@@ -158,6 +170,8 @@ struct Figure {
 struct Lesson {
     std::string id, title, summary;
     int order = 0;
+    std::string part;         // "" or the letter after the order ("b" of order 3b)
+    std::string number() const { return std::to_string(order) + part; }  // "3b": what a learner sees
     std::string lang;         // "en" / "ko" from the path (lessons/<lang>/...), else ""
     std::string source;       // "lessons/<lang>/<file>" when the path has that shape, else the path
     std::vector<LessonBlock> blocks;
