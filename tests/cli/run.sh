@@ -50,6 +50,9 @@ expect lsa_gd_construction-malformed 2 "'eta' = '6x' is not a number" -- run lsa
 expect_json lsa_training --set steps=50 --set batch=16
 expect lsa_training-range 2 "'layers' = 9 is out of range: expected an integer in \\[1, 4\\]" -- run lsa_training --set layers=9
 expect lsa_training-int 2 "'steps' = 10.5 is not an integer" -- run lsa_training --set steps=10.5
+expect_json preconditioner_lab --set steps=40 --set batch=16
+expect_json preconditioner_lab --set steps=20 --set batch=8 --set rotate=false --lang ko
+expect preconditioner_lab-range 2 "'condition' = 500 is out of range: expected a number in \\[1, 100\\]" -- run preconditioner_lab --set condition=500
 expect_json attention_dual --set n_demos=24 --set show_after=24
 expect attention_dual-range 2 "'d_head' = 1 is out of range: expected an integer in \\[2, 16\\]" -- run attention_dual --set d_head=1
 expect attention_dual-inf 2 "'input_scale' = inf is not finite" -- run attention_dual --set input_scale=inf
@@ -235,7 +238,8 @@ for id in $(sed -n 's/^id: *//p' "$root"/lessons/en/[0-9]*.md); do
   printf '<meta http-equiv="Content-Security-Policy" content="default-src '"'"'self'"'"'; connect-src '"'"'self'"'"'">\n<p>%s</p>\n' "$id" > "$site/en/$id.html"
 done
 printf 'x' > "$site/assets/a.js"; printf 'gz' > "$site/assets/a.js.gz"
-expect package-writes 0 "wrote .*pkg.zip: SCORM 1.2, 8 lessons \(en\) as SCOs, 10 files" -- lessons package --scorm "$tmp/pkg.zip" --site "$site"
+n_en=$(ls "$root"/lessons/en/[0-9]*.md | wc -l)  # a SCO per English lesson, files: those, the manifest, a.js
+expect package-writes 0 "wrote .*pkg.zip: SCORM 1.2, $n_en lessons \(en\) as SCOs, $((n_en + 2)) files" -- lessons package --scorm "$tmp/pkg.zip" --site "$site"
 if /usr/bin/python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; n = z.namelist(); assert n[0] == "imsmanifest.xml" and "assets/a.js" in n and "assets/a.js.gz" not in n, n' "$tmp/pkg.zip"; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL package-zip: Python's zipfile does not read $tmp/pkg.zip as expected"; fi
 expect package-xapi 0 "xAPI statements to https://lrs.example.org/xapi/" -- lessons package --scorm "$tmp/pkg2.zip" --site "$site" --xapi-endpoint https://lrs.example.org/xapi
