@@ -1,6 +1,7 @@
 #include "icl/linear_tasks.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace icl {
 
@@ -16,15 +17,36 @@ RegressionTask sample_task(Rng& rng, const TaskConfig& cfg, int n_context) {
     for (float& w : t.w) w = rng.normal();
     t.x = matrix(n_context, cfg.d);
     for (float& x : t.x.storage()) x = draw_input(rng, cfg);
+    if (rows(cfg.x_factor) == cfg.d && cfg.d > 0) t.x = matmul(t.x, transpose(cfg.x_factor));  // rows z -> (T z)ᵀ
     if (cfg.bias_feature)
         for (int i = 0; i < n_context; ++i) t.x(i, cfg.d - 1) = 1.0f;
     t.y.resize(static_cast<size_t>(n_context));
     for (int i = 0; i < n_context; ++i) t.y[i] = dot(t.w.data(), row(t.x, i), cfg.d) + cfg.noise * rng.normal();
     t.x_query.resize(static_cast<size_t>(cfg.d));
     for (float& x : t.x_query) x = draw_input(rng, cfg);
+    if (rows(cfg.x_factor) == cfg.d && cfg.d > 0) t.x_query = matvec(cfg.x_factor, t.x_query.data());
     if (cfg.bias_feature) t.x_query.back() = 1.0f;
     t.y_query = dot(t.w.data(), t.x_query.data(), cfg.d) + cfg.noise * rng.normal();
     return t;
+}
+
+Matrix spectrum_factor(const std::vector<double>& eigenvalues, bool rotate) {
+    const int d = static_cast<int>(eigenvalues.size());
+    double vv = 0.0;
+    for (int i = 0; i < d; ++i) vv += double(i + 1) * (i + 1);
+    Matrix t = matrix(d, d);
+    for (int r = 0; r < d; ++r)
+        for (int c = 0; c < d; ++c) {
+            const double u = (r == c) - (rotate ? 2.0 * (r + 1) * (c + 1) / vv : 0.0);
+            t(r, c) = static_cast<float>(u * std::sqrt(std::max(0.0, eigenvalues[c])));
+        }
+    return t;
+}
+
+std::vector<double> geometric_spectrum(int d, double condition) {
+    std::vector<double> l(static_cast<size_t>(std::max(d, 0)), 1.0);
+    for (int i = 1; i < d; ++i) l[i] = std::pow(condition, -double(i) / (d - 1));
+    return l;
 }
 
 std::vector<RegressionTask> sample_tasks(Rng& rng, const TaskConfig& cfg, int n_context, int count) {

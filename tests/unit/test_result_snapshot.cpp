@@ -89,3 +89,7 @@ TEST_CASE("result() is a snapshot: lsa_training and induction_heads compute in s
     check_snapshot("lsa_training", {{"steps", 200}});
     check_snapshot("induction_heads", {{"steps", 200}, {"width", 128}, {"heads", 4}, {"batch", 1}, {"control", false}});
 }
+
+TEST_CASE("result() is a snapshot: preconditioner_lab reads its A and error curves in step(), copies them in result()") {
+    check_snapshot("preconditioner_lab", {{"steps", 200}, {"d", 8}, {"n_context", 40}});
+}

@@ -20,7 +20,17 @@ struct TaskConfig {
     float x_scale = 0.5f;
     float noise = 0.0f;  // std of the noise on every y (context and query)
     bool bias_feature = false;  // the last input entry is always 1 (its weight is a bias ~ N(0, 1))
+    // Empty, or a d × d factor T: every input is T z with z drawn as above, so normal inputs
+    // have covariance x_scale² T Tᵀ (Ahn et al. 2023's non-isotropic Σ). Not with bias_feature.
+    Matrix x_factor;
 };
+
+// A factor T = U diag(√λ) with T Tᵀ = Σ = U diag(λ) Uᵀ for the given eigenvalues (each ≥ 0):
+// U = I (axis-aligned), or with rotate the reflection U = I − 2 v vᵀ / |v|², v = (1, 2, …, d),
+// which mixes every axis with every other.
+Matrix spectrum_factor(const std::vector<double>& eigenvalues, bool rotate);
+// d eigenvalues from 1 down to 1 / condition, evenly spaced on a log scale (d = 1: {1}).
+std::vector<double> geometric_spectrum(int d, double condition);
 
 struct RegressionTask {
     std::vector<float> w;        // d
