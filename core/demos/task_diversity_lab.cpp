@@ -161,6 +161,13 @@ private:
         if (!pool) { error_ = pool.error().message; return; }
         pool_ = std::move(pool.value());
         model_ = gpt::make_model(cfg_, run_seed()).value();
+        // GPT-2's init (std 0.02) leaves every attention pattern uniform and the model on
+        // the plateau where it predicts y = 0 for as long as a page can train; weight
+        // matrices drawn larger leave it within the run.
+        const float scale = ctx_.params.f("init_std") / 0.02f;
+        for (const gpt::TensorInfo& t : model_.layout.tensors)
+            if (t.shape.size() == 2)
+                for (size_t i = 0; i < t.size; ++i) model_.params[t.offset + i] *= scale;
         OptimizerConfig o;
         o.lr = ctx_.params.f("lr");
         o.clip_norm = 1.0f;
@@ -371,7 +378,8 @@ const DemoDef kTaskDiversity = [] {
         ParamSpec::real("noise_var", 0, 1, 0.25, 0.05),
         ParamSpec::integer("steps", 0, 20000, 1500, 10),
         ParamSpec::integer("batch", 1, 128, 32, 1),
-        ParamSpec::real("lr", 1e-4, 1e-2, 2e-3, 1e-4),
+        ParamSpec::real("lr", 1e-4, 1e-2, 1e-3, 1e-4),
+        ParamSpec::real("init_std", 0.01, 0.5, 0.2, 0.01),
         ParamSpec::integer("width", 16, 128, 32, 16),
         ParamSpec::integer("layers", 1, 4, 2, 1),
         ParamSpec::integer("heads", 1, 4, 2, 1),

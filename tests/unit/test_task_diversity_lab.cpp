@@ -1,8 +1,8 @@
 // task_diversity_lab: its dMMSE and ridge curves are the closed forms of
 // icl/regression_baselines.h on the very sequences the demo evaluates, and its model's
 // error is the one a forward pass gives. The test encodes the sequences itself (Garg's
-// encoding, one sequence at a time) and builds the untrained model (steps = 0) from the
-// seed the demo documents: run seed = demo seed · 1000 + seed index, evaluation sequences
+// encoding, one sequence at a time) and builds the untrained model (steps = 0, init_std =
+// GPT-2's 0.02, which make_model draws) from the seed the demo documents: run seed = demo seed · 1000 + seed index, evaluation sequences
 // from run seed + 7919.
 #include <doctest/doctest.h>
 
@@ -36,7 +36,7 @@ TEST_CASE("task_diversity_lab: dMMSE and ridge curves are the closed forms, the 
     const double noise = 0.3;
     const json params = {{"log2_tasks", 3}, {"dim", D},  {"context", K},   {"noise_var", noise},
                          {"steps", 0},      {"seeds", 1}, {"eval_sequences", N}, {"width", 16},
-                         {"layers", 1},     {"heads", 2}};
+                         {"layers", 1},     {"heads", 2},  {"init_std", 0.02}};
     const Result r = testing::run_demo("task_diversity_lab", params);
     CHECK(scalar(r, "tasks") == M);
     CHECK(scalar(r, "seeds_done") == 1);
@@ -124,4 +124,21 @@ TEST_CASE("task_diversity_lab: the headline says neither when the two distances 
     // and the headline names the one the model is nearer.
     const Result one = testing::run_demo("task_diversity_lab", {{"log2_tasks", 0}, {"steps", 0}, {"seeds", 1}, {"eval_sequences", 32}});
     CHECK(std::get<ScalarsPanel>(one.panels.front()).title != testing::texts("en", "task_diversity_lab")("headline.tie", {{"n", 1}}));
+}
+
+TEST_CASE("task_diversity_lab: trained with its defaults, the model follows dMMSE at M = 2 and regresses on the context at M = 2^10") {
+    // One seed of the default run (D = 4, K = 8, 1500 steps), a small evaluation.
+    const int D = 4;
+    const double noise = 0.25;
+    // With two tasks, dMMSE names one of them after a pair or two; ridge, over fresh tasks,
+    // predicts something else. A model that learnt the pool is nearer dMMSE there (an
+    // untrained one, answering about 0, is nearer ridge, whose answers are smaller).
+    const Result two = testing::run_demo("task_diversity_lab", {{"log2_tasks", 1}, {"seeds", 1}, {"eval_sequences", 64}});
+    CHECK(scalar(two, "dist_dmmse") < scalar(two, "dist_ridge"));
+    // With 2^10 tasks the model must read the context: its error on fresh tasks is nearer
+    // ridge's than that of answering y = 0 for every query, E[y²] / D = (D + σ²) / D.
+    const Result many = testing::run_demo("task_diversity_lab", {{"log2_tasks", 10}, {"seeds", 1}, {"eval_sequences", 64}});
+    const double zero = (D + noise) / D, ridge = scalar(many, "ridge_error"), model = scalar(many, "model_error");
+    CHECK(ridge < 0.6 * zero);  // the two references are far apart, so the comparison says something
+    CHECK(model - ridge < 0.5 * (zero - ridge));
 }
