@@ -214,7 +214,7 @@ export function mapGroups(spec, lessons) {
     }
     if (g) g.lessons.push(lesson);
   });
-  for (const g of groups) g.lessons.sort((a, b) => g.ids.indexOf(a.id) - g.ids.indexOf(b.id) || a.order - b.order);
+  for (const g of groups) g.lessons.sort((a, b) => a.order - b.order);
   return groups.filter((g) => g.lessons.length);
 }
 
