@@ -83,7 +83,7 @@ if (fs.existsSync(path.join(site, 'en-XA', 'dual-form.html'))) {
     page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${origin}/index.html`);
-    const xaTitle = await page.locator('a[hreflang="en-XA"][href="en-XA/dual-form.html"]').textContent().catch(() => null);
+    const xaTitle = await page.locator('.lesson-card a[hreflang="en-XA"][href="en-XA/dual-form.html"]').textContent().catch(() => null);
     check(xaTitle === pseudo(title), `the index does not link the en-XA lesson by its title: ${xaTitle}`);
     check(await page.locator('a[href="en-XA/review.html"]').count() === 1, 'the index has no en-XA review link');
 
