@@ -1,5 +1,6 @@
 #include "markdown_view.h"
 
+#include <algorithm>
 #include <set>
 
 #include <md4c.h>
@@ -287,7 +288,8 @@ const std::map<std::string, GlossDoc>* g_glossary = nullptr;
 
 void draw_markdown_doc(const MarkdownDoc& doc, const Fonts& fonts, const char* id);
 
-// A term link's word was just drawn (the last item): its gloss on hover, pinned on a click.
+// A term link's word was just drawn (the last item): its gloss on hover or keyboard focus,
+// pinned in a popup on a click, Enter or Space; Escape closes it.
 void draw_term(const std::string& id, const Fonts& fonts) {
     const GlossDoc* entry = nullptr;
     if (g_glossary) {
@@ -296,6 +298,15 @@ void draw_term(const std::string& id, const Fonts& fonts) {
     }
     if (!entry) return;
     const std::string popup = "term:" + id;
+    // The word becomes a button over itself, so keyboard navigation reaches it (Tab or the
+    // arrow keys) and Enter or Space opens the gloss, as a click does.
+    const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+    ImGui::SetCursorScreenPos(lo);
+    ImGui::PushID(popup.c_str());
+    ImGui::PushID(static_cast<int>(lo.x) * 7919 + static_cast<int>(lo.y));
+    const bool pressed = ImGui::InvisibleButton("term", ImVec2(std::max(1.0f, hi.x - lo.x), std::max(1.0f, hi.y - lo.y)));
+    ImGui::PopID();
+    ImGui::PopID();
     const auto draw_gloss = [&] {
         ImGui::PushTextWrapPos(fonts.body_size * 24);
         ImGui::PushFont(fonts.bold);
@@ -304,13 +315,13 @@ void draw_term(const std::string& id, const Fonts& fonts) {
         draw_markdown_doc(entry->gloss, fonts, "gloss");
         ImGui::PopTextWrapPos();
     };
-    if (ImGui::IsItemHovered() && !ImGui::IsPopupOpen(popup.c_str())) {
+    if ((ImGui::IsItemHovered() || ImGui::IsItemFocused()) && !ImGui::IsPopupOpen(popup.c_str())) {
         ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
         ImGui::BeginTooltip();
         draw_gloss();
         ImGui::EndTooltip();
     }
-    if (ImGui::IsItemClicked()) ImGui::OpenPopup(popup.c_str());
+    if (pressed) ImGui::OpenPopup(popup.c_str());
     // A term of several words is several items: its popup is drawn once a frame.
     static int frame = -1;
     static std::set<ImGuiID> drawn;

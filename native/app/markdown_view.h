@@ -41,8 +41,9 @@ struct MarkdownDoc {
 
 MarkdownDoc parse_markdown(const std::string& markdown);
 
-// A glossary term as a term link ([text](term:id)) shows it: hovering the link shows the
-// gloss, a click pins it in a popup (Escape or a click elsewhere closes it).
+// A glossary term as a term link ([text](term:id)) shows it: hovering the link or reaching
+// it by keyboard shows the gloss, a click, Enter or Space pins it in a popup (Escape or a
+// click elsewhere closes it).
 struct GlossDoc {
     std::string term;
     MarkdownDoc gloss;
