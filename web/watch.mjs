@@ -183,7 +183,7 @@ export async function startWatch({ lessonsDir, out, icl, wasm, draft = true, log
   for (const lang of languagesOf(lessonsDir)) {
     const dir = path.join(lessonsDir, lang);
     try {
-      watchers.push(fs.watch(dir, (event, name) => { if (!name || String(name).endsWith('.md')) schedule(); }));
+      watchers.push(fs.watch(dir, (event, name) => { if (!name || String(name).endsWith('.md') || String(name) === 'glossary.json') schedule(); }));
     } catch (e) {
       log(`watch: cannot watch ${dir}: ${e.message}`);
     }

@@ -157,6 +157,7 @@ void lint_one(const Source& s, const LintOptions& options, std::vector<Diagnosti
     if (has_demo && !has_predict)
         out.push_back({s.path, 1, "the lesson shows a demo but has no predict check (a demo lesson needs at least one)",
                        options.draft});
+    lint_lesson_frame(s.lesson, s.path, options.draft, out);
 }
 
 std::string where(const Source& s, int line) { return s.path + ":" + std::to_string(line); }
@@ -484,6 +485,13 @@ LessonSet load_lesson_set(const std::string& dir, const LintOptions& options) {
                                                       fs::path(s->path).filename().string() + "; English is the reference)", false});
     }
     lint_catalogues(dir, set.languages, set.problems);
+    {
+        std::map<std::string, std::vector<std::pair<std::string, const Lesson*>>> parsed;
+        for (const auto& [lang, list] : sources)
+            for (const auto& s : list)
+                if (s.parsed) parsed[lang].push_back({s.path, &s.lesson});
+        lint_glossaries(dir, set.languages, parsed, set.glossaries, set.problems);
+    }
     if (options.run_demos) {
         std::map<std::string, json> results;
         run_instances(sources, results);
@@ -516,7 +524,9 @@ json lesson_index_json(const LessonSet& set) {
                 json demos = json::array();
                 for (const DemoBlock* d : demos_of(l))
                     if (std::find(demos.begin(), demos.end(), d->demo) == demos.end()) demos.push_back(d->demo);
+                const int words = reading_words(l);
                 list.push_back({{"id", l.id}, {"title", l.title}, {"order", l.order}, {"number", l.number()}, {"summary", l.summary},
+                                {"words", words}, {"minutes", reading_minutes(words)},
                                 {"checks", checks_of(l).size()}, {"demos", demos}});
             }
         }
@@ -559,6 +569,10 @@ Status write_lesson_json(const LessonSet& set, const std::string& out_dir) {
                 written.insert(lang + "/" + l.id + ".json");
             }
     }
+    json glossaries = json::object();
+    for (const auto& [lang, g] : set.glossaries) glossaries[lang] = to_json(g);
+    if (auto ok = write(fs::path(out_dir) / "glossary.json", glossaries); !ok) return ok;
+    written.insert("glossary.json");
     if (auto ok = write(manifest_path, json{{"written_by", "icl lessons build"}, {"files", written}}); !ok) return ok;
     // A lesson renamed or removed since the last build leaves no stale page behind: the
     // previous build's files that this one did not write again are removed (only names

@@ -14,6 +14,7 @@
 
 #include <md4c-html.h>
 
+#include "icl/glossary.h"
 #include "icl/lesson_markdown.h"
 #include "icl/utf8.h"
 #include "lesson_math.h"
@@ -154,7 +155,7 @@ std::string unsafe_target(const std::string& html) {
             });
             if (!is_scheme) continue;  // a colon after a path, query or fragment
             std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](char c) { return (char)std::tolower((unsigned char)c); });
-            if (scheme != "http" && scheme != "https" && scheme != "mailto") return target;
+            if (scheme != "http" && scheme != "https" && scheme != "mailto" && scheme != "term") return target;
         }
     }
     return "";
@@ -417,7 +418,8 @@ private:
         const std::string target = unsafe_target(html);
         if (!target.empty())
             fail(line, "link or image target '" + target.substr(0, 60) +
-                           "' is not allowed (only http:, https:, mailto:, relative paths and #anchors)");
+                           "' is not allowed (only http:, https:, mailto:, term: (the glossary), relative paths and #anchors)");
+        for (const std::string& id : term_links(html)) lesson_.term_links.push_back({line, id});
         for (const auto& [at, message] : math_problems(markdown, line)) math_problems_.push_back({file_, at, message, false});
         return html;
     }
@@ -535,7 +537,7 @@ private:
             const auto fence = fence_opening(lines_[i]);
             if (!fence) { ++i; continue; }
             const std::string word = first_word(fence->info);
-            const bool directive_word = word == "demo" || word == "check" || word == "reproduce";
+            const bool directive_word = word == "demo" || word == "check" || word == "reproduce" || word == "box";
             size_t close = i + 1;
             while (close < lines_.size() && !closes(*fence, lines_[close])) ++close;
             if (directive_word && fence->indent == 0) {
@@ -547,12 +549,13 @@ private:
                 }
                 if (word == "demo") parse_demo(i, fence->info, close);
                 else if (word == "check") parse_check(i, fence->info, close);
+                else if (word == "box") parse_box(i, fence->info, close);
                 else parse_reproduce(i, fence->info, close);
                 run_begin = close + 1;
             } else if (directive_word) {
                 fail(line_no(i), word + " fence is indented: directives must start at column 0 (this would show as code)");
             } else if (!word.empty()) {
-                for (const char* directive : {"demo", "check", "reproduce"}) {
+                for (const char* directive : {"demo", "check", "reproduce", "box"}) {
                     if (lower(word) == directive || edit_distance(word, directive) == 1)
                         fail(line_no(i), "unknown directive '" + word + "' (did you mean " + directive +
                                              "? other fences must not look like a directive)");
@@ -581,6 +584,29 @@ private:
         block.line = line_no(begin);
         block.markdown = figures_in(join_lines(lines_, begin, end), block.line);
         block.html = checked(render_markdown(block.markdown), block.markdown, block.line);
+        lesson_.blocks.push_back(std::move(block));
+    }
+
+    // ---- boxes (in short, you need, take away) ----
+    void parse_box(size_t open, const std::string& info, size_t close) {
+        const int at = line_no(open);
+        auto words = split_info(info);
+        if (!words) return fail(at, "box: " + words.error().message);
+        const auto& kinds = box_kinds();
+        const std::string kind = words.value().size() == 2 && words.value()[1].key.empty() ? words.value()[1].value : "";
+        if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+            return fail(at, "box: expected ```box in-short, ```box you-need or ```box take-away");
+        for (const auto& b : lesson_.blocks)
+            if (const auto* h = std::get_if<HtmlBlock>(&b); h && h->box == kind)
+                return fail(at, "a second '" + kind + "' box (the first is at line " + std::to_string(h->line) + ")");
+        size_t begin = open + 1, end = close;
+        trim_blank_lines(lines_, begin, end);
+        if (begin == end) return fail(at, "the '" + kind + "' box is empty");
+        HtmlBlock block;
+        block.line = at;
+        block.box = kind;
+        block.markdown = figures_in(join_lines(lines_, begin, end), line_no(begin));
+        block.html = checked(render_markdown(block.markdown), block.markdown, line_no(begin));
         lesson_.blocks.push_back(std::move(block));
     }
 
@@ -1014,6 +1040,7 @@ struct BlockToJson {
     json operator()(const HtmlBlock& b) const {
         json out = {{"kind", "html"}, {"html", b.html}, {"markdown", b.markdown}};
         if (b.reproduce) out["reproduce"] = true;
+        if (!b.box.empty()) out["box"] = b.box;
         return out;
     }
     json operator()(const DemoBlock& b) const {
@@ -1026,8 +1053,10 @@ struct BlockToJson {
 json to_json(const Lesson& lesson) {
     json blocks = json::array();
     for (const auto& b : lesson.blocks) blocks.push_back(std::visit(BlockToJson{}, b));
+    const int words = reading_words(lesson);
     return {{"id", lesson.id}, {"lang", lesson.lang}, {"title", lesson.title}, {"order", lesson.order}, {"number", lesson.number()},
-            {"summary", lesson.summary}, {"source", lesson.source}, {"blocks", blocks}};
+            {"summary", lesson.summary}, {"source", lesson.source}, {"words", words}, {"minutes", reading_minutes(words)},
+            {"blocks", blocks}};
 }
 
 }  // namespace icl

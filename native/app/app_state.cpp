@@ -28,6 +28,7 @@ LoadedLesson prepare(icl::Lesson lesson) {
             ++loaded.check_count;
         }
     }
+    loaded.minutes = icl::reading_minutes(icl::reading_words(lesson));
     loaded.lesson = std::move(lesson);
     return loaded;
 }
@@ -70,6 +71,8 @@ LessonLibrary load_lesson_library(const std::string& dir) {
     for (const icl::Diagnostic& d : set.problems)
         if (!d.warning) library.problems.push_back(icl::to_string(d));
     library.languages = set.languages;
+    for (const auto& [lang, g] : set.glossaries)
+        for (const icl::GlossaryTerm& t : g.terms) library.glossary[lang][t.id] = GlossDoc{t.term, parse_markdown(t.gloss_markdown)};
     for (auto& [lang, lessons] : set.lessons)
         for (icl::Lesson& lesson : lessons) library.by_lang[lang].push_back(prepare(std::move(lesson)));
     return library;

@@ -28,12 +28,14 @@ struct LoadedLesson {
     std::vector<MarkdownDoc> html_docs;    // by block index (empty for non-html blocks)
     std::vector<CheckDocs> check_docs;     // by block index (empty for non-check blocks)
     int check_count = 0;
+    int minutes = 0;                       // of reading, at 200 words a minute (icl/glossary.h)
 };
 
 struct LessonLibrary {
     std::vector<std::string> languages = {"en"};          // en first, then each language folder
     std::map<std::string, std::vector<LoadedLesson>> by_lang;  // sorted by order
     std::vector<std::string> problems;     // lessons that did not parse ("file:line: message")
+    std::map<std::string, std::map<std::string, GlossDoc>> glossary;  // language -> term id -> entry
     const std::vector<LoadedLesson>& of(const std::string& lang) const {
         static const std::vector<LoadedLesson> none;
         const auto it = by_lang.find(lang);

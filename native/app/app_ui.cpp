@@ -379,6 +379,24 @@ void draw_review(AppState& app, const Fonts& fonts) {
     if (app.checks[check->id].verdict && ImGui::Button(ui(app.lang, "next_check"))) review_next(app);
 }
 
+// A lesson's In short, You need or Take away box: its heading and text, a bar beside them.
+void draw_box(const AppState& app, const icl::HtmlBlock& html, const MarkdownDoc& doc, const Fonts& fonts) {
+    const float pad = fonts.body_size * 0.8f;
+    ImGui::Dummy(ImVec2(0, fonts.body_size * 0.3f));
+    ImGui::Indent(pad);
+    ImGui::BeginGroup();
+    ImGui::PushFont(fonts.bold);
+    ImGui::TextUnformatted(ui(app.lang, ("box." + html.box).c_str()));
+    ImGui::PopFont();
+    draw_markdown(doc, fonts, "box");
+    ImGui::EndGroup();
+    ImGui::Unindent(pad);
+    const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+    const ImU32 colour = html.box == "take-away" ? IM_COL32(60, 170, 120, 255) : IM_COL32(80, 150, 230, 255);
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(lo.x - pad, lo.y), ImVec2(lo.x - pad + 4, hi.y), colour);
+    ImGui::Dummy(ImVec2(0, fonts.body_size * 0.3f));
+}
+
 void draw_page(AppState& app, const Fonts& fonts) {
     if (app.scroll_request >= 0) {
         ImGui::SetScrollY(app.scroll_request);
@@ -394,19 +412,25 @@ void draw_page(AppState& app, const Fonts& fonts) {
     if (app.reviewing) {
         draw_review(app, fonts);
     } else if (loaded) {
+        const auto glossary = app.library.glossary.find(app.lang);
+        set_glossary(glossary == app.library.glossary.end() ? nullptr : &glossary->second);
         ImGui::PushFont(fonts.title);
         ImGui::TextWrapped("%s", loaded->lesson.title.c_str());
         ImGui::PopFont();
         if (!loaded->lesson.summary.empty()) ImGui::TextColored(kMuted, "%s", loaded->lesson.summary.c_str());
+        ImGui::TextColored(kMuted, "%s", ui(app.lang, "minutes", {{"n", loaded->minutes}}));
         ImGui::Separator();
         size_t demo_index = 0;
         for (size_t k = 0; k < loaded->lesson.blocks.size(); ++k) {
             const icl::LessonBlock& block = loaded->lesson.blocks[k];
             ImGui::PushID(static_cast<int>(k));
-            if (const auto* html = std::get_if<icl::HtmlBlock>(&block)) {
+            if (const auto* html = std::get_if<icl::HtmlBlock>(&block); html && !html->box.empty()) {
+                draw_box(app, *html, loaded->html_docs[k], fonts);
+            } else if (html && html->reproduce) {
                 // A Reproduce box starts collapsed, as on the page (<details>).
-                if (!html->reproduce) draw_markdown(loaded->html_docs[k], fonts, "text");
-                else if (ImGui::CollapsingHeader(ui(app.lang, "reproduce"))) draw_markdown(loaded->html_docs[k], fonts, "text");
+                if (ImGui::CollapsingHeader(ui(app.lang, "reproduce"))) draw_markdown(loaded->html_docs[k], fonts, "text");
+            } else if (html) {
+                draw_markdown(loaded->html_docs[k], fonts, "text");
             } else if (std::holds_alternative<icl::DemoBlock>(block)) {
                 if (demo_index < app.demos.size()) draw_demo(app, app.demos[demo_index++], fonts);
             } else if (const auto* check = std::get_if<icl::CheckBlock>(&block)) {

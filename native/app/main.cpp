@@ -169,6 +169,8 @@ std::vector<std::string> texts_to_show(const AppState& app) {
                 for (const MarkdownDoc& d : c.option_feedback) texts.push_back(shown_text(d));
             }
         }
+    for (const auto& [lang, terms] : app.library.glossary)
+        for (const auto& [id, entry] : terms) texts.push_back(entry.term + shown_text(entry.gloss));
     for (const icl::DemoDef* d : icl::all_demos()) {
         for (const std::string& lang : app.library.languages)
             for (const auto& [key, text] : demo_texts(lang, d->id).messages().items()) texts.push_back(text.get<std::string>());

@@ -1,5 +1,8 @@
 #include "markdown_view.h"
 
+#include <algorithm>
+#include <set>
+
 #include <md4c.h>
 
 #include <imgui.h>
@@ -281,6 +284,56 @@ std::vector<Line> lay_out(const std::vector<TextRun>& runs, const Fonts& fonts, 
     return lines;
 }
 
+const std::map<std::string, GlossDoc>* g_glossary = nullptr;
+
+void draw_markdown_doc(const MarkdownDoc& doc, const Fonts& fonts, const char* id);
+
+// A term link's word was just drawn (the last item): its gloss on hover or keyboard focus,
+// pinned in a popup on a click, Enter or Space; Escape closes it.
+void draw_term(const std::string& id, const Fonts& fonts) {
+    const GlossDoc* entry = nullptr;
+    if (g_glossary) {
+        const auto it = g_glossary->find(id);
+        if (it != g_glossary->end()) entry = &it->second;
+    }
+    if (!entry) return;
+    const std::string popup = "term:" + id;
+    // The word becomes a button over itself, so keyboard navigation reaches it (Tab or the
+    // arrow keys) and Enter or Space opens the gloss, as a click does.
+    const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+    ImGui::SetCursorScreenPos(lo);
+    ImGui::PushID(popup.c_str());
+    ImGui::PushID(static_cast<int>(lo.x) * 7919 + static_cast<int>(lo.y));
+    const bool pressed = ImGui::InvisibleButton("term", ImVec2(std::max(1.0f, hi.x - lo.x), std::max(1.0f, hi.y - lo.y)));
+    ImGui::PopID();
+    ImGui::PopID();
+    const auto draw_gloss = [&] {
+        ImGui::PushTextWrapPos(fonts.body_size * 24);
+        ImGui::PushFont(fonts.bold);
+        ImGui::TextUnformatted(entry->term.c_str());
+        ImGui::PopFont();
+        draw_markdown_doc(entry->gloss, fonts, "gloss");
+        ImGui::PopTextWrapPos();
+    };
+    if ((ImGui::IsItemHovered() || ImGui::IsItemFocused()) && !ImGui::IsPopupOpen(popup.c_str())) {
+        ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+        ImGui::BeginTooltip();
+        draw_gloss();
+        ImGui::EndTooltip();
+    }
+    if (pressed) ImGui::OpenPopup(popup.c_str());
+    // A term of several words is several items: its popup is drawn once a frame.
+    static int frame = -1;
+    static std::set<ImGuiID> drawn;
+    if (frame != ImGui::GetFrameCount()) { frame = ImGui::GetFrameCount(); drawn.clear(); }
+    if (!drawn.insert(ImGui::GetID(popup.c_str())).second) return;
+    if (ImGui::BeginPopup(popup.c_str())) {
+        draw_gloss();
+        if (ImGui::IsKeyPressed(ImGuiKey_Escape)) ImGui::CloseCurrentPopup();
+        ImGui::EndPopup();
+    }
+}
+
 // Draws runs at the cursor, wrapping where the caller's text wrap position says (else at
 // the content edge). Every item of a line is centred on the line's middle, so text
 // beside a matrix sits at the matrix's middle. Leaves the cursor on a new line.
@@ -321,7 +374,11 @@ void draw_runs(const std::vector<TextRun>& runs, const Fonts& fonts, ImFont* bas
                 const float y = pos.y + item.size.y * 0.55f;
                 ImGui::GetWindowDrawList()->AddLine(ImVec2(pos.x, y), ImVec2(pos.x + item.size.x, y), ImGui::GetColorU32(item.colour));
             }
-            if ((style & kStyleLink) && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", item.run->link.c_str());
+            if ((style & kStyleLink) && item.run->link.rfind("term:", 0) == 0) {
+                draw_term(item.run->link.substr(5), fonts);
+            } else if ((style & kStyleLink) && ImGui::IsItemHovered()) {
+                ImGui::SetTooltip("%s", item.run->link.c_str());
+            }
             ImGui::PopFont();
         }
         if (n + 1 < lines.size()) top += line.height + ImGui::GetStyle().ItemSpacing.y;
@@ -353,6 +410,12 @@ std::string shown_text(const MarkdownDoc& doc) {
     }
     return out;
 }
+
+void set_glossary(const std::map<std::string, GlossDoc>* glossary) { g_glossary = glossary; }
+
+namespace {
+void draw_markdown_doc(const MarkdownDoc& doc, const Fonts& fonts, const char* id) { draw_markdown(doc, fonts, id); }
+}  // namespace
 
 void draw_markdown(const MarkdownDoc& doc, const Fonts& fonts, const char* id) {
     ImGui::PushID(id);

@@ -4,6 +4,7 @@
 // blocks, and math shown as readable Unicode (icl/tex_text.h) in its own colour, its
 // matrices laid out as grids in the line (math_view.h).
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,16 @@ struct MarkdownDoc {
 };
 
 MarkdownDoc parse_markdown(const std::string& markdown);
+
+// A glossary term as a term link ([text](term:id)) shows it: hovering the link or reaching
+// it by keyboard shows the gloss, a click, Enter or Space pins it in a popup (Escape or a
+// click elsewhere closes it).
+struct GlossDoc {
+    std::string term;
+    MarkdownDoc gloss;
+};
+// The glossary the term links of the drawn text use (the shown language's; null: none).
+void set_glossary(const std::map<std::string, GlossDoc>* glossary);
 // All the text the document shows (for the font atlas).
 std::string shown_text(const MarkdownDoc& doc);
 // Draws at the cursor, wrapping at the current content width. Each doc needs its own id.

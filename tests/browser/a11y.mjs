@@ -14,6 +14,9 @@
 //   keys move a point and the demo redraws, Delete removes it, Tab reaches the text field
 //   and a typed point is added; Tab goes on to the next check, whose focus ring keeps 3:1,
 //   Space picks an answer and Enter on the submit button grades it.
+// - Keyboard alone, in each language: Tab reaches a glossary term on lesson 5's page, Enter
+//   opens its definition just below it (axe finds nothing with it open), Escape closes it
+//   and leaves the focus on the term; Space opens it again and Enter closes it.
 // A11Y_PAGES=<regex> restricts the audited pages by path (while working on them).
 // Ends with "a11y: N passed, M failed".
 import fs from 'node:fs';
@@ -251,6 +254,36 @@ await test('keyboard alone: regression_lab\'s point editor and the next check', 
     const v = document.querySelector(`section.check[data-check="${id}"] .verdict`);
     return v && v.textContent.trim().length > 0;
   }, check.id, { timeout: SETTLE_MS });
+});
+
+await test('keyboard alone: a glossary term opens its definition in place and Escape closes it', async () => {
+  for (const lang of ['en', 'ko']) {
+    await open(`${lang}/bayesian-task-inference.html`);
+    await page.evaluate(() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); });
+    await tabTo(() => document.activeElement.matches('button.term'), null, 200, `a glossary term (${lang})`);
+    const term = await page.evaluate(() => ({ id: document.activeElement.dataset.term, text: document.activeElement.textContent }));
+    const gloss = () => page.evaluate(() => {
+      const b = document.activeElement;
+      const pop = b.matches('button.term') ? document.getElementById(b.getAttribute('aria-controls') || '') : null;
+      return { focused: b.matches('button.term'), expanded: b.getAttribute('aria-expanded'), shown: pop ? pop.textContent : null,
+        visible: pop ? pop.getBoundingClientRect().height > 0 : false, count: document.querySelectorAll('.term-gloss').length };
+    });
+    await page.keyboard.press('Enter');
+    const opened = await gloss();
+    const entry = await page.evaluate((id) => JSON.parse(document.getElementById('lesson-data').textContent).glossary[id], term.id);
+    expect(entry && opened.expanded === 'true' && opened.visible && opened.shown.startsWith(entry.term),
+      `${lang}: Enter on the term "${term.text}" did not open its definition (${JSON.stringify(opened)})`);
+    const found = await audit();
+    expect(!found.length, `${lang}: with a definition open: ${found.map((v) => `${v.id}: ${v.help}`).join('; ')}`);
+    await page.keyboard.press('Escape');
+    const closed = await gloss();
+    expect(closed.focused && closed.expanded === 'false' && closed.count === 0,
+      `${lang}: Escape did not close the definition and keep the focus on its term (${JSON.stringify(closed)})`);
+    await page.keyboard.press('Space');
+    expect((await gloss()).expanded === 'true', `${lang}: Space did not open the definition again`);
+    await page.keyboard.press('Enter');
+    expect((await gloss()).count === 0, `${lang}: Enter on an open term did not close its definition`);
+  }
 });
 
 console.log(`a11y: ${pages.filter((p) => !only || only.test(p)).length} pages audited, ${violations} axe violations (nodes), ${charts} charts`);

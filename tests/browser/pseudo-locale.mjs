@@ -48,6 +48,9 @@ for (const f of fs.readdirSync(path.join(root, 'lessons', 'en', 'catalogue')).fi
   if (f === 'dual_form.json') delete translated.summary;  // lacking: English shows
   fs.writeFileSync(path.join(lessons, 'en-XA', 'catalogue', f), JSON.stringify(translated));
 }
+// The glossary the lesson's term links name, English's in both (its glosses hold TeX,
+// which the pseudo accents would break).
+for (const l of ['en', 'en-XA']) fs.copyFileSync(path.join(root, 'lessons', 'en', 'glossary.json'), path.join(lessons, l, 'glossary.json'));
 const lessonText = fs.readFileSync(path.join(root, 'lessons', 'en', lessonFile), 'utf8');
 const title = lessonText.match(/^title: (.*)$/m)[1];
 fs.writeFileSync(path.join(lessons, 'en-XA', lessonFile), lessonText.replace(/^title: .*$/m, `title: ${pseudo(title)}`));
@@ -80,7 +83,7 @@ if (fs.existsSync(path.join(site, 'en-XA', 'dual-form.html'))) {
     page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${origin}/index.html`);
-    const xaTitle = await page.locator('a[hreflang="en-XA"][href="en-XA/dual-form.html"]').textContent().catch(() => null);
+    const xaTitle = await page.locator('.lesson-card a[hreflang="en-XA"][href="en-XA/dual-form.html"]').textContent().catch(() => null);
     check(xaTitle === pseudo(title), `the index does not link the en-XA lesson by its title: ${xaTitle}`);
     check(await page.locator('a[href="en-XA/review.html"]').count() === 1, 'the index has no en-XA review link');
 

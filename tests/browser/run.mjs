@@ -705,7 +705,9 @@ await test('the index shows every lesson in both languages with the progress mad
   await page.waitForFunction(() => document.body.dataset.ready === 'true');
   for (const lang of langs) {
     for (const l of index[lang]) {
-      expect(await page.locator(`a[href="${lang}/${l.id}.html"]`).count() === 1, `index has no link to ${lang}/${l.id}`);
+      expect(await page.locator(`.lesson-card a[href="${lang}/${l.id}.html"]`).count() === 1, `index has no link to ${lang}/${l.id}`);
+      // the course map lists it too, with its minutes of reading (the core's count)
+      expect(await page.locator(`.course-map a[href="${lang}/${l.id}.html"]`).count() === 1, `the course map has no link to ${lang}/${l.id}`);
     }
   }
   if (withCheck) {

@@ -30,6 +30,7 @@ for (const lang of ['en', 'ko']) {
   fs.mkdirSync(path.join(lessons, lang), { recursive: true });
   fs.copyFileSync(path.join(root, 'lessons', lang, '02-dual-form.md'), path.join(lessons, lang, '02-dual-form.md'));
   fs.cpSync(path.join(root, 'lessons', lang, 'catalogue'), path.join(lessons, lang, 'catalogue'), { recursive: true });
+  fs.copyFileSync(path.join(root, 'lessons', lang, 'glossary.json'), path.join(lessons, lang, 'glossary.json'));  // its term links
 }
 const file = path.join(lessons, 'en', '02-dual-form.md');
 const original = fs.readFileSync(file, 'utf8');

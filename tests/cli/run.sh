@@ -101,7 +101,7 @@ expect lessons-check-hostile 0 '^lessons: 2 files, 0 errors, 0 warnings$' -- les
 # lessons: the lint on fixture trees (tests/lessons/), the build into a temp dir
 expect lessons-check-good 0 '^lessons: 2 files, 0 errors, 0 warnings$' -- lessons check --dir tests/lessons/good
 expect lessons-check-missing-answer 1 '^tests/lessons/broken/en/02-bad\.md:9: check block has no answer=' -- lessons check --dir tests/lessons/broken
-expect lessons-check-ko-en-mismatch 1 "^tests/lessons/broken/ko/01-basics\.md:9: check 'choice' grades" -- lessons check --dir tests/lessons/broken
+expect lessons-check-ko-en-mismatch 1 "^tests/lessons/broken/ko/01-basics\.md:17: check 'choice' grades" -- lessons check --dir tests/lessons/broken
 expect lessons-check-unknown-tex 1 '^tests/lessons/broken/en/02-bad\.md:7: math: the desktop app cannot show \\foo ' -- lessons check --dir tests/lessons/broken
 expect lessons-check-summary 1 '^lessons: 4 files, 4 errors, 0 warnings$' -- lessons check --dir tests/lessons/broken
 expect lessons-check-no-dir 1 'no such directory' -- lessons check --dir tests/lessons/none

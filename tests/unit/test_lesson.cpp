@@ -384,16 +384,20 @@ struct TempTree {
     }
 };
 
+// The opening boxes every lesson has (icl/glossary.h): 8 lines.
+const std::string kBoxes = "```box in-short\n- a\n```\n\n```box you-need\n- b\n```\n\n";
+
 // A complete lesson: one demo, a predict check, four checks in all. `answer` and `lr`
 // let a translation differ.
 std::string tree_lesson(const std::string& lang, const std::string& answer = "a", const std::string& lr = "0.5",
                         const std::string& text_answer = "cold") {
-    return "---\nid: first\ntitle: First " + lang + "\norder: 1\nsummary: S\n---\nText.\n\n"
+    return "---\nid: first\ntitle: First " + lang + "\norder: 1\nsummary: S\n---\nText.\n\n" + kBoxes +
            "```demo lesson_probe\nlr: " + lr + "\n```\n\n"
            "```check id=c1 type=choice answer=" + answer + "\nQ\na) x\nb) y\n---\nF\n```\n\n"
            "```check id=c2 type=truefalse answer=true\nQ\n---\nF\n```\n\n"
            "```check id=c3 type=text answer=\"" + text_answer + "\"\nQ\n---\nF\n```\n\n"
-           "```check id=c4 type=predict demo=lesson_probe scalar=\"n times lr\"\nQ\na) [0, 1] small\nb) [1, inf] big\n---\nF\n```\n";
+           "```check id=c4 type=predict demo=lesson_probe scalar=\"n times lr\"\nQ\na) [0, 1] small\nb) [1, inf] big\n---\nF\n```\n\n"
+           "```box take-away\nK\n```\n";
 }
 
 std::string problems_text(const icl::LessonSet& set) {
@@ -446,7 +450,7 @@ TEST_CASE("lessons lint: en/ko mismatches, unknown demos, bad parameters, names,
     const auto has = [&](const std::string& line) {
         CHECK_MESSAGE(text.find(line) != std::string::npos, "missing: ", line, "\nin:\n", text);
     };
-    has(dir + "/ko/01-first.md:13: check 'c1' grades {\"answer\":\"b\"} here but {\"answer\":\"a\"} at " + dir + "/en/01-first.md:13");
+    has(dir + "/ko/01-first.md:21: check 'c1' grades {\"answer\":\"b\"} here but {\"answer\":\"a\"} at " + dir + "/en/01-first.md:21");
     has(dir + "/en/02-second.md:1: warning: lesson 'second' has no ko version (expected " + dir + "/ko/02-second.md): the ko lessons lack it");
     has(dir + "/en/02-second.md:7: unknown demo 'no_such_demo' (known: ");
     has(dir + "/en/02-second.md:10: demo lesson_probe: parameter 'n' = 99 is out of range: expected an integer in [1, 10]");
@@ -460,7 +464,7 @@ TEST_CASE("lessons lint: en/ko mismatches, unknown demos, bad parameters, names,
     CHECK(set.lessons.at("en").size() == 3);
 
     const icl::LessonSet draft = icl::load_lesson_set(dir, icl::LintOptions{true});
-    CHECK(draft.warnings() == 5);  // 02-second and both 03 files: too few checks; 02: no predict, no ko version
+    CHECK(draft.warnings() == 8);  // 02-second and both 03 files: too few checks, no boxes; 02: no predict, no ko version
     CHECK(problems_text(draft).find(dir + "/en/02-second.md:1: warning: the lesson has 0 checks") != std::string::npos);
 }
 
@@ -497,7 +501,7 @@ TEST_CASE("lessons lint: demo parameters and check order must match across langu
     const icl::LessonSet set = icl::load_lesson_set(t.root.string());
     REQUIRE(set.errors() == 1);
     CHECK(set.problems[0].file == (t.root / "ko" / "01-first.md").string());
-    CHECK(set.problems[0].line == 9);
+    CHECK(set.problems[0].line == 17);
     CHECK(set.problems[0].message.find("differs from") != std::string::npos);
 }
 
@@ -515,14 +519,18 @@ TEST_CASE("lessons build: index.json and one JSON file a lesson; refuses a tree 
         s << in.rdbuf();
         return json::parse(s.str());
     };
-    const json index = read_json(out / "index.json");
+    json index = read_json(out / "index.json");
+    // reading time: the tree's lesson is short, one minute (its word count is the core's, tested in test_glossary.cpp)
+    CHECK(index.at("en")[0].at("minutes") == 1);
+    index["en"][0].erase("words");
+    index["en"][0].erase("minutes");
     CHECK(index.at("en") == json::array({{{"id", "first"}, {"title", "First en"}, {"order", 1}, {"number", "1"}, {"summary", "S"},
                                           {"checks", 4}, {"demos", {"lesson_probe"}}}}));
     CHECK(index.at("ko")[0].at("title") == "First ko");
     const json ko = read_json(out / "ko" / "first.json");
     CHECK(ko.at("lang") == "ko");
     CHECK(ko.at("source") == "lessons/ko/01-first.md");
-    CHECK(ko.at("blocks")[4].at("grading") == json({{"accepted", {"차가운"}}}));
+    CHECK(ko.at("blocks")[6].at("grading") == json({{"accepted", {"차가운"}}}));
 
     t.write("ko/01-first.md", tree_lesson("ko", "b"));
     const icl::LessonSet bad = icl::load_lesson_set(t.root.string());
@@ -546,7 +554,7 @@ TEST_CASE("lessons lint --run-demos: the demo's real value must fall in an optio
     const icl::LessonSet edge = icl::load_lesson_set(t.root.string(), run);
     REQUIRE(edge.problems.size() == 2);  // en and ko
     CHECK(edge.warnings() == 2);
-    CHECK(edge.problems[0].line == 33);
+    CHECK(edge.problems[0].line == 41);
     CHECK(edge.problems[0].message.find("gives n times lr = 1.02 (seed 1), near the edge of option b's range") != std::string::npos);
     // Without --run-demos nothing runs, so nothing is said.
     CHECK(icl::load_lesson_set(t.root.string()).problems.empty());

@@ -76,6 +76,15 @@ function numberHeadings(html, counter) {
   return html.replace(/<h([2-4])>/g, (m, level) => `<h${level} id="s${++counter.n}">`);
 }
 
+// A glossary link, <a href="term:id">text</a> in the core's HTML, becomes a button that
+// opens the term's gloss in place (web/src/glossary.js); `used` collects the ids.
+function termButtons(html, used) {
+  return html.replace(/<a href="term:([a-z0-9-]+)">([\s\S]*?)<\/a>/g, (m, id, text) => {
+    used.add(id);
+    return `<button type="button" class="term" data-term="${id}" aria-expanded="false">${text}</button>`;
+  });
+}
+
 // The static import graph of an entry module under web/src (for <link rel=modulepreload>).
 function moduleGraph(entry, seen = new Set()) {
   if (seen.has(entry)) return seen;
@@ -162,13 +171,15 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
   // One lesson's JSON (as `icl lessons build` wrote it) made ready for its page: math
   // rendered, headings numbered, each demo block's parameters validated by starting it.
   // Throws an Error naming the lesson and line when a demo refuses its parameters.
-  function prepare(lang, lesson, warnings) {
+  function prepare(lang, lesson, warnings, glossary) {
     const where = `${lang}/${lesson.id}`;
     const counter = { n: 0 };
+    const used = new Set();
+    const terms = (html) => termButtons(html, used);
     const blocks = lesson.blocks.map((b) => {
-      if (b.kind === 'html') return { ...b, html: inlineStylesToClasses(numberHeadings(renderMath(b.html, where, warnings), counter), styleClasses) };
+      if (b.kind === 'html') return { ...b, html: terms(inlineStylesToClasses(numberHeadings(renderMath(b.html, where, warnings), counter), styleClasses)) };
       if (b.kind === 'check') {
-        const fix = (h) => (h ? inlineStylesToClasses(renderMath(h, where, warnings), styleClasses) : h);
+        const fix = (h) => (h ? terms(inlineStylesToClasses(renderMath(h, where, warnings), styleClasses)) : h);
         return { ...b, prompt_html: fix(b.prompt_html), feedback_html: fix(b.feedback_html),
           options: (b.options || []).map((o) => ({ ...o, html: fix(o.html), feedback_html: fix(o.feedback_html) })) };
       }
@@ -189,7 +200,13 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
       }
       return b;
     });
-    return { ...lesson, blocks, firstResult: firstResult(lang, lesson, blocks) };
+    // The glossary entries the page links (the core's lint saw that each exists), their math rendered.
+    const entries = {};
+    for (const id of used) {
+      const e = glossary && glossary[id];
+      if (e) entries[id] = { term: e.term, html: inlineStylesToClasses(renderMath(e.html, `${where} glossary '${id}'`, warnings), styleClasses) };
+    }
+    return { ...lesson, blocks, glossary: entries, firstResult: firstResult(lang, lesson, blocks) };
   }
 
   // What the page's first demo block shows at load, computed now by this same wasm core
@@ -254,6 +271,15 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
     } catch (e) {
       return { problems: [`cannot read ${path.join(dir, 'index.json')}: ${e.message}`], warnings, prepared };
     }
+    // The glossaries (`icl lessons build` writes glossary.json: lang -> id -> {term, html});
+    // a build without one has no term links.
+    let glossaries = {};
+    try {
+      glossaries = readJson(path.join(dir, 'glossary.json'));
+    } catch (e) {
+      if (e.code !== 'ENOENT') problems.push(`cannot read ${path.join(dir, 'glossary.json')}: ${e.message}`);
+    }
+    const glossaryText = JSON.stringify(glossaries);
     const lessonsByLang = {};
     const seen = new Set();
     for (const lang of langs) {
@@ -270,10 +296,10 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
           continue;
         }
         let hit = cache.get(key);
-        if (!hit || hit.text !== text) {
+        if (!hit || hit.text !== text || hit.glossaryText !== glossaryText) {
           const w = [];
           try {
-            hit = { text, lesson: prepare(lang, JSON.parse(text), w), warnings: w };
+            hit = { text, glossaryText, lesson: prepare(lang, JSON.parse(text), w, glossaries[lang]), warnings: w };
           } catch (e) {
             cache.delete(key);
             problems.push(e.message);
@@ -332,7 +358,7 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
       }
     }
     const indexData = Object.fromEntries(langs.map((lang) => [lang, lessonsByLang[lang].map((l) => ({
-      id: l.id, title: l.title, order: l.order, number: l.number, summary: l.summary,
+      id: l.id, title: l.title, order: l.order, number: l.number, summary: l.summary, minutes: l.minutes,
       checks: l.blocks.filter((b) => b.kind === 'check').map((b) => b.id),
       demos: l.blocks.filter((b) => b.kind === 'demo').map((b) => b.demo),
     }))]));

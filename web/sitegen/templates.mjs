@@ -83,6 +83,12 @@ export function lessonPage({ lesson, lang, site, translated, prev, next, demoInf
   const body = lesson.blocks.map((b) => {
     // A Reproduce box (commands, build and timing details) starts collapsed.
     if (b.kind === 'html' && b.reproduce) return `<details class="reproduce"><summary>${esc(say(words, 'reproduce'))}</summary><div class="prose">${b.html}</div></details>`;
+    if (b.kind === 'html' && b.box) {
+      return `<aside class="box box-${esc(b.box)}" aria-labelledby="box-${esc(b.box)}">
+<p class="box-title" id="box-${esc(b.box)}">${esc(say(words, `box.${b.box}`))}</p>
+<div class="prose">${b.html}</div>
+</aside>`;
+    }
     if (b.kind === 'html') return `<div class="prose">${b.html}</div>`;
     if (b.kind === 'demo') return demoFrame(b, demoInfo[b.demo], words);
     if (b.kind === 'check') return checkFrame(b, words);
@@ -94,6 +100,7 @@ export function lessonPage({ lesson, lang, site, translated, prev, next, demoInf
     lang, words, id: lesson.id, title: lesson.title,
     demos: lesson.blocks.filter((b) => b.kind === 'demo').map((b) => ({ name: b.name, demo: b.demo, params: b.params || {}, info: demoInfo[b.demo] })),
     checks: lesson.blocks.filter((b) => b.kind === 'check'),
+    glossary: lesson.glossary || {},
   };
   const nav = (where) => `<nav class="lesson-nav ${where}" aria-label="${esc(say(words, 'prev'))} / ${esc(say(words, 'next'))}">
 ${prev ? `<a rel="prev" href="${esc(prev.id)}.html"><span>← ${esc(say(words, 'prev'))}</span>${esc(prev.title)}</a>` : '<span></span>'}
@@ -113,7 +120,7 @@ ${langSwitches({ lang, ...site, words, href: (l) => (translated(l) ? `../${l}/${
 </header>
 <div id="notices" class="notices" aria-live="polite"></div>
 ${lesson.firstResult ? `<script type="application/json" id="first-result">${jsonData(lesson.firstResult)}</script>\n` : ''}<main id="main" class="lesson">
-<p class="kicker">${esc(say(words, 'lessonOf', { number: lesson.number ?? lesson.order }))}</p>
+<p class="kicker">${esc(say(words, 'lessonOf', { number: lesson.number ?? lesson.order }))}${lesson.minutes ? ` · ${esc(say(words, 'minutes', { n: lesson.minutes }))}` : ''}</p>
 <h1>${esc(lesson.title)}</h1>
 ${lesson.summary ? `<p class="lead">${esc(lesson.summary)}</p>` : ''}
 <noscript><p class="notice">${esc(say(words, 'noscript'))}</p></noscript>
@@ -181,11 +188,59 @@ ${langSwitches({ lang, ...site, words, href: (l) => `../${l}/review.html` })}
 </section>
 <p><button type="button" class="primary" id="review-next" hidden>${esc(say(words, 'next'))} →</button></p>
 </main>
-<script type="application/json" id="review-data">${jsonData({ lang, words, checks })}</script>
+<script type="application/json" id="review-data">${jsonData({ lang, words, checks, glossary: Object.assign({}, ...lessons.map((l) => l.glossary || {})) })}</script>
 <script type="module" src="../assets/review.js"></script>
 </body>
 </html>
 `;
+}
+
+// The course map on the index: the lessons in the groups site.json's page.mapGroups names
+// ("key: id id | key: id | key: *"), each group under its page.map.<key> heading, each
+// lesson with its minutes of reading (the core's count, at 200 words a minute). A lesson
+// no group names joins the group of the lessons on both sides of it (a lesson split in
+// two stays in its view), else the group marked *.
+export function mapGroups(spec, lessons) {
+  const groups = String(spec || '').split('|').map((g) => g.split(':')).filter((g) => g.length === 2)
+    .map(([key, ids]) => ({ key: key.trim(), ids: ids.trim().split(/\s+/).filter(Boolean), lessons: [] }));
+  const groupOf = new Map();
+  for (const g of groups) for (const id of g.ids) if (id !== '*') groupOf.set(id, g);
+  const rest = groups.find((g) => g.ids.includes('*'));
+  const sorted = lessons.slice().sort((a, b) => a.order - b.order);
+  sorted.forEach((lesson, i) => {
+    let g = groupOf.get(lesson.id);
+    if (!g) {
+      const before = sorted.slice(0, i).reverse().find((x) => groupOf.has(x.id));
+      const after = sorted.slice(i + 1).find((x) => groupOf.has(x.id));
+      g = before && after && groupOf.get(before.id) === groupOf.get(after.id) ? groupOf.get(before.id) : rest;
+    }
+    if (g) g.lessons.push(lesson);
+  });
+  for (const g of groups) g.lessons.sort((a, b) => a.order - b.order);
+  return groups.filter((g) => g.lessons.length);
+}
+
+function courseMap({ index, site, inEach }) {
+  const en = site.words.en;
+  const groups = mapGroups(en['page.mapGroups'], index.en);
+  if (!groups.length) return '';
+  const others = site.langs.filter((l) => l !== 'en');
+  const byId = Object.fromEntries(others.map((l) => [l, Object.fromEntries((index[l] || []).map((x) => [x.id, x]))]));
+  const item = (lesson) => `<li><a href="en/${esc(lesson.id)}.html" hreflang="en">${esc(lesson.order)}. ${esc(lesson.title)}</a>${
+    others.filter((l) => byId[l][lesson.id]).map((l) => ` <a class="map-translation" lang="${esc(l)}" hreflang="${esc(l)}" href="${esc(l)}/${esc(lesson.id)}.html">${esc(byId[l][lesson.id].title)}</a>`).join('')
+  } <span class="map-minutes">${esc(say(en, 'minutes', { n: lesson.minutes }))}</span></li>`;
+  const total = index.en.reduce((n, l) => n + (l.minutes || 0), 0);
+  return `<section class="course-map" aria-labelledby="course-map-title">
+<h2 id="course-map-title">${esc(say(en, 'mapHeading'))}</h2>
+${inEach((l, w, attr) => `<p class="map-intro"${attr}>${esc(say(w, 'mapIntro', { minutes: total }))}</p>`)}
+${groups.map((g) => `<div class="map-group map-${esc(g.key)}">
+<h3>${esc(say(en, `map.${g.key}`))}</h3>
+${others.map((l) => `<p class="map-group-translation" lang="${esc(l)}">${esc(say(site.words[l], `map.${g.key}`))}</p>`).join('\n')}
+<ul>
+${g.lessons.map(item).join('\n')}
+</ul>
+</div>`).join('\n')}
+</section>`;
 }
 
 // The index is English first (the reference every language follows); each lesson's card
@@ -204,7 +259,7 @@ export function indexPage({ index, site, modules }) {
 <h2><a href="en/${esc(lesson.id)}.html" hreflang="en">${esc(lesson.title)}</a></h2>
 ${others.filter((l) => byId[l][lesson.id]).map((l) => `<p class="card-translation" lang="${esc(l)}"><a href="${esc(l)}/${esc(lesson.id)}.html" hreflang="${esc(l)}">${esc(byId[l][lesson.id].title)}</a></p>`).join('\n')}
 ${lesson.summary ? `<p class="card-summary">${esc(lesson.summary)}</p>` : ''}
-<p class="card-meta">${esc(count(lesson.demos.length, 'demoCountOne', 'demoCount'))} · ${esc(count(lesson.checks.length, 'checkCountOne', 'checkCount'))}</p>
+<p class="card-meta">${lesson.minutes ? `${esc(say(en, 'minutes', { n: lesson.minutes }))} · ` : ''}${esc(count(lesson.demos.length, 'demoCountOne', 'demoCount'))} · ${esc(count(lesson.checks.length, 'checkCountOne', 'checkCount'))}</p>
 <div class="card-progress" aria-live="polite"></div>
 </div>
 </li>`;
@@ -221,6 +276,7 @@ ${lesson.summary ? `<p class="card-summary">${esc(lesson.summary)}</p>` : ''}
 <h1>${esc(say(en, 'indexHeading'))}</h1>
 ${inEach((l, w, attr) => `<p class="lead"${attr}>${esc(say(w, 'indexLead'))}</p>`)}
 ${inEach((l, w, attr) => `<p class="index-sources"${attr}>${esc(say(w, 'indexSources'))}</p>`)}
+${courseMap({ index, site, inEach })}
 <ol class="lessons">
 ${index.en.map(card).join('\n')}
 </ol>

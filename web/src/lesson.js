@@ -10,10 +10,12 @@ import { applyUrlParams, hrefOnUse, readUrlParams } from './url-state.js';
 import { addShareBar } from './share.js';
 import { wordsFor } from './i18n.js';
 import { notice } from './notices.js';
+import { initGlossary } from './glossary.js';
 
 const data = JSON.parse(document.getElementById('lesson-data').textContent);
 const words = wordsFor(data.words);
 const client = pageClient(words);
+initGlossary(document, data.glossary);
 
 const demoBlocks = Object.create(null);  // by instance name; no prototype to collide with
 for (const block of data.demos) {

@@ -7,8 +7,10 @@ import { CheckBlock } from './check-block.js';
 import { loadProgress, loadProgressFor, now } from './progress.js';
 import { wordsFor } from './i18n.js';
 import { notice } from './notices.js';
+import { initGlossary } from './glossary.js';
 
 const data = JSON.parse(document.getElementById('review-data').textContent);
+initGlossary(document, data.glossary);
 const words = wordsFor(data.words);
 const client = pageClient(words);
 

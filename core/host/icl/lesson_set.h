@@ -24,6 +24,12 @@
 //     instance on its page; en and ko quote the same figures; with run_demos the
 //     instance is run (seed 1) and a figure further from the demo's value than its
 //     tolerance is an error.
+//   - each lesson has the boxes in-short and you-need before its first demo or check
+//     and take-away after its last (icl/glossary.h; errors, or warnings as a draft);
+//   - each language's glossary (<lang>/glossary.json) has English's terms, no more; every
+//     term link of a lesson ([text](term:id)) names a term of its language's glossary;
+//     no lesson prose (outside code and math) and no catalogue text of a language uses a
+//     form its glossary lists under "avoid" (lint_glossaries).
 //   - every $...$ and $$...$$ uses only TeX the desktop app shows (icl/tex_text.h, the
 //     front end that shows the least): an unknown command or environment, a matrix
 //     inside an argument, a stray & or an unbalanced brace is an error at its line,
@@ -37,6 +43,7 @@
 #include <nlohmann/json.hpp>
 
 #include "icl/expected.h"
+#include "icl/glossary.h"
 #include "icl/lesson.h"
 
 namespace icl {
@@ -50,6 +57,7 @@ struct LessonSet {
     std::vector<std::string> languages;                   // en first, then each <dir>/<code>/ folder, sorted
     std::map<std::string, std::vector<Lesson>> lessons;  // language -> lessons sorted by order
     std::vector<Diagnostic> problems;                     // sorted by file, then line
+    std::map<std::string, Glossary> glossaries;           // language -> its lessons/<lang>/glossary.json, when it has one
     int files = 0;                                        // lesson sources read
     int errors() const;
     int warnings() const;
@@ -60,10 +68,11 @@ struct LessonSet {
 // as <dir>/<lang>/<file>.
 LessonSet load_lesson_set(const std::string& dir, const LintOptions& options = {});
 
-// {"en": [{"id", "title", "order", "number" ("3b"), "summary", "checks": N, "demos": [demo ids]}, ...], "ko": [...]}
+// {"en": [{"id", "title", "order", "number" ("3b"), "summary", "words", "minutes", "checks": N, "demos": [demo ids]}, ...], "ko": [...]}
 nlohmann::json lesson_index_json(const LessonSet& set);
 
-// Writes <out>/index.json and <out>/<lang>/<id>.json. Refuses a set with errors.
+// Writes <out>/index.json, <out>/<lang>/<id>.json and <out>/glossary.json
+// ({"<lang>": {"<term id>": {"term", "html"}}}). Refuses a set with errors.
 Status write_lesson_json(const LessonSet& set, const std::string& out_dir);
 
 // Each language's catalogues (<dir>/<lang>/catalogue/*.json) against English's, for
@@ -71,6 +80,16 @@ Status write_lesson_json(const LessonSet& set, const std::string& out_dir);
 // there); a key English does not have, a value that is not a string, placeholders that
 // differ from English's, or a file that is not a JSON object of strings is an error.
 void lint_catalogues(const std::string& dir, const std::vector<std::string>& langs, std::vector<Diagnostic>& out);
+
+// The frame rule for one lesson (its three boxes, in place); `draft` makes them warnings.
+void lint_lesson_frame(const Lesson& lesson, const std::string& path, bool draft, std::vector<Diagnostic>& out);
+
+// Reads each language's <dir>/<lang>/glossary.json into `glossaries` and lints them, the
+// term links of `lessons` (language -> (path, lesson)) and the avoided forms in those
+// lessons and in <dir>/<lang>/catalogue/*.json.
+void lint_glossaries(const std::string& dir, const std::vector<std::string>& langs,
+                     const std::map<std::string, std::vector<std::pair<std::string, const Lesson*>>>& lessons,
+                     std::map<std::string, Glossary>& glossaries, std::vector<Diagnostic>& out);
 
 // `icl lessons new`: the text of a new lesson's skeleton in `lang`: its
 // catalogue/new-lesson.md (front matter, a paragraph, one demo block and one predict

@@ -22,6 +22,13 @@
 //   lr: 0.1                               a number, "a quoted string" or a bare word.
 //   ```                                   Blank lines and lines starting with # are skipped.
 //
+//   ```box in-short                      a framed box (in-short, you-need, take-away;
+//   - markdown                             icl/glossary.h): markdown, drawn under the
+//   ```                                    box's heading. Each kind at most once.
+//
+//   [text](term:perplexity)               a glossary link: the front ends show the
+//                                          term's gloss in place (icl/glossary.h)
+//
 //   ```check id=q1 type=choice answer=b   info: key=value words, values may be "quoted";
 //                                          any type may add from=<lesson id>: the check
 //                                          was in that lesson once, and a learner's saved
@@ -58,7 +65,7 @@
 //
 // Which fences are directives
 //   A fenced code block (``` or ~~~) that starts at column 0 and whose info string's
-//   first word is `demo` or `check` is a directive. Every other fence is ordinary code
+//   first word is `demo`, `check` or `box` is a directive. Every other fence is ordinary code
 //   and stays in the text. Two cases are errors instead of silent code, because they
 //   are almost always a mistake: a demo/check fence indented by 1-3 spaces (it would
 //   otherwise render as code), and a fence whose first info word is a near miss of a
@@ -76,8 +83,9 @@
 //   truefalse checks get the options true/false (labels True/False, ko 참/거짓).
 //
 // JSON (the contract with the web pages; `icl lessons build` writes it):
-//   {"id", "lang", "title", "order", "number" (order and part: "3b"), "summary", "source": "lessons/en/02-x.md", "blocks": [
-//     {"kind": "html", "html": "<p>..<x-equation>TeX</x-equation>..</p>", "markdown": "..."},
+//   {"id", "lang", "title", "order", "number" (order and part: "3b"), "summary", "source": "lessons/en/02-x.md",
+//    "words", "minutes" (reading time at 200 words a minute, icl/glossary.h), "blocks": [
+//     {"kind": "html", "html": "<p>..<x-equation>TeX</x-equation>..</p>", "markdown": "...", "box"?: "in-short"},
 //     ({"kind": "html", ..., "reproduce": true} for a Reproduce box)
 //     {"kind": "demo", "demo": "dual_form", "name": "dual_form", "params": {...}, "line": 12},
 //     {"kind": "check", "id", "type", "line", "prompt_html",
@@ -116,6 +124,7 @@ struct HtmlBlock {
     std::string markdown;     // the source text of the run
     std::string html;
     bool reproduce = false;   // a ```reproduce box: shown collapsed under "Reproduce this"
+    std::string box;          // "" for running text, else a box kind (icl/glossary.h): in-short, you-need, take-away
 };
 
 struct DemoBlock {
@@ -167,6 +176,12 @@ struct Figure {
     std::string source() const;
 };
 
+// A link to a glossary term, [text](term:id) (icl/glossary.h).
+struct TermLink {
+    int line = 0;
+    std::string id;
+};
+
 struct Lesson {
     std::string id, title, summary;
     int order = 0;
@@ -176,6 +191,7 @@ struct Lesson {
     std::string source;       // "lessons/<lang>/<file>" when the path has that shape, else the path
     std::vector<LessonBlock> blocks;
     std::vector<Figure> figures;  // quoted figures, in source order (markdown holds only their text)
+    std::vector<TermLink> term_links;  // glossary links ([text](term:id)), in source order
 };
 
 struct LessonParse {

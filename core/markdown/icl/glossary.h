@@ -1,0 +1,69 @@
+// The course's frame around each lesson and its glossary, beside the lesson parser
+// (lesson.h). Native only (md4c).
+//
+// Boxes: ```box in-short | you-need | take-away``` fences hold markdown that the front ends
+// draw framed, under a heading from the catalogue (site.json and app.json:
+// box.in-short, ...). The lint wants the three in every lesson: "In short" and "You need"
+// before its first demo or check, "Take away" after its last.
+//
+// Glossary: one file a language, lessons/<lang>/glossary.json:
+//   {"terms": [{"id": "perplexity", "term": "perplexity", "gloss": "markdown",
+//               "avoid": ["Perplexity"]}, ...]}
+// id is what a lesson links ([text](term:perplexity)); term is the form the course uses
+// in that language (an established Korean term, or the English word as the Korean
+// sources keep it); gloss is a short definition in markdown ($math$ allowed); avoid lists
+// forms the course does not use in that language's prose (a capitalised English word
+// before a Korean particle, an English plural, the other of two translations); a form
+// ending in '~' counts only before a Hangul syllable (find_word). The lint
+// checks that every term link resolves, that each language has English's ids, and that no
+// lesson or catalogue of the language uses an avoided form (lesson_set.h).
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "icl/lesson.h"
+
+namespace icl {
+
+// The box kinds, in the order a lesson uses them.
+const std::vector<std::string>& box_kinds();
+
+struct GlossaryTerm {
+    std::string id, term;
+    std::string gloss_markdown, gloss_html;  // gloss_html: inline (no wrapping <p>)
+    std::vector<std::string> avoid;
+};
+
+struct Glossary {
+    std::string file;                       // where it was read from (messages)
+    std::vector<GlossaryTerm> terms;        // in file order
+    const GlossaryTerm* find(const std::string& id) const;
+};
+
+// Parses a glossary file; problems (file:line 1 — the file is JSON) name the entry.
+Glossary parse_glossary(const std::string& text, const std::string& file_name, std::vector<Diagnostic>& problems);
+
+// {"id": {"term", "html"}} for the pages.
+nlohmann::json to_json(const Glossary& glossary);
+
+// The ids of the term links ([text](term:id)) in rendered html, in order.
+std::vector<std::string> term_links(const std::string& html);
+
+// The prose of a markdown text: every word md4c reads as text, without code spans, code
+// blocks and math (so an identifier or a TeX command is never prose).
+std::string prose_of(const std::string& markdown);
+
+// Where `form` stands in `prose` as a whole word (not inside a longer run of ASCII
+// letters, digits and '_'): byte offsets. A form ending in '~' (an avoid form such as
+// "Weights~") stands only right before a Hangul syllable, a Korean particle: "Weights는"
+// is found, an English title's "Weights" is not.
+std::vector<size_t> find_word(const std::string& prose, const std::string& form);
+
+// Words a learner reads in a lesson: its text blocks, boxes, check prompts, options and
+// feedback (whitespace-separated words of the prose; a math span counts as one word).
+int reading_words(const Lesson& lesson);
+// Minutes of reading at 200 words a minute, rounded, at least 1.
+int reading_minutes(int words);
+
+}  // namespace icl
