@@ -235,7 +235,7 @@ for id in $(sed -n 's/^id: *//p' "$root"/lessons/en/[0-9]*.md); do
   printf '<meta http-equiv="Content-Security-Policy" content="default-src '"'"'self'"'"'; connect-src '"'"'self'"'"'">\n<p>%s</p>\n' "$id" > "$site/en/$id.html"
 done
 printf 'x' > "$site/assets/a.js"; printf 'gz' > "$site/assets/a.js.gz"
-expect package-writes 0 "wrote .*pkg.zip: SCORM 1.2, 8 lessons \(en\) as SCOs, 10 files" -- lessons package --scorm "$tmp/pkg.zip" --site "$site"
+expect package-writes 0 "wrote .*pkg.zip: SCORM 1.2, 9 lessons \(en\) as SCOs, 11 files" -- lessons package --scorm "$tmp/pkg.zip" --site "$site"
 if /usr/bin/python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; n = z.namelist(); assert n[0] == "imsmanifest.xml" and "assets/a.js" in n and "assets/a.js.gz" not in n, n' "$tmp/pkg.zip"; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL package-zip: Python's zipfile does not read $tmp/pkg.zip as expected"; fi
 expect package-xapi 0 "xAPI statements to https://lrs.example.org/xapi/" -- lessons package --scorm "$tmp/pkg2.zip" --site "$site" --xapi-endpoint https://lrs.example.org/xapi
