@@ -8,8 +8,9 @@
 //     Δ(f, g) = mean over sequences and context lengths k of (f_k − g_k)² / D.
 // The sequence is Garg et al.'s encoding, the one Raventós et al. use: 2K vectors of D + 1,
 // x_k as (x_k, 0) then y_k as (0, …, 0, y_k); the prediction of y_k is read at x_k's
-// position, from the pairs before it and x_k. Seeds run one after another; each seed
-// draws its own pool, model, batches and evaluation sequences.
+// position, from the pairs before it and x_k. The seeds train side by side, each with its
+// own pool, model, batches and evaluation sequences; seed k may train in a worker of its
+// own (lane k).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -104,98 +105,181 @@ constexpr int kEvalChunk = 16;              // evaluation sequences per unit (dM
 
 int eval_chunks(const Params& p) { return (p.i("eval_sequences") + kEvalChunk - 1) / kEvalChunk; }
 
+// One seed's run: its pool, model, evaluation sets, the evaluation's partial means and its
+// loss curve.
+struct SeedRun {
+    Matrix pool;
+    gpt::Model model;
+    std::optional<gpt::Trainer> trainer;             // empty: another worker trains it (a lane)
+    std::vector<task_pool::Sequence> eval_seqs[2];  // fresh and pool evaluation sets
+    TaskDiversityEval partial[2];                    // their means over the chunks done
+    double smooth = 0, final_loss = NAN;
+    bool finished = false;
+    std::vector<double> loss_steps, loss;  // smoothed training loss, a point every 10 steps
+};
+
+nlohmann::json eval_json(const TaskDiversityEval& e) {
+    return {{"model", json_numbers(e.model)}, {"dmmse", json_numbers(e.dmmse)}, {"ridge", json_numbers(e.ridge)},
+            {"to_dmmse", e.to_dmmse}, {"to_ridge", e.to_ridge}};
+}
+Expected<TaskDiversityEval> eval_of_json(const nlohmann::json& j, long K) {
+    if (!j.is_object()) return make_error("an evaluation is not an object");
+    TaskDiversityEval e;
+    std::vector<double>* into[3] = {&e.model, &e.dmmse, &e.ridge};
+    const char* keys[3] = {"model", "dmmse", "ridge"};
+    for (int k = 0; k < 3; ++k) {
+        auto v = read_json_numbers(j, keys[k], K);
+        if (!v) return v.error();
+        *into[k] = v.value();
+    }
+    if (!j.contains("to_dmmse") || !j["to_dmmse"].is_number() || !j.contains("to_ridge") || !j["to_ridge"].is_number())
+        return make_error("'to_dmmse' or 'to_ridge' is not a number");
+    e.to_dmmse = j["to_dmmse"].get<double>();
+    e.to_ridge = j["to_ridge"].get<double>();
+    return e;
+}
+
+// Lane k (Session::lanes) is seed k: each seed draws its own pool, model, batches and
+// evaluation sequences, so a lane trained in another worker is the very model the whole
+// session trains.
 class TaskDiversitySession : public SeededLanesSession {
 public:
     TaskDiversitySession(const DemoContext& ctx, task_pool::Knobs knobs, gpt::Config cfg)
-        : SeededLanesSession("task_diversity_lab", ctx.params.i("steps") + 2 * eval_chunks(ctx.params), ctx.params.i("seeds"),
-                             ctx.lane, {}),
-          ctx_(ctx), knobs_(knobs), cfg_(std::move(cfg)) {
+        : SeededLanesSession("task_diversity_lab", ctx.params.i("steps") + 2 * eval_chunks(ctx.params), 1, ctx.lane,
+                             lane_list(ctx.params.i("seeds"))),
+          ctx_(ctx), knobs_(knobs), cfg_(std::move(cfg)), runs_((size_t)ctx.params.i("seeds")) {
         batch_ = ctx.params.i("batch");
         eval_n_ = ctx.params.i("eval_sequences");
         train_ = ctx.params.i("steps");
-        begin_seed();
-    }
-
-    // A seed's units: `steps` AdamW steps, each on a fresh batch of pool sequences, then its
-    // evaluation, kEvalChunk sequences a unit (fresh tasks, then the pool's).
-    void step(int budget) override {
-        for (int u = 0; u < budget && seed_ < seeds_ && error_.empty(); ++u) {
-            if (step_ >= train_) {
-                evaluate_chunk(step_ - train_);
-                if (error_.empty() && ++step_ == steps_) finish_seed();
-                continue;
-            }
-            const auto seqs = task_pool::sample(knobs_, pool_, task_pool::Source::pool, batch_,
-                                                run_seed() * 1000003ull + (uint64_t)step_ + 1);
-            const int T = 2 * knobs_.context, D = knobs_.dim;
-            for (int b = 0; b < batch_; ++b) {
-                const Matrix v = task_pool::vectors(seqs[(size_t)b]);
-                std::copy(v.storage().begin(), v.storage().end(), vectors_.begin() + (size_t)b * T * (D + 1));
-                for (int i = 0; i < knobs_.context; ++i) targets_[(size_t)b * T + 2 * i] = seqs[(size_t)b].y[(size_t)i];
-            }
-            gpt::Batch batch;
-            batch.B = batch_;
-            batch.T = T;
-            batch.vectors = vectors_.data();
-            batch.target_vectors = targets_.data();
-            batch.target_mask = mask_.data();
-            auto loss = trainer_->step(batch);
-            if (!loss) { error_ = loss.error().message; return; }
-            smooth_ = step_ == 0 ? loss.value() : 0.9 * smooth_ + 0.1 * loss.value();
-            if ((step_ + 1) % 10 == 0 || step_ + 1 == train_) {
-                loss_steps_.back().push_back(step_ + 1);
-                loss_.back().push_back(smooth_);
-            }
-            ++step_;
-        }
-    }
-    std::vector<Panel> panels() const override;
-
-private:
-    void drop_model(int) override {}
-    uint64_t run_seed() const { return ctx_.seed * 1000 + (uint64_t)seed_; }
-
-    void begin_seed() {
-        step_ = 0;
-        auto pool = task_pool::make_pool(knobs_, run_seed());
-        if (!pool) { error_ = pool.error().message; return; }
-        pool_ = std::move(pool.value());
-        model_ = gpt::make_model(cfg_, run_seed()).value();
-        // GPT-2's init (std 0.02) leaves every attention pattern uniform and the model on
-        // the plateau where it predicts y = 0 for as long as a page can train; weight
-        // matrices drawn larger leave it within the run.
-        const float scale = ctx_.params.f("init_std") / 0.02f;
-        for (const gpt::TensorInfo& t : model_.layout.tensors)
-            if (t.shape.size() == 2)
-                for (size_t i = 0; i < t.size; ++i) model_.params[t.offset + i] *= scale;
-        OptimizerConfig o;
-        o.lr = ctx_.params.f("lr");
-        o.clip_norm = 1.0f;
-        trainer_.emplace(gpt::Trainer::make(model_, o).value());
         const int T = 2 * knobs_.context;
         vectors_.assign((size_t)batch_ * T * (knobs_.dim + 1), 0.0f);
         targets_.assign((size_t)batch_ * T, 0.0f);
         mask_.assign((size_t)batch_ * T, 0);
         for (int b = 0; b < batch_; ++b)
             for (int i = 0; i < knobs_.context; ++i) mask_[(size_t)b * T + 2 * i] = 1;
-        loss_steps_.emplace_back();
-        loss_.emplace_back();
-        const uint64_t es = run_seed() + kEvalSeedOffset;
-        eval_seqs_[0] = task_pool::sample(knobs_, pool_, task_pool::Source::fresh, eval_n_, es);
-        eval_seqs_[1] = task_pool::sample(knobs_, pool_, task_pool::Source::pool, eval_n_, es);
-        partial_[0] = partial_[1] = TaskDiversityEval{};
+        for (int i = 0; i < (int)runs_.size() && error_.empty(); ++i)
+            if (trains(i)) begin(i);
+    }
+
+    // One unit, for every seed this session trains: an AdamW step on a fresh batch of pool
+    // sequences (the first `steps` units), then its evaluation, kEvalChunk sequences a unit
+    // (fresh tasks, then the pool's).
+    void step(int budget) override {
+        for (int u = 0; u < budget && seed_ < seeds_ && error_.empty(); ++u) {
+            for (size_t i = 0; i < runs_.size() && error_.empty(); ++i) {
+                SeedRun& r = runs_[i];
+                if (!r.trainer) continue;
+                if (step_ < train_) train_step(r, run_seed((int)i));
+                else evaluate_chunk(r, step_ - train_);
+                if (error_.empty() && step_ + 1 == steps_) finish(r);
+            }
+            if (!error_.empty()) return;
+            if (++step_ == steps_) seed_ = 1;
+        }
+    }
+    nlohmann::json lane_state() const override {
+        if (lane() == 0) return nullptr;
+        const SeedRun& r = runs_[(size_t)lane_arm(lane())];
+        nlohmann::json state = lane_progress_json(r.loss_steps, r.loss);
+        if (r.finished) {
+            state["fresh"] = eval_json(r.partial[0]);
+            state["pool"] = eval_json(r.partial[1]);
+            state["final_loss"] = std::isfinite(r.final_loss) ? nlohmann::json(r.final_loss) : nlohmann::json(nullptr);
+        }
+        return state;
+    }
+    Status take_lane(int k, const nlohmann::json& state) override {
+        if (!takes_lane(k)) return Session::take_lane(k, state);
+        auto progress = read_lane_progress(k, state);
+        if (!progress) return progress.error();
+        SeedRun& r = runs_[(size_t)lane_arm(k)];
+        if (progress.value().units >= steps_ && progress.value().error.empty()) {
+            TaskDiversityEval got[2];
+            const char* keys[2] = {"fresh", "pool"};
+            for (int s = 0; s < 2; ++s) {
+                if (!state.contains(keys[s])) return lane_state_error(k, std::string("'") + keys[s] + "' is missing");
+                auto e = eval_of_json(state[keys[s]], knobs_.context);
+                if (!e) return lane_state_error(k, std::string("'") + keys[s] + "': " + e.error().message);
+                got[s] = e.value();
+            }
+            const auto& fl = state.contains("final_loss") ? state["final_loss"] : nlohmann::json();
+            if (!fl.is_null() && !fl.is_number()) return lane_state_error(k, "'final_loss' is not a number");
+            r.partial[0] = got[0];
+            r.partial[1] = got[1];
+            r.final_loss = fl.is_number() ? fl.get<double>() : NAN;
+            r.finished = true;
+        }
+        r.loss_steps = progress.value().loss_steps;
+        r.loss = progress.value().loss;
+        took_lane(k, progress.value());
+        return Ok{};
+    }
+    std::vector<Panel> panels() const override;
+
+private:
+    static std::vector<int> lane_list(int seeds) {
+        std::vector<int> v;
+        for (int i = 1; i < seeds; ++i) v.push_back(i);
+        return v;
+    }
+    void drop_model(int arm) override { runs_[(size_t)arm].trainer.reset(); }
+    uint64_t run_seed(int i) const { return ctx_.seed * 1000 + (uint64_t)i; }
+
+    void begin(int i) {
+        SeedRun& r = runs_[(size_t)i];
+        const uint64_t seed = run_seed(i);
+        auto pool = task_pool::make_pool(knobs_, seed);
+        if (!pool) { error_ = pool.error().message; return; }
+        r.pool = std::move(pool.value());
+        r.model = gpt::make_model(cfg_, seed).value();
+        // GPT-2's init (std 0.02) leaves every attention pattern uniform and the model on
+        // the plateau where it predicts y = 0 for as long as a page can train; weight
+        // matrices drawn larger leave it within the run.
+        const float scale = ctx_.params.f("init_std") / 0.02f;
+        for (const gpt::TensorInfo& t : r.model.layout.tensors)
+            if (t.shape.size() == 2)
+                for (size_t q = 0; q < t.size; ++q) r.model.params[t.offset + q] *= scale;
+        OptimizerConfig o;
+        o.lr = ctx_.params.f("lr");
+        o.clip_norm = 1.0f;
+        r.trainer.emplace(gpt::Trainer::make(r.model, o).value());
+        const uint64_t es = seed + kEvalSeedOffset;
+        r.eval_seqs[0] = task_pool::sample(knobs_, r.pool, task_pool::Source::fresh, eval_n_, es);
+        r.eval_seqs[1] = task_pool::sample(knobs_, r.pool, task_pool::Source::pool, eval_n_, es);
+    }
+    void train_step(SeedRun& r, uint64_t seed) {
+        const auto seqs = task_pool::sample(knobs_, r.pool, task_pool::Source::pool, batch_, seed * 1000003ull + (uint64_t)step_ + 1);
+        const int T = 2 * knobs_.context, D = knobs_.dim;
+        for (int b = 0; b < batch_; ++b) {
+            const Matrix v = task_pool::vectors(seqs[(size_t)b]);
+            std::copy(v.storage().begin(), v.storage().end(), vectors_.begin() + (size_t)b * T * (D + 1));
+            for (int i = 0; i < knobs_.context; ++i) targets_[(size_t)b * T + 2 * i] = seqs[(size_t)b].y[(size_t)i];
+        }
+        gpt::Batch batch;
+        batch.B = batch_;
+        batch.T = T;
+        batch.vectors = vectors_.data();
+        batch.target_vectors = targets_.data();
+        batch.target_mask = mask_.data();
+        auto loss = r.trainer->step(batch);
+        if (!loss) { error_ = loss.error().message; return; }
+        r.smooth = step_ == 0 ? loss.value() : 0.9 * r.smooth + 0.1 * loss.value();
+        if ((step_ + 1) % 10 == 0 || step_ + 1 == train_) {
+            r.loss_steps.push_back(step_ + 1);
+            r.loss.push_back(r.smooth);
+        }
     }
     // Chunk c of the evaluation: set c / chunks (0 fresh, 1 pool), its (c % chunks)-th
     // kEvalChunk sequences, added to the set's means with their share of the sequences.
-    void evaluate_chunk(int c) {
+    void evaluate_chunk(SeedRun& r, int c) {
         const int chunks = eval_chunks(ctx_.params), set = c / chunks, first = (c % chunks) * kEvalChunk;
-        const auto& all = eval_seqs_[set];
+        const auto& all = r.eval_seqs[set];
         const int n = std::min(kEvalChunk, (int)all.size() - first);
         const std::vector<task_pool::Sequence> part(all.begin() + first, all.begin() + first + n);
-        auto e = task_diversity_evaluate(model_, knobs_, pool_, part);
+        auto e = task_diversity_evaluate(r.model, knobs_, r.pool, part);
         if (!e) { error_ = e.error().message; return; }
         const double w = (double)n / (double)all.size();
-        TaskDiversityEval& acc = partial_[set];
+        TaskDiversityEval& acc = r.partial[set];
         if (acc.model.empty()) acc = {std::vector<double>(e.value().model.size(), 0.0), std::vector<double>(e.value().model.size(), 0.0),
                                       std::vector<double>(e.value().model.size(), 0.0), 0.0, 0.0};
         for (size_t i = 0; i < acc.model.size(); ++i) {
@@ -206,28 +290,20 @@ private:
         acc.to_dmmse += w * e.value().to_dmmse;
         acc.to_ridge += w * e.value().to_ridge;
     }
-    void finish_seed() {
-        fresh_.push_back(partial_[0]);
-        seen_.push_back(partial_[1]);
-        final_loss_.push_back(train_ ? smooth_ : NAN);
-        if (++seed_ < seeds_) begin_seed();
+    void finish(SeedRun& r) {
+        r.final_loss = train_ ? r.smooth : NAN;
+        r.finished = true;
+        r.eval_seqs[0].clear();
+        r.eval_seqs[1].clear();
     }
 
     DemoContext ctx_;
     task_pool::Knobs knobs_;
     gpt::Config cfg_;
     int batch_ = 0, eval_n_ = 0, train_ = 0;
-    std::vector<task_pool::Sequence> eval_seqs_[2];  // this seed's fresh and pool evaluation sets
-    TaskDiversityEval partial_[2];                   // their means over the chunks done
-    Matrix pool_;
-    gpt::Model model_;
-    std::optional<gpt::Trainer> trainer_;
-    std::vector<float> vectors_, targets_;
+    std::vector<SeedRun> runs_;
+    std::vector<float> vectors_, targets_;  // one training batch, shared by the seeds in turn
     std::vector<uint8_t> mask_;
-    double smooth_ = 0;
-    std::vector<std::vector<double>> loss_steps_, loss_;  // [seed]
-    std::vector<TaskDiversityEval> fresh_, seen_;         // [seed finished]
-    std::vector<double> final_loss_;                      // [seed finished]
 };
 
 // Mean ± sd over seeds of one curve of the evaluations.
@@ -251,6 +327,17 @@ Series curve(const std::string& name, const std::vector<TaskDiversityEval>& eval
 std::vector<Panel> TaskDiversitySession::panels() const {
     const Texts& msg = ctx_.text;
     std::vector<Panel> panels;
+    // The finished seeds (a lane's once its last state is in), in seed order.
+    std::vector<TaskDiversityEval> fresh_, seen_;
+    std::vector<double> final_loss_;
+    std::vector<int> seed_of;
+    for (size_t i = 0; i < runs_.size(); ++i)
+        if (runs_[i].finished) {
+            fresh_.push_back(runs_[i].partial[0]);
+            seen_.push_back(runs_[i].partial[1]);
+            final_loss_.push_back(runs_[i].final_loss);
+            seed_of.push_back((int)i);
+        }
     auto collect = [](const std::vector<TaskDiversityEval>& evals, double TaskDiversityEval::*f) {
         std::vector<double> v;
         for (const auto& e : evals) v.push_back(e.*f);
@@ -319,8 +406,8 @@ std::vector<Panel> TaskDiversitySession::panels() const {
     }
 
     LinesPanel loss{msg("panel.loss.title"), msg("panel.step_axis"), msg("panel.loss_axis"), false, true, {}};
-    for (size_t s = 0; s < loss_.size(); ++s)
-        loss.series.push_back({msg("series.seed", {{"seed", (int)s}}), loss_steps_[s], loss_[s], {}, false});
+    for (size_t s = 0; s < runs_.size(); ++s)
+        loss.series.push_back({msg("series.seed", {{"seed", (int)s}}), runs_[s].loss_steps, runs_[s].loss, {}, false});
     panels.push_back(std::move(loss));
 
     TablePanel t{msg("panel.seeds.title"),
@@ -328,7 +415,7 @@ std::vector<Panel> TaskDiversitySession::panels() const {
                   msg("scalar.pool_dist_dmmse.label"), msg("scalar.pool_dist_ridge.label")},
                  {}};
     for (int s = 0; s < done; ++s)
-        t.rows.push_back({std::to_string(s), format_number(dd[(size_t)s]), format_number(dr[(size_t)s]),
+        t.rows.push_back({std::to_string(seed_of[(size_t)s]), format_number(dd[(size_t)s]), format_number(dr[(size_t)s]),
                           format_number(pd[(size_t)s]), format_number(pr[(size_t)s])});
     panels.push_back(std::move(t));
     return panels;
@@ -354,15 +441,16 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     return std::unique_ptr<Session>(new TaskDiversitySession(ctx, k, c));
 }
 
-// The model with its gradients and AdamW moments, a training batch's activations twice
-// (forward and their gradients) and the evaluation's; the pool (M × D) and the batch's
-// sequences. The sizes stay the same at every step.
+// Each seed's model with its gradients and AdamW moments, its trainer's activations twice
+// (forward and their gradients), its pool (M × D) and its evaluation sequences; once, an
+// evaluation forward and the training batch. The sizes stay the same at every step.
 size_t peak_bytes(const Params& p) {
     const gpt::Config c = task_diversity_config(p);
     const int T = c.context, D = p.i("dim");
-    size_t floats = 4 * gpt::parameter_count(c) + 2 * gpt::activation_count(c, p.i("batch"), T) +
-                    gpt::activation_count(c, p.i("eval_sequences"), T);
-    floats += ((size_t)1 << p.i("log2_tasks")) * D;
+    size_t per_seed = 4 * gpt::parameter_count(c) + 2 * gpt::activation_count(c, p.i("batch"), T);
+    per_seed += ((size_t)1 << p.i("log2_tasks")) * D;
+    per_seed += 2 * (size_t)p.i("eval_sequences") * T * (D + 2);
+    size_t floats = (size_t)p.i("seeds") * per_seed + gpt::activation_count(c, p.i("eval_sequences"), T);
     floats += 3 * (size_t)std::max(p.i("batch"), p.i("eval_sequences")) * T * (D + 2);
     return floats * sizeof(float) + (4u << 20);
 }

@@ -161,7 +161,7 @@ TEST_CASE("authoring guide: every markdown example parses, and the worked exampl
     CHECK(text >= 4);
     REQUIRE_MESSAGE(!worked.empty(), "the guide has no worked example with id attention-sinks");
     icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");  // the shipped skeleton, read through the store
-    const auto skeleton = icl::lesson_skeleton("attention-sinks", "en", 9);
+    const auto skeleton = icl::lesson_skeleton("attention-sinks", "en", 10);
     REQUIRE_MESSAGE(skeleton.ok(), (skeleton.ok() ? std::string() : skeleton.error().message));
     CHECK(worked == skeleton.value());
 
@@ -170,7 +170,7 @@ TEST_CASE("authoring guide: every markdown example parses, and the worked exampl
     fs::remove_all(root);
     for (const char* lang : {"en", "ko"}) {
         fs::create_directories(root / lang);
-        std::ofstream(root / lang / "09-attention-sinks.md", std::ios::binary) << worked;
+        std::ofstream(root / lang / "10-attention-sinks.md", std::ios::binary) << worked;
     }
     const icl::LessonSet set = icl::load_lesson_set(root.string(), icl::LintOptions{true, false});
     fs::remove_all(root);

@@ -405,6 +405,42 @@ TEST_CASE("lanes: emergence_lab's seeds trained as lanes of their own end in the
     CHECK(whole_run(api, params, 4, "emergence_lab") != whole);
 }
 
+TEST_CASE("lanes: task_diversity_lab's seeds trained as lanes of their own end in the whole session's Result") {
+    icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");
+    icl::WorkerApi api;
+    const std::string params = R"({"steps": 30, "seeds": 3, "log2_tasks": 3, "dim": 3, "context": 4, "width": 16, "eval_sequences": 32})";
+    const json whole = whole_run(api, params, 3, "task_diversity_lab");
+    REQUIRE(whole["done"] == true);
+    REQUIRE(whole["error"] == "");
+    const json ahead = split_run(api, params, 3, 2, 7, nullptr, "task_diversity_lab", 3);
+    const json behind = split_run(api, params, 3, 9, 1, nullptr, "task_diversity_lab", 3);
+    CHECK(ahead == whole);
+    CHECK(behind == whole);
+    CHECK(scalar_of(whole, "seeds_done") == 3);
+    CHECK(seed_rows(whole).size() == 3);
+    CHECK(scalar_of(whole, "dist_ridge").is_number());
+    CHECK(whole_run(api, params, 4, "task_diversity_lab") != whole);
+    // A finished lane's state without its evaluation is refused by name; the good one is taken.
+    const int h = call(api.start("task_diversity_lab", params, "en", 3))["handle"];
+    REQUIRE(call(api.offload(h, 1)) == json::object());
+    const int l = call(api.start_lane("task_diversity_lab", params, "en", 3, 1))["handle"];
+    json state;
+    for (int slice = 0; slice < 1000; ++slice) {
+        const json r = call(api.step(l, 50, true));
+        state = r["state"];
+        if (r.value("done", false)) break;
+    }
+    json bad = state;
+    bad.erase("fresh");
+    CHECK(error_of(api.take_lane(h, 1, bad.dump())) == "task_diversity_lab: lane 1's state: 'fresh' is missing");
+    bad = state;
+    bad["pool"]["model"] = json::array({1.0});
+    CHECK(error_of(api.take_lane(h, 1, bad.dump())).rfind("task_diversity_lab: lane 1's state: 'pool': ", 0) == 0);
+    CHECK(call(api.take_lane(h, 1, state.dump())) == json::object());
+    api.drop(h);
+    api.drop(l);
+}
+
 TEST_CASE("lanes: fast_weights waits for its delta model's lane, shows its seeds as not yet in, and stops on its error") {
     icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");
     icl::WorkerApi api;
