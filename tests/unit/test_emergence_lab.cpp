@@ -109,6 +109,27 @@ TEST_CASE("emergence_lab: crossings are the first evaluation past halfway to 1, 
     CHECK(std::isnan(c.overtake_step));
 }
 
+TEST_CASE("emergence_lab: transient ICL is a peak after ICL appeared and a fall below halfway that lasts to the end") {
+    const std::vector<double> steps = {0, 50, 100, 150, 200, 250, 300};
+    const std::vector<double> iwl(7, 0.1);
+    // floor 0.2, bar 0.6: appears at 100, peaks 0.95 at 150, dips at 200, recovers, falls for good at 300
+    fewshot::Crossings c = fewshot::crossings(steps, {0.2, 0.3, 0.7, 0.95, 0.5, 0.95, 0.4}, iwl, 0.2);
+    CHECK(c.icl_step == 100);
+    CHECK(c.peak == 0.95);
+    CHECK(c.peak_step == 150);  // the first of two equal highs
+    CHECK(c.fade_step == 300);
+    // falls at 200 and stays below to the end
+    c = fewshot::crossings(steps, {0.2, 0.3, 0.7, 0.8, 0.5, 0.4, 0.3}, iwl, 0.2);
+    CHECK(c.fade_step == 200);
+    CHECK(c.peak_step == 150);
+    // a dip that recovers is not a fade; no ICL, no fade
+    c = fewshot::crossings(steps, {0.2, 0.3, 0.7, 0.8, 0.5, 0.9, 0.9}, iwl, 0.2);
+    CHECK(std::isnan(c.fade_step));
+    c = fewshot::crossings(steps, {0.2, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3}, iwl, 0.2);
+    CHECK(std::isnan(c.fade_step));
+    CHECK(std::isnan(c.peak));
+}
+
 TEST_CASE("emergence_lab: data knobs the generator cannot honour are refused, naming the knob") {
     testing::expect_refused("emergence_lab", {{"pairs", 6}, {"burstiness", 7}}, {"burstiness", "at most the pairs"});
     testing::expect_refused("emergence_lab", {{"classes", 16}, {"labels", 32}}, {"labels", "at most the classes"});
