@@ -141,3 +141,21 @@ TEST_CASE("emergence_lab: B = 0 starts whatever N and L are (no bursty sequence 
     CHECK(r.error.empty());
     CHECK(r.done);
 }
+
+TEST_CASE("emergence_lab: the weight_decay knob reaches the optimizer (the same seeds train another model)") {
+    const nlohmann::json base = {{"steps", 30}, {"seeds", 1}, {"eval_every", 10}, {"classes", 32}, {"dim", 4}, {"width", 8}, {"lr", 0.02}};
+    nlohmann::json decayed = base;
+    decayed["weight_decay"] = 1.0;
+    const Result a = testing::run_demo("emergence_lab", base), b = testing::run_demo("emergence_lab", decayed);
+    auto loss = [](const Result& r) {
+        for (const Panel& p : r.panels)
+            if (const auto* l = std::get_if<LinesPanel>(&p); l && l->title == "Training loss (smoothed)") return l->series[0].y;
+        FAIL("no loss panel");
+        return std::vector<double>{};
+    };
+    const std::vector<double> la = loss(a), lb = loss(b);
+    REQUIRE(la.size() == 3);
+    REQUIRE(lb.size() == 3);
+    CHECK(la[0] != lb[0]);  // decay shrinks the weights from the first step on, so step 10's loss already differs
+    CHECK(la[2] != lb[2]);
+}
