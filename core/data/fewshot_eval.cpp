@@ -56,4 +56,15 @@ Crossings crossings(const std::vector<double>& steps, const std::vector<double>&
     return c;
 }
 
+Lead iwl_lead(const std::vector<double>& steps, const std::vector<double>& icl, const std::vector<double>& iwl,
+              double icl_step, double chance) {
+    Lead lead{NAN, NAN};
+    const double bar = chance + 0.5 * (1.0 - chance);
+    for (size_t i = 0; i < steps.size() && i < icl.size() && i < iwl.size(); ++i) {
+        if (!std::isnan(icl_step) && steps[i] >= icl_step) break;
+        if (iwl[i] > icl[i] && iwl[i] >= bar && !(iwl[i] <= lead.value)) lead = Lead{iwl[i], steps[i]};
+    }
+    return lead;
+}
+
 }  // namespace icl::fewshot

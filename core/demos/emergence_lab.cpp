@@ -341,6 +341,11 @@ std::vector<Panel> EmergenceSession::panels() const {
         changed += (changed.empty() ? "" : " ") + msg(key, {{"seed", (int)i},
                                                            {"s", format_number(e.icl_step, "%.0f")},
                                                            {"t", format_number(e.overtake_step, "%.0f")}});
+        const fewshot::Lead lead = fewshot::iwl_lead(runs_[i].eval_steps, runs_[i].icl_acc, runs_[i].iwl_acc, e.icl_step, chance);
+        if (!std::isnan(e.icl_step) && !std::isnan(lead.value) && runs_[i].iwl_acc.back() < 0.5 * lead.value)
+            changed += " " + msg("changed.iwl_first", {{"w", format_number(lead.value, "%.2f")},
+                                                       {"x", format_number(lead.step, "%.0f")},
+                                                       {"end", format_number(runs_[i].iwl_acc.back(), "%.2f")}});
         if (!std::isnan(e.fade_step))  // transience (Singh et al. 2023)
             changed += " " + msg("changed.faded", {{"peak", format_number(e.peak, "%.2f")},
                                                    {"p", format_number(e.peak_step, "%.0f")},

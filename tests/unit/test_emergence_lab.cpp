@@ -159,3 +159,21 @@ TEST_CASE("emergence_lab: the weight_decay knob reaches the optimizer (the same 
     CHECK(la[0] != lb[0]);  // decay shrinks the weights from the first step on, so step 10's loss already differs
     CHECK(la[2] != lb[2]);
 }
+
+TEST_CASE("emergence_lab: IWL's lead before ICL appeared is its highest evaluation past halfway from chance, ahead of ICL") {
+    const std::vector<double> steps = {0, 50, 100, 150, 200};
+    // chance 0.2: IWL's mark is 0.6. Step 0 leads but below the mark; 50 and 100 lead past it; ICL appears at 150
+    const std::vector<double> icl = {0.1, 0.3, 0.5, 0.9, 0.95};
+    const std::vector<double> iwl = {0.3, 0.7, 0.65, 0.95, 0.1};
+    fewshot::Lead lead = fewshot::iwl_lead(steps, icl, iwl, 150, 0.2);
+    CHECK(lead.value == 0.7);
+    CHECK(lead.step == 50);
+    // 0.95 at step 150 is not before ICL appeared; with no ICL every evaluation counts
+    lead = fewshot::iwl_lead(steps, icl, iwl, NAN, 0.2);
+    CHECK(lead.value == 0.95);
+    CHECK(lead.step == 150);
+    // IWL never past the mark while ahead
+    lead = fewshot::iwl_lead(steps, icl, {0.3, 0.5, 0.55, 0.2, 0.1}, 150, 0.2);
+    CHECK(std::isnan(lead.value));
+    CHECK(std::isnan(lead.step));
+}

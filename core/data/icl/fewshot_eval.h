@@ -36,4 +36,13 @@ struct Crossings {
 Crossings crossings(const std::vector<double>& steps, const std::vector<double>& icl, const std::vector<double>& iwl,
                     double floor);
 
+// The reverse order (memorisation first, then the context): IWL's highest evaluation
+// before `icl_step` (all of them when it is NaN) at which IWL led ICL and had reached
+// halfway from `chance` (1/L) to 1; {NaN, NaN} if there was none.
+struct Lead {
+    double value, step;
+};
+Lead iwl_lead(const std::vector<double>& steps, const std::vector<double>& icl, const std::vector<double>& iwl,
+              double icl_step, double chance);
+
 }  // namespace icl::fewshot
