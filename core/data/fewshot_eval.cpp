@@ -37,13 +37,34 @@ Expected<Scores> score(const gpt::Model& model, const Batch& b, const std::vecto
 
 Crossings crossings(const std::vector<double>& steps, const std::vector<double>& icl, const std::vector<double>& iwl,
                     double floor) {
-    Crossings c{NAN, NAN};
+    Crossings c{NAN, NAN, NAN, NAN, NAN};
     const double bar = floor + 0.5 * (1.0 - floor);
     for (size_t i = 0; i < steps.size() && i < icl.size() && i < iwl.size(); ++i) {
         if (std::isnan(c.icl_step) && icl[i] >= bar) c.icl_step = steps[i];
         if (!std::isnan(c.icl_step) && std::isnan(c.overtake_step) && iwl[i] > icl[i]) c.overtake_step = steps[i];
+        if (!std::isnan(c.icl_step) && !(icl[i] <= c.peak)) {
+            c.peak = icl[i];
+            c.peak_step = steps[i];
+        }
+    }
+    // faded: below the mark from some evaluation to the last, after ICL had appeared
+    size_t n = std::min(steps.size(), std::min(icl.size(), iwl.size()));
+    if (!std::isnan(c.icl_step) && n > 0 && icl[n - 1] < bar) {
+        while (n > 1 && icl[n - 2] < bar) --n;
+        c.fade_step = steps[n - 1];
     }
     return c;
+}
+
+Lead iwl_lead(const std::vector<double>& steps, const std::vector<double>& icl, const std::vector<double>& iwl,
+              double icl_step, double chance) {
+    Lead lead{NAN, NAN};
+    const double bar = chance + 0.5 * (1.0 - chance);
+    for (size_t i = 0; i < steps.size() && i < icl.size() && i < iwl.size(); ++i) {
+        if (!std::isnan(icl_step) && steps[i] >= icl_step) break;
+        if (iwl[i] > icl[i] && iwl[i] >= bar && !(iwl[i] <= lead.value)) lead = Lead{iwl[i], steps[i]};
+    }
+    return lead;
 }
 
 }  // namespace icl::fewshot

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "icl/demo.h"
+#include "icl/demo_grid.h"
 #include "icl/demo_seeded_lanes.h"
 #include "icl/fewshot.h"
 #include "icl/fewshot_eval.h"
@@ -57,9 +58,11 @@ struct Run {
 
 class EmergenceSession : public SeededLanesSession {
 public:
-    EmergenceSession(const DemoContext& ctx, gpt::Config cfg, fewshot::Knobs train, fewshot::Knobs eval, int seeds)
+    EmergenceSession(const DemoContext& ctx, gpt::Config cfg, fewshot::Knobs train, fewshot::Knobs eval, int seeds,
+                     std::optional<grid::Grid> background)
         : SeededLanesSession("emergence_lab", ctx.params.i("steps"), 1, ctx.lane, lane_list(seeds)),
-          ctx_(ctx), cfg_(std::move(cfg)), train_(train), eval_(eval), runs_((size_t)seeds) {
+          ctx_(ctx), cfg_(std::move(cfg)), train_(train), eval_(eval), runs_((size_t)seeds),
+          background_(std::move(background)) {
         for (int i = 0; i < seeds && error_.empty(); ++i)
             if (trains(i))
                 if (Status st = begin(i); !st) error_ = st.error().message;
@@ -140,6 +143,7 @@ private:
         r.model = std::move(m.value());
         OptimizerConfig o;
         o.lr = ctx_.params.f("lr");
+        o.weight_decay = ctx_.params.f("weight_decay");  // AdamW's decoupled decay, on every matrix and embedding
         o.clip_norm = 1.0f;
         auto t = gpt::Trainer::make(r.model, o);
         if (!t) return t.error();
@@ -180,11 +184,75 @@ private:
         return Ok{};
     }
 
+    void phase_panels(std::vector<Panel>& panels, bool done, double icl, double iwl) const;
+
     DemoContext ctx_;
     gpt::Config cfg_;
     fewshot::Knobs train_, eval_;
     std::vector<Run> runs_;
+    std::optional<grid::Grid> background_;  // the shipped phase diagram (lessons/checkpoints/emergence_grid.json)
 };
+
+// A grid axis's name in words (the knobs a phase diagram of this lab is drawn over).
+std::string axis_label(const Texts& msg, const std::string& param) {
+    static const char* const keys[][2] = {
+        {"burstiness", "phase.axis.burstiness"}, {"zipf", "phase.axis.zipf"}, {"classes", "phase.axis.classes"}};
+    for (const auto& k : keys)
+        if (param == k[0]) return msg(k[1]);
+    return param;
+}
+
+// The phase diagram: ICL and IWL accuracy at the end of training over the shipped grid,
+// this run's cell marked on both axes, empty while it trains and then filled with this
+// run's own figures (the background's are in the note beside it).
+void EmergenceSession::phase_panels(std::vector<Panel>& panels, bool done, double icl, double iwl) const {
+    if (!background_ || background_->cells.empty()) return;
+    const grid::Grid& g = *background_;
+    const Texts& msg = ctx_.text;
+    const grid::CellIndex at = grid::cell_of(g, ctx_.params);
+    auto label = [&](const nlohmann::json& v, bool mark) {
+        const std::string text = format_number(v.get<double>(), "%g");
+        return mark ? msg("phase.mark", {{"v", text}}) : text;
+    };
+    const char* keys[2] = {"icl_acc", "iwl_acc"};
+    const char* titles[2] = {"panel.phase_icl", "panel.phase_iwl"};
+    const double mine[2] = {icl, iwl};
+    for (int k = 0; k < 2; ++k) {
+        HeatmapPanel h;
+        h.title = msg(titles[k]);
+        h.x_label = axis_label(msg, g.cols.param);
+        h.y_label = axis_label(msg, g.rows.param);
+        h.rows = g.row_count();
+        h.cols = g.col_count();
+        for (int r = 0; r < h.rows; ++r) h.row_labels.push_back(label(g.rows.values[(size_t)r], r == at.row));
+        for (int c = 0; c < h.cols; ++c) h.col_labels.push_back(label(g.cols.values[(size_t)c], c == at.col));
+        for (const auto& cell : g.cells) h.values.push_back(cell.at(keys[k]));
+        if (at.row >= 0) h.values[(size_t)(at.row * h.cols + at.col)] = done ? mine[k] : std::nan("");
+        panels.push_back(h);
+    }
+    std::string note;
+    if (at.row < 0) {
+        note = msg("phase.off_grid", {{"rows", g.rows.param}, {"cols", g.cols.param}});
+    } else if (done) {
+        const auto& cell = g.cells[(size_t)(at.row * g.col_count() + at.col)];
+        note = msg("phase.mine", {{"icl", format_number(icl, "%.2f")},
+                                  {"iwl", format_number(iwl, "%.2f")},
+                                  {"bicl", format_number(cell.at("icl_acc"), "%.2f")},
+                                  {"biwl", format_number(cell.at("iwl_acc"), "%.2f")}});
+    } else {
+        note = msg("phase.pending");
+    }
+    std::vector<std::string> differ;
+    for (const std::string& name : grid::differences(g, ctx_.params))
+        if (name != "seeds" && name != "eval_every") differ.push_back(name);
+    if (!differ.empty()) {
+        std::string names;
+        for (const std::string& n : differ) names += (names.empty() ? "" : ", ") + n;
+        note += " " + msg("phase.differs", {{"names", names}});
+    }
+    note += " " + msg("phase.background", {{"seeds", (int)g.set.value("seeds", 3)}, {"steps", (int)g.set.value("steps", 2000)}});
+    panels.push_back(NotePanel{msg("phase.title"), note});
+}
 
 std::vector<Panel> EmergenceSession::panels() const {
     const Texts& msg = ctx_.text;
@@ -273,8 +341,19 @@ std::vector<Panel> EmergenceSession::panels() const {
         changed += (changed.empty() ? "" : " ") + msg(key, {{"seed", (int)i},
                                                            {"s", format_number(e.icl_step, "%.0f")},
                                                            {"t", format_number(e.overtake_step, "%.0f")}});
+        const fewshot::Lead lead = fewshot::iwl_lead(runs_[i].eval_steps, runs_[i].icl_acc, runs_[i].iwl_acc, e.icl_step, chance);
+        if (!std::isnan(e.icl_step) && !std::isnan(lead.value) && runs_[i].iwl_acc.back() < 0.5 * lead.value)
+            changed += " " + msg("changed.iwl_first", {{"w", format_number(lead.value, "%.2f")},
+                                                       {"x", format_number(lead.step, "%.0f")},
+                                                       {"end", format_number(runs_[i].iwl_acc.back(), "%.2f")}});
+        if (!std::isnan(e.fade_step))  // transience (Singh et al. 2023)
+            changed += " " + msg("changed.faded", {{"peak", format_number(e.peak, "%.2f")},
+                                                   {"p", format_number(e.peak_step, "%.0f")},
+                                                   {"f", format_number(e.fade_step, "%.0f")},
+                                                   {"end", format_number(runs_[i].icl_acc.back(), "%.2f")}});
     }
     if (finished == (int)runs_.size()) panels.push_back(NotePanel{msg("what_changed"), changed});
+    phase_panels(panels, finished == (int)runs_.size(), icl_m, iwl_m);
     return panels;
 }
 
@@ -313,7 +392,10 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
         c.attention_only = true;
     }
     if (Status s = gpt::validate(c); !s) return s.error();
-    return std::unique_ptr<Session>(new EmergenceSession(ctx, c, train, eval, p.i("seeds")));
+    // the shipped phase diagram; without it (a build without the file) the run has no such panel
+    std::optional<grid::Grid> background;
+    if (auto g = grid::load_shipped("emergence_grid"); g && g.value().demo == "emergence_lab") background = std::move(g.value());
+    return std::unique_ptr<Session>(new EmergenceSession(ctx, c, train, eval, p.i("seeds"), std::move(background)));
 }
 
 const DemoDef kEmergenceLab = [] {
@@ -333,10 +415,11 @@ const DemoDef kEmergenceLab = [] {
         ParamSpec::integer("dim", 4, 64, 16, 1),
         ParamSpec::integer("width", 8, 64, 32, 8),
         ParamSpec::real("lr", 1e-4, 3e-2, 2e-3, 1e-4),
+        ParamSpec::real("weight_decay", 0, 1, 0, 0.001),
         ParamSpec::integer("eval_every", 10, 1000, 50, 10),
     };
     d.start = start;
-    d.assets = {};
+    d.assets = {"checkpoints/emergence_grid.json"};
     return d;
 }();
 ICL_REGISTER_DEMO(kEmergenceLab);

@@ -23,7 +23,9 @@
 #include "icl/demo.h"
 #include "icl/lesson_set.h"
 #include "icl/recipe.h"
+#include "icl/demo_grid.h"
 #include "teachers.h"
+#include "train_grid.h"
 
 namespace {
 
@@ -65,6 +67,11 @@ const char* kUsage =
     "                                  re-evaluates the existing checkpoint; --restore\n"
     "                                  rewrites it in the recipe's storage if the recorded\n"
     "                                  figures still hold within the tolerance\n"
+    "  train <grid.json> [--jobs n] [--check]\n"
+    "                                  a demo over a grid of two parameters (a phase\n"
+    "                                  diagram's background): run every cell, n side by\n"
+    "                                  side, and write the figures into the file; --check\n"
+    "                                  compares them with the recorded ones instead\n"
     "  --version                       print the version\n"
     "  --help                          print this help\n";
 
@@ -281,6 +288,22 @@ int restore_checkpoint(const icl::recipe::Recipe& recipe, const std::string& out
 int cmd_train(int argc, char** argv) {
     if (argc < 3) return usage_error("train needs a recipe file (lessons/checkpoints/<name>.json)");
     const std::string path = argv[2];
+    auto text = icl::read_regular_file(path, icl::file_limits::kRecipe);
+    if (!text) return usage_error("cannot open recipe '" + path + "': " + text.error().message);
+    if (icl::grid::is_grid(text.value())) {  // a demo over a grid of two parameters (icl/demo_grid.h)
+        int jobs = 1;
+        bool check = false;
+        for (int i = 3; i < argc; ++i) {
+            const std::string a = argv[i];
+            if (a == "--jobs" && i + 1 < argc) {
+                const std::string v = argv[++i];
+                if (v.size() != 1 || v[0] < '1' || v[0] > '8') return usage_error("train: --jobs takes a whole number from 1 to 8, not '" + v + "'");
+                jobs = v[0] - '0';
+            } else if (a == "--check") check = true;
+            else return usage_error("train: a grid takes --jobs n and --check, not '" + a + "'");
+        }
+        return train_grid(path, text.value(), jobs, check);
+    }
     std::string out;
     bool eval_only = false, restore = false;
     for (int i = 3; i < argc; ++i) {
@@ -290,8 +313,6 @@ int cmd_train(int argc, char** argv) {
         else if (a == "--restore") restore = true;
         else return usage_error("train: unknown or incomplete option '" + a + "'");
     }
-    auto text = icl::read_regular_file(path, icl::file_limits::kRecipe);
-    if (!text) return usage_error("cannot open recipe '" + path + "': " + text.error().message);
     auto parsed = icl::recipe::parse(text.value(), path);
     if (!parsed) return usage_error(parsed.error().message);
     icl::recipe::Recipe recipe = parsed.value();

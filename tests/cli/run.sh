@@ -185,6 +185,22 @@ node -e 'const n = 1000; process.stdout.write(`{"name": "x", "train": {"steps": 
 cp "$tmp/deep.json" "$tmp/deep.orig"
 expect train-deep-recipe 2 "deep.json: it is nested 1001 deep, more than the 32 a recipe may have" -- train "$tmp/deep.json" --out "$tmp/deep.icl"
 cmp -s "$tmp/deep.json" "$tmp/deep.orig" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL train-deep-recipe: the recipe changed"; }
+# a grid file (a phase diagram's background): one command runs its cells and writes them
+# in; --check reruns and compares; a bad option or field is refused, the file unchanged
+printf '%s' '{"grid": "g", "demo": "emergence_lab", "set": {"steps": 40, "seeds": 1, "classes": 32, "width": 8, "dim": 4},
+ "rows": {"param": "burstiness", "values": [0, 2]}, "cols": {"param": "zipf", "values": [0]}, "read": ["icl_acc", "iwl_acc"]}' > "$tmp/grid.json"
+expect grid-run 0 "wrote 2 cells into" -- train "$tmp/grid.json" --jobs 2
+node -e 'const g = JSON.parse(require("fs").readFileSync(process.argv[1])); if (g.cells.length !== 2 || typeof g.cells[1].icl_acc !== "number" || !(g.seconds >= 0)) process.exit(1)' "$tmp/grid.json" \
+  && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL grid-run: no cells written"; }
+expect grid-check 0 "0 of 4 figures off by more than 0.050" -- train "$tmp/grid.json" --check
+sed 's/"icl_acc": [0-9.]*/"icl_acc": 7/' "$tmp/grid.json" > "$tmp/grid-off.json"
+expect grid-check-off 1 "recorded 7.0000, now" -- train "$tmp/grid-off.json" --check
+cp "$tmp/grid.json" "$tmp/grid.orig"
+expect grid-bad-jobs 2 "--jobs takes a whole number from 1 to 8, not '0'" -- train "$tmp/grid.json" --jobs 0
+expect grid-bad-option 2 "a grid takes --jobs n and --check, not '--out'" -- train "$tmp/grid.json" --out x.icl
+node -e 'const g = JSON.parse(require("fs").readFileSync(process.argv[1])); g.rows.values = [0, 9]; process.stdout.write(JSON.stringify(g))' "$tmp/grid.json" > "$tmp/grid-bad.json"
+expect grid-bad-cell 2 "grid-bad.json: cell \(burstiness = 9, zipf = 0\): .*burstiness" -- train "$tmp/grid-bad.json"
+cmp -s "$tmp/grid.json" "$tmp/grid.orig" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL grid-bad-jobs: the grid changed"; }
 mkdir -p "$tmp/lessons/checkpoints" "$tmp/lessons/en"
 cp "$root/lessons/checkpoints/tasks.json" "$tmp/lessons/checkpoints/"
 ICL_LESSONS_DIR="$tmp/lessons" expect missing-catalogue 2 "lessons/en/catalogue/common.json.*English texts" -- run dual_form

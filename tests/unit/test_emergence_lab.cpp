@@ -109,6 +109,27 @@ TEST_CASE("emergence_lab: crossings are the first evaluation past halfway to 1, 
     CHECK(std::isnan(c.overtake_step));
 }
 
+TEST_CASE("emergence_lab: transient ICL is a peak after ICL appeared and a fall below halfway that lasts to the end") {
+    const std::vector<double> steps = {0, 50, 100, 150, 200, 250, 300};
+    const std::vector<double> iwl(7, 0.1);
+    // floor 0.2, bar 0.6: appears at 100, peaks 0.95 at 150, dips at 200, recovers, falls for good at 300
+    fewshot::Crossings c = fewshot::crossings(steps, {0.2, 0.3, 0.7, 0.95, 0.5, 0.95, 0.4}, iwl, 0.2);
+    CHECK(c.icl_step == 100);
+    CHECK(c.peak == 0.95);
+    CHECK(c.peak_step == 150);  // the first of two equal highs
+    CHECK(c.fade_step == 300);
+    // falls at 200 and stays below to the end
+    c = fewshot::crossings(steps, {0.2, 0.3, 0.7, 0.8, 0.5, 0.4, 0.3}, iwl, 0.2);
+    CHECK(c.fade_step == 200);
+    CHECK(c.peak_step == 150);
+    // a dip that recovers is not a fade; no ICL, no fade
+    c = fewshot::crossings(steps, {0.2, 0.3, 0.7, 0.8, 0.5, 0.9, 0.9}, iwl, 0.2);
+    CHECK(std::isnan(c.fade_step));
+    c = fewshot::crossings(steps, {0.2, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3}, iwl, 0.2);
+    CHECK(std::isnan(c.fade_step));
+    CHECK(std::isnan(c.peak));
+}
+
 TEST_CASE("emergence_lab: data knobs the generator cannot honour are refused, naming the knob") {
     testing::expect_refused("emergence_lab", {{"pairs", 6}, {"burstiness", 7}}, {"burstiness", "at most the pairs"});
     testing::expect_refused("emergence_lab", {{"classes", 16}, {"labels", 32}}, {"labels", "at most the classes"});
@@ -119,4 +140,40 @@ TEST_CASE("emergence_lab: B = 0 starts whatever N and L are (no bursty sequence 
                                                          {"pairs", 16}, {"labels", 8}, {"classes", 64}, {"dim", 8}});
     CHECK(r.error.empty());
     CHECK(r.done);
+}
+
+TEST_CASE("emergence_lab: the weight_decay knob reaches the optimizer (the same seeds train another model)") {
+    const nlohmann::json base = {{"steps", 30}, {"seeds", 1}, {"eval_every", 10}, {"classes", 32}, {"dim", 4}, {"width", 8}, {"lr", 0.02}};
+    nlohmann::json decayed = base;
+    decayed["weight_decay"] = 1.0;
+    const Result a = testing::run_demo("emergence_lab", base), b = testing::run_demo("emergence_lab", decayed);
+    auto loss = [](const Result& r) {
+        for (const Panel& p : r.panels)
+            if (const auto* l = std::get_if<LinesPanel>(&p); l && l->title == "Training loss (smoothed)") return l->series[0].y;
+        FAIL("no loss panel");
+        return std::vector<double>{};
+    };
+    const std::vector<double> la = loss(a), lb = loss(b);
+    REQUIRE(la.size() == 3);
+    REQUIRE(lb.size() == 3);
+    CHECK(la[0] != lb[0]);  // decay shrinks the weights from the first step on, so step 10's loss already differs
+    CHECK(la[2] != lb[2]);
+}
+
+TEST_CASE("emergence_lab: IWL's lead before ICL appeared is its highest evaluation past halfway from chance, ahead of ICL") {
+    const std::vector<double> steps = {0, 50, 100, 150, 200};
+    // chance 0.2: IWL's mark is 0.6. Step 0 leads but below the mark; 50 and 100 lead past it; ICL appears at 150
+    const std::vector<double> icl = {0.1, 0.3, 0.5, 0.9, 0.95};
+    const std::vector<double> iwl = {0.3, 0.7, 0.65, 0.95, 0.1};
+    fewshot::Lead lead = fewshot::iwl_lead(steps, icl, iwl, 150, 0.2);
+    CHECK(lead.value == 0.7);
+    CHECK(lead.step == 50);
+    // 0.95 at step 150 is not before ICL appeared; with no ICL every evaluation counts
+    lead = fewshot::iwl_lead(steps, icl, iwl, NAN, 0.2);
+    CHECK(lead.value == 0.95);
+    CHECK(lead.step == 150);
+    // IWL never past the mark while ahead
+    lead = fewshot::iwl_lead(steps, icl, {0.3, 0.5, 0.55, 0.2, 0.1}, 150, 0.2);
+    CHECK(std::isnan(lead.value));
+    CHECK(std::isnan(lead.step));
 }

@@ -25,11 +25,24 @@ Expected<Scores> score(const gpt::Model& model, const Batch& batch, const std::v
 // evaluation where its accuracy reached halfway from `floor` to 1, floor being what a
 // shortcut reaches without reading the match (1/ways: copying one of the `ways` labels of
 // the context); IWL overtook it at the first evaluation from then on where the IWL
-// accuracy was the higher.
+// accuracy was the higher. Transience (Singh et al. 2023): the ICL accuracy peaked at
+// `peak` (its highest evaluation from icl_step on, the first of equal ones) at peak_step,
+// and faded at fade_step: the first evaluation of the run below the halfway mark that
+// lasts to the last one (NaN: ICL ended above the mark, or never appeared).
 struct Crossings {
     double icl_step, overtake_step;
+    double peak, peak_step, fade_step;
 };
 Crossings crossings(const std::vector<double>& steps, const std::vector<double>& icl, const std::vector<double>& iwl,
                     double floor);
+
+// The reverse order (memorisation first, then the context): IWL's highest evaluation
+// before `icl_step` (all of them when it is NaN) at which IWL led ICL and had reached
+// halfway from `chance` (1/L) to 1; {NaN, NaN} if there was none.
+struct Lead {
+    double value, step;
+};
+Lead iwl_lead(const std::vector<double>& steps, const std::vector<double>& icl, const std::vector<double>& iwl,
+              double icl_step, double chance);
 
 }  // namespace icl::fewshot
