@@ -110,6 +110,7 @@ public:
         s.items.push_back({"gd_match_2", match_at(2), "", msg("gd_match_2")});
         s.items.push_back({"gd_match_3", match_at(3), "", msg("gd_match_3")});
         s.items.push_back({"gd_match_4", match_at(4), "", msg("gd_match_4")});
+        s.items.push_back({"gd_match_last", match_at(iters), "", msg("gd_match_last")});
         panels.push_back(s);
 
         LinesPanel lines;
