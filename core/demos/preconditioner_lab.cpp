@@ -219,6 +219,7 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     cfg.batch = p.i("batch");
     cfg.lr = p.f("lr");
     cfg.init_std = 0.05f;
+    cfg.ahn_form = p.s("form") == "ahn";
     Matrix sigma = matmul(cfg.task.x_factor, transpose(cfg.task.x_factor));
     auto gamma_inv = ahn_preconditioner(sigma, cfg.n_min, double(cfg.task.noise) * cfg.task.noise);
     if (!gamma_inv) return gamma_inv.error();
@@ -236,6 +237,9 @@ const DemoDef preconditioner_lab_def = [] {
         ParamSpec::real("condition", 1, 100, 10, 0.5),
         ParamSpec::boolean("rotate", true),
         ParamSpec::real("noise", 0, 1, 0, 0.05),
+        // full: every entry of W_KQ and W_PV trained (lesson 4's layer); ahn: only Ahn et al.'s
+        // W_KQ x-block and W_PV (y, y) entry
+        ParamSpec::choice("form", {"full", "ahn"}, "full"),
         ParamSpec::integer("batch", 8, 1024, 256, 8),
         ParamSpec::real("lr", 0.0001, 0.1, 0.01, 0.0001),
         ParamSpec::integer("steps", 10, 20000, 2000, 10),

@@ -139,6 +139,18 @@ void scatter(const std::vector<float>& flat, LsaModel& m) {
         }
 }
 
+// Zeroes the entries outside Ahn et al.'s form (see LsaTrainConfig::ahn_form).
+void keep_ahn_form(LsaModel& m) {
+    for (LsaLayer& l : m) {
+        const int y = rows(l.w_kq) - 1;
+        for (int r = 0; r <= y; ++r)
+            for (int c = 0; c <= y; ++c) {
+                if (r == y || c == y) l.w_kq(r, c) = 0.0f;
+                if (r != y || c != y) l.w_pv(r, c) = 0.0f;
+            }
+    }
+}
+
 }  // namespace
 
 LsaTrainer::LsaTrainer(const LsaTrainConfig& cfg, uint64_t seed) : cfg_(cfg), rng_(seed), adam_(lsa_adam(cfg)) {
@@ -149,6 +161,7 @@ LsaTrainer::LsaTrainer(const LsaTrainConfig& cfg, uint64_t seed) : cfg_(cfg), rn
         for (float& w : layer.w_pv.storage()) w = rng_.normal(0.0f, cfg.init_std);
         model_.push_back(std::move(layer));
     }
+    if (cfg.ahn_form) keep_ahn_form(model_);
 }
 
 double LsaTrainer::step() {
@@ -168,10 +181,12 @@ double LsaTrainer::step() {
     }
     loss /= cfg_.batch;
     if (!std::isfinite(loss)) return loss;
+    if (cfg_.ahn_form) keep_ahn_form(grads);  // Adam leaves an entry with zero gradients where it is
     gather(model_, params_);
     gather(grads, grads_);
     if (!adam_.step(params_.data(), grads_.data())) return std::nan("");  // a non-finite gradient: no step
     scatter(params_, model_);
+    if (cfg_.ahn_form) keep_ahn_form(model_);
     return loss;
 }
 

@@ -52,7 +52,11 @@ expect lsa_training-range 2 "'layers' = 9 is out of range: expected an integer i
 expect lsa_training-int 2 "'steps' = 10.5 is not an integer" -- run lsa_training --set steps=10.5
 expect_json preconditioner_lab --set steps=40 --set batch=16
 expect_json preconditioner_lab --set steps=20 --set batch=8 --set rotate=false --lang ko
+expect preconditioner_lab-choice 2 "'form' is 'gd': expected one of full ahn" -- run preconditioner_lab --set form=gd
 expect preconditioner_lab-range 2 "'condition' = 500 is out of range: expected a number in \\[1, 100\\]" -- run preconditioner_lab --set condition=500
+expect_json newton_vs_gd --set condition=1000
+expect_json newton_vs_gd --set d=2 --set prompts=2 --lang ko
+expect newton_vs_gd-range 2 "'iterations' = 30 is out of range: expected an integer in \\[1, 24\\]" -- run newton_vs_gd --set iterations=30
 expect_json attention_dual --set n_demos=24 --set show_after=24
 expect attention_dual-range 2 "'d_head' = 1 is out of range: expected an integer in \\[2, 16\\]" -- run attention_dual --set d_head=1
 expect attention_dual-inf 2 "'input_scale' = inf is not finite" -- run attention_dual --set input_scale=inf

@@ -5,6 +5,7 @@
 
 #include "demo_testing.h"
 #include "icl/linear_tasks.h"
+#include "icl/lsa.h"
 #include "icl/rng.h"
 
 using namespace icl;
@@ -105,10 +106,51 @@ TEST_CASE("preconditioner_lab: a trained layer reaches Gamma^-1 under an ill-con
     CHECK(trained.y.back() > 2.0 * opt.y.back());  // its A grows as m / n: no good far from n
 }
 
+TEST_CASE("lsa: with ahn_form only W_KQ's x-block and W_PV's (y, y) entry train; the rest stay exactly 0") {
+    LsaTrainConfig cfg;
+    cfg.task.d = 3;
+    cfg.n_min = cfg.n_max = 5;
+    cfg.batch = 16;
+    cfg.lr = 0.01f;
+    cfg.ahn_form = true;
+    LsaTrainer t(cfg, 4);
+    const LsaLayer start = t.model().front();
+    for (int k = 0; k < 20; ++k) t.step();
+    const LsaLayer& l = t.model().front();
+    const int y = 3;
+    bool kq_moved = false;
+    for (int r = 0; r <= y; ++r)
+        for (int c = 0; c <= y; ++c) {
+            CAPTURE(r);
+            CAPTURE(c);
+            if (r == y || c == y) CHECK(l.w_kq(r, c) == 0.0f);
+            else kq_moved = kq_moved || l.w_kq(r, c) != start.w_kq(r, c);
+            if (r != y || c != y) CHECK(l.w_pv(r, c) == 0.0f);
+        }
+    CHECK(kq_moved);
+    CHECK(l.w_pv(y, y) != start.w_pv(y, y));
+    CHECK(start.w_pv(y, y) != 0.0f);  // the entries it keeps start random, as in the full form
+}
+
+TEST_CASE("preconditioner_lab: a seed that stays on the rank-one plateau in the full form reaches Gamma^-1 in Ahn's form") {
+    if (testing::kSanitized || testing::kWasm) return;  // two training runs: covered by the short tests there
+    const nlohmann::json base = {{"d", 4}, {"n_context", 10}, {"steps", 1000}};
+    nlohmann::json ahn = base;
+    ahn["form"] = "ahn";
+    const Result full = testing::run_demo("preconditioner_lab", base), sparse = testing::run_demo("preconditioner_lab", ahn);
+    CHECK(scalar(full, "rank_one_share") > 0.8);
+    CHECK(scalar(full, "gap_opt") > 0.5);
+    CHECK(scalar(full, "err_learned") > scalar(full, "err_gd"));  // worse than one plain step
+    CHECK(scalar(sparse, "rank_one_share") == 0.0);
+    CHECK(scalar(sparse, "gap_opt") < 0.15);
+    CHECK(scalar(sparse, "err_learned") < 1.05 * scalar(sparse, "err_opt"));
+}
+
 TEST_CASE("preconditioner_lab: streams, Korean catalogue complete, bad input refused by name") {
     const Result ko = testing::run_demo("preconditioner_lab", {{"d", 2}, {"n_context", 3}, {"batch", 8}, {"steps", 20}}, "ko");
     CHECK(ko.done);
     testing::expect_refused("preconditioner_lab", {{"condition", 0.5}}, {"condition", "[1, 100]"});
     testing::expect_refused("preconditioner_lab", {{"d", 9}}, {"d", "[2, 8]"});
+    testing::expect_refused("preconditioner_lab", {{"form", "gd"}}, {"form", "full ahn"});
     testing::check_scalar_names_stable("preconditioner_lab", {{"d", 2}, {"n_context", 3}, {"batch", 8}, {"steps", 20}});
 }

@@ -69,6 +69,10 @@ struct LsaTrainConfig {
     int batch = 128;
     float lr = 1e-3f;
     float init_std = 0.05f;      // initial W_KQ, W_PV entries ~ N(0, init_std²)
+    // Only the entries of Ahn et al. 2023's one-layer form: W_KQ's x-block and W_PV's (y, y)
+    // entry (the rest start and stay at 0), which leaves the layer one route from the
+    // targets to the prediction, x_qᵀ (s Bᵀ) Xᵀy.
+    bool ahn_form = false;
 };
 
 class LsaTrainer {
