@@ -672,7 +672,7 @@ TEST_CASE("lessons lint: a quoted figure must name an instance of its page and m
 TEST_CASE("lessons lint: a predict check with hide=result refuses its figure quoted above it, not below") {
     TempTree t;
     const std::string figure = "{{1.5 @lesson_probe:n times lr ±0.05}}", kScalarKey = "scalar=\"n times lr\"";
-    // hide: whether check c4 (line 33) holds its demo's result back; above / below: where the figure stands.
+    // hide: whether check c4 (line 41) holds its demo's result back; above / below: where the figure stands.
     const auto lesson = [&](const std::string& lang, bool hide, bool above) {
         std::string l = tree_lesson(lang, "a", "0.5", lang == "en" ? "cold" : "차가운");
         if (hide) l.replace(l.find(kScalarKey), kScalarKey.size(), kScalarKey + " hide=result");
@@ -689,7 +689,7 @@ TEST_CASE("lessons lint: a predict check with hide=result refuses its figure quo
     REQUIRE_MESSAGE(quoted_above.errors() == 2, problems_text(quoted_above));  // en and ko
     CHECK(icl::to_string(quoted_above.problems[0]) ==
           (t.root / "en" / "01-first.md").string() +
-              ":7: figure 1.5 (lesson_probe:n times lr) stands above check 'c4' (line 33), which asks the learner to "
+              ":7: figure 1.5 (lesson_probe:n times lr) stands above check 'c4' (line 41), which asks the learner to "
               "predict lesson_probe:n times lr: move it after the check");
     const icl::LessonSet quoted_below = lint(true, false);
     CHECK_MESSAGE(quoted_below.problems.empty(), problems_text(quoted_below));

@@ -37,9 +37,11 @@ std::string fmt_error(const std::string& text, const std::string& file = "lesson
 std::string fmt_full_lesson(const std::string& id, const std::string& order, const std::string& extra = "Text.",
                         const std::string& from = "") {
     const std::string f = from.empty() ? "" : " from=" + from;
-    std::string body = extra + "\n\n";
+    // The text, the lesson's opening boxes, four checks and its closing box (the lint wants the frame).
+    std::string body = extra + "\n\n```box in-short\n- a\n```\n\n```box you-need\n- b\n```\n\n";
     for (int k = 1; k <= 4; ++k)
         body += "```check id=" + id + "-c" + std::to_string(k) + " type=choice answer=a" + f + "\nQ\na) x\nb) y\n---\nF\n```\n\n";
+    body += "```box take-away\n- c\n```\n";
     return fmt_lesson(body, order, id);
 }
 
@@ -126,8 +128,9 @@ TEST_CASE("lesson: from= names the lesson a check was in; its JSON carries it") 
     auto parsed = icl::parse_lesson(fmt_full_lesson("x", "1", "Text.", "old-lesson"), "lessons/en/01-x.md");
     REQUIRE(parsed);
     const json j = icl::to_json(parsed.value());
-    CHECK(j["blocks"][1]["from"] == "old-lesson");
-    CHECK_FALSE(icl::to_json(icl::parse_lesson(fmt_full_lesson("x", "1"), "lessons/en/01-x.md").value())["blocks"][1].contains("from"));
+    CHECK(j["blocks"][3]["kind"] == "check");  // after the text and the two opening boxes
+    CHECK(j["blocks"][3]["from"] == "old-lesson");
+    CHECK_FALSE(icl::to_json(icl::parse_lesson(fmt_full_lesson("x", "1"), "lessons/en/01-x.md").value())["blocks"][3].contains("from"));
     CHECK(fmt_error(fmt_lesson("```check id=q type=truefalse answer=true from=\"a b\"\nQ\n---\nF\n```\n"))
               .find("check from= 'a b' must be a lesson id") != std::string::npos);
 }
