@@ -13,6 +13,7 @@
 
 #include "icl/format.h"
 #include "icl/demo.h"
+#include "icl/demo_analytic.h"
 #include "icl/function_vector.h"
 #include "icl/generate.h"
 #include "icl/icl_split.h"
@@ -70,16 +71,13 @@ std::string prob(double v) {  // a probability: small ones keep their digits (3.
     return format_number(v, v >= 0.001 ? "%.3f" : "%.2g");
 }
 
-class PromptLabSession : public Session {
+class PromptLabSession : public AnalyticSession {
 public:
     PromptLabSession(const DemoContext& ctx, gpt::Model m) : ctx_(ctx), model_(std::move(m)) {}
-    void step(int) override {
-        if (done_) return;
-        done_ = true;
+    void compute() override {
         if (Status s = run(); !s) error_ = s.error().message;
     }
-    bool done() const override { return done_; }
-    std::vector<Panel> panels() const override;
+    std::vector<Panel> draw() const override;
     std::string headline(const std::vector<Panel>& panels) const override;
 
 private:
@@ -104,7 +102,6 @@ private:
     DemoContext ctx_;
     gpt::Model model_;
     gpt::Activations acts_;
-    bool done_ = false;
     // what was computed
     std::vector<int> tokens_;                       // BOS + the prompt's tokens
     std::vector<std::pair<int, int>> ablated_;      // (layer, head)
@@ -267,11 +264,10 @@ Status PromptLabSession::run() {
     return Ok{};
 }
 
-std::vector<Panel> PromptLabSession::panels() const {
+std::vector<Panel> PromptLabSession::draw() const {
     const Texts& msg = ctx_.text;
     const tasks::Suite& s = tasks::suite();
     std::vector<Panel> panels;
-    if (!done_ || !error_.empty()) return panels;
     const int V = model_.config.vocab, T = (int)tokens_.size(), L = kLayers, H = kHeads;
     auto word = [&](int id) { return id >= 0 ? s.words[(size_t)id] : std::string("—"); };
     std::vector<int> order(V);
@@ -383,7 +379,7 @@ std::vector<Panel> PromptLabSession::panels() const {
 
 // What the model answers, and whether that is the label the prompt gives the query.
 std::string PromptLabSession::headline(const std::vector<Panel>&) const {
-    if (!done_ || !error_.empty() || p_.empty()) return "";
+    if (!computed() || p_.empty()) return "";
     const auto& words = tasks::suite().words;
     const int top = (int)(std::max_element(p_.begin(), p_.end()) - p_.begin());
     const std::string answer = words[(size_t)top];

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "icl/demo.h"
+#include "icl/demo_analytic.h"
 #include "icl/gpt.h"
 #include "icl/hmm.h"
 #include "icl/recipe.h"
@@ -28,15 +29,13 @@ std::vector<std::string> vocabulary() {
     return v;
 }
 
-class SequenceLabSession : public Session {
+class SequenceLabSession : public AnalyticSession {
 public:
     SequenceLabSession(const DemoContext& ctx, recipe::Recipe r, gpt::Model m, std::vector<int> words)
         : ctx_(ctx), recipe_(std::move(r)), model_(std::move(m)), mixture_(recipe_.hmm.mixture()),
           words_(std::move(words)) {}
 
-    void step(int) override {
-        if (done_) return;
-        done_ = true;
+    void compute() override {
         const int L = mixture_.segment_length, C = static_cast<int>(mixture_.concepts.size());
         // The token sequence the model reads: BOS, then symbols and delimiters.
         std::vector<int> tokens{hmm::kBos};
@@ -106,9 +105,8 @@ public:
         (void)C;
     }
 
-    bool done() const override { return done_; }
 
-    std::vector<Panel> panels() const override;
+    std::vector<Panel> draw() const override;
 
 private:
     DemoContext ctx_;
@@ -116,16 +114,14 @@ private:
     gpt::Model model_;
     hmm::Mixture mixture_;
     std::vector<int> words_;
-    bool done_ = false;
     std::vector<double> posterior_, model_next_, bayes_next_, kl_;
     double surprisal_bayes_ = 0, surprisal_model_ = 0, kl_last_segment_only_ = std::nan("");
     int surprisal_count_ = 0;
     std::vector<std::string> labels_;
 };
 
-std::vector<Panel> SequenceLabSession::panels() const {
+std::vector<Panel> SequenceLabSession::draw() const {
     std::vector<Panel> panels;
-    if (!done_ || !error_.empty()) return panels;
     const Texts& msg = ctx_.text;
     const int n = static_cast<int>(labels_.size()), C = static_cast<int>(mixture_.concepts.size());
     std::vector<std::string> concepts, symbols(kNames, kNames + kSymbols);
