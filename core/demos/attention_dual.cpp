@@ -17,12 +17,6 @@
 namespace icl {
 namespace {
 
-Matrix random_normal(Rng& rng, int rows, int cols, float std) {
-    Matrix m = matrix(rows, cols);
-    for (float& x : m.storage()) x = rng.normal(0.0f, std);
-    return m;
-}
-
 // ||a − b|| / ||b|| and cos(a, b) over two vectors of length n.
 void compare(const float* a, const float* b, int n, double& rel_err, double& cos) {
     double diff = 0, aa = 0, bb = 0, ab = 0;

@@ -17,12 +17,6 @@
 namespace icl {
 namespace {
 
-Matrix random_normal(Rng& rng, int rows, int cols, float std) {
-    Matrix m = matrix(rows, cols);
-    for (float& x : m.storage()) x = rng.normal(0.0f, std);
-    return m;
-}
-
 class DualFormSession : public AnalyticSession {
 public:
     explicit DualFormSession(const DemoContext& ctx) : ctx_(ctx) {}

@@ -19,13 +19,6 @@
 namespace icl {
 namespace {
 
-std::vector<std::string> task_ids() {
-    std::vector<std::string> ids;
-    for (const tasks::Task& t : tasks::suite().tasks)
-        if (!t.remapped) ids.push_back(t.id);
-    return ids;
-}
-
 class FunctionVectorSession : public AnalyticSession {
 public:
     FunctionVectorSession(const DemoContext& ctx, gpt::Model m) : ctx_(ctx), model_(std::move(m)) {}
@@ -169,7 +162,7 @@ const DemoDef kFunctionVectors = [] {
     d.analytic = true;
     d.params = {
         // Every size at its max stays within kDemoMemoryBudget (tests/unit/test_bounds.cpp).
-        ParamSpec::choice("task", task_ids(), "antonym"),
+        ParamSpec::choice("task", tasks::unremapped_task_ids(), "antonym"),
         ParamSpec::integer("shots", 2, 10, 8, 1),
         ParamSpec::integer("prompts", 4, 64, 32, 1),
         ParamSpec::choice("corrupted", {"zero_shot", "shuffled_labels"}, "zero_shot"),

@@ -20,7 +20,7 @@
 namespace icl {
 namespace {
 
-std::string head_name(int l, int h) { return "L" + std::to_string(l) + "H" + std::to_string(h); }
+using gpt::head_name;
 
 // A head "is" an induction head once its prefix-matching score passes this (uniform
 // causal attention over 48 positions gives about 0.03).

@@ -14,6 +14,7 @@
 #include "icl/demo_analytic.h"
 #include "icl/gpt.h"
 #include "icl/hmm.h"
+#include "icl/metrics.h"
 #include "icl/recipe.h"
 
 namespace icl {
@@ -77,27 +78,20 @@ public:
             double z = 0;
             for (int v = 0; v < V; ++v) z += std::exp(double(logits[v]) - mx);
             const bool full = static_cast<int>(prompt.query.size()) >= L;  // only ';' can follow
-            double kl = 0;
+            std::vector<double> q(kSymbols);
             for (int o = 0; o < kSymbols; ++o) {
-                const double q = std::exp(double(logits[hmm::token_of(o)]) - mx) / z;
-                const double p = full ? std::nan("") : inf.predictive[o];
-                model_next_.push_back(q);
-                bayes_next_.push_back(p);
-                if (!full && p > 0) kl += p * std::log(p / std::max(q, 1e-30));
+                q[(size_t)o] = std::exp(double(logits[hmm::token_of(o)]) - mx) / z;
+                model_next_.push_back(q[(size_t)o]);
+                bayes_next_.push_back(full ? std::nan("") : inf.predictive[o]);
             }
-            kl_.push_back(full ? std::nan("") : kl);
+            kl_.push_back(full ? std::nan("") : metrics::kl_divergence(inf.predictive, q));
             // The same KL against a Bayes predictor that has read only the current segment:
             // is the model's row nearer to it than to the one carrying every segment?
             if (j + 1 == words_.size()) {
                 hmm::Prompt own;
                 own.query = prompt.query;
                 const hmm::Inference alone = hmm::infer(mixture_, own);
-                double kl_own = 0;
-                for (int o = 0; o < kSymbols && !full; ++o) {
-                    const double q = std::exp(double(logits[hmm::token_of(o)]) - mx) / z, p = alone.predictive[o];
-                    if (p > 0) kl_own += p * std::log(p / std::max(q, 1e-30));
-                }
-                kl_last_segment_only_ = full ? std::nan("") : kl_own;
+                kl_last_segment_only_ = full ? std::nan("") : metrics::kl_divergence(alone.predictive, q);
             }
             before = inf.predictive;
             labels_.push_back(std::to_string(j + 1) + " " + (w == kDelimiterWord ? ";" : kNames[w]));
