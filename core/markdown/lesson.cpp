@@ -15,6 +15,7 @@
 #include <md4c-html.h>
 
 #include "icl/lesson_markdown.h"
+#include "icl/texts.h"
 #include "icl/utf8.h"
 #include "lesson_math.h"
 
@@ -695,9 +696,13 @@ private:
                 return false;
             }
         } else if (check.type == CheckType::TrueFalse) {
-            const bool ko = lesson_.lang == "ko";
-            check.options.push_back({"true", ko ? "참" : "True", ko ? "참" : "True", "", "", std::nullopt, std::nullopt});
-            check.options.push_back({"false", ko ? "거짓" : "False", ko ? "거짓" : "False", "", "", std::nullopt, std::nullopt});
+            // The two labels in the lesson's language, from the catalogue (app.json); where
+            // no catalogue can be read, its keys.
+            const auto words = load_catalogue(lesson_.lang, {"app"});
+            for (const char* key : {"true", "false"}) {
+                const std::string label = words ? words.value()(std::string(key) + "_label") : std::string(key);
+                check.options.push_back({key, label, label, "", "", std::nullopt, std::nullopt});
+            }
         }
         size_t pb = open + 1, pe = prompt_end;
         trim_blank_lines(lines_, pb, pe);
