@@ -1,5 +1,7 @@
 #include "icl/utf8.h"
 
+#include <algorithm>
+
 namespace icl {
 
 long utf8_next(const std::string& s, size_t& i) {
@@ -49,6 +51,38 @@ size_t utf8_first_invalid(const std::string& s) {
     for (size_t i = 0; i < s.size();)
         if (utf8_next(s, i) < 0) return i;
     return std::string::npos;
+}
+
+std::vector<long> code_points(const std::string& s) {
+    std::vector<long> out;
+    for (size_t i = 0; i < s.size();) {
+        const long c = utf8_next(s, i);
+        if (c < 0) break;
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::string trim(const std::string& s) {
+    const auto a = s.find_first_not_of(" \t\r\n"), b = s.find_last_not_of(" \t\r\n");
+    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+}
+
+size_t edit_distance(const std::string& text_a, const std::string& text_b) {
+    const std::vector<long> a = code_points(text_a), b = code_points(text_b);
+    auto lower = [](long c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; };
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
 }
 
 }  // namespace icl

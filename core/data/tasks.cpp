@@ -376,4 +376,11 @@ std::vector<std::string> task_ids() {
     return ids;
 }
 
+std::vector<std::string> unremapped_task_ids() {
+    std::vector<std::string> ids;
+    for (const Task& t : suite().tasks)
+        if (!t.remapped) ids.push_back(t.id);
+    return ids;
+}
+
 }  // namespace icl::tasks

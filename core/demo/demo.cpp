@@ -1,6 +1,7 @@
 // Demos: results as JSON and text, the Session's header, the registry and start_demo.
 // Parameters (ParamSpec, validation) are params.cpp.
 #include "icl/demo.h"
+#include "icl/lane_state.h"
 #include "icl/demo_memory.h"
 
 #include <algorithm>
@@ -24,16 +25,9 @@ json json_numbers(const std::vector<double>& v) {
 }
 
 Expected<std::vector<double>> read_json_numbers(const json& j, const char* key, long n) {
-    if (!j.is_object() || !j.contains(key) || !j[key].is_array()) return make_error(std::string("'") + key + "' is not a list");
-    const json& a = j[key];
-    if (n >= 0 && (long)a.size() != n)
-        return make_error(std::string("'") + key + "' has " + std::to_string(a.size()) + " numbers, not " + std::to_string(n));
-    std::vector<double> v;
-    for (const auto& x : a) {
-        if (!x.is_null() && !x.is_number()) return make_error(std::string("'") + key + "' holds something that is not a number");
-        v.push_back(x.is_null() ? NAN : x.get<double>());
-    }
-    return v;
+    const std::string what = std::string("'") + key + "'";
+    if (!j.is_object() || !j.contains(key)) return make_error(what + " is not a list");
+    return read_json_list(j[key], what, n);
 }
 
 Expected<double> read_json_number(const json& j, const char* key) {
@@ -258,6 +252,7 @@ std::map<std::string, PeakBytesFn>& peak_registry() {
 void register_peak_bytes(const std::string& demo_id, PeakBytesFn fn) { peak_registry()[demo_id] = fn; }
 
 PeakBytesFn find_peak_bytes(const std::string& demo_id) {
+    if (const DemoDef* def = find_demo(demo_id); def && def->peak_bytes) return def->peak_bytes;
     const auto it = peak_registry().find(demo_id);
     return it == peak_registry().end() ? nullptr : it->second;
 }

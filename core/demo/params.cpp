@@ -102,21 +102,6 @@ bool is_symbol(long c) {
     return (c >= 0x2000 && c <= 0x2BFF) || (c >= 0x3001 && c <= 0x303F);
 }
 
-std::vector<long> code_points(const std::string& s) {
-    std::vector<long> out;
-    for (size_t i = 0; i < s.size();) {
-        const long c = utf8_next(s, i);
-        if (c < 0) break;
-        out.push_back(c);
-    }
-    return out;
-}
-
-std::string trim(const std::string& t) {
-    const auto a = t.find_first_not_of(" \t\r\n"), b = t.find_last_not_of(" \t\r\n");
-    return a == std::string::npos ? std::string() : t.substr(a, b - a + 1);
-}
-
 // "x,y; x,y" -> [[x, y], ...] (ranges are validate_points' job). Empty items between
 // semicolons are skipped, so "1,2;" and "" read as one and no points.
 Expected<json> parse_points_text(const ParamSpec& s, const std::string& text) {
@@ -154,22 +139,6 @@ bool equal_ignoring_case(const std::string& a, const std::string& b) {
     for (size_t i = 0; i < a.size(); ++i)
         if (ascii_lower(static_cast<unsigned char>(a[i])) != ascii_lower(static_cast<unsigned char>(b[i]))) return false;
     return true;
-}
-
-// Levenshtein distance over code points, ASCII case ignored.
-size_t edit_distance(const std::vector<long>& a, const std::vector<long>& b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            const size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (ascii_lower(a[i - 1]) == ascii_lower(b[j - 1]) ? 0 : 1)});
-            diag = up;
-        }
-    }
-    return row[b.size()];
 }
 
 }  // namespace
@@ -219,10 +188,9 @@ Expected<std::vector<std::string>> tokenize_text(const ParamSpec& spec, const st
         for (const auto& w : spec.vocabulary)
             if (equal_ignoring_case(w, tok)) match = &w, ++matches;
         if (matches == 1) { tokens[t] = *match; continue; }
-        const auto tc = code_points(tok);
         std::vector<std::pair<size_t, size_t>> by_distance;  // (distance, vocabulary index)
         for (size_t v = 0; v < spec.vocabulary.size(); ++v)
-            by_distance.emplace_back(edit_distance(tc, code_points(spec.vocabulary[v])), v);
+            by_distance.emplace_back(edit_distance(tok, spec.vocabulary[v]), v);
         std::stable_sort(by_distance.begin(), by_distance.end(),
                          [](const auto& a, const auto& b) { return a.first < b.first; });
         std::string nearest;

@@ -10,17 +10,12 @@
 
 #include "icl/attention_dual.h"
 #include "icl/demo.h"
+#include "icl/demo_analytic.h"
 #include "icl/demo_panels.h"
 #include "icl/rng.h"
 
 namespace icl {
 namespace {
-
-Matrix random_normal(Rng& rng, int rows, int cols, float std) {
-    Matrix m = matrix(rows, cols);
-    for (float& x : m.storage()) x = rng.normal(0.0f, std);
-    return m;
-}
 
 // ||a − b|| / ||b|| and cos(a, b) over two vectors of length n.
 void compare(const float* a, const float* b, int n, double& rel_err, double& cos) {
@@ -93,13 +88,11 @@ double quantile(std::vector<double> v, double p) {
     return v[lo] + (at - double(lo)) * (v[hi] - v[lo]);
 }
 
-class AttentionDualSession : public Session {
+class AttentionDualSession : public AnalyticSession {
 public:
     explicit AttentionDualSession(const DemoContext& ctx) : ctx_(ctx) {}
 
-    void step(int) override {
-        if (done_) return;
-        done_ = true;
+    void compute() override {
         const Params& p = ctx_.params;
         const int d_model = p.i("d_model"), d_head = p.i("d_head");
         n_demos_ = p.i("n_demos");
@@ -190,11 +183,9 @@ public:
         }
     }
 
-    bool done() const override { return done_; }
 
-    std::vector<Panel> panels() const override {
+    std::vector<Panel> draw() const override {
         std::vector<Panel> panels;
-        if (!done_) return panels;
         const Texts& msg = ctx_.text;
         const int T = rows(fast_), shown = std::min(ctx_.params.i("show_after"), n_demos_);
 
@@ -283,7 +274,6 @@ public:
 
 private:
     DemoContext ctx_;
-    bool done_ = false;
     int n_demos_ = 0;
     Matrix fast_, delta_icl_, w_zsl_;
     std::vector<Matrix> history_;

@@ -161,11 +161,11 @@ const DemoDef kBayesPosterior = [] {
         ParamSpec::integer("query_symbols", 1, 5, 1, 1),
     };
     d.start = start;
+    d.peak_bytes = peak_bytes;
     d.assets = {"checkpoints/hmm.json", "checkpoints/hmm.icl"};
     return d;
 }();
 ICL_REGISTER_DEMO(kBayesPosterior);
-ICL_REGISTER_PEAK_BYTES("bayes_posterior", peak_bytes);
 
 }  // namespace
 }  // namespace icl

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "icl/demo.h"
+#include "icl/demo_analytic.h"
 #include "icl/demo_panels.h"
 #include "icl/dual_form.h"
 #include "icl/rng.h"
@@ -16,19 +17,11 @@
 namespace icl {
 namespace {
 
-Matrix random_normal(Rng& rng, int rows, int cols, float std) {
-    Matrix m = matrix(rows, cols);
-    for (float& x : m.storage()) x = rng.normal(0.0f, std);
-    return m;
-}
-
-class DualFormSession : public Session {
+class DualFormSession : public AnalyticSession {
 public:
     explicit DualFormSession(const DemoContext& ctx) : ctx_(ctx) {}
 
-    void step(int) override {
-        if (done_) return;
-        done_ = true;
+    void compute() override {
         const Params& p = ctx_.params;
         const int d_in = p.i("d_in"), d_out = p.i("d_out"), n_train = p.i("n_train"), n_test = p.i("n_test");
         const bool adam = p.s("optimizer") == "adam";
@@ -77,11 +70,9 @@ public:
         test_loss_ = loss / n_test;
     }
 
-    bool done() const override { return done_; }
 
-    std::vector<Panel> panels() const override {
+    std::vector<Panel> draw() const override {
         std::vector<Panel> panels;
-        if (!done_ || !error_.empty()) return panels;
         const Texts& msg = ctx_.text;
         const Params& p = ctx_.params;
         const bool adam = p.s("optimizer") == "adam";
@@ -143,7 +134,6 @@ public:
 
 private:
     DemoContext ctx_;
-    bool done_ = false;
     LinearLayerRun run_;
     Matrix x_test_, primal_, dual_, scores_;
     double max_abs_diff_ = 0.0, rel_diff_ = 0.0, test_loss_ = 0.0;

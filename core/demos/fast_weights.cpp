@@ -43,8 +43,6 @@ void mean_sd(const std::vector<double>& v, double& mean, double& sd) {
 struct Arm {
     gpt::Model model;
     std::optional<gpt::Trainer> trainer;
-    std::vector<double> steps, loss;  // smoothed training loss (first seed)
-    double smooth = 0;
 };
 
 // What the first seed's linear model writes while it reads a 16-shot prompt.
@@ -58,77 +56,13 @@ struct FastWeightView {
     std::string prompt;
 };
 
-class FastWeightsSession : public SeededLanesSession {
+class FastWeightsSession : public TrainedLanesSession {
 public:
     FastWeightsSession(const DemoContext& ctx, gpt::Config cfg)
-        : SeededLanesSession("fast_weights", ctx.params.i("steps"), ctx.params.i("seeds"), ctx.lane, {kDeltaArm, kSoftmaxArm}), ctx_(ctx), cfg_(std::move(cfg)) {
+        : TrainedLanesSession("fast_weights", ctx.params.i("steps"), ctx.params.i("seeds"), ctx.lane, {kDeltaArm, kSoftmaxArm},
+                             kArms, 0.9, 0.1),
+          ctx_(ctx), cfg_(std::move(cfg)) {
         begin_seed();
-    }
-    // One unit = one AdamW step of each of the models this session trains, on the same
-    // batch. Every session draws every batch, so a lane trains on the very batches the
-    // whole session would.
-    void step(int budget) override {
-        const tasks::Suite& s = tasks::suite();
-        for (int u = 0; u < budget && seed_ < seeds_ && error_.empty(); ++u) {
-            std::vector<int> tokens, targets;
-            tasks::append_training_batch(s, kBatch, kPairs, *rng_, tokens, targets);
-            for (Arm& a : arms_) {
-                if (!a.trainer) continue;  // another lane's
-                auto loss = a.trainer->step(tokens.data(), targets.data(), kBatch, cfg_.context);
-                if (!loss) { error_ = loss.error().message; return; }
-                a.smooth = step_ == 0 ? loss.value() : 0.9 * a.smooth + 0.1 * loss.value();
-                if ((step_ + 1) % 10 == 0 && seed_ == 0) {
-                    a.steps.push_back(step_ + 1);
-                    a.loss.push_back(a.smooth);
-                }
-            }
-            if (++step_ == steps_) {
-                if (Status st = evaluate_seed(); !st) { error_ = st.error().message; return; }
-                if (++seed_ < seeds_) begin_seed();
-            }
-        }
-    }
-    // A lane's model: its first seed's loss, every seed's shots curve and final loss, and
-    // the delta rule's step sizes β.
-    nlohmann::json lane_state() const override {
-        if (lane() == 0) return nullptr;
-        const int arm = lane_arm(lane());
-        const auto lc = loss_curve(arm);
-        nlohmann::json state = lane_progress_json(lc.first, lc.second), curves = nlohmann::json::array();
-        for (const auto& c : curves_[arm]) curves.push_back(json_numbers(c));
-        state["curves"] = curves;
-        state["final_loss"] = json_numbers(final_loss_[arm]);
-        if (arm == kDeltaArm) state["betas"] = json_numbers(betas_);
-        return state;
-    }
-    Status take_lane(int k, const nlohmann::json& state) override {
-        if (!takes_lane(k)) return Session::take_lane(k, state);
-        const int arm = lane_arm(k);
-        auto progress = read_lane_progress(k, state);
-        if (!progress) return progress.error();
-        if (!state.contains("curves") || !state["curves"].is_array() || (long long)state["curves"].size() > seeds_)
-            return lane_state_error(k, "'curves' is not a list of at most " + std::to_string(seeds_) + " seeds");
-        std::vector<std::vector<double>> curves;
-        for (const auto& c : state["curves"]) {
-            auto v = read_json_numbers(nlohmann::json{{"curve", c}}, "curve", tasks::kMaxShots + 1);
-            if (!v) return lane_state_error(k, "'curves': " + v.error().message);
-            curves.push_back(v.value());
-        }
-        auto fl = read_json_numbers(state, "final_loss", (long)curves.size());
-        if (!fl) return lane_state_error(k, fl.error().message);
-        if (arm == kDeltaArm) {
-            auto betas = read_json_numbers(state, "betas", -1);
-            if (!betas) return lane_state_error(k, betas.error().message);
-            if (!betas.value().empty() && (int)betas.value().size() != cfg_.layers)
-                return lane_state_error(k, "'betas' has " + std::to_string(betas.value().size()) + " numbers, not 0 or " +
-                                               std::to_string(cfg_.layers));
-            betas_ = betas.value();
-        }
-        loss_curves_[arm] = {progress.value().loss_steps, progress.value().loss};
-        curves_[arm] = std::move(curves);
-        final_loss_[arm] = fl.value();
-        took_lane(k, progress.value());
-        return Ok{};
     }
     std::vector<Panel> panels() const override;
 
@@ -137,15 +71,36 @@ private:
 
     void drop_model(int arm) override { arms_[(size_t)arm].trainer.reset(); }
 
-    // Arm i's training loss: the first seed's, or while it trains, the curve so far.
-    std::pair<std::vector<double>, std::vector<double>> loss_curve(int i) const {
-        if (!loss_curves_[i].first.empty() || arms_.empty() || !trains(i)) return loss_curves_[i];
-        return {arms_[(size_t)i].steps, arms_[(size_t)i].loss};
+    // A lane model's fields: every seed's shots curve and final loss, and the delta rule's
+    // step sizes β, listed once for both ways.
+    struct LaneResults {
+        std::vector<std::vector<double>> curves;  // [seed][k]
+        std::vector<double> final_loss, betas;
+    };
+    void lane_fields(LaneState& io, int arm, LaneResults& r) const {
+        io.rows("curves", r.curves, seeds_, true, "seeds", tasks::kMaxShots + 1);
+        io.numbers("final_loss", r.final_loss, (long)r.curves.size());
+        if (arm != kDeltaArm) return;
+        io.numbers("betas", r.betas);
+        if (io.reading() && !r.betas.empty() && (int)r.betas.size() != cfg_.layers)
+            io.fail("'betas' has " + std::to_string(r.betas.size()) + " numbers, not 0 or " + std::to_string(cfg_.layers));
+    }
+    void write_lane(int arm, LaneState& out) const override {
+        LaneResults r{curves_[arm], final_loss_[arm], arm == kDeltaArm ? betas_ : std::vector<double>{}};
+        lane_fields(out, arm, r);
+    }
+    Status read_lane(int arm, LaneState& in) override {
+        LaneResults r;
+        lane_fields(in, arm, r);
+        if (Status st = in.status(); !st) return st;
+        curves_[arm] = std::move(r.curves);
+        final_loss_[arm] = std::move(r.final_loss);
+        if (arm == kDeltaArm) betas_ = std::move(r.betas);
+        return Ok{};
     }
 
-    void begin_seed() {
-        step_ = 0;
-        const uint64_t seed = ctx_.seed * 1000 + (uint64_t)seed_;
+    void begin_seed() override {
+        const uint64_t seed = run_seed(ctx_.seed);
         rng_.emplace(seed, 61);
         arms_.clear();
         arms_.resize(kArms);
@@ -161,7 +116,15 @@ private:
         }
     }
 
-    Status evaluate_seed() {
+    void draw_batch() override {
+        tokens_.clear(), targets_.clear();
+        tasks::append_training_batch(tasks::suite(), kBatch, kPairs, *rng_, tokens_, targets_);
+    }
+    std::optional<double> train_step(int arm) override {
+        return loss_of(arms_[(size_t)arm].trainer->step(tokens_.data(), targets_.data(), kBatch, cfg_.context));
+    }
+
+    Status evaluate_seed() override {
         const tasks::Suite& s = tasks::suite();
         Rng val(ctx_.seed, 62);  // the same held-out prompts for every model and seed
         std::vector<tasks::Sequence> curves;
@@ -178,11 +141,9 @@ private:
             std::vector<double> curve;
             for (int k = 0; k <= tasks::kMaxShots; ++k) curve.push_back(acc.value()[(size_t)k].accuracy());
             curves_[i].push_back(curve);
-            final_loss_[i].push_back(arms_[(size_t)i].smooth);
+            final_loss_[i].push_back(trace(i).smooth);
         }
         if (seed_ == 0) {
-            for (int i = 0; i < kArms; ++i)
-                if (trains(i)) loss_curves_[i] = {arms_[(size_t)i].steps, arms_[(size_t)i].loss};
             if (trains(kLinearArm))
                 if (Status st = read_fast_weights(); !st) return st;
             if (trains(kDeltaArm))
@@ -292,7 +253,7 @@ private:
     gpt::Config cfg_;
     std::optional<Rng> rng_;
     std::vector<Arm> arms_;
-    std::pair<std::vector<double>, std::vector<double>> loss_curves_[kArms];
+    std::vector<int> tokens_, targets_;  // the step's batch
     std::vector<std::vector<double>> curves_[kArms];  // [arm][seed][k]
     std::vector<double> final_loss_[kArms];
     FastWeightView view_;
@@ -352,8 +313,7 @@ std::vector<Panel> FastWeightsSession::panels() const {
 
     LinesPanel loss{msg("training_loss_first_seed"), "step", "nats", false, false, {}};
     for (int i = 0; i < kArms; ++i) {
-        const auto lc = loss_curve(i);
-        loss.series.push_back({names[i], lc.first, lc.second, {}, i == 2});
+        loss.series.push_back({names[i], trace(i).steps, trace(i).loss, {}, i == 2});
     }
     panels.push_back(loss);
 

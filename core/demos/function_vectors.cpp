@@ -10,6 +10,7 @@
 #include <string>
 
 #include "icl/demo.h"
+#include "icl/demo_analytic.h"
 #include "icl/function_vector.h"
 #include "icl/metrics.h"
 #include "icl/recipe.h"
@@ -18,23 +19,13 @@
 namespace icl {
 namespace {
 
-std::vector<std::string> task_ids() {
-    std::vector<std::string> ids;
-    for (const tasks::Task& t : tasks::suite().tasks)
-        if (!t.remapped) ids.push_back(t.id);
-    return ids;
-}
-
-class FunctionVectorSession : public Session {
+class FunctionVectorSession : public AnalyticSession {
 public:
     FunctionVectorSession(const DemoContext& ctx, gpt::Model m) : ctx_(ctx), model_(std::move(m)) {}
-    void step(int) override {
-        if (done_) return;
-        done_ = true;
+    void compute() override {
         if (Status s = run(); !s) error_ = s.error().message;
     }
-    bool done() const override { return done_; }
-    std::vector<Panel> panels() const override;
+    std::vector<Panel> draw() const override;
 
 private:
     Status probs(const std::vector<std::vector<int>>& prompts, const gpt::Hooks* hooks, std::vector<float>& out) {
@@ -100,7 +91,6 @@ private:
     DemoContext ctx_;
     gpt::Model model_;
     gpt::Activations acts_;
-    bool done_ = false;
     std::string case_icl_, case_zs_, case_fv_, case_prompt_, case_query_, case_expected_;
     std::vector<float> fv_;
     std::vector<double> cie_;
@@ -108,10 +98,9 @@ private:
     double zs_acc_ = 0, fv_acc_ = 0, p_clean_ = 0, p_corrupt_ = 0;
 };
 
-std::vector<Panel> FunctionVectorSession::panels() const {
+std::vector<Panel> FunctionVectorSession::draw() const {
     const Texts& msg = ctx_.text;
     std::vector<Panel> panels;
-    if (!done_ || !error_.empty()) return panels;
     const int L = model_.config.layers, H = model_.config.heads;
     ScalarsPanel s{msg("function_vector"), {}};
     s.items.push_back({"zs_acc", zs_acc_, "", msg("zero_shot_accuracy_on")});
@@ -173,7 +162,7 @@ const DemoDef kFunctionVectors = [] {
     d.analytic = true;
     d.params = {
         // Every size at its max stays within kDemoMemoryBudget (tests/unit/test_bounds.cpp).
-        ParamSpec::choice("task", task_ids(), "antonym"),
+        ParamSpec::choice("task", tasks::unremapped_task_ids(), "antonym"),
         ParamSpec::integer("shots", 2, 10, 8, 1),
         ParamSpec::integer("prompts", 4, 64, 32, 1),
         ParamSpec::choice("corrupted", {"zero_shot", "shuffled_labels"}, "zero_shot"),

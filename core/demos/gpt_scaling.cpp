@@ -4,9 +4,12 @@
 // (GPT-3, Table 2.1). The counts here come from icl/param_count.h's formula.
 #include <cmath>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "icl/format.h"
 #include "icl/demo.h"
+#include "icl/demo_analytic.h"
 #include "icl/param_count.h"
 
 namespace icl {
@@ -40,17 +43,23 @@ double count(const PublishedModel& m) {
     return static_cast<double>(gpt_param_count(m.layers, m.width, m.vocab, m.context).total());
 }
 
-class ScalingSession : public Session {
+class ScalingSession : public AnalyticSession {
 public:
     explicit ScalingSession(const DemoContext& ctx) : ctx_(ctx) {}
-    void step(int) override { done_ = true; }
-    bool done() const override { return done_; }
 
-    std::vector<Panel> panels() const override {
-        const Texts& msg = ctx_.text;
+    // The learner's configuration's count and each published model's.
+    void compute() override {
         const Params& p = ctx_.params;
-        const ParamCount c = gpt_param_count(p.i("layers"), p.i("width"), p.i("vocab"), p.i("context"));
+        mine_ = gpt_param_count(p.i("layers"), p.i("width"), p.i("vocab"), p.i("context"));
+        gpt2_xl_ = count(kGpt2Xl);
+        for (const PublishedModel& m : kGpt3) gpt3_.push_back(gpt_param_count(m.layers, m.width, m.vocab, m.context));
+    }
+
+    std::vector<Panel> draw() const override {
+        const Texts& msg = ctx_.text;
+        const ParamCount& c = mine_;
         const double total = static_cast<double>(c.total());
+        const double gpt3_175b = static_cast<double>(gpt3_.back().total());
         std::vector<Panel> panels;
 
         ScalarsPanel s{msg("your_configuration"), {}};
@@ -59,7 +68,7 @@ public:
                            msg("share_of_parameters_inside")});
         s.items.push_back({"embedding_share", (c.token_embedding + c.position_embedding) / total, "",
                            msg("share_in_token_position")});
-        s.items.push_back({"gpt3_over_gpt2", count(kGpt3[7]) / count(kGpt2Xl), "x",
+        s.items.push_back({"gpt3_over_gpt2", gpt3_175b / gpt2_xl_, "x",
                            msg("gpt_3_175b_gpt")});
         panels.push_back(s);
 
@@ -72,10 +81,10 @@ public:
                         msg("context"), msg("params_formula"),
                         msg("named_in_the_paper")},
                        {}};
-        for (const PublishedModel* m : {&kGpt2Xl, &kGpt3[7]})
-            cmp.rows.push_back({m->name, format_number(m->layers, "%.0f"), format_number(m->width, "%.0f"), format_number(m->context, "%.0f"), human(count(*m)), human(m->nominal)});
+        for (const auto& [m, n] : {std::pair{&kGpt2Xl, gpt2_xl_}, {&kGpt3[7], gpt3_175b}})
+            cmp.rows.push_back({m->name, format_number(m->layers, "%.0f"), format_number(m->width, "%.0f"), format_number(m->context, "%.0f"), human(n), human(m->nominal)});
         cmp.rows.push_back({msg("ratio"), format_number(96.0 / 48, "%.0fx"), format_number(12288.0 / 1600, "%.2fx"),
-                            format_number(2048.0 / 1024, "%.0fx"), format_number(count(kGpt3[7]) / count(kGpt2Xl), "%.0fx"),
+                            format_number(2048.0 / 1024, "%.0fx"), format_number(gpt3_175b / gpt2_xl_, "%.0fx"),
                             format_number(175e9 / 1.5e9, "%.0fx")});
         panels.push_back(cmp);
 
@@ -88,8 +97,9 @@ public:
                          true, false, {}};
         Series emb{msg("embeddings_v_d_t"), {}, {}, {}, false};
         Series blocks{msg("blocks_12_l_d"), {}, {}, {}, false};
-        for (const PublishedModel& m : kGpt3) {
-            const ParamCount mc = gpt_param_count(m.layers, m.width, m.vocab, m.context);
+        for (size_t i = 0; i < gpt3_.size(); ++i) {
+            const PublishedModel& m = kGpt3[i];
+            const ParamCount& mc = gpt3_[i];
             const double t = static_cast<double>(mc.total());
             sizes.rows.push_back({m.name, format_number(m.layers, "%.0f"), format_number(m.width, "%.0f"), human(m.nominal), human(t),
                                   format_number(100.0 * (t - m.nominal) / m.nominal, "%+.1f%%")});
@@ -106,7 +116,9 @@ public:
 
 private:
     DemoContext ctx_;
-    bool done_ = false;
+    ParamCount mine_;
+    double gpt2_xl_ = 0;
+    std::vector<ParamCount> gpt3_;  // kGpt3's counts, in its order
 };
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "icl/demo.h"
+#include "icl/demo_analytic.h"
 #include "icl/icl_split.h"
 #include "icl/metrics.h"
 #include "icl/recipe.h"
@@ -16,13 +17,11 @@
 namespace icl {
 namespace {
 
-class DecompositionSession : public Session {
+class DecompositionSession : public AnalyticSession {
 public:
     DecompositionSession(const DemoContext& ctx, gpt::Model m) : ctx_(ctx), model_(std::move(m)) {}
 
-    void step(int) override {
-        if (done_) return;
-        done_ = true;
+    void compute() override {
         const tasks::Suite& s = tasks::suite();
         const int task = s.find_task(ctx_.params.s("task"));
         const int k = ctx_.params.i("shots"), P = ctx_.params.i("prompts");
@@ -86,13 +85,11 @@ public:
                 }
         }
     }
-    bool done() const override { return done_; }
-    std::vector<Panel> panels() const override;
+    std::vector<Panel> draw() const override;
 
 private:
     DemoContext ctx_;
     gpt::Model model_;
-    bool done_ = false;
     std::vector<int> targets_;
     std::vector<double> rel_, scaled_, cos_, share_, on_demos_;  // (L*H), means over prompts
     std::vector<double> zsl_cos_, zsl_rel_;  // (L) W_ZSL q of the ICL pass vs the zero-shot pass, means over heads and prompts
@@ -105,10 +102,9 @@ double median(std::vector<double> v) {
     return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-std::vector<Panel> DecompositionSession::panels() const {
+std::vector<Panel> DecompositionSession::draw() const {
     const Texts& msg = ctx_.text;
     std::vector<Panel> panels;
-    if (!done_ || !error_.empty()) return panels;
     const int L = model_.config.layers, H = model_.config.heads;
     ScalarsPanel s{msg("linear_split_and_its"), {}};
     s.items.push_back({"identity_err", identity_err_, "",

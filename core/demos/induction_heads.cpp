@@ -12,6 +12,7 @@
 #include "icl/demo.h"
 #include "icl/demo_memory.h"
 #include "icl/demo_panels.h"
+#include "icl/demo_seeded_lanes.h"
 #include "icl/gpt_train.h"
 #include "icl/induction.h"
 #include "icl/profile.h"
@@ -19,96 +20,63 @@
 namespace icl {
 namespace {
 
-std::string head_name(int l, int h) { return "L" + std::to_string(l) + "H" + std::to_string(h); }
-
-// One model being trained, its fixed evaluation batch and its history.
-struct Run {
-    gpt::Model model;
-    std::optional<gpt::Trainer> trainer;  // empty: another worker trains it (a lane)
-    std::vector<double> eval_steps, eval_loss, icl_score, best_prefix;
-    std::vector<std::vector<double>> prefix_by_head;  // [head][eval]
-    induction::Eval last;
-    std::vector<float> probe_attention;  // (L,H,T,T): attention on the probe sequence at the last evaluation
-    double phase_step = -1;  // first eval step where the best prefix-matching score passes kPhaseThreshold
-    int lane_steps = 0;      // trained elsewhere: the steps its last state had done
-};
-
-// A run's history as a lane's state (Session::lane_state); numbers survive the trip
-// exactly (nlohmann writes the shortest text that reads back as the same double), and
-// a non-finite one travels as null.
-nlohmann::json history_json(const Run& r) {
-    nlohmann::json by_head = nlohmann::json::array();
-    for (const auto& h : r.prefix_by_head) by_head.push_back(json_numbers(h));
-    const nlohmann::json last = {{"loss", json_number(r.last.loss)},
-                                 {"loss_by_position", json_numbers(r.last.loss_by_position)},
-                                 {"icl_score", json_number(r.last.icl_score)},
-                                 {"prefix_matching", json_numbers(r.last.prefix_matching)},
-                                 {"previous_token", json_numbers(r.last.previous_token)}};
-    return {{"eval_steps", json_numbers(r.eval_steps)}, {"eval_loss", json_numbers(r.eval_loss)},
-            {"icl_score", json_numbers(r.icl_score)},   {"best_prefix", json_numbers(r.best_prefix)},
-            {"prefix_by_head", by_head},                {"phase_step", json_number(r.phase_step)},
-            {"last", last}};
-}
-
-// The inverse of history_json for a run of `heads` heads (L*H) at sequence length T.
-Status read_history(const nlohmann::json& j, int heads, int T, Run& r) {
-    Run got;
-    auto steps = read_json_numbers(j, "eval_steps", -1);
-    if (!steps) return steps.error();
-    const long n = (long)steps.value().size();
-    got.eval_steps = steps.value();
-    for (auto [key, out] : {std::pair{"eval_loss", &got.eval_loss}, {"icl_score", &got.icl_score}, {"best_prefix", &got.best_prefix}}) {
-        auto v = read_json_numbers(j, key, n);
-        if (!v) return v.error();
-        *out = v.value();
-    }
-    if (!j.contains("prefix_by_head") || !j["prefix_by_head"].is_array() || (int)j["prefix_by_head"].size() != heads)
-        return make_error("'prefix_by_head' is not a list of " + std::to_string(heads) + " heads");
-    for (const auto& h : j["prefix_by_head"]) {
-        auto v = read_json_numbers(nlohmann::json{{"head", h}}, "head", n);
-        if (!v) return make_error("'prefix_by_head': " + v.error().message);
-        got.prefix_by_head.push_back(v.value());
-    }
-    auto phase = read_json_number(j, "phase_step");
-    if (!phase) return phase.error();
-    got.phase_step = std::isnan(phase.value()) ? -1 : phase.value();
-    if (!j.contains("last") || !j["last"].is_object()) return make_error("'last' is not an object");
-    const nlohmann::json& last = j["last"];
-    auto loss = read_json_number(last, "loss"), icl = read_json_number(last, "icl_score");
-    if (!loss) return loss.error();
-    if (!icl) return icl.error();
-    auto by_pos = read_json_numbers(last, "loss_by_position", T), pm = read_json_numbers(last, "prefix_matching", heads),
-         prev = read_json_numbers(last, "previous_token", heads);
-    for (const auto* v : {&by_pos, &pm, &prev})
-        if (!*v) return v->error();
-    got.last = {loss.value(), by_pos.value(), icl.value(), pm.value(), prev.value()};
-    r.eval_steps = std::move(got.eval_steps);
-    r.eval_loss = std::move(got.eval_loss);
-    r.icl_score = std::move(got.icl_score);
-    r.best_prefix = std::move(got.best_prefix);
-    r.prefix_by_head = std::move(got.prefix_by_head);
-    r.phase_step = got.phase_step;
-    r.last = std::move(got.last);
-    return Ok{};
-}
+using gpt::head_name;
 
 // A head "is" an induction head once its prefix-matching score passes this (uniform
 // causal attention over 48 positions gives about 0.03).
 constexpr double kPhaseThreshold = 0.3;
 
-class InductionSession : public Session {
+// What a model's evaluations recorded over training: what a lane's state carries.
+struct History {
+    std::vector<double> eval_steps, eval_loss, icl_score, best_prefix;
+    std::vector<std::vector<double>> prefix_by_head;  // [head][eval]
+    induction::Eval last;
+    double phase_step = -1;  // first eval step where the best prefix-matching score passes kPhaseThreshold
+};
+
+// One model being trained and its history.
+struct Run {
+    gpt::Model model;
+    std::optional<gpt::Trainer> trainer;  // empty: another worker trains it (a lane)
+    History history;
+    std::vector<float> probe_attention;  // (L,H,T,T): attention on the probe sequence at the last evaluation
+};
+
+// A history's fields, for a run of `heads` heads (L*H) at sequence length T, listed once
+// for both ways (icl/lane_state.h).
+void history_fields(LaneState& io, History& h, int heads, int T) {
+    io.numbers("eval_steps", h.eval_steps);
+    const long n = (long)h.eval_steps.size();
+    io.numbers("eval_loss", h.eval_loss, n);
+    io.numbers("icl_score", h.icl_score, n);
+    io.numbers("best_prefix", h.best_prefix, n);
+    io.rows("prefix_by_head", h.prefix_by_head, heads, false, "heads", n);
+    io.number("phase_step", h.phase_step);
+    if (std::isnan(h.phase_step)) h.phase_step = -1;  // none yet
+    io.object("last", [&](LaneState& last) {
+        last.number("loss", h.last.loss);
+        last.numbers("loss_by_position", h.last.loss_by_position, T);
+        last.number("icl_score", h.last.icl_score);
+        last.numbers("prefix_matching", h.last.prefix_matching, heads);
+        last.numbers("previous_token", h.last.previous_token, heads);
+    });
+}
+
+// Lane 0 is the model; lane 1, the 1-layer control, if any. One seed.
+class InductionSession : public TrainedLanesSession {
 public:
     InductionSession(const DemoContext& ctx, induction::Data data, gpt::Config main_cfg)
-        : ctx_(ctx), data_(data), rng_(ctx.seed, 11) {
+        : TrainedLanesSession("induction_heads", ctx.params.i("steps"), 1, ctx.lane, has_control(ctx.params, main_cfg) ? std::vector<int>{1} : std::vector<int>{},
+                             has_control(ctx.params, main_cfg) ? 2 : 1, 0.9, 0.1),
+          ctx_(ctx), data_(data), rng_(ctx.seed, 11) {
         const Params& p = ctx.params;
-        steps_ = p.i("steps");
         batch_ = p.i("batch");
         eval_every_ = std::max(1, steps_ / 40);
         OptimizerConfig opt;
         opt.lr = p.f("lr");
         opt.clip_norm = 1.0f;
-        std::vector<gpt::Config> configs = {main_cfg};  // lane 0: the model; lane 1: the 1-layer control
-        if (p.b("control") && main_cfg.layers != 1) {
+        std::vector<gpt::Config> configs = {main_cfg};
+        if (has_control(p, main_cfg)) {
             configs.push_back(main_cfg);
             configs.back().layers = 1;
         }
@@ -116,7 +84,7 @@ public:
             runs_.push_back(std::make_unique<Run>());
             Run& r = *runs_.back();
             r.model = gpt::make_model(configs[k], ctx.seed).value();  // its layout: the panels' head count
-            if (ctx.lane > 0 && (int)k != ctx.lane) continue;  // a lane session trains its lane only
+            if (!trains((int)k)) continue;  // a lane session trains its lane only
             // GPT-2's init (std 0.02) leaves every attention pattern uniform and the
             // plateau before the phase change long; a larger init shortens it.
             const float scale = p.f("init_std") / 0.02f;
@@ -128,115 +96,78 @@ public:
         Rng eval_rng(ctx.seed, 12);
         induction::make_batch(data_, kEvalBatch, eval_rng, eval_tokens_, eval_targets_);
         induction::make_repeat_probe(data_, kEvalBatch, eval_rng, probe_);
-        evaluate_all();
-    }
-
-    // One unit = one AdamW step of every model this session trains. Every session draws
-    // every batch, so a lane trains on the very batches the whole session would.
-    void step(int budget) override {
-        for (int u = 0; u < budget && done_steps_ < steps_ && error_.empty(); ++u) {
-            { ICL_PROFILE_SCOPE("demo batch"); induction::make_batch(data_, batch_, rng_, tokens_, targets_); }
-            for (auto& r : runs_) {
-                if (!r->trainer) continue;
-                auto loss = r->trainer->step(tokens_.data(), targets_.data(), batch_, data_.length);
-                if (!loss) { error_ = loss.error().message; return; }
-            }
-            ++done_steps_;
-            if (done_steps_ % eval_every_ == 0 || done_steps_ == steps_) evaluate_all();
-            if (!error_.empty()) return;
-            if (done_steps_ == steps_ && runs_[0]->trainer) ablate();
-        }
-    }
-    // Done when its own steps are, and every lane trained elsewhere has sent its last state.
-    bool done() const override { return !error_.empty() || (done_steps_ >= steps_ && !waiting()); }
-    bool waiting() const override {
-        if (!error_.empty() || done_steps_ < steps_) return false;
-        for (const auto& r : runs_)
-            if (offloaded(*r) && r->lane_steps < steps_) return true;
-        return false;
-    }
-    // The slowest of its own steps and each offloaded lane's (as its last state had them):
-    // the bar reaches 1 when the run is done, not while it waits for the control.
-    double progress() const override {
-        if (!steps_) return 1.0;
-        int slowest = done_steps_;
-        for (const auto& r : runs_)
-            if (offloaded(*r)) slowest = std::min(slowest, r->lane_steps);
-        return (double)slowest / steps_;
-    }
-    int lanes() const override { return (int)runs_.size(); }
-    Status offload(int k) override {
-        if (lane() != 0 || k < 1 || k >= lanes()) return Session::offload(k);
-        if (done_steps_ > 0) return make_error("induction_heads: lane " + std::to_string(k) + " can only be offloaded before the first step");
-        runs_[(size_t)k]->trainer.reset();
-        return Ok{};
-    }
-    nlohmann::json lane_state() const override {
-        if (lane() == 0) return nullptr;
-        nlohmann::json state = history_json(*runs_[(size_t)lane()]);
-        state["steps"] = done_steps_;
-        state["error"] = error_;
-        return state;
-    }
-    Status take_lane(int k, const nlohmann::json& state) override {
-        if (lane() != 0 || k < 1 || k >= lanes() || !offloaded(*runs_[(size_t)k]))
-            return Session::take_lane(k, state);
-        Run& r = *runs_[(size_t)k];
-        const std::string what = "induction_heads: lane " + std::to_string(k) + "'s state: ";
-        long long steps = 0;
-        std::string error;
-        if (Status s = read_lane_header(state, steps_, steps, error); !s) return make_error(what + s.error().message);
-        const int heads = r.model.config.layers * r.model.config.heads;
-        if (Status s = read_history(state, heads, data_.length, r); !s) return make_error(what + s.error().message);
-        r.lane_steps = (int)steps;
-        // The lane stopped on a problem (its training diverged): so does the session, in its words.
-        if (!error.empty() && error_.empty()) error_ = error;
-        return Ok{};
+        if (Status st = evaluate_all(); !st) error_ = st.error().message;
     }
     std::vector<Panel> panels() const override;
 
 private:
     static constexpr int kEvalBatch = 32;
 
-    // Trained by another worker: this session neither trains nor evaluates it.
-    bool offloaded(const Run& r) const { return lane() == 0 && !r.trainer; }
+    static bool has_control(const Params& p, const gpt::Config& main_cfg) { return p.b("control") && main_cfg.layers != 1; }
 
-    void evaluate_all() {
+    // One unit = one AdamW step of every model this session trains.
+    void draw_batch() override {
+        ICL_PROFILE_SCOPE("demo batch");
+        induction::make_batch(data_, batch_, rng_, tokens_, targets_);
+    }
+    std::optional<double> train_step(int arm) override {
+        return loss_of(runs_[(size_t)arm]->trainer->step(tokens_.data(), targets_.data(), batch_, data_.length));
+    }
+    Status after_step() override { return step_ % eval_every_ == 0 && step_ != steps_ ? evaluate_all() : Ok{}; }
+    // The last evaluation, and the main model's heads ablated one at a time.
+    Status evaluate_seed() override {
+        if (Status st = evaluate_all(); !st) return st;
+        return runs_[0]->trainer ? ablate() : Ok{};
+    }
+    void drop_model(int arm) override { runs_[(size_t)arm]->trainer.reset(); }
+    int heads(int arm) const { return runs_[(size_t)arm]->model.config.layers * runs_[(size_t)arm]->model.config.heads; }
+    void write_lane(int arm, LaneState& out) const override {
+        History h = runs_[(size_t)arm]->history;
+        history_fields(out, h, heads(arm), data_.length);
+    }
+    Status read_lane(int arm, LaneState& in) override {
+        History h;
+        history_fields(in, h, heads(arm), data_.length);
+        if (Status st = in.status(); !st) return st;
+        runs_[(size_t)arm]->history = std::move(h);
+        return Ok{};
+    }
+
+    Status evaluate_all() {
         ICL_PROFILE_SCOPE("demo evaluate");
         for (auto& r : runs_) {
             if (!r->trainer) continue;
             auto e = induction::evaluate(r->model, data_, eval_tokens_, eval_targets_, probe_, kEvalBatch);
-            if (!e) { error_ = e.error().message; return; }
-            r->last = e.value();
-            r->eval_steps.push_back(done_steps_);
-            r->eval_loss.push_back(e.value().loss);
-            r->icl_score.push_back(e.value().icl_score);
+            if (!e) return e.error();
+            History& h = r->history;
+            h.last = e.value();
+            h.eval_steps.push_back(step_);
+            h.eval_loss.push_back(e.value().loss);
+            h.icl_score.push_back(e.value().icl_score);
             const auto& pm = e.value().prefix_matching;
-            r->prefix_by_head.resize(pm.size());
-            for (size_t h = 0; h < pm.size(); ++h) r->prefix_by_head[h].push_back(pm[h]);
+            h.prefix_by_head.resize(pm.size());
+            for (size_t i = 0; i < pm.size(); ++i) h.prefix_by_head[i].push_back(pm[i]);
             const double best = *std::max_element(pm.begin(), pm.end());
-            r->best_prefix.push_back(best);
-            if (r->phase_step < 0 && best >= kPhaseThreshold) r->phase_step = done_steps_;
+            h.best_prefix.push_back(best);
+            if (h.phase_step < 0 && best >= kPhaseThreshold) h.phase_step = step_;
         }
         // The main model's attention maps on the probe, for result() to copy from.
-        if (!runs_[0]->trainer) return;  // a lane session: not its model
+        if (!runs_[0]->trainer) return Ok{};  // a lane session: not its model
         Run& m = *runs_[0];
         const int L = m.model.config.layers, H = m.model.config.heads, T = data_.length;
         gpt::Activations acts;
-        if (Status s = gpt::forward(m.model, acts, probe_.data(), nullptr, 1, T); !s) {
-            error_ = s.error().message;
-            return;
-        }
+        if (Status s = gpt::forward(m.model, acts, probe_.data(), nullptr, 1, T); !s) return s;
         m.probe_attention.resize(static_cast<size_t>(L) * H * T * T);
         for (int l = 0; l < L; ++l)
             for (int h = 0; h < H; ++h) {
                 const float* a = acts.attention(l, 0, h, H);
                 std::copy(a, a + static_cast<size_t>(T) * T, m.probe_attention.begin() + (static_cast<size_t>(l) * H + h) * T * T);
             }
+        return Ok{};
     }
 
     // ICL score with each head of the main model zeroed, one at a time.
-    void ablate() {
+    Status ablate() {
         const Run& r = *runs_[0];
         const int L = r.model.config.layers, H = r.model.config.heads;
         for (int l = 0; l < L; ++l)
@@ -244,15 +175,16 @@ private:
                 gpt::Hooks hooks;
                 hooks.ablations = {{l, h}};
                 auto e = induction::evaluate(r.model, data_, eval_tokens_, eval_targets_, probe_, kEvalBatch, &hooks);
-                if (!e) { error_ = e.error().message; return; }
+                if (!e) return e.error();
                 ablated_icl_.push_back(e.value().icl_score);
             }
+        return Ok{};
     }
 
     DemoContext ctx_;
     induction::Data data_;
     Rng rng_;
-    int steps_ = 0, batch_ = 0, eval_every_ = 1, done_steps_ = 0;
+    int batch_ = 0, eval_every_ = 1;
     std::vector<std::unique_ptr<Run>> runs_;  // [0] the model, [1] the 1-layer control if any
     std::vector<int> tokens_, targets_, eval_tokens_, eval_targets_, probe_;
     std::vector<double> ablated_icl_;  // (L*H), after training
@@ -262,17 +194,18 @@ std::vector<Panel> InductionSession::panels() const {
     const Texts& msg = ctx_.text;
     std::vector<Panel> panels;
     if (lane() != 0) return panels;  // a lane session reports its lane_state() instead
-    const Run& m = *runs_[0];
+    const Run& run = *runs_[0];
+    const History& m = run.history;
     // the control, once it has been evaluated (an offloaded one: once its first state is in)
-    const Run* ctl = runs_.size() > 1 && !runs_[1]->eval_steps.empty() ? runs_[1].get() : nullptr;
-    const int L = m.model.config.layers, H = m.model.config.heads;
+    const History* ctl = runs_.size() > 1 && !runs_[1]->history.eval_steps.empty() ? &runs_[1]->history : nullptr;
+    const int L = run.model.config.layers, H = run.model.config.heads;
     const auto& pm = m.last.prefix_matching;
     const int best = (int)(std::max_element(pm.begin(), pm.end()) - pm.begin());
     const auto& prev = m.last.previous_token;
     const int best_prev = (int)(std::max_element(prev.begin(), prev.end()) - prev.begin());
 
     ScalarsPanel s{msg("after_the_steps_so"), {}};
-    s.items.push_back({"steps", (double)done_steps_, "", msg("optimizer_steps_done")});
+    s.items.push_back({"steps", (double)units_done(), "", msg("optimizer_steps_done")});
     s.items.push_back({"loss", m.last.loss, "nats", msg("mean_next_token_loss")});
     s.items.push_back({"icl_score", m.last.icl_score, "nats",
                        msg("icl_score_loss_at")});
@@ -349,11 +282,11 @@ std::vector<Panel> InductionSession::panels() const {
     // attention maps of the probe sequence at the last evaluation (evaluate_all computed
     // them), previous-token head and induction head
     const int T = data_.length;
-    if (m.probe_attention.size() == static_cast<size_t>(L) * H * T * T) {
+    if (run.probe_attention.size() == static_cast<size_t>(L) * H * T * T) {
         std::vector<std::string> labels;
         for (int t = 0; t < T; ++t) labels.push_back(std::to_string(probe_[(size_t)t]));
         for (int idx : {best_prev, best}) {
-            const float* a = m.probe_attention.data() + static_cast<size_t>(idx) * T * T;  // idx = l * H + h
+            const float* a = run.probe_attention.data() + static_cast<size_t>(idx) * T * T;  // idx = l * H + h
             HeatmapPanel hm{msg("attention_of", {{"head", head_name(idx / H, idx % H)},
                                                    {"which", msg(idx == best ? "best_prefix_matching" : "best_previous_token")}}),
                             msg("key_position_token_id"), msg("query_position_token_id"),
@@ -426,11 +359,11 @@ const DemoDef kInductionHeads = [] {
         ParamSpec::boolean("control", true),
     };
     d.start = start;
+    d.peak_bytes = peak_bytes;
     d.assets = {};
     return d;
 }();
 ICL_REGISTER_DEMO(kInductionHeads);
-ICL_REGISTER_PEAK_BYTES("induction_heads", peak_bytes);
 
 }  // namespace
 }  // namespace icl

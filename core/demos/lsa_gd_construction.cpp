@@ -8,6 +8,7 @@
 #include <string>
 
 #include "icl/demo.h"
+#include "icl/demo_analytic.h"
 #include "icl/demo_panels.h"
 #include "icl/linear_tasks.h"
 #include "icl/lsa.h"
@@ -18,13 +19,11 @@ namespace {
 
 constexpr double kEtaMax = 20.0, kEtaStep = 0.25;
 
-class LsaGdConstructionSession : public Session {
+class LsaGdConstructionSession : public AnalyticSession {
 public:
     explicit LsaGdConstructionSession(const DemoContext& ctx) : ctx_(ctx) {}
 
-    void step(int) override {
-        if (done_) return;
-        done_ = true;
+    void compute() override {
         const Params& p = ctx_.params;
         d_ = p.i("d");
         n_ = p.i("n_context");
@@ -67,11 +66,9 @@ public:
         zero_loss_ = curve_.y.front();
     }
 
-    bool done() const override { return done_; }
 
-    std::vector<Panel> panels() const override {
+    std::vector<Panel> draw() const override {
         std::vector<Panel> panels;
-        if (!done_) return panels;
         const Texts& msg = ctx_.text;
         ScalarsPanel s{msg("one_lsa_layer_vs"), {}};
         s.items.push_back({"max_abs_diff", max_abs_diff_, "",
@@ -116,7 +113,6 @@ public:
 
 private:
     DemoContext ctx_;
-    bool done_ = false;
     int d_ = 0, n_ = 0;
     float eta_ = 0;
     LsaWeights weights_;

@@ -30,69 +30,15 @@ constexpr int kLaneArm = 1;  // lane 1's model: the one with the momentum term
 struct Arm {  // one model of a pair
     gpt::Model model;
     std::optional<gpt::Trainer> trainer;
-    std::vector<double> steps, loss;  // smoothed training loss
-    double smooth = 0;
 };
 
-class MomentumSession : public SeededLanesSession {
+class MomentumSession : public TrainedLanesSession {
 public:
     MomentumSession(const DemoContext& ctx, gpt::Config cfg)
-        : SeededLanesSession("momentum_attention", ctx.params.i("steps"), ctx.params.i("seeds"), ctx.lane, {kLaneArm}), ctx_(ctx), cfg_(cfg) {
+        : TrainedLanesSession("momentum_attention", ctx.params.i("steps"), ctx.params.i("seeds"), ctx.lane, {kLaneArm}, 2,
+                             0.95, 0.05),
+          ctx_(ctx), cfg_(cfg) {
         begin_seed();
-    }
-    // One unit = one AdamW step of each model of the current seed this session trains.
-    // Every session draws every batch, so a lane trains on the very batches the whole
-    // session would.
-    void step(int budget) override {
-        const tasks::Suite& s = tasks::suite();
-        for (int u = 0; u < budget && seed_ < seeds_ && error_.empty(); ++u) {
-            std::vector<int> tokens, targets;
-            tasks::append_training_batch(s, kBatch, kPairs, *rng_, tokens, targets);
-            for (Arm& a : arms_) {
-                if (!a.trainer) continue;  // another lane's
-                auto loss = a.trainer->step(tokens.data(), targets.data(), kBatch, cfg_.context);
-                if (!loss) { error_ = loss.error().message; return; }
-                a.smooth = step_ == 0 ? loss.value() : 0.95 * a.smooth + 0.05 * loss.value();
-                if ((step_ + 1) % 10 == 0 && seed_ == 0) {
-                    a.steps.push_back(step_ + 1);
-                    a.loss.push_back(a.smooth);
-                }
-            }
-            if (++step_ == steps_) {
-                if (Status st = evaluate_seed(); !st) { error_ = st.error().message; return; }
-                if (++seed_ < seeds_) begin_seed();
-            }
-        }
-    }
-    nlohmann::json lane_state() const override {
-        if (lane() == 0) return nullptr;
-        const auto lc = loss_curve(kLaneArm);
-        nlohmann::json state = lane_progress_json(lc.first, lc.second);
-        state["ppl"] = json_numbers(ppl_[kLaneArm]);
-        state["icl"] = json_numbers(icl_[kLaneArm]);
-        state["zero"] = json_numbers(zero_[kLaneArm]);
-        state["prev"] = json_numbers(prev_[kLaneArm]);
-        return state;
-    }
-    Status take_lane(int k, const nlohmann::json& state) override {
-        if (!takes_lane(k)) return Session::take_lane(k, state);
-        auto progress = read_lane_progress(k, state);
-        if (!progress) return progress.error();
-        auto ppl = read_json_numbers(state, "ppl", -1);
-        if (!ppl) return lane_state_error(k, ppl.error().message);
-        if ((long long)ppl.value().size() > seeds_) return lane_state_error(k, "'ppl' has more than " + std::to_string(seeds_) + " seeds");
-        const long n = (long)ppl.value().size();
-        auto icl = read_json_numbers(state, "icl", n), zero = read_json_numbers(state, "zero", n),
-             prev = read_json_numbers(state, "prev", n);
-        for (const auto* v : {&icl, &zero, &prev})
-            if (!*v) return lane_state_error(k, v->error().message);
-        curves_[kLaneArm] = {progress.value().loss_steps, progress.value().loss};
-        ppl_[kLaneArm] = ppl.value();
-        icl_[kLaneArm] = icl.value();
-        zero_[kLaneArm] = zero.value();
-        prev_[kLaneArm] = prev.value();
-        took_lane(k, progress.value());
-        return Ok{};
     }
     std::vector<Panel> panels() const override;
 
@@ -101,15 +47,43 @@ private:
 
     void drop_model(int arm) override { arms_[(size_t)arm].trainer.reset(); }
 
-    // Arm i's training loss: the first seed's, or while it trains, the curve so far.
-    std::pair<std::vector<double>, std::vector<double>> loss_curve(int i) const {
-        if (!curves_[i].first.empty() || arms_.empty() || !trains(i)) return curves_[i];
-        return {arms_[(size_t)i].steps, arms_[(size_t)i].loss};
+    // The momentum model's fields: every seed's perplexity, ICL and zero-shot accuracy
+    // and previous-token score, listed once for both ways.
+    struct LaneResults {
+        std::vector<double> ppl, icl, zero, prev;
+    };
+    void lane_fields(LaneState& io, LaneResults& r) const {
+        io.numbers_at_most("ppl", r.ppl, seeds_, "seeds");
+        const long n = (long)r.ppl.size();
+        io.numbers("icl", r.icl, n);
+        io.numbers("zero", r.zero, n);
+        io.numbers("prev", r.prev, n);
+    }
+    void write_lane(int arm, LaneState& out) const override {
+        LaneResults r{ppl_[arm], icl_[arm], zero_[arm], prev_[arm]};
+        lane_fields(out, r);
+    }
+    Status read_lane(int arm, LaneState& in) override {
+        LaneResults r;
+        lane_fields(in, r);
+        if (Status st = in.status(); !st) return st;
+        ppl_[arm] = std::move(r.ppl);
+        icl_[arm] = std::move(r.icl);
+        zero_[arm] = std::move(r.zero);
+        prev_[arm] = std::move(r.prev);
+        return Ok{};
     }
 
-    void begin_seed() {
-        step_ = 0;
-        const uint64_t seed = ctx_.seed * 1000 + (uint64_t)seed_;
+    void draw_batch() override {
+        tokens_.clear(), targets_.clear();
+        tasks::append_training_batch(tasks::suite(), kBatch, kPairs, *rng_, tokens_, targets_);
+    }
+    std::optional<double> train_step(int arm) override {
+        return loss_of(arms_[(size_t)arm].trainer->step(tokens_.data(), targets_.data(), kBatch, cfg_.context));
+    }
+
+    void begin_seed() override {
+        const uint64_t seed = run_seed(ctx_.seed);
         rng_.emplace(seed, 51);
         arms_.clear();
         arms_.resize(2);
@@ -125,7 +99,7 @@ private:
             if (trains(i)) arms_[(size_t)i].trainer.emplace(gpt::Trainer::make(arms_[(size_t)i].model, o).value());
     }
 
-    Status evaluate_seed() {
+    Status evaluate_seed() override {
         const tasks::Suite& s = tasks::suite();
         Rng val(ctx_.seed, 52);  // the same validation documents for every model and seed
         std::vector<int> tokens, targets;
@@ -165,9 +139,6 @@ private:
             icl_[i].push_back(few);
             zero_[i].push_back(acc.value()[0].accuracy());
         }
-        if (seed_ == 0)
-            for (int i = 0; i < 2; ++i)
-                if (trains(i)) curves_[i] = {arms_[(size_t)i].steps, arms_[(size_t)i].loss};
         return Ok{};
     }
 
@@ -175,7 +146,7 @@ private:
     gpt::Config cfg_;
     std::optional<Rng> rng_;
     std::vector<Arm> arms_;
-    std::pair<std::vector<double>, std::vector<double>> curves_[2];  // seed 0's loss curves
+    std::vector<int> tokens_, targets_;  // the step's batch
     std::vector<double> ppl_[2], icl_[2], zero_[2], prev_[2];  // [plain, momentum][seed]
 };
 
@@ -202,9 +173,8 @@ std::vector<Panel> MomentumSession::panels() const {
     panels.push_back(s);
 
     LinesPanel loss{msg("training_loss_first_seed"), msg("step"), "nats", false, false, {}};
-    const std::pair<std::vector<double>, std::vector<double>> curves[2] = {loss_curve(0), loss_curve(1)};
-    loss.series.push_back({msg("plain_attention"), curves[0].first, curves[0].second, {}, false});
-    loss.series.push_back({msg("momentum_attention"), curves[1].first, curves[1].second, {}, true});
+    loss.series.push_back({msg("plain_attention"), trace(0).steps, trace(0).loss, {}, false});
+    loss.series.push_back({msg("momentum_attention"), trace(1).steps, trace(1).loss, {}, true});
     panels.push_back(loss);
 
     TablePanel t{msg("per_seed_beside_dai"),

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "icl/demo.h"
+#include "icl/demo_analytic.h"
 #include "icl/finetune.h"
 #include "icl/recipe.h"
 #include "icl/tasks.h"
@@ -11,13 +12,11 @@
 namespace icl {
 namespace {
 
-class RegimesSession : public Session {
+class RegimesSession : public AnalyticSession {
 public:
     RegimesSession(const DemoContext& ctx, gpt::Model m) : ctx_(ctx), model_(std::move(m)) {}
 
-    void step(int) override {
-        if (done_) return;
-        done_ = true;
+    void compute() override {
         const tasks::Suite& s = tasks::suite();
         const int task = s.find_task(ctx_.params.s("task"));
         const int k = ctx_.params.i("shots"), n = ctx_.params.i("queries");
@@ -90,12 +89,10 @@ public:
         if (k > 0) shown_ = s.text(shown, 1, (int)shown.size() - 1);    // without BOS and the last ";"
         n_ = (int)queries.size();
     }
-    bool done() const override { return done_; }
 
-    std::vector<Panel> panels() const override {
+    std::vector<Panel> draw() const override {
         const Texts& msg = ctx_.text;
         std::vector<Panel> panels;
-        if (!done_ || !error_.empty()) return panels;
         const bool have = ctx_.params.i("shots") > 0;
         ScalarsPanel head{msg("three_regimes_one_model"), {}};
         head.items.push_back({"acc_pretrained", pre_.accuracy(), "", msg("pre_trained_only_zero")});
@@ -129,7 +126,6 @@ public:
 private:
     DemoContext ctx_;
     gpt::Model model_;
-    bool done_ = false;
     std::string hash_before_, hash_after_, hash_ft_, shown_;
     tasks::Accuracy pre_, ft_, icl_;
     finetune::Losses ft_loss_;

@@ -13,9 +13,11 @@
 
 #include "icl/format.h"
 #include "icl/demo.h"
+#include "icl/demo_analytic.h"
 #include "icl/function_vector.h"
 #include "icl/generate.h"
 #include "icl/icl_split.h"
+#include "icl/metrics.h"
 #include "icl/recipe.h"
 #include "icl/tasks.h"
 
@@ -24,7 +26,7 @@ namespace {
 
 constexpr int kLayers = 4, kHeads = 4;  // the shipped task model (checked at start)
 
-std::string head_name(int l, int h) { return "L" + std::to_string(l) + "H" + std::to_string(h); }
+using gpt::head_name;
 
 std::vector<std::string> prompt_vocabulary() {
     const auto& w = tasks::suite().words;
@@ -38,10 +40,10 @@ std::vector<std::string> head_vocabulary() {
     return v;
 }
 
+// "none", or a task whose function vector to add.
 std::vector<std::string> fv_choices() {
     std::vector<std::string> c = {"none"};
-    for (const tasks::Task& t : tasks::suite().tasks)
-        if (!t.remapped) c.push_back(t.id);
+    for (const std::string& id : tasks::unremapped_task_ids()) c.push_back(id);
     return c;
 }
 
@@ -52,34 +54,18 @@ std::vector<std::string> head_choices() {
     return v;
 }
 
-double norm(const std::vector<float>& v) {
-    double s = 0;
-    for (float x : v) s += (double)x * x;
-    return std::sqrt(s);
-}
-
-// KL(p ‖ q) in nats over a vocabulary.
-double kl_divergence(const std::vector<float>& p, const std::vector<float>& q) {
-    double kl = 0;
-    for (size_t i = 0; i < p.size(); ++i)
-        if (p[i] > 0) kl += (double)p[i] * (std::log((double)p[i]) - std::log(std::max((double)q[i], 1e-30)));
-    return std::max(0.0, kl);
-}
 
 std::string prob(double v) {  // a probability: small ones keep their digits (3.1e-05)
     return format_number(v, v >= 0.001 ? "%.3f" : "%.2g");
 }
 
-class PromptLabSession : public Session {
+class PromptLabSession : public AnalyticSession {
 public:
     PromptLabSession(const DemoContext& ctx, gpt::Model m) : ctx_(ctx), model_(std::move(m)) {}
-    void step(int) override {
-        if (done_) return;
-        done_ = true;
+    void compute() override {
         if (Status s = run(); !s) error_ = s.error().message;
     }
-    bool done() const override { return done_; }
-    std::vector<Panel> panels() const override;
+    std::vector<Panel> draw() const override;
     std::string headline(const std::vector<Panel>& panels) const override;
 
 private:
@@ -104,7 +90,6 @@ private:
     DemoContext ctx_;
     gpt::Model model_;
     gpt::Activations acts_;
-    bool done_ = false;
     // what was computed
     std::vector<int> tokens_;                       // BOS + the prompt's tokens
     std::vector<std::pair<int, int>> ablated_;      // (layer, head)
@@ -165,7 +150,9 @@ Status PromptLabSession::run() {
     const int V = model_.config.vocab;
     if (has_options()) {
         if (Status st = probs(tokens_, false, p_plain_); !st) return st;
-        kl_ = kl_divergence(p_plain_, p_);
+        // KL(plain ‖ with the options) over the vocabulary; rounding's tiny negatives read as 0
+        kl_ = std::max(0.0, metrics::kl_divergence(std::vector<double>(p_plain_.begin(), p_plain_.end()),
+                                                   std::vector<double>(p_.begin(), p_.end())));
     } else {
         p_plain_ = p_;
     }
@@ -267,11 +254,10 @@ Status PromptLabSession::run() {
     return Ok{};
 }
 
-std::vector<Panel> PromptLabSession::panels() const {
+std::vector<Panel> PromptLabSession::draw() const {
     const Texts& msg = ctx_.text;
     const tasks::Suite& s = tasks::suite();
     std::vector<Panel> panels;
-    if (!done_ || !error_.empty()) return panels;
     const int V = model_.config.vocab, T = (int)tokens_.size(), L = kLayers, H = kHeads;
     auto word = [&](int id) { return id >= 0 ? s.words[(size_t)id] : std::string("—"); };
     std::vector<int> order(V);
@@ -351,7 +337,7 @@ std::vector<Panel> PromptLabSession::panels() const {
     TablePanel split{msg("dai_et_al_s"),
                      {"head", "‖W_ZSL q‖", "‖ΔW_ICL q‖", msg("cos_f_q_o")}, {}};
     for (size_t i = 0; i < splits_.size(); ++i)
-        split.rows.push_back({heads[i], format_number(norm(splits_[i].zsl), "%.3f"), format_number(norm(splits_[i].icl), "%.3f"), format_number(splits_[i].cosine, "%.3f")});
+        split.rows.push_back({heads[i], format_number(metrics::norm(splits_[i].zsl), "%.3f"), format_number(metrics::norm(splits_[i].icl), "%.3f"), format_number(splits_[i].cosine, "%.3f")});
     panels.push_back(split);
 
     std::string cont;
@@ -383,7 +369,7 @@ std::vector<Panel> PromptLabSession::panels() const {
 
 // What the model answers, and whether that is the label the prompt gives the query.
 std::string PromptLabSession::headline(const std::vector<Panel>&) const {
-    if (!done_ || !error_.empty() || p_.empty()) return "";
+    if (!computed() || p_.empty()) return "";
     const auto& words = tasks::suite().words;
     const int top = (int)(std::max_element(p_.begin(), p_.end()) - p_.begin());
     const std::string answer = words[(size_t)top];

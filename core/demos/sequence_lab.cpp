@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "icl/demo.h"
+#include "icl/demo_analytic.h"
 #include "icl/gpt.h"
 #include "icl/hmm.h"
+#include "icl/metrics.h"
 #include "icl/recipe.h"
 
 namespace icl {
@@ -28,15 +30,13 @@ std::vector<std::string> vocabulary() {
     return v;
 }
 
-class SequenceLabSession : public Session {
+class SequenceLabSession : public AnalyticSession {
 public:
     SequenceLabSession(const DemoContext& ctx, recipe::Recipe r, gpt::Model m, std::vector<int> words)
         : ctx_(ctx), recipe_(std::move(r)), model_(std::move(m)), mixture_(recipe_.hmm.mixture()),
           words_(std::move(words)) {}
 
-    void step(int) override {
-        if (done_) return;
-        done_ = true;
+    void compute() override {
         const int L = mixture_.segment_length, C = static_cast<int>(mixture_.concepts.size());
         // The token sequence the model reads: BOS, then symbols and delimiters.
         std::vector<int> tokens{hmm::kBos};
@@ -78,27 +78,20 @@ public:
             double z = 0;
             for (int v = 0; v < V; ++v) z += std::exp(double(logits[v]) - mx);
             const bool full = static_cast<int>(prompt.query.size()) >= L;  // only ';' can follow
-            double kl = 0;
+            std::vector<double> q(kSymbols);
             for (int o = 0; o < kSymbols; ++o) {
-                const double q = std::exp(double(logits[hmm::token_of(o)]) - mx) / z;
-                const double p = full ? std::nan("") : inf.predictive[o];
-                model_next_.push_back(q);
-                bayes_next_.push_back(p);
-                if (!full && p > 0) kl += p * std::log(p / std::max(q, 1e-30));
+                q[(size_t)o] = std::exp(double(logits[hmm::token_of(o)]) - mx) / z;
+                model_next_.push_back(q[(size_t)o]);
+                bayes_next_.push_back(full ? std::nan("") : inf.predictive[o]);
             }
-            kl_.push_back(full ? std::nan("") : kl);
+            kl_.push_back(full ? std::nan("") : metrics::kl_divergence(inf.predictive, q));
             // The same KL against a Bayes predictor that has read only the current segment:
             // is the model's row nearer to it than to the one carrying every segment?
             if (j + 1 == words_.size()) {
                 hmm::Prompt own;
                 own.query = prompt.query;
                 const hmm::Inference alone = hmm::infer(mixture_, own);
-                double kl_own = 0;
-                for (int o = 0; o < kSymbols && !full; ++o) {
-                    const double q = std::exp(double(logits[hmm::token_of(o)]) - mx) / z, p = alone.predictive[o];
-                    if (p > 0) kl_own += p * std::log(p / std::max(q, 1e-30));
-                }
-                kl_last_segment_only_ = full ? std::nan("") : kl_own;
+                kl_last_segment_only_ = full ? std::nan("") : metrics::kl_divergence(alone.predictive, q);
             }
             before = inf.predictive;
             labels_.push_back(std::to_string(j + 1) + " " + (w == kDelimiterWord ? ";" : kNames[w]));
@@ -106,9 +99,8 @@ public:
         (void)C;
     }
 
-    bool done() const override { return done_; }
 
-    std::vector<Panel> panels() const override;
+    std::vector<Panel> draw() const override;
 
 private:
     DemoContext ctx_;
@@ -116,16 +108,14 @@ private:
     gpt::Model model_;
     hmm::Mixture mixture_;
     std::vector<int> words_;
-    bool done_ = false;
     std::vector<double> posterior_, model_next_, bayes_next_, kl_;
     double surprisal_bayes_ = 0, surprisal_model_ = 0, kl_last_segment_only_ = std::nan("");
     int surprisal_count_ = 0;
     std::vector<std::string> labels_;
 };
 
-std::vector<Panel> SequenceLabSession::panels() const {
+std::vector<Panel> SequenceLabSession::draw() const {
     std::vector<Panel> panels;
-    if (!done_ || !error_.empty()) return panels;
     const Texts& msg = ctx_.text;
     const int n = static_cast<int>(labels_.size()), C = static_cast<int>(mixture_.concepts.size());
     std::vector<std::string> concepts, symbols(kNames, kNames + kSymbols);

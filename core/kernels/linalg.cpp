@@ -5,6 +5,12 @@
 
 namespace icl {
 
+Matrix random_normal(Rng& rng, int rows, int cols, float std) {
+    Matrix m = matrix(rows, cols);
+    for (float& x : m.storage()) x = rng.normal(0.0f, std);
+    return m;
+}
+
 Matrix identity(int n) {
     Matrix m = matrix(n, n);
     for (int i = 0; i < n; ++i) m(i, i) = 1.0f;

@@ -16,6 +16,7 @@
 
 #include "icl/glossary.h"
 #include "icl/lesson_markdown.h"
+#include "icl/texts.h"
 #include "icl/utf8.h"
 #include "lesson_math.h"
 
@@ -55,12 +56,6 @@ constexpr int kMaxChecks = 200;
 
 // ---- small text helpers -------------------------------------------------------------
 
-std::string trim(const std::string& s) {
-    const auto b = s.find_first_not_of(" \t");
-    if (b == std::string::npos) return "";
-    return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
 bool is_blank(const std::string& s) { return trim(s).empty(); }
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
@@ -86,19 +81,6 @@ bool is_reserved_name(const std::string& s) {
 std::string lower(std::string s) {
     for (auto& c : s) c = static_cast<char>((c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c);
     return s;
-}
-
-// Levenshtein distance, for "did you mean" on directive names.
-size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        cur[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j)
-            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-        std::swap(prev, cur);
-    }
-    return prev[b.size()];
 }
 
 // A number in a lesson source: what strtod reads (C locale) over the whole string,
@@ -761,9 +743,13 @@ private:
                 return false;
             }
         } else if (check.type == CheckType::TrueFalse) {
-            const bool ko = lesson_.lang == "ko";
-            check.options.push_back({"true", ko ? "참" : "True", ko ? "참" : "True", "", "", std::nullopt, std::nullopt});
-            check.options.push_back({"false", ko ? "거짓" : "False", ko ? "거짓" : "False", "", "", std::nullopt, std::nullopt});
+            // The two labels in the lesson's language, from the catalogue (app.json); where
+            // no catalogue can be read, its keys.
+            const auto words = load_catalogue(lesson_.lang, {"app"});
+            for (const char* key : {"true", "false"}) {
+                const std::string label = words ? words.value()(std::string(key) + "_label") : std::string(key);
+                check.options.push_back({key, label, label, "", "", std::nullopt, std::nullopt});
+            }
         }
         size_t pb = open + 1, pe = prompt_end;
         trim_blank_lines(lines_, pb, pe);

@@ -7,14 +7,6 @@
 
 namespace icl {
 
-namespace {
-double norm(const std::vector<float>& v) {
-    double s = 0;
-    for (float x : v) s += (double)x * x;
-    return std::sqrt(s);
-}
-}  // namespace
-
 HeadSplit split_head(const gpt::Activations& acts, const gpt::Config& c, int layer, int head, int b, int t,
                      int demo_from, int demo_to) {
     const int H = c.heads, hs = c.width / H, T = acts.T;
@@ -60,13 +52,13 @@ HeadSplit split_head(const gpt::Activations& acts, const gpt::Config& c, int lay
     // the real head: its output before Wo, as the forward pass computed it
     const float* o = acts.head_outputs(layer) + ((size_t)b * T + t) * c.width + (size_t)head * hs;
     s.softmax.assign(o, o + hs);
-    const double on = norm(s.softmax), ln = norm(s.linear);
+    const double on = metrics::norm(s.softmax), ln = metrics::norm(s.linear);
     double diff = 0;
     for (int r = 0; r < hs; ++r) diff += std::pow((double)s.linear[(size_t)r] - s.softmax[(size_t)r], 2);
     s.rel_err = on > 0 ? std::sqrt(diff) / on : 0.0;
     s.cosine = metrics::cosine(s.linear, s.softmax);
     s.rel_err_scaled = std::sqrt(std::max(0.0, 1.0 - s.cosine * s.cosine));
-    s.demo_norm_ratio = ln > 0 ? norm(s.icl) / ln : 0.0;
+    s.demo_norm_ratio = ln > 0 ? metrics::norm(s.icl) / ln : 0.0;
     const float* p = acts.attention(layer, b, head, H) + (size_t)t * T;
     for (int i = demo_from; i < demo_to; ++i) s.softmax_on_demos += p[i];
     return s;

@@ -6,6 +6,19 @@
 
 namespace icl::metrics {
 
+double norm(const std::vector<float>& v) {
+    double s = 0;
+    for (float x : v) s += (double)x * x;
+    return std::sqrt(s);
+}
+
+double kl_divergence(const std::vector<double>& p, const std::vector<double>& q) {
+    double kl = 0;
+    for (size_t i = 0; i < p.size() && i < q.size(); ++i)
+        if (p[i] > 0) kl += p[i] * std::log(p[i] / std::max(q[i], 1e-30));
+    return kl;
+}
+
 double mean(const std::vector<double>& v) {
     double s = 0;
     for (double x : v) s += x;

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "icl/assets.h"
 #include "icl/demo.h"
 #include "icl/lesson.h"
 #include "icl/lesson_set.h"
@@ -262,6 +263,7 @@ TEST_CASE("lesson: a parsed check grades, and predict grades against the real de
 }
 
 TEST_CASE("lesson: Korean lessons get Korean true/false labels; CRLF and a BOM are read") {
+    icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");
     std::string text = "\xEF\xBB\xBF---\r\nid: k\r\ntitle: 제목\r\norder: 1\r\nsummary: 요약\r\n---\r\n본문 $x$\r\n\r\n"
                        "```check id=t type=truefalse answer=true\r\n참인가?\r\n---\r\n그렇다.\r\n```\r\n";
     auto parsed = icl::parse_lesson(text, "lessons/ko/01-k.md");
@@ -272,6 +274,27 @@ TEST_CASE("lesson: Korean lessons get Korean true/false labels; CRLF and a BOM a
     CHECK(block(j, 0).at("html") == "<p>본문 <x-equation>x</x-equation></p>\n");
     CHECK(block(j, 1).at("options")[0].at("html") == "참");
     CHECK(block(j, 1).at("options")[1].at("html") == "거짓");
+}
+
+TEST_CASE("lesson: the true/false labels are the catalogue's, not the parser's") {
+    // A catalogue with other words for them (put over the file, then the file put back):
+    // the options follow it, so a language added as a catalogue gets its own words.
+    icl::set_asset_dir(ICL_SOURCE_DIR "/lessons");
+    const std::string name = "ko/catalogue/app.json";
+    const std::vector<uint8_t> kept = *icl::get_asset(name).value();
+    json app = json::parse(kept.begin(), kept.end());
+    app["true_label"] = "맞다";
+    app["false_label"] = "틀리다";
+    const std::string changed = app.dump();
+    icl::put_asset(name, std::vector<uint8_t>(changed.begin(), changed.end()));
+    const std::string text = "---\nid: k\ntitle: t\norder: 1\nsummary: s\n---\n"
+                             "```check id=t type=truefalse answer=true\n참인가?\n---\n그렇다.\n```\n";
+    auto parsed = icl::parse_lesson(text, "lessons/ko/01-k.md");
+    icl::put_asset(name, kept);
+    REQUIRE_MESSAGE(parsed, parsed.error().message);
+    const json j = icl::to_json(parsed.value());
+    CHECK(block(j, 0).at("options")[0].at("html") == "맞다");
+    CHECK(block(j, 0).at("options")[1].at("html") == "틀리다");
 }
 
 TEST_CASE("lesson: a look-alike fence inside a longer fence stays code") {

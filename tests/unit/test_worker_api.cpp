@@ -531,7 +531,7 @@ TEST_CASE("lanes: fast_weights refuses what is not its lane, or not its lane's s
     CHECK(broken("loss", json::array({1.0})) == lane1 + "'loss' has 1 numbers, not 2");
     CHECK(broken("curves", json::array({json::array(), json::array(), json::array()})) ==
           lane1 + "'curves' is not a list of at most 2 seeds");
-    CHECK(broken("curves", json::array({json::array({0.5, 0.5})})) == lane1 + "'curves': 'curve' has 2 numbers, not 17");
+    CHECK(broken("curves", json::array({json::array({0.5, 0.5})})) == lane1 + "'curves' item 0 has 2 numbers, not 17");
     CHECK(broken("final_loss", json::array({1.0, 2.0})) == lane1 + "'final_loss' has 2 numbers, not 1");
     CHECK(broken("betas", json::array({0.1, 0.2, 0.3})) == lane1 + "'betas' has 3 numbers, not 0 or 2");
     CHECK(broken("betas", "<img src=x>") == lane1 + "'betas' is not a list");
@@ -548,7 +548,7 @@ TEST_CASE("lanes: fast_weights refuses what is not its lane, or not its lane's s
     REQUIRE(call(api.take_lane(h, 2, good2.dump())) == json::object());
     json bad2 = good2;
     bad2["curves"] = json::array({json::array({0.5})});
-    CHECK(error_of(api.take_lane(h, 2, bad2.dump())) == "fast_weights: lane 2's state: 'curves': 'curve' has 1 numbers, not 17");
+    CHECK(error_of(api.take_lane(h, 2, bad2.dump())) == "fast_weights: lane 2's state: 'curves' item 0 has 1 numbers, not 17");
     CHECK(error_of(api.take_lane(h, 3, good2.dump())) == "fast_weights computes no lane 3 elsewhere");
 }
 

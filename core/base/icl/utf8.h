@@ -2,6 +2,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace icl {
 
@@ -15,5 +16,15 @@ void utf8_append(std::string& out, long code_point);
 
 // The byte offset of the first invalid sequence, or std::string::npos if s is valid.
 size_t utf8_first_invalid(const std::string& s);
+
+// s's code points, up to its first invalid sequence.
+std::vector<long> code_points(const std::string& s);
+
+// s without the spaces, tabs, carriage returns and newlines at either end.
+std::string trim(const std::string& s);
+
+// The Levenshtein distance between a and b over code points, ASCII case ignored: how far
+// a learner's or an author's word is from a known one ("did you mean").
+size_t edit_distance(const std::string& a, const std::string& b);
 
 }  // namespace icl

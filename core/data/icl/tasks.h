@@ -67,6 +67,9 @@ struct Suite {
 const Suite& suite();
 // The ids of suite()'s tasks, in order (a demo's "task" choices).
 std::vector<std::string> task_ids();
+// The same without the remapped tasks (topic_remap: outputs permuted per prompt):
+// the tasks a function vector is extracted from.
+std::vector<std::string> unremapped_task_ids();
 
 // ---- prompts --------------------------------------------------------------------
 

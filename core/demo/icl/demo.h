@@ -300,6 +300,10 @@ struct DemoDef {
     // Params are already validated. May still refuse (e.g. a size past the bound).
     Expected<std::unique_ptr<Session>> (*start)(const DemoContext& ctx) = nullptr;
     std::vector<std::string> assets;    // files it needs, relative to the lessons/ folder
+    // A demo whose memory grows with its sizes: an upper bound of its peak from the
+    // parameters alone, which start_demo holds against kDemoMemoryBudget (icl/demo_memory.h).
+    // nullptr: small at every setting.
+    size_t (*peak_bytes)(const Params& params) = nullptr;
 };
 
 // title, summary and each parameter's help from `text`, the demo's catalogue (its keys

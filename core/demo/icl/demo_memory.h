@@ -4,10 +4,10 @@
 // of the wasm module's 1 GB heap, so the module, a page's other demos and the
 // allocator's slack fit beside it. docs/bad-input.md and tests/unit/test_bounds.cpp quote
 // this number. A demo whose memory grows with its sizes (or with its steps, as a batch
-// that lengthens with k) registers an upper bound of its peak from the parameters alone;
-// start_demo refuses parameters whose bound passes the budget, before anything runs,
+// that lengthens with k) sets DemoDef::peak_bytes, an upper bound of its peak from the
+// parameters alone; start_demo refuses parameters whose bound passes the budget, before anything runs,
 // naming the sizes set above their defaults. Demos that are small at every setting
-// register nothing (tests/unit/test_bounds.cpp measures every demo either way).
+// set nothing (tests/unit/test_bounds.cpp measures every demo either way).
 #pragma once
 #include <cstddef>
 #include <string>
@@ -19,8 +19,13 @@ namespace icl {
 constexpr size_t kDemoMemoryBudget = 256u << 20;
 
 using PeakBytesFn = size_t (*)(const Params& params);
+// The demo's bound: its DemoDef::peak_bytes, else one registered by the older form below;
+// nullptr if it has none.
+PeakBytesFn find_peak_bytes(const std::string& demo_id);
+
+// The older form, a second registration beside ICL_REGISTER_DEMO, kept as a thin alias
+// until every demo sets DemoDef::peak_bytes instead.
 void register_peak_bytes(const std::string& demo_id, PeakBytesFn fn);
-PeakBytesFn find_peak_bytes(const std::string& demo_id);  // nullptr if the demo registered none
 
 struct PeakBytesRegistrar {
     PeakBytesRegistrar(const char* demo_id, PeakBytesFn fn) { register_peak_bytes(demo_id, fn); }

@@ -1,15 +1,20 @@
 // The lane bookkeeping of a demo that trains a few models side by side, seed after seed,
 // `steps` units a seed, of which some models — its lanes 1.. — may each train in another
 // worker (Session::lanes): fast_weights' delta-rule and softmax models, momentum_attention's
-// model with the momentum term. The demo trains, evaluates, writes a lane's state and
-// takes it; this counts the units and answers done, waiting, progress and offload the
-// same way for each.
+// model with the momentum term, induction_heads' 1-layer control. SeededLanesSession
+// counts the units and answers done, waiting, progress and offload the same way for each;
+// TrainedLanesSession, on top of it, runs the training loop over seeds, keeps each model's
+// smoothed training loss and writes and reads a lane's state, so that the demo only draws
+// a batch, steps a model, evaluates a seed and lists its lane's fields.
 #pragma once
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "icl/demo.h"
+#include "icl/lane_state.h"
 
 namespace icl {
 
@@ -105,6 +110,115 @@ protected:
     std::vector<int> lane_arms_;
     std::vector<bool> offloaded_;        // [lane]: trained by another worker
     std::vector<long long> lane_units_;  // [lane]: the units its last state had done
+};
+
+class TrainedLanesSession : public SeededLanesSession {
+public:
+    // One unit = one optimizer step of each model this session trains, on the same batch.
+    // Every session draws every batch, so a lane trains on the very batches the whole
+    // session would. A seed's last step evaluates it and begins the next.
+    void step(int budget) final {
+        for (int u = 0; u < budget && seed_ < seeds_ && error_.empty(); ++u) {
+            draw_batch();
+            for (int arm = 0; arm < models_; ++arm) {
+                if (!trains(arm)) continue;  // another lane's
+                const std::optional<double> loss = train_step(arm);
+                if (!loss) return;  // train_step set error_
+                LossTrace& t = traces_[(size_t)arm];
+                t.smooth = step_ == 0 ? *loss : keep_ * t.smooth + add_ * *loss;
+                if ((step_ + 1) % 10 == 0 && seed_ == 0) {
+                    t.steps.push_back(step_ + 1);
+                    t.loss.push_back(t.smooth);
+                }
+            }
+            ++step_;
+            if (Status st = after_step(); !st) { error_ = st.error().message; return; }
+            if (step_ == steps_) {
+                if (Status st = evaluate_seed(); !st) { error_ = st.error().message; return; }
+                if (++seed_ < seeds_) {
+                    step_ = 0;
+                    begin_seed();
+                }
+            }
+        }
+    }
+    // A lane session's state: the units done, the error (non-empty: the lane stopped on
+    // it), its model's first-seed training loss, and the demo's fields (write_lane).
+    nlohmann::json lane_state() const final {
+        if (lane() == 0) return nullptr;
+        const int arm = lane_arm(lane());
+        LaneState out;
+        LossTrace t = trace(arm);  // a copy: a writer reads the fields it is given
+        out.numbers("loss_steps", t.steps);
+        out.numbers("loss", t.loss);
+        write_lane(arm, out);
+        nlohmann::json state = out.json();
+        state["steps"] = units_done();
+        state["error"] = error_;
+        return state;
+    }
+    // The inverse, in a whole session that offloaded lane k; once the lane's error is in,
+    // it is the session's, in the lane's words. A state refused changes nothing.
+    Status take_lane(int k, const nlohmann::json& state) final {
+        if (!takes_lane(k)) return Session::take_lane(k, state);
+        auto progress = read_lane_progress(k, state);
+        if (!progress) return progress.error();
+        LaneState in(state);
+        if (Status st = read_lane(lane_arm(k), in); !st) return lane_state_error(k, st.error().message);
+        traces_[(size_t)lane_arm(k)].steps = progress.value().loss_steps;
+        traces_[(size_t)lane_arm(k)].loss = progress.value().loss;
+        took_lane(k, progress.value());
+        return Ok{};
+    }
+
+protected:
+    // models: how many it trains side by side; keep, add: the training loss's smoothing,
+    // each step's smoothed loss = keep × the last one + add × the step's. The rest as
+    // SeededLanesSession's.
+    TrainedLanesSession(std::string id, int steps, int seeds, int lane, std::vector<int> lane_arms, int models, double keep,
+                        double add)
+        : SeededLanesSession(std::move(id), steps, seeds, lane, std::move(lane_arms)), models_(models), keep_(keep), add_(add),
+          traces_((size_t)models) {}
+    // The training batch of the step about to run (every model trains on it).
+    virtual void draw_batch() = 0;
+    // One optimizer step of model `arm` on that batch: its loss, or none once it has set error_.
+    virtual std::optional<double> train_step(int arm) = 0;
+    // After every unit (step_ counts it): e.g. a periodic evaluation.
+    virtual Status after_step() { return Ok{}; }
+    // The seed's models are trained: evaluate them (seed_ is the seed's index).
+    virtual Status evaluate_seed() = 0;
+    // Make the next seed's models (seed_ is its index; step_ is 0 again); the constructor
+    // makes the first seed's (a demo of one seed has no other).
+    virtual void begin_seed() {}
+    // The seed of the current seed's models and batches, from the run's.
+    uint64_t run_seed(uint64_t seed) const { return seed * 1000 + (uint64_t)seed_; }
+    // An optimizer step's loss, or none once its error is the session's (train_step's
+    // usual last line).
+    template <class Loss>
+    std::optional<double> loss_of(const Expected<Loss>& loss) {
+        if (!loss) {
+            error_ = loss.error().message;
+            return std::nullopt;
+        }
+        return loss.value();
+    }
+    // A lane model's own fields of its state beyond the common ones, one way each: write
+    // them, or read them whole and only then keep them.
+    virtual void write_lane(int arm, LaneState& out) const = 0;
+    virtual Status read_lane(int arm, LaneState& in) = 0;
+
+    // A model's smoothed training loss: over its first seed, a point every 10 steps (an
+    // offloaded lane's as its last state had it); smooth is the current seed's last value.
+    struct LossTrace {
+        std::vector<double> steps, loss;
+        double smooth = 0;
+    };
+    const LossTrace& trace(int arm) const { return traces_[(size_t)arm]; }
+
+private:
+    int models_ = 1;
+    double keep_ = 0.9, add_ = 0.1;
+    std::vector<LossTrace> traces_;  // [arm]
 };
 
 }  // namespace icl

@@ -17,6 +17,7 @@
 #include <xtensor/xtensor.hpp>
 
 #include "icl/expected.h"
+#include "icl/rng.h"
 
 namespace icl {
 
@@ -27,6 +28,8 @@ using Matrix = xt::xtensor_container<std::vector<float>, 2, xt::layout_type::row
 inline Matrix matrix(int rows, int cols, float fill = 0.0f) {
     return Matrix(Matrix::shape_type{static_cast<size_t>(rows), static_cast<size_t>(cols)}, fill);
 }
+// A rows × cols matrix of independent N(0, std²) draws from `rng`, row by row.
+Matrix random_normal(Rng& rng, int rows, int cols, float std);
 inline int rows(const Matrix& m) { return static_cast<int>(m.shape()[0]); }
 inline int cols(const Matrix& m) { return static_cast<int>(m.shape()[1]); }
 // row i: cols(m) contiguous floats

@@ -64,6 +64,9 @@ const char* attention_kind_name(AttentionKind kind);  // "softmax" | "linear" | 
 enum class Arch { transformer = 0, gru = 1 };
 const char* arch_name(Arch arch);  // "transformer" | "gru"
 
+// A head's name in the panels and the demos' parameters: "L1H0" is layer 1's head 0.
+inline std::string head_name(int layer, int head) { return "L" + std::to_string(layer) + "H" + std::to_string(head); }
+
 struct Config {
     int vocab = 64;        // V
     int context = 64;      // T_max: longest sequence

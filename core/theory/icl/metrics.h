@@ -31,6 +31,13 @@ struct MeanSd {
 };
 MeanSd mean_sd(const std::vector<double>& v);
 
+// The Euclidean length ‖v‖, summed in double.
+double norm(const std::vector<float>& v);
+
+// KL(p ‖ q) = Σ p_i log(p_i / q_i) in nats over terms with p_i > 0, each q_i floored at
+// 1e-30 (a model's probability that underflowed). NaN in p gives NaN.
+double kl_divergence(const std::vector<double>& p, const std::vector<double>& q);
+
 // cos(a, b) over n floats; 0 when either vector is zero.
 double cosine(const float* a, const float* b, size_t n);
 double cosine(const std::vector<float>& a, const std::vector<float>& b);
