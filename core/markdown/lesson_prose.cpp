@@ -58,7 +58,7 @@ std::vector<ProseMention> source_text_mentions(const Lesson& lesson) {
     for (const LessonBlock& b : lesson.blocks) {
         if (const auto* h = std::get_if<HtmlBlock>(&b)) add(h->markdown, h->line);
         if (const auto* c = std::get_if<CheckBlock>(&b)) {
-            // A check's parts are reported at its opening line (their own lines are not kept).
+            // A check's parts are reported at its opening line (the parser does not record their own lines).
             for (const std::string* md : {&c->prompt_markdown, &c->feedback_markdown})
                 for (auto m : source_text_mentions(*md, 0)) out.push_back({c->line, m.phrase});
             for (const CheckOption& o : c->options)
