@@ -116,6 +116,8 @@ public:
         return Ok{};
     }
     std::vector<Panel> panels() const override;
+    // The sentence the result opens with, from the scalars panels() wrote.
+    std::string headline(const std::vector<Panel>& panels) const override;
 
 private:
     static std::vector<int> lane_list(int seeds) {
@@ -254,11 +256,29 @@ void EmergenceSession::phase_panels(std::vector<Panel>& panels, bool done, doubl
     panels.push_back(NotePanel{msg("phase.title"), note});
 }
 
+std::string EmergenceSession::headline(const std::vector<Panel>& panels) const {
+    const Texts& msg = ctx_.text;
+    double icl = NAN, iwl = NAN, finished = 0;
+    for (const Panel& p : panels)
+        if (const auto* sc = std::get_if<ScalarsPanel>(&p))
+            for (const Scalar& it : sc->items) {
+                if (it.name == "icl_acc") icl = it.value;
+                if (it.name == "iwl_acc") iwl = it.value;
+                if (it.name == "seeds_done") finished = it.value;
+            }
+    const double floor = 1.0 / eval_.ways_used(), bar = floor + 0.5 * (1 - floor);  // as in panels()
+    const char* key = finished < (double)runs_.size() ? "headline.running"
+                      : icl >= bar && icl >= iwl     ? "headline.icl"
+                      : iwl >= bar                   ? "headline.iwl"
+                                                     : "headline.neither";
+    return msg(key, {{"icl", format_number(icl, "%.2f")}, {"iwl", format_number(iwl, "%.2f")}, {"seeds", (int)finished}});
+}
+
 std::vector<Panel> EmergenceSession::panels() const {
     const Texts& msg = ctx_.text;
     const double chance = 1.0 / train_.labels;
     const bool gru = cfg_.arch == gpt::Arch::gru;
-    const double floor = 1.0 / eval_.ways_used(), bar = floor + 0.5 * (1 - floor);  // icl/fewshot_eval.h: crossings
+    const double floor = 1.0 / eval_.ways_used();  // icl/fewshot_eval.h: crossings
     // the finished seeds' last evaluation, and each seed's crossings
     std::vector<double> icl_end, iwl_end, ih_end, icl_steps, overtakes;
     int finished = 0, with_icl = 0;
@@ -285,13 +305,6 @@ std::vector<Panel> EmergenceSession::panels() const {
     mean_sd(overtakes, ov_m, ov_s);
 
     std::vector<Panel> panels;
-    const char* headline = finished < (int)runs_.size() ? "headline.running"
-                           : icl_m >= bar && icl_m >= iwl_m ? "headline.icl"
-                           : iwl_m >= bar                   ? "headline.iwl"
-                                                            : "headline.neither";
-    panels.push_back(NotePanel{msg("headline"), msg(headline, {{"icl", format_number(icl_m, "%.2f")},
-                                                             {"iwl", format_number(iwl_m, "%.2f")},
-                                                             {"seeds", finished}})});
 
     ScalarsPanel sc{msg("at_the_end"), {}};
     sc.items.push_back({"icl_acc", icl_m, "", msg("scalar.icl_acc")});
@@ -325,8 +338,10 @@ std::vector<Panel> EmergenceSession::panels() const {
                             chance, "chance"));
     panels.push_back(curves("panel.iwl", "accuracy", [](const Run& r) { return std::make_pair(&r.eval_steps, &r.iwl_acc); },
                             chance, "chance"));
-    panels.push_back(curves("panel.loss", "nats", [](const Run& r) { return std::make_pair(&r.loss_steps, &r.loss); },
-                            std::log((double)train_.labels), "chance_loss"));
+    // The loss has its first point after ten training steps; before that the panel is left out.
+    if (std::any_of(runs_.begin(), runs_.end(), [](const Run& r) { return !r.loss.empty(); }))
+        panels.push_back(curves("panel.loss", "nats", [](const Run& r) { return std::make_pair(&r.loss_steps, &r.loss); },
+                                std::log((double)train_.labels), "chance_loss"));
     if (!gru) {
         // uniform attention over the 2N + 1 positions puts B/(2N+1) on the B matching labels
         const double uniform = (double)eval_.burstiness / (2.0 * eval_.pairs + 1.0);

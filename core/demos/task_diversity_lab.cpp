@@ -215,6 +215,12 @@ public:
         return Ok{};
     }
     std::vector<Panel> panels() const override;
+    // The sentence the result opens with: the verdict that titles the scalars.
+    std::string headline(const std::vector<Panel>& panels) const override {
+        for (const Panel& p : panels)
+            if (const auto* sc = std::get_if<ScalarsPanel>(&p)) return sc->title;
+        return "";
+    }
 
 private:
     static std::vector<int> lane_list(int seeds) {

@@ -145,7 +145,7 @@ try {
     location.pathname === '/ko/sinks.html' &&
     document.querySelectorAll('section.demo[data-instance="dual_form"]').length === 1 &&
     document.querySelectorAll('section.check[data-check="predict-sgd"]').length === 1 &&
-    (document.querySelector('h1')?.textContent ?? '').includes('새 강의'), undefined, 5000) !== null;
+    (document.querySelector('h1')?.textContent ?? '').includes('새 lesson'), undefined, 5000) !== null;
   check(lessonShown, 'a lesson from icl lessons new builds: one demo, one check',
     lessonShown ? '' : built ? await page.evaluate(() => `${location.pathname}: ${document.body.innerText.slice(0, 300)}`).catch((e) => e.message) : 'ko/sinks.html not written within 10 s');
   // Its lint warnings (a draft: one check where a lesson needs 4) are in the page's bar.

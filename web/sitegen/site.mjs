@@ -13,6 +13,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { inlineStylesToClasses } from './inline-styles.mjs';
+import { escapeHtml } from '../src/html-escape.js';
 import { lessonPage, indexPage, reviewPage, embedPage } from './templates.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -77,11 +78,14 @@ function numberHeadings(html, counter) {
 }
 
 // A glossary link, <a href="term:id">text</a> in the core's HTML, becomes a button that
-// opens the term's gloss in place (web/src/glossary.js); `used` collects the ids.
-function termButtons(html, used) {
+// opens the term's gloss in place (web/src/glossary.js); `used` collects the ids. A link
+// around math gets the term's name as its accessible name (a screen reader would
+// otherwise meet a button without one).
+function termButtons(html, used, glossary) {
   return html.replace(/<a href="term:([a-z0-9-]+)">([\s\S]*?)<\/a>/g, (m, id, text) => {
     used.add(id);
-    return `<button type="button" class="term" data-term="${id}" aria-expanded="false">${text}</button>`;
+    const name = text.includes('<x-equation') && glossary && glossary[id] ? ` aria-label="${escapeHtml(glossary[id].term)}"` : '';
+    return `<button type="button" class="term" data-term="${id}" aria-expanded="false"${name}>${text}</button>`;
   });
 }
 
@@ -175,7 +179,7 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
     const where = `${lang}/${lesson.id}`;
     const counter = { n: 0 };
     const used = new Set();
-    const terms = (html) => termButtons(html, used);
+    const terms = (html) => termButtons(html, used, glossary);
     const blocks = lesson.blocks.map((b) => {
       if (b.kind === 'html') return { ...b, html: terms(inlineStylesToClasses(numberHeadings(renderMath(b.html, where, warnings), counter), styleClasses)) };
       if (b.kind === 'check') {
