@@ -70,14 +70,14 @@ expect regression_lab-point-form 2 "'points' point 1 '1 2' is not of the form x,
 expect_json task_diversity_lab --set steps=20 --set seeds=1 --set eval_sequences=16
 expect_json task_diversity_lab --set steps=0 --set seeds=2 --set eval_sequences=16 --lang ko
 expect task_diversity_lab-range 2 "'log2_tasks' = 17 is out of range: expected an integer in \\[0, 16\\]" -- run task_diversity_lab --set log2_tasks=17
-# emergence_lab: a short run ends with both accuracies as numbers and the "what changed"
-# line; an out-of-range knob exits 2 naming it
+# emergence_lab: a short run ends with a headline, both accuracies as numbers and the "what
+# changed" line; an out-of-range knob exits 2 naming it
 out=$("$icl" run emergence_lab --set steps=40 --set seeds=2 --set classes=32 --set eval_every=20 --json 2>&1); status=$?
 if [ "$status" = 0 ] && node -e 'const r = JSON.parse(process.argv[1]);
   const items = r.panels.filter((p) => p.kind === "scalars").flatMap((p) => p.items);
   const v = (n) => (items.find((i) => i.name === n) || {}).value;
-  const changed = r.panels.filter((p) => p.kind === "note").slice(1).map((p) => p.text).join(" ");
-  if (!r.done || r.error !== "" || !(v("icl_acc") >= 0 && v("icl_acc") <= 1) || !(v("iwl_acc") >= 0 && v("iwl_acc") <= 1)
+  const changed = r.panels.filter((p) => p.kind === "note").map((p) => p.text).join(" ");
+  if (!r.done || r.error !== "" || !r.headline || !(v("icl_acc") >= 0 && v("icl_acc") <= 1) || !(v("iwl_acc") >= 0 && v("iwl_acc") <= 1)
       || v("seeds_done") !== 2 || !/seed 0/i.test(changed) || !/seed 1/i.test(changed)) process.exit(1)' "$out"; then
   pass=$((pass + 1))
 else
