@@ -46,7 +46,8 @@ execFileSync(process.execPath, [path.join(root, 'web/build-site.mjs'), '--out', 
 
 // The site's wasm core under node: the Result of a setup run to its end.
 const core = await require(path.join(site, 'assets', 'icl_core.js'))({ wasmBinary: fs.readFileSync(path.join(site, 'assets', 'icl_core.wasm')) });
-for (const name of ['en/catalogue/common.json', 'en/catalogue/emergence_lab.json', 'en/catalogue/task_diversity_lab.json']) {
+for (const name of ['en/catalogue/common.json', 'en/catalogue/emergence_lab.json', 'en/catalogue/task_diversity_lab.json',
+  'checkpoints/emergence_grid.json']) {  // the phase diagram's shipped background
   core.put_asset(name, new Uint8Array(fs.readFileSync(path.join(site, 'lessons', name))));
 }
 function alone(demo, params) {

@@ -79,13 +79,13 @@ function numberHeadings(html, counter) {
 
 // A glossary link, <a href="term:id">text</a> in the core's HTML, becomes a button that
 // opens the term's gloss in place (web/src/glossary.js); `used` collects the ids. A link
-// around math gets the term's name as its accessible name (a screen reader would
-// otherwise meet a button without one).
+// around math also holds the term's name as hidden text, its accessible name (axe finds
+// no name in the rendered math).
 function termButtons(html, used, glossary) {
   return html.replace(/<a href="term:([a-z0-9-]+)">([\s\S]*?)<\/a>/g, (m, id, text) => {
     used.add(id);
-    const name = text.includes('<x-equation') && glossary && glossary[id] ? ` aria-label="${escapeHtml(glossary[id].term)}"` : '';
-    return `<button type="button" class="term" data-term="${id}" aria-expanded="false"${name}>${text}</button>`;
+    const name = /<x-equation|class="katex/.test(text) && glossary && glossary[id] ? `<span class="visually-hidden">${escapeHtml(glossary[id].term)}</span>` : '';
+    return `<button type="button" class="term" data-term="${id}" aria-expanded="false">${text}${name}</button>`;
   });
 }
 
