@@ -110,7 +110,7 @@ grep -q "^check $text_check: error: This answer is too long to be saved: 4902 by
 predict=$(python3 - "$src" "$icl" <<'EOF'
 import json, re, subprocess, sys
 text = open(sys.argv[1]).read()
-m = re.search(r'```demo dual_form\n(.*?)```\n\n```check id=(\S+) type=predict demo=dual_form scalar="(\w+)"\n(.*?)\n---', text, re.S)
+m = re.search(r'```demo dual_form\n(.*?)```\n\n```check id=(\S+) type=predict demo=dual_form scalar="(\w+)"[^\n]*\n(.*?)\n---', text, re.S)
 params = [l.replace(": ", "=") for l in m.group(1).strip().splitlines()]
 args = [sys.argv[2], "run", "dual_form", "--json"] + sum((["--set", p] for p in params), [])
 result = json.loads(subprocess.check_output(args))
