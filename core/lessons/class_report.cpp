@@ -167,6 +167,12 @@ Report Class::report(const std::vector<std::pair<std::string, std::vector<json>>
             r.checks.push_back({lesson, id});
         }
     }
+    // A check that moved to another lesson (from=, a split lesson) is still found under
+    // the lesson it was in, as the pages and the app move a learner's saved answer.
+    for (const auto& [lesson, checks] : lessons)
+        for (const json& c : checks)
+            if (c.contains("from") && c.at("from").is_string())
+                index.emplace(std::make_pair(c.at("from").get<std::string>(), c.value("id", "")), index.at({lesson, c.value("id", "")}));
     r.total_checks = (int)r.checks.size();
     std::vector<std::map<std::string, int>> wrong(r.checks.size());
     for (const auto& [learner, checks] : all) {
@@ -179,12 +185,14 @@ Report Class::report(const std::vector<std::pair<std::string, std::vector<json>>
                 continue;
             }
             CheckRow& c = r.checks[it->second];
+            // answered under the old lesson and the new one: the new one's answer counts
+            if (key.first != c.lesson && checks.count({c.lesson, c.check})) continue;
             ++c.answered;
             if (s.first >= 0) { ++c.first_known; c.first_right += s.first; }
             for (const auto& [response, times] : s.wrong) { (void)times; ++wrong[it->second][response]; }
             ++row.answered;
             row.right += s.last_correct ? 1 : 0;
-            ++row.answered_by_lesson[key.first];
+            ++row.answered_by_lesson[c.lesson];
         }
         r.learners.push_back(row);
     }

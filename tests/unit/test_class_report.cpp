@@ -65,6 +65,26 @@ TEST_CASE("class report: the fixture class's counts") {
     CHECK(r.learners[3].name == "dan");    CHECK(r.learners[3].answered == 2); CHECK(r.learners[3].right == 0);
 }
 
+TEST_CASE("class report: a check that moved to another lesson (from=) keeps the answers given under its old lesson") {
+    cr::Class cls;
+    REQUIRE(cls.add_csv("carol", fixture("carol.csv")));
+    // dual-form-adam and dual-form-by-hand moved to lesson "split"; carol answered adam
+    // (wrong, one attempt) while it was in dual-form.
+    json adam = check("dual-form-adam"), by_hand = check("dual-form-by-hand");
+    adam["from"] = "dual-form";
+    by_hand["from"] = "dual-form";
+    const cr::Report r = cls.report({{"dual-form", {check("dual-form-scores"), check("dual-form-unnormalised"), check("dual-form-roles")}},
+                                     {"split", {adam, by_hand}}});
+    REQUIRE(r.checks.size() == 5);
+    CHECK(r.checks[3].lesson == "split");
+    CHECK(r.checks[3].answered == 1);
+    CHECK(r.checks[3].first_right == 0);
+    CHECK(r.unknown.empty());
+    REQUIRE(r.learners.size() == 1);
+    CHECK(r.learners[0].answered == 3);
+    CHECK(r.learners[0].answered_by_lesson == std::map<std::string, int>{{"dual-form", 2}, {"split", 1}});
+}
+
 TEST_CASE("class report: bad input is refused with its place named") {
     cr::Class cls;
     CHECK(cls.add_statements(json::object()).error().message.find("not a JSON array") != std::string::npos);
