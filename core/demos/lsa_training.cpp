@@ -6,9 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "icl/demo.h"
-#include "icl/demo_panels.h"
-#include "icl/divergence.h"
+#include "icl/lsa_session.h"
 #include "icl/linear_tasks.h"
 #include "icl/lsa.h"
 #include "icl/rng.h"
@@ -18,7 +16,6 @@ namespace icl {
 namespace {
 
 constexpr int kEvalTasks = 500;
-constexpr int kCurvePoints = 60;
 
 // K steps of GD with step size eta, evaluated at the query.
 float gd_predict(const RegressionTask& t, float eta, int steps) {
@@ -26,37 +23,16 @@ float gd_predict(const RegressionTask& t, float eta, int steps) {
     return dot(w.data(), t.x_query.data(), cols(t.x));
 }
 
-class LsaTrainingSession : public Session {
+class LsaTrainingSession : public LsaSession {
 public:
     LsaTrainingSession(const DemoContext& ctx, const LsaTrainConfig& cfg)
-        : ctx_(ctx), cfg_(cfg), trainer_(cfg, ctx.seed), total_steps_(ctx.params.i("steps")),
-          good_(trainer_.model()) {
+        : LsaSession(ctx, cfg) {
         Rng eval_rng(ctx.seed ^ 0x9e3779b97f4a7c15ull);
         eval_ = sample_tasks(eval_rng, cfg.task, cfg.n_min, kEvalTasks);
         fit_gd();
         record_eval();
     }
 
-    void step(int budget) override {
-        const int every = std::max(1, total_steps_ / kCurvePoints);
-        for (int b = 0; b < budget && !done(); ++b) {
-            const int n = trainer_.steps() + 1;
-            LsaModel before = trainer_.model();
-            const double loss = trainer_.step();  // the loss of `before`
-            error_ = watch_.check(n, loss, cfg_.lr, &ctx_.text);
-            if (!error_.empty()) {                // result() shows good_, the curve stops at its last point
-                measure();
-                return;
-            }
-            good_ = std::move(before);
-            good_steps_ = n - 1;
-            if (trainer_.steps() % every == 0 || trainer_.steps() == total_steps_) record_eval();
-        }
-    }
-
-    bool done() const override { return !error_.empty() || trainer_.steps() >= total_steps_; }
-
-    double progress() const override { return double(trainer_.steps()) / total_steps_; }
     std::vector<Panel> panels() const override {
         std::vector<Panel> panels;
         const Texts& msg = ctx_.text;
@@ -107,14 +83,11 @@ public:
     }
 
 private:
-    // After a divergence: the last model whose loss passed the check.
-    const LsaModel& shown() const { return error_.empty() ? trainer_.model() : good_; }
-
     // Compare the shown model with GD on the held-out tasks: prediction gap and
     // sensitivity ∂ŷ/∂x_q (both analytic: backprop through the LSA; for GD ∂ŷ/∂x_q is
     // the learned weight w). With each point of the loss curve (and for good_ after a
     // divergence), so the scalars describe one model and result() only copies.
-    void measure() {
+    void measure() override {
         double sq = 0.0, cos_sum = 0.0;
         for (const auto& t : eval_) {
             const double gap = double(lsa_predict(shown(), t)) - gd_predict(t, gd_eta_, cfg_.layers);
@@ -138,24 +111,9 @@ private:
         }
     }
 
-    void record_eval() {
-        curve_.x.push_back(trainer_.steps());
-        curve_.y.push_back(lsa_mean_loss(trainer_.model(), eval_));
-        measure();
-    }
-
-    DemoContext ctx_;
-    LsaTrainConfig cfg_;
-    LsaTrainer trainer_;
-    int total_steps_;
-    std::vector<RegressionTask> eval_;
-    Series curve_;
     double gd_loss_ = 0.0;
     float gd_eta_ = 0.0f;
     double pred_diff_ = 0.0, sens_cos_ = 0.0;  // measure()'s, for the shown model
-    DivergenceWatch watch_;
-    LsaModel good_;          // the model before the last step whose loss passed the watch
-    int good_steps_ = 0;     // its Adam steps
 };
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {

@@ -20,9 +20,7 @@
 #include <memory>
 #include <string>
 
-#include "icl/demo.h"
-#include "icl/demo_panels.h"
-#include "icl/divergence.h"
+#include "icl/lsa_session.h"
 #include "icl/linear_tasks.h"
 #include "icl/lsa.h"
 #include "icl/regression_solvers.h"
@@ -32,7 +30,6 @@ namespace icl {
 namespace {
 
 constexpr int kEvalTasks = 500;
-constexpr int kCurvePoints = 60;
 
 // |a − b|_F / |ref|_F.
 double relative_gap(const Matrix& a, const Matrix& b, const Matrix& ref) {
@@ -60,11 +57,10 @@ double frobenius(const Matrix& a) {
     return std::sqrt(sum);
 }
 
-class PreconditionerSession : public Session {
+class PreconditionerSession : public LsaSession {
 public:
     PreconditionerSession(const DemoContext& ctx, const LsaTrainConfig& cfg, Matrix sigma, Matrix gamma_inv)
-        : ctx_(ctx), cfg_(cfg), trainer_(cfg, ctx.seed), total_steps_(ctx.params.i("steps")),
-          sigma_(std::move(sigma)), gamma_inv_(std::move(gamma_inv)), good_(trainer_.model()) {
+        : LsaSession(ctx, cfg), sigma_(std::move(sigma)), gamma_inv_(std::move(gamma_inv)) {
         const int n = cfg.n_min, d = cfg.task.d;
         const double nv = double(cfg.task.noise) * cfg.task.noise;
         eta_ = best_gd_step(sigma_, n, nv);
@@ -76,25 +72,6 @@ public:
         record_eval();
     }
 
-    void step(int budget) override {
-        const int every = std::max(1, total_steps_ / kCurvePoints);
-        for (int b = 0; b < budget && !done(); ++b) {
-            const int n = trainer_.steps() + 1;
-            LsaModel before = trainer_.model();
-            const double loss = trainer_.step();  // the loss of `before`
-            error_ = watch_.check(n, loss, cfg_.lr, &ctx_.text);
-            if (!error_.empty()) {                // result() shows good_, the curve stops at its last point
-                measure();
-                return;
-            }
-            good_ = std::move(before);
-            good_steps_ = n - 1;
-            if (trainer_.steps() % every == 0 || trainer_.steps() == total_steps_) record_eval();
-        }
-    }
-
-    bool done() const override { return !error_.empty() || trainer_.steps() >= total_steps_; }
-    double progress() const override { return double(trainer_.steps()) / total_steps_; }
 
     std::vector<Panel> panels() const override {
         const Texts& msg = ctx_.text;
@@ -149,7 +126,6 @@ public:
     }
 
 private:
-    const LsaModel& shown() const { return error_.empty() ? trainer_.model() : good_; }
     double noise_var() const { return double(cfg_.task.noise) * cfg_.task.noise; }
 
     // The closed forms against the number of examples m, each retuned for m.
@@ -171,7 +147,7 @@ private:
     // The shown model's A, its rank-one share and exact error, and its error against m
     // (its sum over the context makes its A grow as m/n): computed here, with each point
     // of the loss curve and after a divergence, so that panels() only copies.
-    void measure() {
+    void measure() override {
         const int d = cfg_.task.d, n = cfg_.n_min;
         a_ = effective_preconditioner(shown().front(), d, n);
         const double norm_a = frobenius(a_);
@@ -184,26 +160,11 @@ private:
         }
     }
 
-    void record_eval() {
-        curve_.x.push_back(trainer_.steps());
-        curve_.y.push_back(lsa_mean_loss(trainer_.model(), eval_));
-        measure();
-    }
-
-    DemoContext ctx_;
-    LsaTrainConfig cfg_;
-    LsaTrainer trainer_;
-    int total_steps_;
     Matrix sigma_, gamma_inv_;
     double eta_ = 0.0, opt_loss_ = 0.0, gd_loss_ = 0.0;
-    std::vector<RegressionTask> eval_;
-    Series curve_;  // held-out mean ½(ŷ − y_q)² by Adam step
     Series opt_vs_m_, gd_vs_m_, trained_vs_m_;
     Matrix a_;      // measure()'s, for the shown model
     double rank_one_share_ = 0.0, err_learned_ = 0.0;
-    DivergenceWatch watch_;
-    LsaModel good_;       // the model before the last step whose loss passed the watch
-    int good_steps_ = 0;  // its Adam steps
 };
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
