@@ -3,15 +3,9 @@
 // in the learner's progress. The prompt and feedback HTML come from the lesson build
 // (md4c, raw HTML off); whatever the learner types only ever goes in as text.
 import { recordAnswer, recordOf } from './progress.js';
+import { el } from './dom.js';
 
 const MAX_ANSWER_BYTES = 4096;   // icl/progress.h's Bounds::max_answer_bytes
-
-const el = (tag, attrs = {}, text) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-};
 
 export class CheckBlock {
   // progress: the stored document (restore() shows this check's record); onProgress(saved,

@@ -6,13 +6,7 @@ import { drawPanel, GRAPHIC_KINDS } from './plots/panels.js';
 import { downloadCsv, downloadJson, downloadPng } from './export.js';
 import { writeUrlParams, paramText } from './url-state.js';
 import { textToPoints } from './point-editor.js';
-
-const el = (tag, attrs = {}, text) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-};
+import { el } from './dom.js';
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
