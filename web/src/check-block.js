@@ -54,7 +54,7 @@ export class CheckBlock {
     }
     form.appendChild(fieldset);
     if (c.type === 'predict' && c.grading && c.grading.demo) {
-      form.appendChild(el('p', { class: 'check-note' }, c.grading.run === 'own' ? w.ownRunNote(c.grading.demo) : w.predictNote(c.grading.demo)));
+      form.appendChild(el('p', { class: 'check-note' }, c.grading.run === 'own' ? w.ownRunNote({ demo: c.grading.demo }) : w.predictNote({ demo: c.grading.demo })));
     }
     const submit = el('button', { type: 'submit', class: 'primary' }, w.submit);
     form.appendChild(submit);
@@ -114,7 +114,7 @@ export class CheckBlock {
     // (icl/progress.h, Bounds::max_answer_bytes of JSON).
     const bytes = new TextEncoder().encode(JSON.stringify(answer)).length;
     if (bytes > MAX_ANSWER_BYTES) {
-      this.show({ message: w.answerTooLong(bytes, MAX_ANSWER_BYTES) });
+      this.show({ message: w.answerTooLong({ bytes, max: MAX_ANSWER_BYTES }) });
       return;
     }
     this.submitButton.disabled = true;

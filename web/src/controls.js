@@ -83,7 +83,7 @@ function textControl(spec, id, described, values, onChange, words, row, label) {
   row.append(label, input, suggest);
   if (vocab.length) {
     const details = el('details', { class: 'control-vocab' });
-    details.appendChild(el('summary', {}, words.vocabulary(vocab.length)));
+    details.appendChild(el('summary', {}, words.vocabulary({ count: vocab.length })));
     const chips = el('div', { class: 'chips' });
     for (const w of vocab) chips.appendChild(chip(w, false));
     details.appendChild(chips);
