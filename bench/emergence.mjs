@@ -26,7 +26,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { loadCore, putAssets, startLane, stepUntil } from '../web/sitegen/node-core.mjs';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 
@@ -34,11 +34,9 @@ const DEMO = 'emergence_lab';
 const BUDGET = { transitionMs: 20000, phaseMs: 180000, nativeFactor: 5 };  // natively: the page's budget / 5
 const CELLS = [1, 2, 4].flatMap((b) => [0, 0.5, 1, 1.5].map((a) => ({ burstiness: b, zipf: a })));
 
-async function loadCore(site) {
-  const require = createRequire(import.meta.url);
-  const core = await require(path.join(site, 'assets', 'icl_core.js'))({ wasmBinary: fs.readFileSync(path.join(site, 'assets', 'icl_core.wasm')) });
-  for (const name of ['en/catalogue/common.json', `en/catalogue/${DEMO}.json`])
-    core.put_asset(name, new Uint8Array(fs.readFileSync(path.join(site, 'lessons', name))));
+async function loadSiteCore(site) {
+  const core = await loadCore(path.join(site, 'assets'));
+  putAssets(core, path.join(site, 'lessons'), ['en/catalogue/common.json', `en/catalogue/${DEMO}.json`]);
   return core;
 }
 
@@ -72,32 +70,27 @@ function timed(cmd, args) {
 
 // One run with one seed, stepped eval_every steps at a time; stops at its ICL transition.
 function transitionWasm(core, params) {
-  const started = JSON.parse(core.start(DEMO, JSON.stringify({ ...params, seeds: 1 }), 'en', 1));
-  if (started.error) throw new Error(started.error);
+  const { handle } = startLane(core, { demo: DEMO, params: { ...params, seeds: 1 } });
   const info = JSON.parse(core.demos('en')).find((d) => d.id === DEMO);
   const every = params.eval_every ?? info.params.find((p) => p.name === 'eval_every').default;
   const t0 = performance.now(), c0 = process.cpuUsage();
-  let result = {}, step = null;
-  while (!result.done && step === null) {
-    result = JSON.parse(core.step(started.handle, every, true));
-    step = crossing(result, 0.75);  // 2-way ICL set: floor 1/2, halfway to 1
-  }
+  let step = null;
+  // 2-way ICL set: floor 1/2, halfway to 1
+  stepUntil(core, handle, every, { snapshot: true, until: (r) => (step = crossing(r, 0.75)) !== null });
   const ms = Math.round(performance.now() - t0);
   const cpu = process.cpuUsage(c0);
-  core.drop(started.handle);
+  core.drop(handle);
   return { ms, step, cpuMs: Math.round((cpu.user + cpu.system) / 1000) };
 }
 
 // Cells run one after another to done in this thread's own core.
 async function cellsWasm(site, cells) {
-  const core = await loadCore(site);
+  const core = await loadSiteCore(site);
   for (const cell of cells) {
-    const started = JSON.parse(core.start(DEMO, JSON.stringify({ ...cell, seeds: 1 }), 'en', 1));
-    if (started.error) throw new Error(started.error);
-    let result = {};
-    while (!result.done) result = JSON.parse(core.step(started.handle, 1000, false));
+    const { handle } = startLane(core, { demo: DEMO, params: { ...cell, seeds: 1 } });
+    const result = stepUntil(core, handle, 1000);
     if (result.error) throw new Error(result.error);
-    core.drop(started.handle);
+    core.drop(handle);
   }
 }
 
@@ -112,7 +105,7 @@ if (!isMainThread) {
   const line = (text, within) => { console.log(text); if (within !== undefined) figures.push(within); };
 
   // 1. the transition, wasm under node
-  const core = await loadCore(site);
+  const core = await loadSiteCore(site);
   const t = transitionWasm(core, {});
   line(`transition_wasm ms=${t.ms} (budget ${BUDGET.transitionMs}) cpu_ms=${t.cpuMs} step=${t.step ?? 'never'}`, t.step !== null && t.ms <= BUDGET.transitionMs);
 

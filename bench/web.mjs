@@ -38,7 +38,7 @@
 //   web: <k> of <n> figures within budget
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { loadCore, putAssets, startLane, stepUntil } from '../web/sitegen/node-core.mjs';
 import { serveSite, launchChromium } from '../tests/browser/serve-and-launch.mjs';
 
 const site = path.resolve(process.argv[2] || 'build/site');
@@ -106,27 +106,17 @@ async function firstResult(page, url, drawsAtLoad) {
 // machine with a core per worker is about the slowest, plus the drawing.
 let benchCore = null;
 async function lanesAlone(demo, params) {
-  if (!benchCore) {
-    const require = createRequire(import.meta.url);
-    benchCore = await require(path.join(site, 'assets', 'icl_core.js'))({ wasmBinary: fs.readFileSync(path.join(site, 'assets', 'icl_core.wasm')) });
-  }
+  if (!benchCore) benchCore = await loadCore(path.join(site, 'assets'));
   const core = benchCore;
-  for (const name of ['en/catalogue/common.json', `en/catalogue/${demo}.json`])
-    core.put_asset(name, new Uint8Array(fs.readFileSync(path.join(site, 'lessons', name))));
-  const args = [demo, JSON.stringify(params || {}), 'en', 1];
-  const first = JSON.parse(core.start(...args));
+  putAssets(core, path.join(site, 'lessons'), ['en/catalogue/common.json', `en/catalogue/${demo}.json`]);
+  const setup = { demo, params: params || {} };
+  const first = startLane(core, setup);
   core.drop(first.handle);
   const times = [];
   for (let k = 0; k < first.lanes; k += 1) {
     const t0 = performance.now();
-    let handle;
-    if (k === 0) {
-      handle = JSON.parse(core.start(...args)).handle;
-      for (let j = 1; j < first.lanes; j += 1) core.offload(handle, j);
-    } else {
-      handle = JSON.parse(core.start_lane(...args, k)).handle;
-    }
-    for (let r = {}; !(r.done || r.waiting);) r = JSON.parse(core.step(handle, 50, false));
+    const { handle } = startLane(core, { ...setup, lane: k });
+    stepUntil(core, handle, 50);
     times.push(Math.round(performance.now() - t0));
     core.drop(handle);
   }

@@ -87,6 +87,8 @@ else()
   icl_add_suite(docs LABELS docs quick COMMAND node tests/docs/check.mjs)
   # ESLint over every JavaScript file (eslint.config.mjs at the root says which rules).
   icl_add_suite(eslint LABELS docs quick COMMAND web/node_modules/.bin/eslint --max-warnings 0 .)
+  # The page's words with placeholders are called with exactly their named values.
+  icl_add_suite(web-words LABELS docs quick COMMAND node tests/web/words.mjs)
   icl_add_suite(setup-packages LABELS setup quick COMMAND python3 ${ICL_SRC}/tests/setup/check-packages.py)
   icl_add_suite(install LABELS install quick COMMAND ${ICL_SRC}/tests/install/run.sh ${CMAKE_BINARY_DIR})
   if(ICL_BUILD_APP)

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { escapeHtml as esc } from './src/html-escape.js';
 import { createSite, languagesOf } from './sitegen/site.mjs';
-import { CSP } from './sitegen/templates.mjs';
+import { pageStart } from './sitegen/templates.mjs';
 
 const DEBOUNCE_MS = 25;  // editors write a file in several steps (truncate, write, rename)
 
@@ -49,13 +49,7 @@ export function problemsPage(problems, version, lessonsDir = '.') {
     return `<li>${where ? `<code class="icl-watch-where">${esc(where)}</code>: ` : ''}${esc(where ? d.message : d.text)}` +
       `${line ? `\n<pre class="icl-watch-source">${esc(line)}</pre>` : ''}</li>`;
   }).join('\n');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Lesson problems · ICL Lab</title>
+  return `${pageStart({ lang: 'en', title: 'Lesson problems · ICL Lab' })}
 <link rel="stylesheet" href="/__icl/watch.css">
 <link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
 </head>

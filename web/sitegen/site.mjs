@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { inlineStylesToClasses } from './inline-styles.mjs';
 import { escapeHtml } from '../src/html-escape.js';
 import { lessonPage, indexPage, reviewPage, embedPage } from './templates.mjs';
+import { loadCore, callCore as callCoreOf, startLane, stepUntil } from './node-core.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const web = path.resolve(here, '..');
@@ -104,14 +105,8 @@ const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 
 export async function createSite({ wasm, lessons = path.resolve(web, '..', 'lessons') }) {
   // ---- the wasm core, loaded here to describe the demos the lessons use -------------
-  const wasmJs = path.join(wasm, 'icl_core.js');
-  const wasmBin = path.join(wasm, 'icl_core.wasm');
-  const core = await require(path.resolve(wasmJs))({ wasmBinary: fs.readFileSync(wasmBin) });
-  const callCore = (name, ...a) => {
-    const value = JSON.parse(core[name](...a));
-    if (value && value.error) throw new Error(value.error);
-    return value;
-  };
+  const core = await loadCore(wasm);
+  const callCore = (name, ...a) => callCoreOf(core, name, ...a);
   // The demos' texts: every language's catalogues (lessons/<lang>/catalogue/*.json)
   // handed to the core as the assets "<lang>/catalogue/<file>" (icl/demo.h's load_texts),
   // and copied into the site for the worker to fetch.
@@ -229,20 +224,16 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
     const b = blocks.find((x) => x.kind === 'demo');
     if (!b) return null;
     const analytic = Boolean(demoInfo[lang][b.demo].analytic);
-    const params = JSON.stringify(b.params || {});
-    const key = `${lang} ${b.demo} ${params}`;
+    const key = `${lang} ${b.demo} ${JSON.stringify(b.params || {})}`;
     if (!firstResults.has(key)) {
       putAssets(b.demo);
-      const { handle, lanes } = callCore('start', b.demo, params, lang, 1);
+      // lanes 1.. go to the worker's helpers: here too, so a training demo's first step
+      // shows the page's progress (a lane's work counts once its state is in)
+      const { handle } = startLane(core, { demo: b.demo, params: b.params || {}, lang });
       let result;
       try {
-        if (analytic) for (let i = 0; i < 1000 && !(result && result.done); i++) result = JSON.parse(core.step(handle, 1 << 16, true));
-        else {
-          // lanes 1.. go to the worker's helper (web/src/worker.js, offloadLanes): here too, so
-          // this step's progress is the page's (a lane's work counts once its state is in)
-          for (let k = 1; k < (lanes || 1); k++) callCore('offload', handle, k);
-          result = JSON.parse(core.step(handle, 1, true));
-        }
+        result = analytic ? stepUntil(core, handle, 1 << 16, { snapshot: true, maxSlices: 1000 })
+          : stepUntil(core, handle, 1, { snapshot: true, maxSlices: 1 });
       } finally {
         core.drop(handle);
       }
@@ -404,8 +395,8 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
       for (const name of demoInfo.en[id].assets || []) copy(assetSource(id, name), path.join(out, 'lessons', name));
     }
     for (const name of catalogues) copy(path.join(lessonSources, name), path.join(out, 'lessons', name));
-    copy(wasmJs, path.join(out, 'assets', 'icl_core.js'));
-    copy(wasmBin, path.join(out, 'assets', 'icl_core.wasm'));
+    copy(path.join(wasm, 'icl_core.js'), path.join(out, 'assets', 'icl_core.js'));
+    copy(path.join(wasm, 'icl_core.wasm'), path.join(out, 'assets', 'icl_core.wasm'));
     return written;
   }
 

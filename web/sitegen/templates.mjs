@@ -31,19 +31,26 @@ function langSwitches({ lang, langs, langNames, words, href }) {
   }).join('')}</span>`;
 }
 
-// modules: every ES module the page imports, preloaded in parallel from the start
-// instead of one import level at a time (the worker, so the first result, waits on them).
-// early: an async module run as soon as it has loaded, not after the whole page.
-function head({ lang, title, depth, css = [], modules = [], engine = false, early = null }) {
-  const up = '../'.repeat(depth);
+// The start of every HTML page the project serves (the site's and the watch mode's
+// problem list): doctype, language, charset, the content security policy, viewport and
+// title. The caller adds its own links and closes </head>.
+export function pageStart({ lang, title }) {
   return `<!doctype html>
-<html lang="${lang}">
+<html lang="${esc(lang)}">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light">
-<title>${esc(title)}</title>
+<title>${esc(title)}</title>`;
+}
+
+// modules: every ES module the page imports, preloaded in parallel from the start
+// instead of one import level at a time (the worker, so the first result, waits on them).
+// early: an async module run as soon as it has loaded, not after the whole page.
+function head({ lang, title, depth, css = [], modules = [], engine = false, early = null }) {
+  const up = '../'.repeat(depth);
+  return `${pageStart({ lang, title })}
 ${engine ? `<script async src="${up}assets/engine-boot.js"></script>` : ''}
 ${early ? `<script type="module" async src="${up}assets/${early}"></script>` : ''}
 ${css.map((c) => `<link rel="stylesheet" href="${up}assets/${c}">`).join('\n')}

@@ -3,15 +3,9 @@
 // in the learner's progress. The prompt and feedback HTML come from the lesson build
 // (md4c, raw HTML off); whatever the learner types only ever goes in as text.
 import { recordAnswer, recordOf } from './progress.js';
+import { el } from './dom.js';
 
 const MAX_ANSWER_BYTES = 4096;   // icl/progress.h's Bounds::max_answer_bytes
-
-const el = (tag, attrs = {}, text) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-};
 
 export class CheckBlock {
   // progress: the stored document (restore() shows this check's record); onProgress(saved,
@@ -60,7 +54,7 @@ export class CheckBlock {
     }
     form.appendChild(fieldset);
     if (c.type === 'predict' && c.grading && c.grading.demo) {
-      form.appendChild(el('p', { class: 'check-note' }, c.grading.run === 'own' ? w.ownRunNote(c.grading.demo) : w.predictNote(c.grading.demo)));
+      form.appendChild(el('p', { class: 'check-note' }, c.grading.run === 'own' ? w.ownRunNote({ demo: c.grading.demo }) : w.predictNote({ demo: c.grading.demo })));
     }
     const submit = el('button', { type: 'submit', class: 'primary' }, w.submit);
     form.appendChild(submit);
@@ -120,7 +114,7 @@ export class CheckBlock {
     // (icl/progress.h, Bounds::max_answer_bytes of JSON).
     const bytes = new TextEncoder().encode(JSON.stringify(answer)).length;
     if (bytes > MAX_ANSWER_BYTES) {
-      this.show({ message: w.answerTooLong(bytes, MAX_ANSWER_BYTES) });
+      this.show({ message: w.answerTooLong({ bytes, max: MAX_ANSWER_BYTES }) });
       return;
     }
     this.submitButton.disabled = true;

@@ -9,13 +9,7 @@
 // text field it names ("parameter 'prompt': ..."); false if no field matches.
 
 import { buildPointEditor } from './point-editor.js';
-
-const el = (tag, attrs = {}, text) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-};
+import { el } from './dom.js';
 
 const LOG_STEPS = 200;
 const decimals = (step) => (step > 0 && step < 1 ? Math.min(6, Math.ceil(-Math.log10(step) - 1e-9)) : 0);
@@ -89,7 +83,7 @@ function textControl(spec, id, described, values, onChange, words, row, label) {
   row.append(label, input, suggest);
   if (vocab.length) {
     const details = el('details', { class: 'control-vocab' });
-    details.appendChild(el('summary', {}, words.vocabulary(vocab.length)));
+    details.appendChild(el('summary', {}, words.vocabulary({ count: vocab.length })));
     const chips = el('div', { class: 'chips' });
     for (const w of vocab) chips.appendChild(chip(w, false));
     details.appendChild(chips);

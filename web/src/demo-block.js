@@ -6,13 +6,7 @@ import { drawPanel, GRAPHIC_KINDS } from './plots/panels.js';
 import { downloadCsv, downloadJson, downloadPng } from './export.js';
 import { writeUrlParams, paramText } from './url-state.js';
 import { textToPoints } from './point-editor.js';
-
-const el = (tag, attrs = {}, text) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-};
+import { el } from './dom.js';
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -240,7 +234,7 @@ export class DemoBlock {
         if (result.done) this.finished(result.error ? 'error' : 'done');
         this.progress.value = result.done ? 1 : result.progress || 0;
         const seconds = (performance.now() - t0) / 1000;
-        const took = seconds >= 0.5 ? ` · ${w.elapsed(seconds.toFixed(1))}` : '';
+        const took = seconds >= 0.5 ? ` · ${w.elapsed({ seconds: seconds.toFixed(1) })}` : '';
         this.setStatus(result.done ? `${w.done}${took}` : `${w.running} ${Math.round((result.progress || 0) * 100)}%`);
         this.showError(result.error ? `${w.failed}: ${result.error}` : '');
         this.markStale();
@@ -339,7 +333,7 @@ export class DemoBlock {
       this.figures.set(key, figure);
       if (GRAPHIC_KINDS.has(panel.kind)) {
         const svg = figure.querySelector('svg');
-        const png = el('button', { type: 'button', class: 'link-button png', 'aria-label': this.words.pngOf(panel.title || panel.kind) }, this.words.exportPng);
+        const png = el('button', { type: 'button', class: 'link-button png', 'aria-label': this.words.pngOf({ title: panel.title || panel.kind }) }, this.words.exportPng);
         png.addEventListener('click', () => downloadPng(svg, panel.title, `${this.fileName()}-${panel.kind}`));
         const cap = figure.querySelector('figcaption') || figure.insertBefore(el('figcaption'), figure.firstChild);
         cap.appendChild(png);

@@ -36,7 +36,7 @@ const updateHome = home ? hrefOnUse(homeLink, () => {
 
 async function start() {
   await client.ready;
-  if (lessonId !== null && home && home.id !== lessonId) notice(words.embedLessonUnknown(lessonId), 'warning');
+  if (lessonId !== null && home && home.id !== lessonId) notice(words.embedLessonUnknown({ lesson: lessonId }), 'warning');
   const blocks = Object.create(null);
   blocks[data.demo] = demo;
   await applyUrlParams(query, blocks, client, words, { home: true });
@@ -44,7 +44,7 @@ async function start() {
     demo.run();
   } else {
     demo.idle();
-    if (demo.analytic) demo.setStatus(words.pressRunModel((data.assetBytes / 1e6).toFixed(1)));
+    if (demo.analytic) demo.setStatus(words.pressRunModel({ megabytes: (data.assetBytes / 1e6).toFixed(1) }));
   }
   updateHome();
   document.body.dataset.ready = 'true';

@@ -77,7 +77,7 @@ function reportToPlatform(progress) {
   if (!scorm) return;
   const { trimmed } = scorm.report(progress, data.id, data.checks);
   const named = trimmed.join(', ');
-  if (named && named !== lastTrimmed) notice(words.platformTrimmed(named), 'warning');
+  if (named && named !== lastTrimmed) notice(words.platformTrimmed({ checks: named }), 'warning');
   lastTrimmed = named;
 }
 // The teacher's LRS, when the package names one (started in start(), once the

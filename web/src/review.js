@@ -31,7 +31,7 @@ function showItem() {
     document.body.dataset.reviewDone = 'true';
     return;
   }
-  status.textContent = words.reviewOf(pos + 1, queue.length);
+  status.textContent = words.reviewOf({ index: pos + 1, count: queue.length });
   section.hidden = false;
   section.dataset.check = item.check.id;
   for (const k of ['answered', 'verdict', 'grading']) delete section.dataset[k];

@@ -63,7 +63,7 @@ export function addShareBar(demo, lessonId, words) {
   };
   const refuse = (message) => {
     field.hidden = true;
-    status.textContent = words.shareBad(message);
+    status.textContent = words.shareBad({ problem: message });
   };
 
   link.addEventListener('click', async () => {

@@ -71,7 +71,7 @@ export async function writeUrlParams(instance, changed, { client, demo, lang = '
 // query string or URLSearchParams. Resolves to the instance names the link set up.
 export async function applyUrlParams(search, demoBlocks, client, words, options = {}) {
   const { byInstance, unknown } = readUrlParams(search, Object.keys(demoBlocks));
-  if (unknown.length) notice(words.urlUnknown(unknown.join(', ')), 'warning');
+  if (unknown.length) notice(words.urlUnknown({ demos: unknown.join(', ') }), 'warning');
   const setUp = new Set();
   for (const [name, block] of Object.entries(demoBlocks)) {
     const kvs = byInstance[name];
@@ -79,7 +79,7 @@ export async function applyUrlParams(search, demoBlocks, client, words, options 
     // (the core words a mistake in the page's language)
     const parsed = await client.call('parse_params', block.block.demo, JSON.stringify(kvs), document.documentElement.lang || 'en');
     if (parsed.error) {
-      notice(words.urlBad(name, parsed.error), 'warning');
+      notice(words.urlBad({ demo: name, problem: parsed.error }), 'warning');
       block.section.dataset.urlError = 'true';
     } else {
       block.applyUrl(parsed.params, options);
