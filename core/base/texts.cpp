@@ -1,5 +1,7 @@
 #include "icl/texts.h"
 
+#include "icl/format.h"
+
 #include "icl/assets.h"
 
 #include <cctype>
@@ -40,12 +42,7 @@ std::string number_text(double v, const std::string& spec) {
             return buf;
         }
     }
-    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) {
-        std::snprintf(buf, sizeof buf, "%.0f", v);
-        return buf;
-    }
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
+    return display_number(v);
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <sstream>
 
 #include "icl/format.h"
@@ -242,19 +241,9 @@ void register_demo(const DemoDef* def) {
 
 const std::vector<const DemoDef*>& all_demos() { return registry(); }
 
-namespace {
-std::map<std::string, PeakBytesFn>& peak_registry() {
-    static std::map<std::string, PeakBytesFn> m;
-    return m;
-}
-}  // namespace
-
-void register_peak_bytes(const std::string& demo_id, PeakBytesFn fn) { peak_registry()[demo_id] = fn; }
-
 PeakBytesFn find_peak_bytes(const std::string& demo_id) {
-    if (const DemoDef* def = find_demo(demo_id); def && def->peak_bytes) return def->peak_bytes;
-    const auto it = peak_registry().find(demo_id);
-    return it == peak_registry().end() ? nullptr : it->second;
+    const DemoDef* def = find_demo(demo_id);
+    return def ? def->peak_bytes : nullptr;
 }
 
 const DemoDef* find_demo(const std::string& id) {

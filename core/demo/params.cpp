@@ -18,6 +18,10 @@ using nlohmann::json;
 
 namespace {
 
+// A parameter typed as text: a person's number, "inf" and "nan" too (validate_params
+// names them as not finite).
+constexpr NumberSyntax kParamNumber{true, true, true};
+
 const char* type_name(ParamType t) {
     switch (t) {
         case ParamType::Int: return "int";
@@ -122,9 +126,7 @@ Expected<json> parse_points_text(const ParamSpec& s, const std::string& text) {
         double xy[2];
         const std::string parts[2] = {trim(item.substr(0, comma)), trim(item.substr(comma + 1))};
         for (int c = 0; c < 2; ++c) {
-            char* end = nullptr;
-            xy[c] = std::strtod(parts[c].c_str(), &end);
-            if (parts[c].empty() || end != parts[c].c_str() + parts[c].size())
+            if (read_number(parts[c], xy[c], kParamNumber) != NumberRead::ok)
                 return bad_point(s, c == 0 ? "x_not_number" : "y_not_number", {{"index", index}, {"item", item}, {"text", parts[c]}});
         }
         out.push_back({xy[0], xy[1]});
@@ -403,12 +405,9 @@ Expected<json> parse_param_strings(const std::vector<ParamSpec>& specs, const st
                 else return learner_error("error.param_not_bool", {{"name", it->name}, {"value", text}});
                 break;
             default: {
-                // strtod accepts what JSON does and more ("inf", "nan", "0x1p3");
-                // validate_params then rejects the non-finite ones by name.
-                char* end = nullptr;
-                const double x = std::strtod(text.c_str(), &end);
-                if (text.empty() || end != text.c_str() + text.size())
-                    return bad_number(*it, "not_number", text);
+                // "inf" and "nan" are read, so that validate_params rejects them by name.
+                double x = 0;
+                if (read_number(text, x, kParamNumber) != NumberRead::ok) return bad_number(*it, "not_number", text);
                 out[key] = x;
             }
         }

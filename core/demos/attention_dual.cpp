@@ -283,10 +283,6 @@ private:
     double max_abs_diff_ = 0, rel_diff_ = 0, split_diff_ = 0, softmax_rel_err_ = 0, softmax_cos_ = 0;
 };
 
-Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    return std::unique_ptr<Session>(new AttentionDualSession(ctx));
-}
-
 const DemoDef attention_dual_def = [] {
     DemoDef d;
     d.id = "attention_dual";
@@ -302,7 +298,7 @@ const DemoDef attention_dual_def = [] {
         ParamSpec::integer("show_after", 1, 24, 6, 1),
         ParamSpec::integer("draws", 1, 2000, 1000, 1),
     };
-    d.start = start;
+    d.start = start_session<AttentionDualSession>;
     return d;
 }();
 ICL_REGISTER_DEMO(attention_dual_def);

@@ -39,8 +39,8 @@ public:
         x_test_ = random_normal(rng, n_test, d_in, x_std);
 
         LinearTrainConfig cfg;
-        cfg.optimizer = adam ? LinearOptimizer::adam : LinearOptimizer::sgd;
-        cfg.lr = p.f("lr");
+        cfg.optimizer = plain_sgd(p.f("lr"));
+        if (adam) cfg.optimizer.kind = OptimizerConfig::adamw;
         cfg.epochs = p.i("epochs");
         run_ = train_linear_layer(w0, x_train, y_train, cfg);
         if (!std::all_of(run_.w.storage().begin(), run_.w.storage().end(), [](float w) { return std::isfinite(w); })) {
@@ -139,10 +139,6 @@ private:
     double max_abs_diff_ = 0.0, rel_diff_ = 0.0, test_loss_ = 0.0;
 };
 
-Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    return std::unique_ptr<Session>(new DualFormSession(ctx));
-}
-
 const DemoDef dual_form_def = [] {
     DemoDef d;
     d.id = "dual_form";
@@ -159,7 +155,7 @@ const DemoDef dual_form_def = [] {
         ParamSpec::real("noise", 0, 1, 0.1, 0.01),
         ParamSpec::choice("optimizer", {"sgd", "adam"}, "sgd"),
     };
-    d.start = start;
+    d.start = start_session<DualFormSession>;
     return d;
 }();
 ICL_REGISTER_DEMO(dual_form_def);

@@ -45,75 +45,27 @@ struct EvalSet {
     std::vector<float> vectors;  // count × (2N+1) × D
 };
 
-// One seed's run: its world, model and curves.
+// One seed's run: its world, model and curves (its training loss is the session's trace).
 struct Run {
     std::optional<fewshot::World> world;
     gpt::Model model;
     std::optional<gpt::Trainer> trainer;  // empty: another worker trains it (a lane)
     EvalSet icl, iwl;
-    std::vector<double> loss_steps, loss;  // smoothed training loss, a point every 10 steps
     std::vector<double> eval_steps, icl_acc, iwl_acc, ih;
-    double smooth = 0;
 };
 
-class EmergenceSession : public SeededLanesSession {
+// The seeds are the models TrainedLanesSession trains side by side, within its one "seed"
+// of `steps` units; each draws its own batch from its own world.
+class EmergenceSession : public TrainedLanesSession {
 public:
     EmergenceSession(const DemoContext& ctx, gpt::Config cfg, fewshot::Knobs train, fewshot::Knobs eval, int seeds,
                      std::optional<grid::Grid> background)
-        : SeededLanesSession("emergence_lab", ctx.params.i("steps"), 1, ctx.lane, lane_list(seeds)),
+        : TrainedLanesSession("emergence_lab", ctx.params.i("steps"), 1, ctx.lane, lane_list(seeds), seeds, 0.9, 0.1),
           ctx_(ctx), cfg_(std::move(cfg)), train_(train), eval_(eval), runs_((size_t)seeds),
           background_(std::move(background)) {
         for (int i = 0; i < seeds && error_.empty(); ++i)
             if (trains(i))
                 if (Status st = begin(i); !st) error_ = st.error().message;
-    }
-    // One unit = one Adam step of every seed's model this session trains.
-    void step(int budget) override {
-        const int every = ctx_.params.i("eval_every");
-        for (int u = 0; u < budget && seed_ < seeds_ && error_.empty(); ++u) {
-            for (size_t i = 0; i < runs_.size(); ++i) {
-                Run& r = runs_[i];
-                if (!r.trainer) continue;
-                if (Status st = train_step(r, run_seed((int)i)); !st) { error_ = st.error().message; return; }
-                if ((step_ + 1) % every == 0 || step_ + 1 == steps_)
-                    if (Status st = evaluate(r, step_ + 1); !st) { error_ = st.error().message; return; }
-            }
-            if (++step_ == steps_) seed_ = 1;
-        }
-    }
-    nlohmann::json lane_state() const override {
-        if (lane() == 0) return nullptr;
-        const Run& r = runs_[(size_t)lane_arm(lane())];
-        nlohmann::json state = lane_progress_json(r.loss_steps, r.loss);
-        state["eval_steps"] = json_numbers(r.eval_steps);
-        state["icl"] = json_numbers(r.icl_acc);
-        state["iwl"] = json_numbers(r.iwl_acc);
-        state["ih"] = json_numbers(r.ih);
-        return state;
-    }
-    Status take_lane(int k, const nlohmann::json& state) override {
-        if (!takes_lane(k)) return Session::take_lane(k, state);
-        auto progress = read_lane_progress(k, state);
-        if (!progress) return progress.error();
-        const long most = steps_ / ctx_.params.i("eval_every") + 2;
-        auto xs = read_json_numbers(state, "eval_steps", -1);
-        if (!xs) return lane_state_error(k, xs.error().message);
-        if ((long)xs.value().size() > most) return lane_state_error(k, "'eval_steps' has more than " + std::to_string(most) + " numbers");
-        Run& r = runs_[(size_t)lane_arm(k)];
-        std::vector<double>* into[3] = {&r.icl_acc, &r.iwl_acc, &r.ih};
-        const char* keys[3] = {"icl", "iwl", "ih"};
-        std::vector<double> got[3];
-        for (int j = 0; j < 3; ++j) {
-            auto ys = read_json_numbers(state, keys[j], (long)xs.value().size());
-            if (!ys) return lane_state_error(k, ys.error().message);
-            got[j] = ys.value();
-        }
-        for (int j = 0; j < 3; ++j) *into[j] = got[j];
-        r.eval_steps = xs.value();
-        r.loss_steps = progress.value().loss_steps;
-        r.loss = progress.value().loss;
-        took_lane(k, progress.value());
-        return Ok{};
     }
     std::vector<Panel> panels() const override;
     // The sentence the result opens with, from the scalars panels() wrote.
@@ -126,11 +78,39 @@ private:
         return v;
     }
     void drop_model(int arm) override { runs_[(size_t)arm].trainer.reset(); }
-    uint64_t run_seed(int i) const { return ctx_.seed * 1000 + (uint64_t)i; }
+    uint64_t model_seed(int i) const { return ctx_.seed * 1000 + (uint64_t)i; }
+
+    // A lane's fields: its evaluations, listed once for both ways.
+    struct LaneResults {
+        std::vector<double> eval_steps, icl, iwl, ih;
+    };
+    void lane_fields(LaneState& io, LaneResults& r) const {
+        io.numbers_at_most("eval_steps", r.eval_steps, steps_ / ctx_.params.i("eval_every") + 2, "numbers");
+        const long n = (long)r.eval_steps.size();
+        io.numbers("icl", r.icl, n);
+        io.numbers("iwl", r.iwl, n);
+        io.numbers("ih", r.ih, n);
+    }
+    void write_lane(int arm, LaneState& out) const override {
+        const Run& run = runs_[(size_t)arm];
+        LaneResults r{run.eval_steps, run.icl_acc, run.iwl_acc, run.ih};
+        lane_fields(out, r);
+    }
+    Status read_lane(int arm, LaneState& in) override {
+        LaneResults r;
+        lane_fields(in, r);
+        if (Status st = in.status(); !st) return st;
+        Run& run = runs_[(size_t)arm];
+        run.eval_steps = std::move(r.eval_steps);
+        run.icl_acc = std::move(r.icl);
+        run.iwl_acc = std::move(r.iwl);
+        run.ih = std::move(r.ih);
+        return Ok{};
+    }
 
     Status begin(int i) {
         Run& r = runs_[(size_t)i];
-        const uint64_t seed = run_seed(i);
+        const uint64_t seed = model_seed(i);
         auto w = fewshot::make_world(train_, seed);
         if (!w) return w.error();
         r.world = std::move(w.value());
@@ -153,8 +133,11 @@ private:
         return evaluate(r, 0);
     }
 
-    Status train_step(Run& r, uint64_t seed) {
-        const fewshot::Batch b = fewshot::sample(*r.world, fewshot::Split::train, kBatch, seed * 1000003 + (uint64_t)step_);
+    void draw_batch() override {}  // each seed draws its own, from its own world (train_step)
+    std::optional<double> train_step(int arm) override {
+        Run& r = runs_[(size_t)arm];
+        const fewshot::Batch b =
+            fewshot::sample(*r.world, fewshot::Split::train, kBatch, model_seed(arm) * 1000003 + (uint64_t)step_);
         const std::vector<float> v = fewshot::vectors(*r.world, b);
         const int T = 2 * b.pairs + 1;
         std::vector<int> targets((size_t)kBatch * T, -1);
@@ -164,15 +147,17 @@ private:
         in.T = T;
         in.vectors = v.data();
         in.targets = targets.data();
-        auto loss = r.trainer->step(in);
-        if (!loss) return loss.error();
-        r.smooth = step_ == 0 ? loss.value() : 0.9 * r.smooth + 0.1 * loss.value();
-        if ((step_ + 1) % 10 == 0) {
-            r.loss_steps.push_back(step_ + 1);
-            r.loss.push_back(r.smooth);
-        }
+        return loss_of(r.trainer->step(in));
+    }
+    // Every `eval_every` steps and at the last, each seed this session trains.
+    Status after_step() override {
+        if (step_ % ctx_.params.i("eval_every") != 0 && step_ != steps_) return Ok{};
+        for (size_t i = 0; i < runs_.size(); ++i)
+            if (trains((int)i))
+                if (Status st = evaluate(runs_[i], step_); !st) return st;
         return Ok{};
     }
+    Status evaluate_seed() override { return Ok{}; }  // after_step has evaluated the last step
 
     Status evaluate(Run& r, int at) {
         auto icl = fewshot::score(r.model, r.icl.batch, r.icl.vectors);
@@ -327,25 +312,27 @@ std::vector<Panel> EmergenceSession::panels() const {
         LinesPanel p{msg(title), msg("step"), msg(y_label), false, false, {}};
         double last = 0;
         for (size_t i = 0; i < runs_.size(); ++i) {
-            std::pair<const std::vector<double>*, const std::vector<double>*> xy = pick(runs_[i]);
+            std::pair<const std::vector<double>*, const std::vector<double>*> xy = pick(i);
             p.series.push_back({msg("seed_n", {{"seed", (int)i}}), *xy.first, *xy.second, {}, false});
             if (!xy.first->empty()) last = std::max(last, xy.first->back());
         }
         if (baseline_name && last > 0) p.series.push_back({msg(baseline_name), {0.0, last}, {baseline, baseline}, {}, true});
         return p;
     };
-    panels.push_back(curves("panel.icl", "accuracy", [](const Run& r) { return std::make_pair(&r.eval_steps, &r.icl_acc); },
+    panels.push_back(curves("panel.icl", "accuracy", [&](size_t i) { return std::make_pair(&runs_[i].eval_steps, &runs_[i].icl_acc); },
                             chance, "chance"));
-    panels.push_back(curves("panel.iwl", "accuracy", [](const Run& r) { return std::make_pair(&r.eval_steps, &r.iwl_acc); },
+    panels.push_back(curves("panel.iwl", "accuracy", [&](size_t i) { return std::make_pair(&runs_[i].eval_steps, &runs_[i].iwl_acc); },
                             chance, "chance"));
     // The loss has its first point after ten training steps; before that the panel is left out.
-    if (std::any_of(runs_.begin(), runs_.end(), [](const Run& r) { return !r.loss.empty(); }))
-        panels.push_back(curves("panel.loss", "nats", [](const Run& r) { return std::make_pair(&r.loss_steps, &r.loss); },
+    bool any_loss = false;
+    for (size_t i = 0; i < runs_.size(); ++i) any_loss = any_loss || !trace((int)i).loss.empty();
+    if (any_loss)
+        panels.push_back(curves("panel.loss", "nats", [&](size_t i) { return std::make_pair(&trace((int)i).steps, &trace((int)i).loss); },
                                 std::log((double)train_.labels), "chance_loss"));
     if (!gru) {
         // uniform attention over the 2N + 1 positions puts B/(2N+1) on the B matching labels
         const double uniform = (double)eval_.burstiness / (2.0 * eval_.pairs + 1.0);
-        panels.push_back(curves("panel.ih", "attention", [](const Run& r) { return std::make_pair(&r.eval_steps, &r.ih); },
+        panels.push_back(curves("panel.ih", "attention", [&](size_t i) { return std::make_pair(&runs_[i].eval_steps, &runs_[i].ih); },
                                 uniform, "uniform_attention"));
     }
 

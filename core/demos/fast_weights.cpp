@@ -18,7 +18,7 @@
 
 #include "icl/format.h"
 #include "icl/demo.h"
-#include "icl/demo_seeded_lanes.h"
+#include "icl/task_suite_lanes.h"
 #include "icl/gpt_train.h"
 #include "icl/metrics.h"
 #include "icl/recipe.h"
@@ -40,14 +40,9 @@ void mean_sd(const std::vector<double>& v, double& mean, double& sd) {
     sd = s.sd;
 }
 
-struct Arm {
-    gpt::Model model;
-    std::optional<gpt::Trainer> trainer;
-};
-
 // What the first seed's linear model writes while it reads a 16-shot prompt.
 struct FastWeightView {
-    std::vector<std::string> heads;              // "L0 H1"
+    std::vector<std::string> heads;              // gpt::head_name: "L0H1"
     std::vector<std::vector<double>> growth;     // per head: ‖ΔW_t‖_F after each demonstration token
     std::vector<double> final_dw;                // (hs, heads*hs): each head's ΔW_ICL side by side
     int hs = 0;
@@ -56,20 +51,20 @@ struct FastWeightView {
     std::string prompt;
 };
 
-class FastWeightsSession : public TrainedLanesSession {
+class FastWeightsSession : public TaskSuiteLanesSession {
 public:
     FastWeightsSession(const DemoContext& ctx, gpt::Config cfg)
-        : TrainedLanesSession("fast_weights", ctx.params.i("steps"), ctx.params.i("seeds"), ctx.lane, {kDeltaArm, kSoftmaxArm},
-                             kArms, 0.9, 0.1),
-          ctx_(ctx), cfg_(std::move(cfg)) {
+        : TaskSuiteLanesSession("fast_weights", ctx, std::move(cfg), kPairs, 61, {kDeltaArm, kSoftmaxArm}, kArms, 0.9, 0.1) {
         begin_seed();
     }
     std::vector<Panel> panels() const override;
 
 private:
-    static constexpr int kBatch = 16;
-
-    void drop_model(int arm) override { arms_[(size_t)arm].trainer.reset(); }
+    gpt::Config arm_config(int arm) const override {
+        gpt::Config c = cfg_;
+        c.kinds.assign((size_t)c.layers, kKinds[arm]);
+        return c;
+    }
 
     // A lane model's fields: every seed's shots curve and final loss, and the delta rule's
     // step sizes β, listed once for both ways.
@@ -97,31 +92,6 @@ private:
         final_loss_[arm] = std::move(r.final_loss);
         if (arm == kDeltaArm) betas_ = std::move(r.betas);
         return Ok{};
-    }
-
-    void begin_seed() override {
-        const uint64_t seed = run_seed(ctx_.seed);
-        rng_.emplace(seed, 61);
-        arms_.clear();
-        arms_.resize(kArms);
-        OptimizerConfig o;
-        o.lr = ctx_.params.f("lr");
-        o.clip_norm = 1.0f;
-        for (int i = 0; i < kArms; ++i) {
-            if (!trains(i)) continue;
-            gpt::Config c = cfg_;
-            c.kinds.assign((size_t)c.layers, kKinds[i]);
-            arms_[(size_t)i].model = gpt::make_model(c, seed).value();
-            arms_[(size_t)i].trainer.emplace(gpt::Trainer::make(arms_[(size_t)i].model, o).value());
-        }
-    }
-
-    void draw_batch() override {
-        tokens_.clear(), targets_.clear();
-        tasks::append_training_batch(tasks::suite(), kBatch, kPairs, *rng_, tokens_, targets_);
-    }
-    std::optional<double> train_step(int arm) override {
-        return loss_of(arms_[(size_t)arm].trainer->step(tokens_.data(), targets_.data(), kBatch, cfg_.context));
     }
 
     Status evaluate_seed() override {
@@ -195,7 +165,7 @@ private:
                     growth.push_back(std::sqrt(n));
                 }
                 view_.growth.push_back(growth);
-                view_.heads.push_back("L" + std::to_string(l) + " H" + std::to_string(h));
+                view_.heads.push_back(gpt::head_name(l, h));
                 const size_t col0 = ((size_t)l * H + h) * hs, cols = (size_t)cfg_.layers * H * hs;
                 for (int r = 0; r < hs; ++r)
                     for (int c = 0; c < hs; ++c)
@@ -249,11 +219,6 @@ private:
         return Ok{};
     }
 
-    DemoContext ctx_;
-    gpt::Config cfg_;
-    std::optional<Rng> rng_;
-    std::vector<Arm> arms_;
-    std::vector<int> tokens_, targets_;  // the step's batch
     std::vector<std::vector<double>> curves_[kArms];  // [arm][seed][k]
     std::vector<double> final_loss_[kArms];
     FastWeightView view_;
@@ -376,15 +341,9 @@ std::vector<Panel> FastWeightsSession::panels() const {
 }
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    gpt::Config c;
-    c.vocab = tasks::suite().vocab();
-    c.context = tasks::prompt_length(kPairs, false);
-    c.width = ctx.params.i("width");
-    c.layers = 2;
-    c.heads = 2;
-    if (c.width % c.heads != 0) return learner_error("error.width_even", {{"width", std::to_string(c.width)}});
-    if (Status s = gpt::validate(c); !s) return s.error();
-    return std::unique_ptr<Session>(new FastWeightsSession(ctx, c));
+    auto c = task_suite_config(ctx.params, kPairs);
+    if (!c) return c.error();
+    return std::unique_ptr<Session>(new FastWeightsSession(ctx, c.value()));
 }
 
 const DemoDef kFastWeights = [] {

@@ -121,10 +121,6 @@ private:
     std::vector<ParamCount> gpt3_;  // kGpt3's counts, in its order
 };
 
-Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    return std::unique_ptr<Session>(new ScalingSession(ctx));
-}
-
 const DemoDef kGptScaling = [] {
     DemoDef d;
     d.id = "gpt_scaling";
@@ -137,7 +133,7 @@ const DemoDef kGptScaling = [] {
         ParamSpec::integer("vocab", 2, 262144, 50257, 1),
         ParamSpec::integer("context", 1, 65536, 2048, 1),
     };
-    d.start = start;
+    d.start = start_session<ScalingSession>;
     return d;
 }();
 ICL_REGISTER_DEMO(kGptScaling);

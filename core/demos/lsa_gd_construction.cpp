@@ -120,10 +120,6 @@ private:
     double max_abs_diff_ = 0.0, lsa_loss_ = 0.0, best_loss_ = 0.0, best_eta_ = 0.0, zero_loss_ = 0.0;
 };
 
-Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    return std::unique_ptr<Session>(new LsaGdConstructionSession(ctx));
-}
-
 const DemoDef lsa_gd_construction_def = [] {
     DemoDef d;
     d.id = "lsa_gd_construction";
@@ -137,7 +133,7 @@ const DemoDef lsa_gd_construction_def = [] {
         ParamSpec::real("x_range", 0.1, 2, 0.5, 0.05),
         ParamSpec::integer("n_tasks", 100, 10000, 2000, 100),
     };
-    d.start = start;
+    d.start = start_session<LsaGdConstructionSession>;
     return d;
 }();
 ICL_REGISTER_DEMO(lsa_gd_construction_def);

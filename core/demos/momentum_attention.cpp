@@ -14,7 +14,7 @@
 
 #include "icl/format.h"
 #include "icl/demo.h"
-#include "icl/demo_seeded_lanes.h"
+#include "icl/task_suite_lanes.h"
 #include "icl/gpt_train.h"
 #include "icl/recipe.h"
 #include "icl/tasks.h"
@@ -27,25 +27,21 @@ constexpr int kPairs = 9;    // pairs per training document; 8-shot curves fit i
 constexpr int kShots = 8;
 constexpr int kLaneArm = 1;  // lane 1's model: the one with the momentum term
 
-struct Arm {  // one model of a pair
-    gpt::Model model;
-    std::optional<gpt::Trainer> trainer;
-};
-
-class MomentumSession : public TrainedLanesSession {
+class MomentumSession : public TaskSuiteLanesSession {
 public:
     MomentumSession(const DemoContext& ctx, gpt::Config cfg)
-        : TrainedLanesSession("momentum_attention", ctx.params.i("steps"), ctx.params.i("seeds"), ctx.lane, {kLaneArm}, 2,
-                             0.95, 0.05),
-          ctx_(ctx), cfg_(cfg) {
+        : TaskSuiteLanesSession("momentum_attention", ctx, std::move(cfg), kPairs, 51, {kLaneArm}, 2, 0.95, 0.05) {
         begin_seed();
     }
     std::vector<Panel> panels() const override;
 
 private:
-    static constexpr int kBatch = 16;
-
-    void drop_model(int arm) override { arms_[(size_t)arm].trainer.reset(); }
+    // arm 1 has the momentum term; both start from the same init
+    gpt::Config arm_config(int arm) const override {
+        gpt::Config c = cfg_;
+        c.momentum = arm == 1 ? ctx_.params.f("eta") : 0.0f;
+        return c;
+    }
 
     // The momentum model's fields: every seed's perplexity, ICL and zero-shot accuracy
     // and previous-token score, listed once for both ways.
@@ -72,31 +68,6 @@ private:
         zero_[arm] = std::move(r.zero);
         prev_[arm] = std::move(r.prev);
         return Ok{};
-    }
-
-    void draw_batch() override {
-        tokens_.clear(), targets_.clear();
-        tasks::append_training_batch(tasks::suite(), kBatch, kPairs, *rng_, tokens_, targets_);
-    }
-    std::optional<double> train_step(int arm) override {
-        return loss_of(arms_[(size_t)arm].trainer->step(tokens_.data(), targets_.data(), kBatch, cfg_.context));
-    }
-
-    void begin_seed() override {
-        const uint64_t seed = run_seed(ctx_.seed);
-        rng_.emplace(seed, 51);
-        arms_.clear();
-        arms_.resize(2);
-        OptimizerConfig o;
-        o.lr = ctx_.params.f("lr");
-        o.clip_norm = 1.0f;
-        for (int i = 0; i < 2; ++i) {
-            gpt::Config c = cfg_;
-            c.momentum = i == 1 ? ctx_.params.f("eta") : 0.0f;
-            arms_[(size_t)i].model = gpt::make_model(c, seed).value();  // same init for both
-        }
-        for (int i = 0; i < 2; ++i)
-            if (trains(i)) arms_[(size_t)i].trainer.emplace(gpt::Trainer::make(arms_[(size_t)i].model, o).value());
     }
 
     Status evaluate_seed() override {
@@ -142,11 +113,6 @@ private:
         return Ok{};
     }
 
-    DemoContext ctx_;
-    gpt::Config cfg_;
-    std::optional<Rng> rng_;
-    std::vector<Arm> arms_;
-    std::vector<int> tokens_, targets_;  // the step's batch
     std::vector<double> ppl_[2], icl_[2], zero_[2], prev_[2];  // [plain, momentum][seed]
 };
 
@@ -197,15 +163,9 @@ std::vector<Panel> MomentumSession::panels() const {
 }
 
 Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    gpt::Config c;
-    c.vocab = tasks::suite().vocab();
-    c.context = tasks::prompt_length(kPairs, false);
-    c.width = ctx.params.i("width");
-    c.layers = 2;
-    c.heads = 2;
-    if (c.width % c.heads != 0) return learner_error("error.width_even", {{"width", std::to_string(c.width)}});
-    if (Status s = gpt::validate(c); !s) return s.error();
-    return std::unique_ptr<Session>(new MomentumSession(ctx, c));
+    auto c = task_suite_config(ctx.params, kPairs);
+    if (!c) return c.error();
+    return std::unique_ptr<Session>(new MomentumSession(ctx, c.value()));
 }
 
 const DemoDef kMomentumAttention = [] {

@@ -154,10 +154,6 @@ private:
     double ls_ = 0.0;
 };
 
-Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    return std::unique_ptr<Session>(new NewtonVsGdSession(ctx));
-}
-
 const DemoDef newton_vs_gd_def = [] {
     DemoDef d;
     d.id = "newton_vs_gd";
@@ -172,7 +168,7 @@ const DemoDef newton_vs_gd_def = [] {
         ParamSpec::integer("iterations", 1, 24, 16, 1),
         ParamSpec::integer("prompts", 1, 32, 16, 1),
     };
-    d.start = start;
+    d.start = start_session<NewtonVsGdSession>;
     return d;
 }();
 ICL_REGISTER_DEMO(newton_vs_gd_def);

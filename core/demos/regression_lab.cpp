@@ -305,10 +305,6 @@ std::vector<Panel> RegressionLabSession::panels() const {
     return panels;
 }
 
-Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    return std::unique_ptr<Session>(new RegressionLabSession(ctx));
-}
-
 ParamSpec points_spec() {
     return ParamSpec::points("points", {kXMin, kXMax}, {kYMin, kYMax}, 0, kMaxPoints, 0.05,
                              {{-1.5, -0.8}, {-0.8, -0.1}, {0.0, 0.7}, {0.6, 0.8}, {1.3, 1.9}});
@@ -327,7 +323,7 @@ const DemoDef regression_lab_def = [] {
         ParamSpec::integer("k_steps", 1, 200, 20, 1),
         ParamSpec::real("lambda", 0, 10, 0.5, 0.01),
     };
-    d.start = start;
+    d.start = start_session<RegressionLabSession>;
     return d;
 }();
 ICL_REGISTER_DEMO(regression_lab_def);

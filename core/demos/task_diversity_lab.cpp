@@ -18,7 +18,6 @@
 #include <string>
 
 #include "icl/demo.h"
-#include "icl/demo_memory.h"
 #include "icl/demo_seeded_lanes.h"
 #include "icl/format.h"
 #include "icl/gpt_train.h"
@@ -482,10 +481,10 @@ const DemoDef kTaskDiversity = [] {
     };
     d.start = start;
     d.assets = {};
+    d.peak_bytes = peak_bytes;
     return d;
 }();
 ICL_REGISTER_DEMO(kTaskDiversity);
-ICL_REGISTER_PEAK_BYTES("task_diversity_lab", peak_bytes);
 
 }  // namespace
 }  // namespace icl

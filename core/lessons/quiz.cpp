@@ -228,25 +228,13 @@ Expected<std::string> normalize_text_answer(const std::string& text) {
 }
 
 Expected<double> parse_typed_number(const std::string& text) {
-    std::string s;
-    for (size_t i = 0; i < text.size();) {
-        const long cp = utf8_next(text, i);
-        if (cp < 0) return make_error("the answer is not a number (not valid UTF-8 text)");
-        if (!is_unicode_space(cp)) utf8_append(s, cp);
+    if (utf8_first_invalid(text) != std::string::npos) return make_error("the answer is not a number (not valid UTF-8 text)");
+    double v = 0;
+    switch (read_number(text, v)) {
+        case NumberRead::ok: return v;
+        case NumberRead::empty: return learner_error("error.answer_empty_number", {});
+        default: return learner_error("error.answer_not_number", {{"text", text}});
     }
-    if (s.empty()) return learner_error("error.answer_empty_number", {});
-    const auto comma = s.find(',');
-    if (comma != std::string::npos && s.find('.') == std::string::npos && s.find(',', comma + 1) == std::string::npos)
-        s[comma] = '.';
-    // Only digits, sign, point and exponent: strtod alone would also take "inf", "nan", hex.
-    const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
-        return (c >= '0' && c <= '9') || c == '.' || c == '+' || c == '-' || c == 'e' || c == 'E';
-    });
-    char* end = nullptr;
-    const double v = plain ? std::strtod(s.c_str(), &end) : 0.0;
-    if (!plain || end != s.c_str() + s.size() || !std::isfinite(v))
-        return learner_error("error.answer_not_number", {{"text", text}});
-    return v;
 }
 
 Expected<double> find_result_scalar(const json& result, const std::string& name) {

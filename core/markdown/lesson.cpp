@@ -14,6 +14,7 @@
 
 #include <md4c-html.h>
 
+#include "icl/format.h"
 #include "icl/glossary.h"
 #include "icl/lesson_markdown.h"
 #include "icl/texts.h"
@@ -83,21 +84,13 @@ std::string lower(std::string s) {
     return s;
 }
 
-// A number in a lesson source: what strtod reads (C locale) over the whole string,
-// finite; "inf"/"-inf" only where allow_infinite.
+// A number in a lesson source (icl/format.h: read_number, kSourceNumber), finite;
+// "inf"/"-inf" (or ∞) only where allow_infinite.
 std::optional<double> parse_number(const std::string& text, bool allow_infinite = false) {
-    const std::string s = trim(text);
-    if (allow_infinite) {
-        if (s == "inf" || s == "+inf" || s == "∞" || s == "+∞") return INFINITY;
-        if (s == "-inf" || s == "-∞") return -INFINITY;
-    }
-    const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-        return (c >= '0' && c <= '9') || c == '.' || c == '+' || c == '-' || c == 'e' || c == 'E';
-    });
-    if (!plain) return std::nullopt;
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    if (end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
+    NumberSyntax syntax = kSourceNumber;
+    syntax.non_finite = allow_infinite;
+    double v = 0;
+    if (read_number(text, v, syntax) != NumberRead::ok || std::isnan(v)) return std::nullopt;
     return v;
 }
 

@@ -12,14 +12,9 @@ LinearLayerRun train_linear_layer(const Matrix& w0, const Matrix& x, const Matri
     const int steps = n * cfg.epochs;
     LinearLayerRun run{w0, w0, matrix(steps, d_in), matrix(steps, d_out), {}};
     std::optional<Optimizer> adam;
-    if (cfg.optimizer == LinearOptimizer::adam) {
-        OptimizerConfig o;
-        o.lr = cfg.lr;
-        o.beta1 = cfg.beta1;
-        o.beta2 = cfg.beta2;
-        o.eps = cfg.eps;
+    if (cfg.optimizer.kind == OptimizerConfig::adamw) {
         const size_t size = run.w.size();
-        adam.emplace(o, std::vector<ParamSlot>{ParamSlot{"w", 0, size, false, true}}, size);
+        adam.emplace(cfg.optimizer, std::vector<ParamSlot>{ParamSlot{"w", 0, size, false, true}}, size);
     }
     Matrix grad_w = matrix(d_out, d_in);
     std::vector<float> grad_y(static_cast<size_t>(d_out));
@@ -30,7 +25,7 @@ LinearLayerRun train_linear_layer(const Matrix& w0, const Matrix& x, const Matri
             matvec(run.w, xi, grad_y.data());
             for (int o = 0; o < d_out; ++o) grad_y[o] -= y(i, o);  // ∇_y ½||Wx − y||² = Wx − y
             for (int c = 0; c < d_in; ++c) run.keys(t, c) = xi[c];
-            for (int o = 0; o < d_out; ++o) run.values(t, o) = -cfg.lr * grad_y[o];
+            for (int o = 0; o < d_out; ++o) run.values(t, o) = -cfg.optimizer.lr * grad_y[o];
             if (!adam) {
                 add_outer(run.w, 1.0f, row(run.values, t), xi);  // W += e_t ⊗ x_t
                 continue;

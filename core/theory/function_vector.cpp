@@ -100,7 +100,7 @@ Expected<FunctionVector> function_vector(const gpt::Model& model, const tasks::T
     fv.vector.assign((size_t)C, 0.0f);
     for (int i = 0; i < top; ++i) {
         const int l = order[(size_t)i] / H, h = order[(size_t)i] % H;
-        fv.top.push_back("L" + std::to_string(l) + "H" + std::to_string(h));
+        fv.top.push_back(gpt::head_name(l, h));
         const float* wo = model.at(model.layout.blocks[(size_t)l].wo);  // (C,C) out × in
         for (int r = 0; r < C; ++r)
             for (int e = 0; e < hs; ++e) fv.vector[(size_t)r] += wo[(size_t)r * C + h * hs + e] * fv.mean[(size_t)l * C + h * hs + e];

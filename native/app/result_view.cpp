@@ -9,23 +9,22 @@
 
 #include <imgui.h>
 
+#include "icl/format.h"
+
 namespace {
 
-const ImU32 kPalette[] = {IM_COL32(31, 119, 180, 255), IM_COL32(255, 127, 14, 255), IM_COL32(44, 160, 44, 255),
-                          IM_COL32(214, 39, 40, 255),  IM_COL32(148, 103, 189, 255), IM_COL32(140, 86, 75, 255),
-                          IM_COL32(227, 119, 194, 255), IM_COL32(188, 189, 34, 255), IM_COL32(23, 190, 207, 255)};
+using icl::display_number;
+
+// Okabe & Ito's palette, in the order of the web's plots (web/src/plots/common.js,
+// SERIES_COLOURS) so a series has the same colour on both: blue, orange, bluish green,
+// reddish purple, sky blue, vermillion, black, yellow. The web darkens four of them for
+// its white plot; on this dark one they keep Okabe & Ito's own values, and black is white.
+const ImU32 kPalette[] = {IM_COL32(0, 114, 178, 255),   IM_COL32(230, 159, 0, 255),  IM_COL32(0, 158, 115, 255),
+                          IM_COL32(204, 121, 167, 255), IM_COL32(86, 180, 233, 255), IM_COL32(213, 94, 0, 255),
+                          IM_COL32(255, 255, 255, 255), IM_COL32(240, 228, 66, 255)};
 const int kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
 const ImU32 kAxisColour = IM_COL32(200, 200, 200, 255);
 const ImU32 kGridColour = IM_COL32(255, 255, 255, 28);
-
-std::string format_number(double v) {
-    char buf[32];
-    if (!std::isfinite(v)) return std::isnan(v) ? "NaN" : (v > 0 ? "inf" : "-inf");
-    // Whole numbers below a billion in full (steps, counts); the rest with 4 significant digits.
-    if (v == std::floor(v) && std::fabs(v) < 1e9) std::snprintf(buf, sizeof buf, "%.0f", v);
-    else std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
-}
 
 // An axis: data range (in log10 units for a log axis) and its ticks.
 struct Axis {
@@ -78,7 +77,7 @@ void draw_axes(ImDrawList* draw, const Frame& f, const Axis& x, const Axis& y, c
         if (px < f.min.x - 0.5f || px > f.max.x + 0.5f) continue;
         draw->AddLine(ImVec2(px, f.min.y), ImVec2(px, f.max.y), kGridColour);
         draw->AddLine(ImVec2(px, f.max.y), ImVec2(px, f.max.y + 4), kAxisColour);
-        const std::string label = format_number(t);
+        const std::string label = display_number(t);
         const float w = ImGui::CalcTextSize(label.c_str()).x;
         draw->AddText(ImVec2(px - w / 2, f.max.y + 5), kAxisColour, label.c_str());
     }
@@ -87,7 +86,7 @@ void draw_axes(ImDrawList* draw, const Frame& f, const Axis& x, const Axis& y, c
         if (py < f.min.y - 0.5f || py > f.max.y + 0.5f) continue;
         draw->AddLine(ImVec2(f.min.x, py), ImVec2(f.max.x, py), kGridColour);
         draw->AddLine(ImVec2(f.min.x - 4, py), ImVec2(f.min.x, py), kAxisColour);
-        const std::string label = format_number(t);
+        const std::string label = display_number(t);
         const ImVec2 size = ImGui::CalcTextSize(label.c_str());
         draw->AddText(ImVec2(f.min.x - 6 - size.x, py - size.y / 2), kAxisColour, label.c_str());
     }
@@ -222,9 +221,9 @@ void draw_lines(const icl::LinesPanel& p, const Fonts& fonts) {
                 }
                 if (best == s.x.size()) continue;
                 if (y.usable(s.y[best])) draw->AddCircle(to_screen(s.x[best], s.y[best]), 4, kPalette[k % kPaletteSize], 0, 2);
-                if (tip.empty()) tip = (p.x_label.empty() ? "x" : p.x_label) + " = " + format_number(s.x[best]);
-                tip += "\n" + (s.name.empty() ? "y" : s.name) + ": " + format_number(s.y[best]);
-                if (best < s.y_err.size()) tip += " ± " + format_number(s.y_err[best]);
+                if (tip.empty()) tip = (p.x_label.empty() ? "x" : p.x_label) + " = " + display_number(s.x[best]);
+                tip += "\n" + (s.name.empty() ? "y" : s.name) + ": " + display_number(s.y[best]);
+                if (best < s.y_err.size()) tip += " ± " + display_number(s.y_err[best]);
             }
             if (!tip.empty()) ImGui::SetTooltip("%s", tip.c_str());
         }
@@ -323,7 +322,7 @@ void draw_heatmap(const icl::HeatmapPanel& p, const Fonts& fonts) {
     const double marks[3] = {hi, (lo + hi) / 2, lo};
     for (int k = 0; k < 3; ++k) {
         const float y = top + bar_h * k / 2 - (k == 0 ? 0 : k == 2 ? line : line / 2);
-        draw->AddText(ImVec2(bar_right + 4, y), kAxisColour, format_number(marks[k]).c_str());
+        draw->AddText(ImVec2(bar_right + 4, y), kAxisColour, display_number(marks[k]).c_str());
     }
 
     if (hovered) {
@@ -335,7 +334,7 @@ void draw_heatmap(const icl::HeatmapPanel& p, const Fonts& fonts) {
             const std::string row = r < static_cast<int>(p.row_labels.size()) ? p.row_labels[r] : std::to_string(r);
             const std::string col = c < static_cast<int>(p.col_labels.size()) ? p.col_labels[c] : std::to_string(c);
             ImGui::SetTooltip("%s %s, %s %s\n%s", p.y_label.c_str(), row.c_str(), p.x_label.c_str(), col.c_str(),
-                              format_number(p.values[static_cast<size_t>(r) * p.cols + c]).c_str());
+                              display_number(p.values[static_cast<size_t>(r) * p.cols + c]).c_str());
         }
     }
 }
@@ -424,8 +423,8 @@ void draw_bars(const icl::BarsPanel& p, const Fonts& fonts) {
     }
     draw->AddLine(ImVec2(f.min.x, zero), ImVec2(f.max.x, zero), kAxisColour);
     if (hovered_bar >= 0) {
-        std::string tip = p.labels[hovered_bar] + ": " + format_number(p.values[hovered_bar]);
-        if (hovered_bar < static_cast<int>(p.errors.size())) tip += " ± " + format_number(p.errors[hovered_bar]);
+        std::string tip = p.labels[hovered_bar] + ": " + display_number(p.values[hovered_bar]);
+        if (hovered_bar < static_cast<int>(p.errors.size())) tip += " ± " + display_number(p.errors[hovered_bar]);
         ImGui::SetTooltip("%s", tip.c_str());
     }
 }
@@ -440,7 +439,7 @@ void draw_scalars(const icl::ScalarsPanel& p) {
         ImGui::TextWrapped("%s", (s.label.empty() ? s.help : s.label).c_str());
         if (!s.help.empty() && s.help != s.label && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.help.c_str());
         ImGui::TableNextColumn();
-        const std::string value = !s.text.empty() ? s.text : format_number(s.value) + (s.unit.empty() ? "" : " " + s.unit);
+        const std::string value = !s.text.empty() ? s.text : display_number(s.value) + (s.unit.empty() ? "" : " " + s.unit);
         ImGui::TextUnformatted(value.c_str());
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%.17g", s.value);
     }

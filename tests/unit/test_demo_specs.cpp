@@ -119,3 +119,9 @@ TEST_CASE("results: the framework writes the header — the demo's id, progress,
     CHECK(mid.progress > 0);
     CHECK(mid.progress < 1);
 }
+
+TEST_CASE("demo_testing: a result without a missing message has none to quote (the check's text is built even when it passes)") {
+    CHECK(icl::testing::missing_message("{\"title\":\"Loss\"}").empty());
+    CHECK(icl::testing::missing_message("").empty());
+    CHECK(icl::testing::missing_message("{\"title\":\"⟦panel.loss.title⟧\"}") == "⟦panel.loss.title⟧\"}");
+}

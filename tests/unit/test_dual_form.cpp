@@ -27,7 +27,7 @@ TEST_CASE("dual_form: SGD weights match an independent double-precision SGD, and
     const Matrix w0 = random_mat(rng, d_out, d_in, 0.3f), x = random_mat(rng, n, d_in, 0.4f),
               y = random_mat(rng, n, d_out, 1.0f);
     LinearTrainConfig cfg;
-    cfg.lr = lr;
+    cfg.optimizer = plain_sgd(lr);
     cfg.epochs = epochs;
     const LinearLayerRun run = train_linear_layer(w0, x, y, cfg);
     REQUIRE(rows(run.keys) == n * epochs);

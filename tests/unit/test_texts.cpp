@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 
 #include "demo_testing.h"
 #include "icl/demo.h"
+#include "icl/format.h"
 #include "icl/quiz.h"
 #include "icl/texts.h"
 
@@ -28,6 +30,70 @@ TEST_CASE("texts: placeholders by name, with a printf precision for numbers") {
     CHECK(fill_template("{{literal}} {missing}", {}) == "{literal} {missing}");  // no value: stays visible
     CHECK(fill_template("{x:%n}", {{"x", 3.5}}) == "3.5");       // only .<digits><f|g|e> reaches printf
     CHECK(fill_template("unclosed {x", {{"x", 1}}) == "unclosed {x");
+}
+
+TEST_CASE("format: the display rule, row by row of its table in icl/format.h") {
+    using icl::display_number;
+    CHECK(display_number(std::nan("")) == "—");
+    CHECK(display_number(INFINITY) == "—");
+    CHECK(display_number(-INFINITY) == "—");
+    CHECK(display_number(-0.0) == "0");
+    CHECK(display_number(2000) == "2000");
+    CHECK(display_number(-3) == "-3");
+    CHECK(display_number(123456789) == "123456789");
+    CHECK(display_number(0.123456) == "0.1235");
+    CHECK(display_number(2.5) == "2.5");
+    CHECK(display_number(-0.001) == "-0.001");
+    CHECK(display_number(123456.7) == "1.235e+05");
+    CHECK(display_number(1e-5) == "1e-05");
+    CHECK(display_number(1e15) == "1e+15");
+    // a template's {x} without a spec follows it
+    CHECK(icl::fill_template("{x} and {y}", {{"x", std::nan("")}, {"y", 2000.0}}) == "— and 2000");
+}
+
+TEST_CASE("format: read_number reads a number as a person types it, and nothing else") {
+    using icl::NumberRead;
+    using icl::read_number;
+    double v = 7;
+    CHECK(read_number("1e-3", v) == NumberRead::ok);
+    CHECK(v == 0.001);
+    CHECK(read_number("0,5", v) == NumberRead::ok);  // a decimal comma
+    CHECK(v == 0.5);
+    CHECK(read_number("\u22122", v) == NumberRead::ok);  // U+2212, the minus sign
+    CHECK(v == -2);
+    CHECK(read_number(" -1,5e2\u00a0", v) == NumberRead::ok);  // spaces around, a no-break one too
+    CHECK(v == -150);
+    CHECK(read_number("1 000", v) == NumberRead::ok);  // a space grouping digits
+    CHECK(v == 1000);
+    v = 7;
+    CHECK(read_number("", v) == NumberRead::empty);
+    CHECK(read_number(" \t\u3000", v) == NumberRead::empty);
+    for (const char* bad : {"abc", "1,2,3", "1.5,2", "0x1p3", "inf", "nan", "1e999", "2 e", "--1", "\xff"})
+        CHECK_MESSAGE(read_number(bad, v) == NumberRead::not_number, bad);
+    CHECK(v == 7);  // untouched by what it refused
+    // a lesson source's: no decimal comma, no space within
+    CHECK(read_number("0,5", v, icl::kSourceNumber) == NumberRead::not_number);
+    CHECK(read_number("1 000", v, icl::kSourceNumber) == NumberRead::not_number);
+    CHECK(read_number(" 2.5 ", v, icl::kSourceNumber) == NumberRead::ok);
+    CHECK(v == 2.5);
+    // non-finite words where the syntax takes them
+    icl::NumberSyntax words;
+    words.non_finite = true;
+    CHECK(read_number("-inf", v, words) == NumberRead::ok);
+    CHECK(v == -INFINITY);
+    CHECK(read_number("\u221e", v, words) == NumberRead::ok);
+    CHECK(v == INFINITY);
+    CHECK(read_number("NaN", v, words) == NumberRead::ok);
+    CHECK(std::isnan(v));
+    // the readers that use it: a quiz answer, a parameter typed as text
+    CHECK(icl::parse_typed_number("\u22120,25").value() == -0.25);
+    CHECK(icl::parse_typed_number("abc").error().key == "error.answer_not_number");
+    CHECK(icl::parse_typed_number("  ").error().key == "error.answer_empty_number");
+    const std::vector<icl::ParamSpec> specs = {icl::ParamSpec::real("lr", 0, 1, 0.5, 0.1)};
+    CHECK(icl::parse_param_strings(specs, {"lr=0,25"}).value()["lr"] == 0.25);
+    CHECK(icl::parse_param_strings(specs, {"lr=\u22121"}).value()["lr"] == -1);  // validate_params then says out of range
+    CHECK(std::isinf(icl::parse_param_strings(specs, {"lr=inf"}).value()["lr"].get<double>()));  // validate_params names it
+    CHECK(icl::parse_param_strings(specs, {"lr=abc"}).error().key == "error.param_not_number");
 }
 
 TEST_CASE("texts: a language's messages over English; an unknown key shows as ⟦key⟧") {

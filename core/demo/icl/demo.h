@@ -330,6 +330,13 @@ Expected<Texts> load_texts(const std::string& lang, const std::string& demo_id);
 Expected<std::unique_ptr<Session>> start_demo(const std::string& id, const nlohmann::json& params,
                                               const Texts& text, uint64_t seed, int lane = 0);
 
+// DemoDef::start for a demo whose session is made from the context alone:
+// `d.start = start_session<MySession>;`.
+template <class S>
+Expected<std::unique_ptr<Session>> start_session(const DemoContext& ctx) {
+    return std::unique_ptr<Session>(new S(ctx));
+}
+
 struct DemoRegistrar { explicit DemoRegistrar(const DemoDef* def) { register_demo(def); } };
 #define ICL_REGISTER_DEMO(def) static ::icl::DemoRegistrar icl_registrar_##def(&def)
 

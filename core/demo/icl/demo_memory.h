@@ -19,17 +19,7 @@ namespace icl {
 constexpr size_t kDemoMemoryBudget = 256u << 20;
 
 using PeakBytesFn = size_t (*)(const Params& params);
-// The demo's bound: its DemoDef::peak_bytes, else one registered by the older form below;
-// nullptr if it has none.
+// The demo's bound, its DemoDef::peak_bytes; nullptr if it has none (or no such demo).
 PeakBytesFn find_peak_bytes(const std::string& demo_id);
-
-// The older form, a second registration beside ICL_REGISTER_DEMO, kept as a thin alias
-// until every demo sets DemoDef::peak_bytes instead.
-void register_peak_bytes(const std::string& demo_id, PeakBytesFn fn);
-
-struct PeakBytesRegistrar {
-    PeakBytesRegistrar(const char* demo_id, PeakBytesFn fn) { register_peak_bytes(demo_id, fn); }
-};
-#define ICL_REGISTER_PEAK_BYTES(id, fn) static ::icl::PeakBytesRegistrar icl_peak_bytes_registrar_##fn(id, fn)
 
 }  // namespace icl

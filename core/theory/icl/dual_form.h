@@ -10,16 +10,24 @@
 #include <vector>
 
 #include "icl/linalg.h"
+#include "icl/optim.h"
 
 namespace icl {
 
-enum class LinearOptimizer { sgd, adam };  // adam: the Optimizer of icl/optim.h, AdamW without decay
+// Plain SGD at rate lr, the optimizer whose dual form is exact.
+inline OptimizerConfig plain_sgd(float lr) {
+    OptimizerConfig o;
+    o.kind = OptimizerConfig::sgd;
+    o.lr = lr;
+    o.momentum = 0.0f;
+    return o;
+}
 
 struct LinearTrainConfig {
-    LinearOptimizer optimizer = LinearOptimizer::sgd;
-    float lr = 0.1f;
+    // kind sgd: plain SGD at optimizer.lr (momentum, weight decay and clipping unused);
+    // kind adamw: the Optimizer of icl/optim.h as configured (Adam when weight_decay is 0).
+    OptimizerConfig optimizer = plain_sgd(0.1f);
     int epochs = 1;
-    float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;  // Adam only
 };
 
 struct LinearLayerRun {
