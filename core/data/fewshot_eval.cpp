@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "icl/gpt_probe.h"
+
 namespace icl::fewshot {
 
 Expected<Scores> score(const gpt::Model& model, const Batch& b, const std::vector<float>& vectors) {
@@ -27,9 +29,9 @@ Expected<Scores> score(const gpt::Model& model, const Batch& b, const std::vecto
     double sum = 0;
     for (int q = 0; q < b.count; ++q)
         for (int h = 0; h < H; ++h) {
-            const float* att = acts.attention(last, q, h, H) + (size_t)(T - 1) * T;  // the query's row
-            for (int i = 0; i < b.pairs; ++i)
-                if (b.item_class[(size_t)b.at(q, i)] == b.query_class(q)) sum += att[2 * i + 1];
+            const gpt::View att = gpt::attention_map(acts, last, q, h).value();  // (T,T)
+            for (int i = 0; i < b.pairs; ++i)  // the query's row
+                if (b.item_class[(size_t)b.at(q, i)] == b.query_class(q)) sum += att(T - 1, 2 * i + 1);
         }
     s.induction = sum / ((double)b.count * H);
     return s;

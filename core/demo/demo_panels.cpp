@@ -5,18 +5,18 @@
 
 namespace icl {
 
-HeatmapPanel heatmap_of(const Matrix& m, std::string title, std::string x_label, std::string y_label,
-                        bool diverging, std::vector<std::string> row_labels,
-                        std::vector<std::string> col_labels) {
+HeatmapPanel heatmap_of_values(int rows, int cols, std::vector<double> values, std::string title, std::string x_label,
+                               std::string y_label, bool diverging, std::vector<std::string> row_labels,
+                               std::vector<std::string> col_labels) {
     HeatmapPanel h;
     h.title = std::move(title);
     h.x_label = std::move(x_label);
     h.y_label = std::move(y_label);
-    h.rows = rows(m);
-    h.cols = cols(m);
-    h.values.assign(m.storage().begin(), m.storage().end());
-    h.row_labels = row_labels.empty() ? numbered_labels("", rows(m)) : std::move(row_labels);
-    h.col_labels = col_labels.empty() ? numbered_labels("", cols(m)) : std::move(col_labels);
+    h.rows = rows;
+    h.cols = cols;
+    h.values = std::move(values);
+    h.row_labels = row_labels.empty() ? numbered_labels("", rows) : std::move(row_labels);
+    h.col_labels = col_labels.empty() ? numbered_labels("", cols) : std::move(col_labels);
     h.diverging = diverging;
     return h;
 }

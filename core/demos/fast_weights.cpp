@@ -13,12 +13,14 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <string>
 
 #include "icl/format.h"
 #include "icl/demo.h"
 #include "icl/task_suite_lanes.h"
+#include "icl/gpt_probe.h"
 #include "icl/gpt_train.h"
 #include "icl/metrics.h"
 #include "icl/recipe.h"
@@ -182,11 +184,12 @@ private:
                         read[(size_t)r] += (zsl + dw) * fq[(size_t)c];
                         demo[(size_t)r] += dw * fq[(size_t)c];
                     }
-                const float* fwd = acts.head_outputs(l) + (size_t)(T - 1) * cfg_.width + (size_t)h * hs;
+                const gpt::View out = gpt::head_output(acts, l, 0, h).value();  // (T,hs)
+                const auto fwd = xt::view(out, T - 1);                           // (hs): the last position
                 double nd = 0, nr = 0;
                 for (int r = 0; r < hs; ++r) {
-                    err = std::max(err, std::fabs(read[(size_t)r] / read[(size_t)hs] - fwd[r]));
-                    scale = std::max(scale, (double)std::fabs(fwd[r]));
+                    err = std::max(err, std::fabs(read[(size_t)r] / read[(size_t)hs] - fwd(r)));
+                    scale = std::max(scale, (double)std::fabs(fwd(r)));
                     nd += demo[(size_t)r] * demo[(size_t)r];
                     nr += read[(size_t)r] * read[(size_t)r];
                 }
@@ -211,10 +214,8 @@ private:
         betas_.clear();
         const size_t n = (size_t)cfg_.heads * tok.size();
         for (int l = 0; l < cfg_.layers; ++l) {
-            const float* b = acts.ptr(acts.blocks[(size_t)l].beta);
-            double sum = 0;
-            for (size_t i = 0; i < n; ++i) sum += b[i];
-            betas_.push_back(sum / (double)n);
+            const gpt::View b = gpt::delta_betas(arms_[kDeltaArm].model, acts, l, 0).value();  // (H,T)
+            betas_.push_back(std::accumulate(b.begin(), b.end(), 0.0) / (double)n);
         }
         return Ok{};
     }

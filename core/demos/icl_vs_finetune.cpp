@@ -18,6 +18,7 @@
 #include "icl/format.h"
 #include "icl/demo.h"
 #include "icl/finetune.h"
+#include "icl/gpt_probe.h"
 #include "icl/gpt_train.h"
 #include "icl/metrics.h"
 #include "icl/recipe.h"
@@ -37,7 +38,7 @@ struct Look {
 
 Expected<Look> look(const gpt::Model& m, const std::vector<int>& tokens, int target) {
     gpt::Activations acts;
-    const int T = (int)tokens.size(), C = m.config.width, H = m.config.heads, V = m.config.vocab;
+    const int T = (int)tokens.size(), H = m.config.heads, V = m.config.vocab;
     if (Status s = gpt::forward(m, acts, tokens.data(), nullptr, 1, T); !s) return s.error();
     Look r;
     r.tokens = tokens;
@@ -45,12 +46,14 @@ Expected<Look> look(const gpt::Model& m, const std::vector<int>& tokens, int tar
     r.correct = sc.correct;
     r.p_target = sc.prob;
     for (int l = 0; l < m.config.layers; ++l) {
-        const float* o = acts.head_outputs(l) + (size_t)(T - 1) * C;
-        r.out.emplace_back(o, o + C);
+        const gpt::View o = gpt::heads_output(acts, l, 0).value();  // (T,C)
+        const auto last = xt::view(o, T - 1);                          // (C): the last position
+        r.out.emplace_back(last.begin(), last.end());
         std::vector<float> a;
         for (int h = 0; h < H; ++h) {
-            const float* row = acts.attention(l, 0, h, H) + (size_t)(T - 1) * T;
-            a.insert(a.end(), row, row + T);
+            const gpt::View p = gpt::attention_map(acts, l, 0, h).value();  // (T,T)
+            const auto query = xt::view(p, T - 1);                           // (T): the query's row
+            a.insert(a.end(), query.begin(), query.end());
         }
         r.att.push_back(a);
     }

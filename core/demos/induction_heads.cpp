@@ -13,6 +13,7 @@
 #include "icl/demo_memory.h"
 #include "icl/demo_panels.h"
 #include "icl/demo_seeded_lanes.h"
+#include "icl/gpt_probe.h"
 #include "icl/gpt_train.h"
 #include "icl/induction.h"
 #include "icl/profile.h"
@@ -160,8 +161,8 @@ private:
         m.probe_attention.resize(static_cast<size_t>(L) * H * T * T);
         for (int l = 0; l < L; ++l)
             for (int h = 0; h < H; ++h) {
-                const float* a = acts.attention(l, 0, h, H);
-                std::copy(a, a + static_cast<size_t>(T) * T, m.probe_attention.begin() + (static_cast<size_t>(l) * H + h) * T * T);
+                const gpt::View a = gpt::attention_map(acts, l, 0, h).value();  // (T,T)
+                std::copy(a.begin(), a.end(), m.probe_attention.begin() + (static_cast<size_t>(l) * H + h) * T * T);
             }
         return Ok{};
     }

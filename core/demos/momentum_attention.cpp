@@ -15,6 +15,7 @@
 #include "icl/format.h"
 #include "icl/demo.h"
 #include "icl/task_suite_lanes.h"
+#include "icl/gpt_probe.h"
 #include "icl/gpt_train.h"
 #include "icl/recipe.h"
 #include "icl/tasks.h"
@@ -101,8 +102,8 @@ private:
                 for (int h = 0; h < H; ++h) {
                     double prev = 0;
                     for (int b = 0; b < n; ++b) {
-                        const float* att = acts.attention(l, b, h, H);
-                        for (int t = 1; t < T; ++t) prev += att[(size_t)t * T + t - 1] / ((double)n * (T - 1));
+                        const gpt::View att = gpt::attention_map(acts, l, b, h).value();  // (T,T)
+                        for (int t = 1; t < T; ++t) prev += att(t, t - 1) / ((double)n * (T - 1));
                     }
                     best = std::max(best, prev);
                 }

@@ -16,6 +16,7 @@
 #include "icl/demo_analytic.h"
 #include "icl/function_vector.h"
 #include "icl/generate.h"
+#include "icl/gpt_probe.h"
 #include "icl/icl_split.h"
 #include "icl/metrics.h"
 #include "icl/recipe.h"
@@ -166,10 +167,9 @@ Status PromptLabSession::run() {
     chosen = (int)(std::find(hc.begin(), hc.end(), P.s("head")) - hc.begin());
     for (int l = 0; l < L; ++l)
         for (int h = 0; h < H; ++h) {
-            const float* a = acts.ptr(acts.blocks[(size_t)l].att) + (size_t)h * T * T;  // (T,T), batch row 0
-            for (int j = 0; j < T; ++j) last_att_.push_back(a[(size_t)(T - 1) * T + j]);
-            if (l * H + h == chosen)
-                for (int i = 0; i < T * T; ++i) head_att_.push_back(a[i]);
+            const gpt::View a = gpt::attention_map(acts, l, 0, h).value();  // (T,T)
+            for (int j = 0; j < T; ++j) last_att_.push_back(a(T - 1, j));
+            if (l * H + h == chosen) head_att_.insert(head_att_.end(), a.begin(), a.end());
             // Dai et al.'s split: X' = the demonstrations, X = BOS and the query
             const int demo_to = T - (int)query.size();
             splits_.push_back(split_head(acts, model_.config, l, h, 0, T - 1, 1, std::max(1, demo_to)));

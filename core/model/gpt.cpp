@@ -26,10 +26,6 @@ size_t activation_count(const Config& c, int B, int T) {
     return BT * C + (size_t)c.layers * block + mlp_out + detail::readout_count(c, B, T) + delta;
 }
 
-const float* Activations::attention(int layer, int b, int h, int heads) const {
-    return ptr(blocks[(size_t)layer].att) + ((size_t)b * heads + h) * T * T;
-}
-
 const float* Activations::residual(int layer) const {
     return layer == 0 ? ptr(embed) : ptr(blocks[(size_t)layer - 1].res_out);
 }

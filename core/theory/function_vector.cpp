@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "icl/gpt_probe.h"
 #include "icl/metrics.h"
 
 namespace icl {
@@ -72,9 +73,10 @@ Expected<FunctionVector> function_vector(const gpt::Model& model, const tasks::T
     for (int b = 0; b < n; ++b) fv.p_clean += p[(size_t)b * V + clean_t[(size_t)b]] / n;
     fv.mean.assign((size_t)L * C, 0.0f);
     for (int l = 0; l < L; ++l)
-        for (int b = 0; b < n; ++b)
-            for (int c = 0; c < C; ++c)
-                fv.mean[(size_t)l * C + c] += acts.head_outputs(l)[((size_t)b * T + T - 1) * C + c] / n;
+        for (int b = 0; b < n; ++b) {
+            const gpt::View o = gpt::heads_output(acts, l, b).value();  // (T,C)
+            for (int c = 0; c < C; ++c) fv.mean[(size_t)l * C + c] += o(T - 1, c) / n;
+        }
     // indirect effect of each head: its mean patched into the corrupted prompts
     std::vector<float> pc;
     if (Status st = last_position_probs(model, acts, corrupt, nullptr, pc); !st) return st.error();

@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "icl/gpt_probe.h"
 #include "icl/metrics.h"
 
 namespace icl {
 
 HeadSplit split_head(const gpt::Activations& acts, const gpt::Config& c, int layer, int head, int b, int t,
                      int demo_from, int demo_to) {
-    const int H = c.heads, hs = c.width / H, T = acts.T;
+    const int H = c.heads, hs = c.width / H;
     const std::vector<float> qs = acts.head_qkv(layer, 0, b, head), Ks = acts.head_qkv(layer, 1, b, head),
                              Vs = acts.head_qkv(layer, 2, b, head);
     const float* q = qs.data() + (size_t)t * hs;  // (hs)
@@ -50,8 +51,9 @@ HeadSplit split_head(const gpt::Activations& acts, const gpt::Config& c, int lay
     }
     s.identity_err = largest > 0 ? worst / largest : 0.0;
     // the real head: its output before Wo, as the forward pass computed it
-    const float* o = acts.head_outputs(layer) + ((size_t)b * T + t) * c.width + (size_t)head * hs;
-    s.softmax.assign(o, o + hs);
+    const gpt::View o = gpt::head_output(acts, layer, b, head).value();  // (T,hs)
+    const auto at_t = xt::view(o, t);                                      // (hs) at position t
+    s.softmax.assign(at_t.begin(), at_t.end());
     const double on = metrics::norm(s.softmax), ln = metrics::norm(s.linear);
     double diff = 0;
     for (int r = 0; r < hs; ++r) diff += std::pow((double)s.linear[(size_t)r] - s.softmax[(size_t)r], 2);
@@ -59,8 +61,8 @@ HeadSplit split_head(const gpt::Activations& acts, const gpt::Config& c, int lay
     s.cosine = metrics::cosine(s.linear, s.softmax);
     s.rel_err_scaled = std::sqrt(std::max(0.0, 1.0 - s.cosine * s.cosine));
     s.demo_norm_ratio = ln > 0 ? metrics::norm(s.icl) / ln : 0.0;
-    const float* p = acts.attention(layer, b, head, H) + (size_t)t * T;
-    for (int i = demo_from; i < demo_to; ++i) s.softmax_on_demos += p[i];
+    const gpt::View p = gpt::attention_map(acts, layer, b, head).value();  // (T,T)
+    for (int i = demo_from; i < demo_to; ++i) s.softmax_on_demos += p(t, i);
     return s;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "icl/gpt_probe.h"
 #include "icl/metrics.h"
 
 namespace icl::induction {
@@ -78,9 +79,9 @@ Expected<Eval> evaluate(const gpt::Model& model, const Data& d, const std::vecto
         for (int h = 0; h < H; ++h) {
             double pm = 0, prev = 0;
             for (int b = 0; b < B; ++b) {
-                const float* att = acts.attention(l, b, h, H);
-                pm += metrics::prefix_matching(att, probe.data() + (size_t)b * T, T) / B;
-                for (int t = 1; t < T; ++t) prev += att[(size_t)t * T + t - 1] / ((double)B * (T - 1));
+                const gpt::View att = gpt::attention_map(acts, l, b, h).value();  // (T,T)
+                pm += metrics::prefix_matching(att, probe.data() + (size_t)b * T) / B;
+                for (int t = 1; t < T; ++t) prev += att(t, t - 1) / ((double)B * (T - 1));
             }
             e.prefix_matching[(size_t)l * H + h] = pm;
             e.previous_token[(size_t)l * H + h] = prev;

@@ -88,24 +88,6 @@ Expected<double> kendall_tau(const std::vector<double>& a, const std::vector<dou
     return denom > 0 ? (concordant - discordant) / denom : 0.0;
 }
 
-double prefix_matching(const float* attention, const int* tokens, int T) {
-    double sum = 0;
-    int counted = 0;
-    for (int t = 1; t < T; ++t) {
-        double mass = 0;
-        bool seen = false;
-        for (int j = 0; j < t; ++j)
-            if (tokens[j] == tokens[t]) {
-                seen = true;
-                mass += attention[(size_t)t * T + j + 1];
-            }
-        if (!seen) continue;
-        sum += mass;
-        ++counted;
-    }
-    return counted ? sum / counted : 0.0;
-}
-
 double icl_score(const std::vector<double>& loss, int early_from, int early_to, int late_from, int late_to) {
     auto mean = [&](int from, int to) {
         double s = 0;

@@ -70,7 +70,7 @@ TEST_CASE("emergence_lab: accuracy and induction score equal a per-sequence reco
         right += best == b.item_label[(size_t)b.at(q, k.pairs)];
         const int qc = b.item_class[(size_t)b.at(q, k.pairs)];
         for (int h = 0; h < H; ++h) {
-            const float* row = acts.attention(1, 0, h, H) + (size_t)(T - 1) * T;
+            const float* row = acts.ptr(acts.blocks[1].att) + (size_t)h * T * T + (size_t)(T - 1) * T;  // raw: independent of the probe
             for (int i = 0; i < k.pairs; ++i)
                 if (b.item_class[(size_t)b.at(q, i)] == qc) ih += row[2 * i + 1];
         }

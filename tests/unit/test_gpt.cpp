@@ -6,6 +6,7 @@
 #include "gpt_test_util.h"
 #include "icl/generate.h"
 #include "icl/gpt.h"
+#include "icl/gpt_probe.h"
 
 using namespace icl;
 
@@ -113,7 +114,7 @@ TEST_CASE("gpt hooks: attention maps follow each layer's mask and rows sum to 1"
     for (int l = 0; l < c.layers; ++l)
         for (int b = 0; b < 2; ++b)
             for (int h = 0; h < c.heads; ++h) {
-                const float* P = acts.attention(l, b, h, c.heads);
+                const gpt::View P = gpt::attention_map(acts, l, b, h).value();  // (12,12)
                 for (int i = 0; i < 12; ++i) {
                     double sum = 0;
                     for (int j = 0; j < 12; ++j) {
@@ -121,8 +122,8 @@ TEST_CASE("gpt hooks: attention maps follow each layer's mask and rows sum to 1"
                         bool allowed = j <= i;
                         if (l == 1) allowed = allowed && i - j < 3;
                         if (l == 2) allowed = allowed && (i - j < 4 || (i - j) % 4 == 0);
-                        if (!allowed) CHECK(P[i * 12 + j] == 0.0f);
-                        else CHECK(P[i * 12 + j] > 0.0f);
+                        if (!allowed) CHECK(P(i, j) == 0.0f);
+                        else CHECK(P(i, j) > 0.0f);
                         sum += P[i * 12 + j];
                     }
                     CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
@@ -150,7 +151,7 @@ TEST_CASE("gpt hooks: ablating a head equals zeroing its columns of Wo") {
     gpt::Activations acts;
     REQUIRE(gpt::forward(m, acts, tokens.data(), nullptr, 2, 12, &hooks).ok());
     for (int r = 0; r < 24; ++r)
-        for (int k = 2 * hs; k < 3 * hs; ++k) CHECK(acts.head_outputs(1)[r * c.width + k] == 0.0f);
+        for (int k = 2 * hs; k < 3 * hs; ++k) CHECK(acts.ptr(acts.blocks[1].atty)[r * c.width + k] == 0.0f);
 }
 
 TEST_CASE("gpt hooks: adding to the residual after the embeddings equals shifting wpe") {

@@ -42,12 +42,12 @@ TEST_CASE("momentum attention: layer 0's head outputs gain exactly sum_{i<t} eta
                     double want = 0;
                     for (int i = 0; i < t; ++i) want += std::pow(0.7, t - i) * v[((size_t)r * T + i) * 3 * C + h * hs + e];
                     const size_t at = ((size_t)r * T + t) * C + h * hs + e;
-                    const double got = b.head_outputs(0)[at] - a.head_outputs(0)[at];
+                    const double got = b.ptr(b.blocks[0].atty)[at] - a.ptr(a.blocks[0].atty)[at];
                     worst = std::max(worst, std::fabs(got - want));
                 }
     CHECK(worst < 1e-5);
     // position 0 has no earlier value: identical there
-    CHECK(b.head_outputs(0)[0] == a.head_outputs(0)[0]);
+    CHECK(b.ptr(b.blocks[0].atty)[0] == a.ptr(a.blocks[0].atty)[0]);
     gpt::Config bad = c;
     bad.momentum = 1.0f;
     CHECK_FALSE(gpt::validate(bad).ok());
@@ -69,11 +69,11 @@ TEST_CASE("head patch: sets one head at one position, leaves earlier positions a
     gpt::Hooks hooks;
     hooks.head_patches = {{0, 2, 5, {1, -2, 3, -4}}};
     REQUIRE(gpt::forward(m, patched, tokens.data(), nullptr, 1, T, &hooks).ok());
-    for (int e = 0; e < hs; ++e) CHECK(patched.head_outputs(0)[5 * C + 2 * hs + e] == hooks.head_patches[0].output[e]);
+    for (int e = 0; e < hs; ++e) CHECK(patched.ptr(patched.blocks[0].atty)[5 * C + 2 * hs + e] == hooks.head_patches[0].output[e]);
     const int V = c.vocab;
     for (int i = 0; i < 5 * V; ++i) CHECK(patched.logits_ptr()[i] == plain.logits_ptr()[i]);
     CHECK(test::scaled_max_diff(patched.logits_ptr() + 5 * V, plain.logits_ptr() + 5 * V, 3 * V) > 1e-3);
-    hooks.head_patches[0].output.assign(plain.head_outputs(0) + 5 * C + 2 * hs, plain.head_outputs(0) + 5 * C + 3 * hs);
+    hooks.head_patches[0].output.assign(plain.ptr(plain.blocks[0].atty) + 5 * C + 2 * hs, plain.ptr(plain.blocks[0].atty) + 5 * C + 3 * hs);
     REQUIRE(gpt::forward(m, same, tokens.data(), nullptr, 1, T, &hooks).ok());
     CHECK(test::scaled_max_diff(same.logits_ptr(), plain.logits_ptr(), (size_t)T * V) < 1e-7);
     hooks.head_patches[0].output.resize(3);

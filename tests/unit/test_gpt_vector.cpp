@@ -316,7 +316,7 @@ TEST_CASE("vector gpt: bad configs and batches are named errors") {
     CHECK(error_of(b).find("the input vectors holds NaN at batch row 0, position 2, entry 1") != std::string::npos);
     CHECK(error_of(rb.batch).empty());
     CHECK(std::fabs(acts.loss - acts.mse_loss) == 0.0f);
-    Expected<Matrix> probed = gpt::logits(m, acts, 0);  // a regression-only model has none
+    Expected<gpt::View> probed = gpt::logits(m, acts, 0);  // a regression-only model has none
     REQUIRE(!probed.ok());
     CHECK(probed.error().message.find("no softmax head") != std::string::npos);
 

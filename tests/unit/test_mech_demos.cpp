@@ -9,6 +9,7 @@
 #include "gpt_test_util.h"
 #include "icl/assets.h"
 #include "icl/finetune.h"
+#include "icl/gpt_probe.h"
 #include "icl/icl_split.h"
 #include "icl/induction.h"
 #include "icl/recipe.h"
@@ -142,19 +143,22 @@ TEST_CASE("icl_vs_finetune: the untrained baseline is the metrics of models the 
         double aou = 0, before = 0, after = 0;
         for (int l = 0; l < L; ++l) {
             std::vector<double> di(C), df(C);
+            const gpt::View o_zs = gpt::heads_output(a_zs, l, 0).value(), o_icl = gpt::heads_output(a_icl, l, 0).value(),
+                            o_ft = gpt::heads_output(a_ft, l, 0).value();  // (T,C)
             for (int c = 0; c < C; ++c) {
-                const double z = a_zs.head_outputs(l)[2 * C + c];
-                di[(size_t)c] = a_icl.head_outputs(l)[(size_t)(T - 1) * C + c] - z;
-                df[(size_t)c] = a_ft.head_outputs(l)[2 * C + c] - z;
+                const double z = o_zs(2, c);
+                di[(size_t)c] = o_icl(T - 1, c) - z;
+                df[(size_t)c] = o_ft(2, c) - z;
             }
             aou += cos(di, df) / L;
             for (int h = 0; h < H; ++h) {
-                const float* row = a_icl.attention(l, 0, h, H) + (size_t)(T - 1) * T;
-                const std::vector<double> own = {row[0], row[seq.query.x], row[seq.query.arrow]};
+                const gpt::View p = gpt::attention_map(a_icl, l, 0, h).value();  // (T,T)
+                const std::vector<double> own = {p(T - 1, 0), p(T - 1, seq.query.x), p(T - 1, seq.query.arrow)};
+                const gpt::View pz = gpt::attention_map(a_zs, l, 0, h).value(), pf = gpt::attention_map(a_ft, l, 0, h).value();
                 std::vector<double> zr, fr;
                 for (int j = 0; j < 3; ++j) {
-                    zr.push_back(a_zs.attention(l, 0, h, H)[2 * 3 + j]);
-                    fr.push_back(a_ft.attention(l, 0, h, H)[2 * 3 + j]);
+                    zr.push_back(pz(2, j));
+                    fr.push_back(pf(2, j));
                 }
                 before += cos(own, zr) / (L * H);
                 after += cos(own, fr) / (L * H);

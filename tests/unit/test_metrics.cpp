@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "icl/linalg.h"
 #include "icl/metrics.h"
 #include "icl/rng.h"
 
@@ -59,17 +60,16 @@ TEST_CASE("metrics: prefix-matching score on a repeated sequence, worked by hand
     // puts nothing on 3 -> (0.5 + 1 + 0) / 3.
     const int T = 6;
     const int tokens[T] = {5, 6, 7, 5, 6, 7};
-    std::vector<float> att((size_t)T * T, 0.0f);
-    for (int t = 0; t < T; ++t) att[(size_t)t * T + t] = 1.0f;  // self attention elsewhere
-    att[3 * T + 3] = 0.5f;
-    att[3 * T + 1] = 0.5f;
-    att[4 * T + 4] = 0.0f;
-    att[4 * T + 2] = 1.0f;
-    att[5 * T + 5] = 0.0f;
-    att[5 * T + 0] = 1.0f;
-    CHECK(metrics::prefix_matching(att.data(), tokens, T) == doctest::Approx(0.5));
+    Matrix att = identity(T);  // self attention elsewhere
+    att(3, 3) = 0.5f;
+    att(3, 1) = 0.5f;
+    att(4, 4) = 0.0f;
+    att(4, 2) = 1.0f;
+    att(5, 5) = 0.0f;
+    att(5, 0) = 1.0f;
+    CHECK(metrics::prefix_matching(att, tokens) == doctest::Approx(0.5));
     const int distinct[T] = {1, 2, 3, 4, 5, 6};
-    CHECK(metrics::prefix_matching(att.data(), distinct, T) == 0.0);
+    CHECK(metrics::prefix_matching(att, distinct) == 0.0);
 }
 
 TEST_CASE("metrics: ICL score is late loss minus early loss") {

@@ -1,9 +1,10 @@
 // The core's matrix type and the small dense linear algebra of the lesson-sized demos
 // (d ≈ 10, N ≈ 10..64).
 //
-// Matrix is an xtensor (rows × cols, row-major, over a std::vector): the one array type
-// the core hands out at its API — the demos' matrices, the dual-form, linear-attention
-// and LSA code, the GPT's probes (gpt_probe.h) — so xtensor's expressions and views
+// Matrix is an xtensor (rows × cols, row-major, over a std::vector): the one owning array
+// type the core hands out at its API — the demos' matrices, the dual-form,
+// linear-attention and LSA code; the GPT's probes (gpt_probe.h) hand out xtensor views of
+// the activations instead, which a Matrix copies — so xtensor's expressions and views
 // work on anything the core returns. Inside the core, loops index it with operator()
 // or walk row(m, i), never through views or lazy expressions; and the GPT's hot
 // kernels (kernels.h) take raw pointers with xsimd batches instead: their buffers are

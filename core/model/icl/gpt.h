@@ -287,14 +287,12 @@ struct Activations {
     const float* ptr(size_t offset) const { return buf.data() + offset; }
     float* ptr(size_t offset) { return buf.data() + offset; }
 
-    // read hooks (valid after forward)
+    // read hooks (valid after forward); attention maps, head outputs and the residual
+    // stream are read as views through gpt_probe.h
     const float* logits_ptr() const { return ptr(logits); }                   // (B,T,V)
     const float* predictions() const { return ptr(yhat); }                    // (B,T,D_out)
-    const float* attention(int layer, int b, int h, int heads) const;         // (T,T)
     // head h's q (which = 0), k (1) or v (2) at batch row b's positions, gathered  (T,hs)
     std::vector<float> head_qkv(int layer, int which, int b, int h) const;
-    // heads' outputs before Wo (after ablations and patches), head h in columns h*hs..  (B,T,C)
-    const float* head_outputs(int layer) const { return ptr(blocks[(size_t)layer].atty); }
     // residual stream after `layer`: 0 = embeddings, l = after block l   (B,T,C)
     const float* residual(int layer) const;
 };

@@ -57,11 +57,30 @@ Expected<Rec2Ftp> rec2ftp(const std::vector<bool>& zsl, const std::vector<bool>&
 // / sqrt((pairs − ties in a)(pairs − ties in b)); 0 when either vector is constant.
 Expected<double> kendall_tau(const std::vector<double>& a, const std::vector<double>& b);
 
-// attention (T,T): row t = attention from position t over positions 0..T−1, one head.
+// attention (T,T), read as attention(t, j) (a probe's view, a Matrix): row t = attention
+// from position t over positions 0..T−1, one head; tokens (T).
 // For every t whose token occurred before at some j < t, the attention mass on the
 // positions j + 1 that followed those occurrences (j + 1 <= t); averaged over such t.
 // Returns 0 when no token repeats.
-double prefix_matching(const float* attention, const int* tokens, int T);
+template <class Attention>
+double prefix_matching(const Attention& attention, const int* tokens) {
+    const int T = static_cast<int>(attention.shape()[0]);
+    double sum = 0;
+    int counted = 0;
+    for (int t = 1; t < T; ++t) {
+        double mass = 0;
+        bool seen = false;
+        for (int j = 0; j < t; ++j)
+            if (tokens[j] == tokens[t]) {
+                seen = true;
+                mass += attention(t, j + 1);
+            }
+        if (!seen) continue;
+        sum += mass;
+        ++counted;
+    }
+    return counted ? sum / counted : 0.0;
+}
 
 // Mean of losses over positions [late_from, late_to) minus the mean over
 // [early_from, early_to) of a per-position loss vector. Negative: later tokens (more
