@@ -7,7 +7,7 @@ const params = {
   pngOf: ['title'], elapsed: ['seconds'], predictNote: ['demo'], urlBad: ['demo', 'problem'], urlUnknown: ['demos'],
   shareBad: ['problem'], urlBadEmbed: ['demo', 'problem'], pressRunModel: ['megabytes'], embedLessonUnknown: ['lesson'],
   reviewOf: ['index', 'count'], vocabulary: ['count'], ownRunNote: ['demo'], platformTrimmed: ['checks'], 'page.lessonOf': ['number'],
-  answerTooLong: ['bytes', 'max'],
+  answerTooLong: ['bytes', 'max'], moreResults: ['count'],
 };
 
 // A catalogue message with its {name} placeholders filled: the grammar of the core's
