@@ -1,5 +1,7 @@
 #include "icl/hmm.h"
 
+#include "icl/hmm_frequencies.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -96,6 +98,21 @@ std::vector<int> sample(const Hmm& h, int length, Rng& rng) {
 double log_likelihood(const Hmm& h, const std::vector<int>& symbols) {
     std::vector<double> alpha;
     return forward(h, symbols, alpha);
+}
+
+std::vector<double> symbol_frequencies(const Hmm& h, int length) {
+    const int S = h.states, O = h.symbols;
+    std::vector<double> out((size_t)O, 0.0), p = h.initial, next((size_t)S);
+    for (int t = 0; t < length; ++t) {
+        for (int i = 0; i < S; ++i)
+            for (int o = 0; o < O; ++o) out[(size_t)o] += p[(size_t)i] * h.emission[(size_t)i * O + o];
+        std::fill(next.begin(), next.end(), 0.0);
+        for (int i = 0; i < S; ++i)
+            for (int j = 0; j < S; ++j) next[(size_t)j] += p[(size_t)i] * h.transition[(size_t)i * S + j];
+        p.swap(next);
+    }
+    for (double& v : out) v /= std::max(1, length);
+    return out;
 }
 
 std::vector<double> predictive(const Hmm& h, const std::vector<int>& prefix) {

@@ -3,6 +3,7 @@
 #include "icl/demo.h"
 #include "icl/lane_state.h"
 #include "icl/demo_memory.h"
+#include "icl/result_layout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -132,11 +133,35 @@ struct PanelToText {
 
 }  // namespace
 
+std::vector<size_t> lead_panels(const std::vector<Panel>& panels) {
+    const auto beside = [](const Panel& p) {
+        if (const auto* l = std::get_if<LinesPanel>(&p)) return !l->beside.empty();
+        if (const auto* b = std::get_if<BarsPanel>(&p)) return !b->beside.empty();
+        return false;
+    };
+    const auto chart = [](const Panel& p) {
+        return std::holds_alternative<LinesPanel>(p) || std::holds_alternative<HeatmapPanel>(p) ||
+               std::holds_alternative<BarsPanel>(p) || std::holds_alternative<TablePanel>(p);
+    };
+    std::vector<size_t> lead;
+    const auto first = [&](auto is) {
+        for (size_t k = 0; k < panels.size(); ++k)
+            if (!beside(panels[k]) && is(panels[k])) return k;
+        return panels.size();
+    };
+    const size_t scalars = first([](const Panel& p) { return std::holds_alternative<ScalarsPanel>(p); });
+    if (scalars < panels.size()) lead.push_back(scalars);
+    for (size_t k = 0; k < panels.size(); ++k)
+        if (std::holds_alternative<NotePanel>(panels[k])) lead.push_back(k);
+    if (const size_t main = first(chart); main < panels.size()) lead.push_back(main);
+    return lead;
+}
+
 json to_json(const Result& r) {
     json panels = json::array();
     for (const auto& p : r.panels) panels.push_back(std::visit(PanelToJson{}, p));
     return {{"demo", r.demo}, {"progress", json_number(r.progress)}, {"done", r.done}, {"error", r.error},
-            {"headline", r.headline}, {"panels", panels}};
+            {"headline", r.headline}, {"panels", panels}, {"lead", lead_panels(r.panels)}};
 }
 
 std::string to_text(const Result& r) {

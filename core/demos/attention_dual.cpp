@@ -219,6 +219,29 @@ public:
                            msg("share_of_the_draws")});
         panels.push_back(s);
 
+        // The sweep first: it is the main chart, the one "What to see" points to. In two
+        // panels: relative errors run over decades (to tens at a large scale), the cosine
+        // stays in [-1, 1]; on one axis the cosine would lie flat.
+        LinesPanel sweep;
+        sweep.title = msg("linear_vs_softmax_attention");
+        sweep.x_label = msg("embedding_scale");
+        sweep.y_label = msg("relative_error");
+        sweep.log_x = true;
+        sweep.log_y = true;
+        Series rel = sweep_rel_, cos = sweep_cos_, cen = sweep_centred_;
+        rel.name = msg("relative_error");
+        cos.name = msg("cosine_bars_half_the");
+        cen.name = msg("relative_error_normalised_centred");
+        sweep.series = {rel, cen};
+        panels.push_back(sweep);
+        LinesPanel cosine;
+        cosine.title = msg("cosine_by_embedding_scale");
+        cosine.x_label = msg("embedding_scale");
+        cosine.y_label = msg("cosine");
+        cosine.log_x = true;
+        cosine.series = {cos};
+        panels.push_back(cosine);
+
         const auto key_labels = numbered_labels("k", cols(history_.front()));
         const auto value_labels = numbered_labels("v", rows(history_.front()));
         panels.push_back(heatmap_of(
@@ -243,28 +266,6 @@ public:
         }
         growth.series = {norm};
         panels.push_back(growth);
-
-        // The sweep in two panels: relative errors run over decades (to tens at a large
-        // scale), the cosine stays in [-1, 1]; on one axis the cosine would lie flat.
-        LinesPanel sweep;
-        sweep.title = msg("linear_vs_softmax_attention");
-        sweep.x_label = msg("embedding_scale");
-        sweep.y_label = msg("relative_error");
-        sweep.log_x = true;
-        sweep.log_y = true;
-        Series rel = sweep_rel_, cos = sweep_cos_, cen = sweep_centred_;
-        rel.name = msg("relative_error");
-        cos.name = msg("cosine_bars_half_the");
-        cen.name = msg("relative_error_normalised_centred");
-        sweep.series = {rel, cen};
-        panels.push_back(sweep);
-        LinesPanel cosine;
-        cosine.title = msg("cosine_by_embedding_scale");
-        cosine.x_label = msg("embedding_scale");
-        cosine.y_label = msg("cosine");
-        cosine.log_x = true;
-        cosine.series = {cos};
-        panels.push_back(cosine);
 
         NotePanel note{msg("what_to_see"),
                        msg("the_attention_and_fast")};

@@ -281,7 +281,6 @@ std::vector<Panel> FastWeightsSession::panels() const {
     for (int i = 0; i < kArms; ++i) {
         loss.series.push_back({names[i], trace(i).steps, trace(i).loss, {}, i == 2});
     }
-    panels.push_back(loss);
 
     LinesPanel shots{msg("shots_curve_accuracy_vs"),
                      msg("demonstrations_k"), msg("accuracy"), false, false, {}};
@@ -300,6 +299,7 @@ std::vector<Panel> FastWeightsSession::panels() const {
         shots.series.push_back(se);
     }
     panels.push_back(shots);
+    panels.push_back(loss);  // after the shots curve, the main chart ("What to see" starts there)
 
     if (!view_.growth.empty()) {
         LinesPanel g{msg("linear_model_w_icl_2"),

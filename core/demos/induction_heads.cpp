@@ -230,6 +230,11 @@ std::vector<Panel> InductionSession::panels() const {
         msg("note", {{"prev_head", pr},
                      {"induction_head", ind},
                      {"this_run", m.phase_step >= 0 ? msg("jump_at", {{"step", (int)m.phase_step}}) : msg("in_this_run_no")}})});
+    // The head the attention maps below show, named as an induction head once its
+    // prefix-matching score passes the threshold.
+    panels.push_back(NotePanel{msg("note.induction.title"),
+                               msg(pm[(size_t)best] >= kPhaseThreshold ? "note.induction.found" : "note.induction.none",
+                                   {{"head", ind}, {"score", pm[(size_t)best]}, {"threshold", kPhaseThreshold}})});
 
     LinesPanel loss{msg("loss_over_training"), msg("step"), "nats", false, false, {}};
     LinesPanel icl{msg("icl_score_over_training"),

@@ -107,11 +107,7 @@ public:
         panels.push_back(NotePanel{
             msg("what_to_see"),
             msg("the_same_examples_teach")});
-        panels.push_back(BarsPanel{msg("accuracy_by_regime"), msg("accuracy"),
-                                     {msg("pre_trained_zero_shot"), msg("fine_tuned"),
-                                      msg("in_context")},
-                                     {pre_.accuracy(), ft_.accuracy(), icl_.accuracy()},
-                                     {}});
+        // the weights table first: "What to see" starts there
         TablePanel t{msg("weights"), {msg("regime"), msg("weights_hash_fnv_1a"), msg("loss_on_the_examples")}, {}};
         char lb[64];
         std::snprintf(lb, sizeof lb, "%.3f → %.3f", ft_loss_.before, ft_loss_.after);
@@ -119,6 +115,11 @@ public:
         t.rows.push_back({msg("after_in_context"), hash_after_, ""});
         if (have) t.rows.push_back({msg("after_fine_tuning"), hash_ft_, lb});
         panels.push_back(t);
+        panels.push_back(BarsPanel{msg("accuracy_by_regime"), msg("accuracy"),
+                                     {msg("pre_trained_zero_shot"), msg("fine_tuned"),
+                                      msg("in_context")},
+                                     {pre_.accuracy(), ft_.accuracy(), icl_.accuracy()},
+                                     {}});
         panels.push_back(NotePanel{msg("the_examples"), shown_});
         return panels;
     }

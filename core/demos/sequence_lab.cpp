@@ -14,6 +14,7 @@
 #include "icl/demo_analytic.h"
 #include "icl/gpt.h"
 #include "icl/hmm.h"
+#include "icl/hmm_frequencies.h"
 #include "icl/metrics.h"
 #include "icl/recipe.h"
 
@@ -119,7 +120,16 @@ std::vector<Panel> SequenceLabSession::draw() const {
     const Texts& msg = ctx_.text;
     const int n = static_cast<int>(labels_.size()), C = static_cast<int>(mixture_.concepts.size());
     std::vector<std::string> concepts, symbols(kNames, kNames + kSymbols);
-    for (int c = 0; c < C; ++c) concepts.push_back(msg("concept", {{"c", c}}));
+    // Each concept by its three favourite symbols: the concepts are anonymous otherwise.
+    for (int c = 0; c < C; ++c) {
+        const std::vector<double> f = hmm::symbol_frequencies(mixture_.concepts[(size_t)c], mixture_.segment_length);
+        std::vector<int> order(f.size());
+        for (size_t o = 0; o < f.size(); ++o) order[o] = static_cast<int>(o);
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return f[(size_t)a] > f[(size_t)b]; });
+        std::string likes;
+        for (size_t k = 0; k < std::min<size_t>(3, order.size()); ++k) likes += (k ? ", " : "") + std::string(kNames[order[k]]);
+        concepts.push_back(msg("label.concept_likes", {{"c", c}, {"symbols", likes}}));
+    }
 
     double kl_sum = 0;
     int kl_count = 0;

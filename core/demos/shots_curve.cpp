@@ -195,8 +195,8 @@ std::vector<Panel> ShotsSession::panels() const {
     const std::string note =
         msg("note", {{"dips", dips.empty() ? msg("here_no_task_shows") : msg("here_it_happens_on", {{"tasks", dip_text}})}});
     panels.push_back(NotePanel{msg("what_to_see"), note});
+    panels.push_back(curve);  // the main chart: "What to see" follows it
     panels.push_back(versus);
-    panels.push_back(curve);
     panels.push_back(table);
     return panels;
 }

@@ -5,6 +5,7 @@
 #include "icl/lesson_set.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <set>
 
@@ -17,6 +18,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A few characters of `prose` around offset `at`, cut at whole UTF-8 characters, on one line.
+std::string around(const std::string& prose, size_t at, size_t length) {
+    size_t from = at >= 12 ? at - 12 : 0, to = std::min(prose.size(), at + length + 12);
+    while (from > 0 && (static_cast<unsigned char>(prose[from]) & 0xC0) == 0x80) --from;
+    while (to < prose.size() && (static_cast<unsigned char>(prose[to]) & 0xC0) == 0x80) ++to;
+    std::string text = prose.substr(from, to - from);
+    for (char& c : text) if (c == '\n') c = ' ';
+    text.erase(0, text.find_first_not_of(' '));
+    text.erase(text.find_last_not_of(' ') + 1);
+    return text;
+}
+
+// The form as a message shows it (without its '~' and '#' marks).
+std::string shown_form(const std::string& form) {
+    std::string out = form;
+    if (!out.empty() && out.back() == '~') out.pop_back();
+    if (!out.empty() && out.front() == '#') out = "N" + out.substr(1);
+    return out;
+}
+
 // A glossary's avoided forms in one text: a message for each (the first place only).
 void avoided_forms(const Glossary& g, const std::string& prose, const std::string& file, int line, const std::string& where,
                    std::vector<Diagnostic>& out) {
@@ -25,26 +46,39 @@ void avoided_forms(const Glossary& g, const std::string& prose, const std::strin
     std::vector<std::pair<size_t, size_t>> own;
     for (const auto& t : g.terms)
         for (const size_t p : find_word(prose, t.term)) own.push_back({p, p + t.term.size()});
+    const auto places = [&](const std::string& form) {
+        std::vector<size_t> at;
+        const size_t length = shown_form(form).size();
+        for (const size_t p : find_word(prose, form))
+            if (std::none_of(own.begin(), own.end(), [&](const auto& o) { return o.first <= p && p + length <= o.second; }))
+                at.push_back(p);
+        return at;
+    };
     for (const auto& t : g.terms)
         for (const auto& form : t.avoid) {
-            std::vector<size_t> at;
-            const size_t length = form.back() == '~' ? form.size() - 1 : form.size();
-            for (const size_t p : find_word(prose, form))
-                if (std::none_of(own.begin(), own.end(), [&](const auto& o) { return o.first <= p && p + length <= o.second; }))
-                    at.push_back(p);
+            const std::vector<size_t> at = places(form);
             if (at.empty()) continue;
-            // a few characters around the first place, cut at whole UTF-8 characters
-            size_t from = at.front() >= 12 ? at.front() - 12 : 0, to = std::min(prose.size(), at.front() + form.size() + 12);
-            while (from > 0 && (static_cast<unsigned char>(prose[from]) & 0xC0) == 0x80) --from;
-            while (to < prose.size() && (static_cast<unsigned char>(prose[to]) & 0xC0) == 0x80) ++to;
-            std::string around = prose.substr(from, to - from);
-            for (char& c : around) if (c == '\n') c = ' ';
-            around.erase(0, around.find_first_not_of(' '));
-            around.erase(around.find_last_not_of(' ') + 1);
-            const std::string shown = form.back() == '~' ? form.substr(0, form.size() - 1) : form;
-            out.push_back({file, line, where + "'" + shown + "' (in \"…" + around + "…\"): the course writes '" + t.term +
-                                           "' (glossary term '" + t.id + "', " + g.file + ")", false});
+            out.push_back({file, line, where + "'" + shown_form(form) + "' (in \"…" + around(prose, at.front(), form.size()) +
+                                           "…\"): the course writes '" + t.term + "' (glossary term '" + t.id + "', " + g.file + ")", false});
         }
+    for (const auto& a : g.avoid) {
+        const std::vector<size_t> at = places(a.form);
+        if (at.empty()) continue;
+        out.push_back({file, line, where + "'" + shown_form(a.form) + "' (in \"…" + around(prose, at.front(), a.form.size()) +
+                                       "…\"): " + a.use + " (" + g.file + ")", false});
+    }
+    auto capitals = capitalised_before_hangul(prose, g.names);
+    capitals.erase(std::remove_if(capitals.begin(), capitals.end(), [&](const auto& c) {
+                       return std::any_of(own.begin(), own.end(), [&](const auto& o) { return o.first <= c.first && c.first + c.second.size() <= o.second; });
+                   }), capitals.end());
+    if (!capitals.empty()) {
+        const auto& [at, word] = capitals.front();
+        std::string lower = word;
+        lower[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(lower[0])));
+        out.push_back({file, line, where + "'" + word + "' (in \"…" + around(prose, at, word.size()) + "…\"): an English word before "
+                                       "a Korean particle is written lowercase ('" + lower + "') or as the glossary's Korean term; a "
+                                       "proper name goes into \"names\" of " + g.file, false});
+    }
 }
 
 }  // namespace

@@ -128,6 +128,14 @@ void lint_one(const Source& s, const LintOptions& options, std::vector<Diagnosti
         }
         auto valid = validate_params(def->params, d->params);
         if (!valid) out.push_back({s.path, d->line, "demo " + d->demo + ": " + valid.error().message, false});
+        for (const auto* list : {&d->show, &d->hide})
+            for (const std::string& p : *list)
+                if (std::none_of(def->params.begin(), def->params.end(), [&](const ParamSpec& spec) { return spec.name == p; })) {
+                    std::string names;
+                    for (const ParamSpec& spec : def->params) names += (names.empty() ? "" : ", ") + spec.name;
+                    out.push_back({s.path, d->line, "demo " + d->demo + ": " + (list == &d->show ? "show=" : "hide=") +
+                                                        " names '" + p + "', which is not one of its parameters (" + names + ")", false});
+                }
     }
     for (const Figure& f : s.lesson.figures) {
         const auto demos = demos_of(s.lesson);
@@ -172,9 +180,17 @@ void lint_pair(const Source& en, const Source& ko, std::vector<Diagnostic>& out)
         if (i >= ko_demos.size()) { mismatch(1, "demo instance '" + en_demos[i]->name + "' of " + where(en, en_demos[i]->line) + " is missing here"); break; }
         if (i >= en_demos.size()) { mismatch(ko_demos[i]->line, "demo instance '" + ko_demos[i]->name + "' is not in " + en.path); break; }
         const DemoBlock &e = *en_demos[i], &k = *ko_demos[i];
-        if (e.demo != k.demo || e.name != k.name || e.params != k.params) {
-            mismatch(k.line, "demo " + k.demo + " name=" + k.name + " " + k.params.dump() + " differs from " + e.demo +
-                                 " name=" + e.name + " " + e.params.dump() + " at " + where(en, e.line));
+        if (e.demo != k.demo || e.name != k.name || e.params != k.params || e.show != k.show || e.hide != k.hide) {
+            const auto said = [](const DemoBlock& d) {
+                std::string out = d.demo + " name=" + d.name;
+                for (const auto* list : {&d.show, &d.hide}) {
+                    if (list->empty()) continue;
+                    out += list == &d.show ? " show=" : " hide=";
+                    for (size_t n = 0; n < list->size(); ++n) out += (n ? "," : "") + (*list)[n];
+                }
+                return out + " " + d.params.dump();
+            };
+            mismatch(k.line, "demo " + said(k) + " differs from " + said(e) + " at " + where(en, e.line));
             break;
         }
     }

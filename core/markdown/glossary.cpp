@@ -118,6 +118,26 @@ Glossary parse_glossary(const std::string& text, const std::string& file_name, s
         fail("a glossary is a JSON object {\"terms\": [{\"id\", \"term\", \"gloss\", \"avoid\"}, ...]}");
         return g;
     }
+    for (const auto& [key, value] : j.items())
+        if (key != "terms" && key != "names" && key != "avoid") fail("unknown key '" + key + "' (a glossary has \"terms\", \"names\" and \"avoid\")");
+    if (j.contains("names")) {
+        if (!j["names"].is_array()) fail("\"names\" is a list of strings");
+        else
+            for (const auto& n : j["names"])
+                if (n.is_string() && !n.get<std::string>().empty()) g.names.push_back(n.get<std::string>());
+                else fail("\"names\" is a list of strings");
+    }
+    if (j.contains("avoid")) {
+        if (!j["avoid"].is_array()) fail("\"avoid\" is a list of {\"form\", \"use\"}");
+        else
+            for (const auto& a : j["avoid"]) {
+                const bool ok = a.is_object() && a.size() == 2 && a.contains("form") && a["form"].is_string() &&
+                                !a["form"].get<std::string>().empty() && a.contains("use") && a["use"].is_string() &&
+                                !a["use"].get<std::string>().empty();
+                if (ok) g.avoid.push_back({a["form"].get<std::string>(), a["use"].get<std::string>()});
+                else fail("\"avoid\" is a list of {\"form\", \"use\"}, each a non-empty text; not " + a.dump());
+            }
+    }
     std::set<std::string> seen;
     for (size_t n = 0; n < j["terms"].size(); ++n) {
         const json& e = j["terms"][n];
@@ -169,21 +189,52 @@ std::vector<std::string> term_links(const std::string& html) {
 
 std::string prose_of(const std::string& markdown) { return read_prose(markdown).out; }
 
+namespace {
+// U+AC00..U+D7A3 start with the bytes EA..ED in UTF-8
+bool hangul_at(const std::string& s, size_t at) {
+    return at < s.size() && static_cast<unsigned char>(s[at]) >= 0xEA && static_cast<unsigned char>(s[at]) <= 0xED;
+}
+}  // namespace
+
 std::vector<size_t> find_word(const std::string& prose, const std::string& written) {
     std::vector<size_t> at;
     const bool before_hangul = !written.empty() && written.back() == '~';
-    const std::string form = before_hangul ? written.substr(0, written.size() - 1) : written;
+    const bool after_number = !written.empty() && written.front() == '#';
+    const std::string form = written.substr(after_number ? 1 : 0, written.size() - (after_number ? 1 : 0) - (before_hangul ? 1 : 0));
     if (form.empty()) return at;
     for (size_t p = prose.find(form); p != std::string::npos; p = prose.find(form, p + 1)) {
-        const bool left = p == 0 || !word_char(prose[p - 1]) || !word_char(form.front());
+        size_t start = p;
+        if (after_number) {  // digits, then perhaps one lowercase letter ("3b"), then the form
+            if (start > 0 && std::islower(static_cast<unsigned char>(prose[start - 1]))) --start;
+            const size_t digits_end = start;
+            while (start > 0 && std::isdigit(static_cast<unsigned char>(prose[start - 1]))) --start;
+            if (start == digits_end) continue;
+        }
+        const bool left = start == 0 || !word_char(prose[start - 1]) || (!after_number && !word_char(form.front()));
         const size_t after = p + form.size();
         const bool right = after >= prose.size() || !word_char(prose[after]) || !word_char(form.back());
-        // U+AC00..U+D7A3 start with the bytes EA..ED in UTF-8
-        const bool hangul = after < prose.size() && static_cast<unsigned char>(prose[after]) >= 0xEA &&
-                            static_cast<unsigned char>(prose[after]) <= 0xED;
-        if (left && right && (!before_hangul || hangul)) at.push_back(p);
+        if (left && right && (!before_hangul || hangul_at(prose, after))) at.push_back(start);
     }
     return at;
+}
+
+std::vector<std::pair<size_t, std::string>> capitalised_before_hangul(const std::string& prose,
+                                                                       const std::vector<std::string>& names) {
+    std::vector<std::pair<size_t, std::string>> out;
+    for (size_t p = 0; p < prose.size(); ++p) {
+        if (!std::isupper(static_cast<unsigned char>(prose[p])) || (p > 0 && word_char(prose[p - 1]))) continue;
+        size_t end = p + 1;
+        while (end < prose.size() && std::islower(static_cast<unsigned char>(prose[end]))) ++end;
+        const std::string word = prose.substr(p, end - p);
+        // the last word of an English phrase (a title: "Fixed Weights and Biases라는") is not one on its own
+        size_t before = p;
+        while (before > 0 && prose[before - 1] == ' ') --before;
+        const bool in_phrase = before < p && before > 0 && std::isalpha(static_cast<unsigned char>(prose[before - 1]));
+        if (end - p >= 2 && hangul_at(prose, end) && !in_phrase && std::find(names.begin(), names.end(), word) == names.end())
+            out.push_back({p, word});
+        p = end - 1;
+    }
+    return out;
 }
 
 namespace {

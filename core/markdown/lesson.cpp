@@ -598,7 +598,18 @@ private:
             if (word.key.empty() && demo.demo.empty()) demo.demo = word.value;
             else if (word.key == "name" && is_name(word.value, true)) demo.name = word.value;
             else if (word.key == "name") { fail(at, "demo instance name '" + word.value + "' must use only letters, digits, '-' and '_'"); ok = false; }
-            else { fail(at, "demo block: unexpected '" + (word.key.empty() ? word.value : word.key + "=") + "' (expected ```demo <id> [name=<instance>])"); ok = false; }
+            else if ((word.key == "show" || word.key == "hide") && demo.show.empty() && demo.hide.empty()) {
+                auto& list = word.key == "show" ? demo.show : demo.hide;
+                for (size_t p = 0; p <= word.value.size();) {
+                    const size_t comma = std::min(word.value.find(',', p), word.value.size());
+                    list.push_back(trim(word.value.substr(p, comma - p)));
+                    p = comma + 1;
+                }
+                for (const std::string& p : list)
+                    if (!is_name(p, false)) { fail(at, "demo block: " + word.key + "= takes parameter names separated by commas, not '" + word.value + "'"); ok = false; break; }
+            }
+            else if (word.key == "show" || word.key == "hide") { fail(at, "demo block: one show= or hide= list, not two"); ok = false; }
+            else { fail(at, "demo block: unexpected '" + (word.key.empty() ? word.value : word.key + "=") + "' (expected ```demo <id> [name=<instance>] [show=<params> | hide=<params>])"); ok = false; }
         }
         if (demo.demo.empty()) { fail(at, "demo block has no demo id (expected ```demo <id>)"); ok = false; }
         if (demo.name.empty()) demo.name = demo.demo;
@@ -1023,7 +1034,10 @@ struct BlockToJson {
         return out;
     }
     json operator()(const DemoBlock& b) const {
-        return {{"kind", "demo"}, {"demo", b.demo}, {"name", b.name}, {"params", b.params}, {"line", b.line}};
+        json out = {{"kind", "demo"}, {"demo", b.demo}, {"name", b.name}, {"params", b.params}, {"line", b.line}};
+        if (!b.show.empty()) out["show"] = b.show;
+        if (!b.hide.empty()) out["hide"] = b.hide;
+        return out;
     }
     json operator()(const CheckBlock& b) const { return to_json(b); }
 };

@@ -102,6 +102,9 @@ void open_lesson(AppState& app, int index) {
             instance.lesson_params = demo->params;
             instance.params = demo->params;
             if (!instance.def) instance.error = "unknown demo '" + demo->demo + "'";
+            else
+                for (const icl::ParamSpec& spec : instance.def->params)
+                    if (demo->shows(spec.name)) instance.controls.push_back(spec);
             app.demos.push_back(std::move(instance));
         } else if (const auto* check = std::get_if<icl::CheckBlock>(&block)) {
             CheckInput input;
@@ -137,6 +140,7 @@ void open_solo_demo(AppState& app, const std::string& demo_id) {
     instance.lesson_params = nlohmann::json::object();
     instance.params = nlohmann::json::object();
     if (!instance.def) instance.error = "unknown demo '" + demo_id + "'";
+    else instance.controls = instance.def->params;
     app.demos.push_back(std::move(instance));
     if (app.demos.back().def && app.demos.back().def->analytic) start_demo_run(app, app.demos.back());
 }

@@ -53,6 +53,7 @@ struct DemoInstance {
     std::string name;                  // instance name (a predict check refers to it)
     nlohmann::json lesson_params;      // the lesson's overrides
     nlohmann::json params;             // what the controls show now
+    std::vector<icl::ParamSpec> controls;  // the parameters the lesson shows controls for (show= / hide=)
     uint64_t seed = 1;
     std::unique_ptr<DemoRun> run;
     nlohmann::json run_params;         // the params and seed `run` computes (what its result shows)

@@ -188,7 +188,7 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
     if (beside) ImGui::TableNextColumn();
     if (ImGui::TreeNodeEx(ui(app.lang, "parameters"), ImGuiTreeNodeFlags_DefaultOpen)) {
         ImGui::BeginDisabled(running && !def.analytic);  // an analytic demo restarts on every edit
-        const bool changed = draw_param_controls(def.params, demo.params, texts, app.lang);
+        const bool changed = draw_param_controls(demo.controls, demo.params, texts, app.lang);
         int seed = static_cast<int>(demo.seed);
         ImGui::AlignTextToFramePadding();
         ImGui::TextUnformatted("seed");
@@ -250,7 +250,7 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
             ImGui::TextColored(kMuted, "%s", ui(app.lang, "held_note"));
         } else {
             if (stale) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, ImGui::GetStyle().Alpha * 0.45f);
-            draw_result(*result, fonts);
+            draw_result(*result, fonts, ui(app.lang, "more_results", {{"count", folded_panels(*result)}}));
             if (stale) ImGui::PopStyleVar();
         }
     } else if (!def.analytic) {

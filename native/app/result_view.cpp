@@ -10,6 +10,7 @@
 #include <imgui.h>
 
 #include "icl/format.h"
+#include <icl/result_layout.h>
 
 namespace {
 
@@ -473,28 +474,35 @@ const std::string& beside_of(const icl::Panel& panel) {
     return none;
 }
 
-// The panels of `result` that are (beside) or are not (!beside) drawn beside a control.
-void draw_panels(const icl::Result& result, const Fonts& fonts, bool beside) {
-    for (size_t k = 0; k < result.panels.size(); ++k) {
-        if (beside_of(result.panels[k]).empty() == beside) continue;
-        ImGui::PushID(static_cast<int>(k));
-        std::visit([&fonts](const auto& panel) {
-            using T = std::decay_t<decltype(panel)>;
-            if (!panel.title.empty()) {
-                ImGui::PushFont(fonts.bold);
-                ImGui::TextWrapped("%s", panel.title.c_str());
-                ImGui::PopFont();
-            }
-            if constexpr (std::is_same_v<T, icl::LinesPanel>) draw_lines(panel, fonts);
-            else if constexpr (std::is_same_v<T, icl::HeatmapPanel>) draw_heatmap(panel, fonts);
-            else if constexpr (std::is_same_v<T, icl::BarsPanel>) draw_bars(panel, fonts);
-            else if constexpr (std::is_same_v<T, icl::ScalarsPanel>) draw_scalars(panel);
-            else if constexpr (std::is_same_v<T, icl::TablePanel>) draw_table(panel);
-            else if constexpr (std::is_same_v<T, icl::NotePanel>) ImGui::TextWrapped("%s", panel.text.c_str());
-        }, result.panels[k]);
-        ImGui::Spacing();
-        ImGui::PopID();
-    }
+// Panel k of `result`, its title above it.
+void draw_panel(const icl::Result& result, size_t k, const Fonts& fonts) {
+    ImGui::PushID(static_cast<int>(k));
+    std::visit([&fonts](const auto& panel) {
+        using T = std::decay_t<decltype(panel)>;
+        if (!panel.title.empty()) {
+            ImGui::PushFont(fonts.bold);
+            ImGui::TextWrapped("%s", panel.title.c_str());
+            ImGui::PopFont();
+        }
+        if constexpr (std::is_same_v<T, icl::LinesPanel>) draw_lines(panel, fonts);
+        else if constexpr (std::is_same_v<T, icl::HeatmapPanel>) draw_heatmap(panel, fonts);
+        else if constexpr (std::is_same_v<T, icl::BarsPanel>) draw_bars(panel, fonts);
+        else if constexpr (std::is_same_v<T, icl::ScalarsPanel>) draw_scalars(panel);
+        else if constexpr (std::is_same_v<T, icl::TablePanel>) draw_table(panel);
+        else if constexpr (std::is_same_v<T, icl::NotePanel>) ImGui::TextWrapped("%s", panel.text.c_str());
+    }, result.panels[k]);
+    ImGui::Spacing();
+    ImGui::PopID();
+}
+
+// The panels not drawn beside a control and not led with, in their order.
+std::vector<size_t> folded_of(const icl::Result& result) {
+    const std::vector<size_t> lead = icl::lead_panels(result.panels);
+    std::vector<size_t> out;
+    for (size_t k = 0; k < result.panels.size(); ++k)
+        if (beside_of(result.panels[k]).empty() && std::find(lead.begin(), lead.end(), k) == lead.end())
+            out.push_back(k);
+    return out;
 }
 }  // namespace
 
@@ -504,9 +512,14 @@ bool has_beside_panels(const icl::Result& result) {
     return false;
 }
 
-void draw_beside_panels(const icl::Result& result, const Fonts& fonts) { draw_panels(result, fonts, true); }
+void draw_beside_panels(const icl::Result& result, const Fonts& fonts) {
+    for (size_t k = 0; k < result.panels.size(); ++k)
+        if (!beside_of(result.panels[k]).empty()) draw_panel(result, k, fonts);
+}
 
-void draw_result(const icl::Result& result, const Fonts& fonts) {
+size_t folded_panels(const icl::Result& result) { return folded_of(result).size(); }
+
+void draw_result(const icl::Result& result, const Fonts& fonts, const std::string& more_label) {
     if (!result.error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
         ImGui::TextWrapped("%s", result.error.c_str());
@@ -523,7 +536,16 @@ void draw_result(const icl::Result& result, const Fonts& fonts) {
         ImGui::PopFont();
         ImGui::Spacing();
     }
-    draw_panels(result, fonts, false);
+    for (size_t k : icl::lead_panels(result.panels)) draw_panel(result, k, fonts);
+    const std::vector<size_t> folded = folded_of(result);
+    if (folded.empty()) return;
+    // The label's ### part is its ID: one per demo, whatever the count, so ImGui keeps
+    // the header's state per demo block while the app runs.
+    if (ImGui::CollapsingHeader((more_label + "###more-results-" + result.demo).c_str())) {
+        ImGui::PushID("more-results");
+        for (size_t k : folded) draw_panel(result, k, fonts);
+        ImGui::PopID();
+    }
 }
 
 std::string result_texts(const icl::Result& result) {

@@ -6,9 +6,14 @@
 
 #include "fonts.h"
 
-// Draws `result` at the cursor, full content width: its headline, then every panel but
-// those drawn beside a control (a panel's `beside`), which draw_beside_panels draws.
-void draw_result(const icl::Result& result, const Fonts& fonts);
+// Draws `result` at the cursor, full content width: its headline, the panels it leads
+// with (icl::lead_panels: its headline numbers, its notes, its main chart), then the rest
+// under a collapsing header labelled `more_label` (ImGui keeps it open or closed per
+// demo for the session). Panels drawn beside a control (a panel's `beside`) are left to
+// draw_beside_panels.
+void draw_result(const icl::Result& result, const Fonts& fonts, const std::string& more_label);
+// How many panels of `result` draw_result folds under its collapsing header.
+size_t folded_panels(const icl::Result& result);
 // True if a panel of `result` is to be drawn beside a parameter's control.
 bool has_beside_panels(const icl::Result& result);
 // The panels of `result` that are drawn beside a control, at the cursor.

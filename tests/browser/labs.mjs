@@ -200,6 +200,43 @@ for (const lang of langs) {
   }
 }
 
+// Less at once: attention_dual's result opens with its headline, its numbers, "What to see"
+// and one chart; the rest waits in a closed "More results", whose state the tab remembers.
+if (langs.includes('en') && (!onlyDemos || onlyDemos.includes('attention_dual'))) {
+  await test('en/attention_dual: the headline, What to see and one chart open; the rest folded, opened once for the session', async () => {
+    const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
+    const page = await context.newPage();
+    const read = async () => {
+      await page.waitForFunction(() => document.body.dataset.ready === 'true' && document.querySelector('section.demo').dataset.state === 'done', null, { timeout: TIMEOUT_MS });
+      return page.evaluate(() => {
+        const panels = document.querySelector('section.demo .panels');
+        const seen = (e) => e.checkVisibility();
+        const charts = [...panels.querySelectorAll('figure.panel-lines, figure.panel-heatmap, figure.panel-bars')];
+        const note = [...panels.querySelectorAll('figure.panel-note')].find((f) => /What to see/.test(f.textContent));
+        const more = panels.querySelector('details.more-results');
+        return {
+          headline: Boolean(panels.querySelector('.result-headline') && seen(panels.querySelector('.result-headline'))),
+          shownCharts: charts.filter(seen).length, allCharts: charts.length,
+          noteFirst: Boolean(note && seen(note) && charts.length && note.compareDocumentPosition(charts[0]) & Node.DOCUMENT_POSITION_FOLLOWING),
+          folded: more ? more.querySelectorAll('figure').length : 0, open: more ? more.open : null,
+          summary: more ? more.querySelector('summary').textContent : '',
+        };
+      });
+    };
+    await page.goto(`${origin}/en/embed/attention_dual.html`);
+    const first = await read();
+    expect(first.headline, 'no headline shown');
+    expect(first.shownCharts === 1, `${first.shownCharts} charts shown open (of ${first.allCharts})`);
+    expect(first.noteFirst, '"What to see" is not shown above the first chart');
+    expect(first.open === false && first.folded >= 4 && first.summary === `More results (${first.folded})`, `the rest is not folded: ${JSON.stringify(first)}`);
+    await page.locator('details.more-results > summary').click();
+    await page.reload();
+    const again = await read();
+    expect(again.open === true && again.shownCharts === again.allCharts, `opened, then reloaded: ${JSON.stringify(again)}`);
+    await context.close();
+  });
+}
+
 await browser.close();
 console.log(`labs: ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

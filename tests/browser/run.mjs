@@ -657,6 +657,8 @@ if (firstWithDemo) {
     await page.goto(url);
     await demosSettled(page);
     await showHeld(page);
+    // the folded results too (opened, they stay open for the session)
+    await page.evaluate(() => document.querySelectorAll('details.more-results').forEach((d) => { d.open = true; }));
     const svgs = page.locator('section.demo .panel-lines svg, section.demo .panel-heatmap svg, section.demo .panel-bars svg');
     const n = await svgs.count();
     for (let k = 0; k < n; k++) {

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -87,7 +88,10 @@ TEST_CASE("attention_dual demo: identities to 1e-5, softmax gap reported, bad in
     CHECK(scalar(big, "rel_diff") < 1e-5);
     // show_after past n_demos draws the last demonstration's W.
     const Result clamped = testing::run_demo("attention_dual", {{"n_demos", 3}, {"show_after", 20}});
-    CHECK(std::get<HeatmapPanel>(clamped.panels[1]).title.find("3") != std::string::npos);
+    const auto heatmap = std::find_if(clamped.panels.begin(), clamped.panels.end(),
+                                      [](const Panel& p) { return std::holds_alternative<HeatmapPanel>(p); });
+    REQUIRE(heatmap != clamped.panels.end());
+    CHECK(std::get<HeatmapPanel>(*heatmap).title.find("3") != std::string::npos);
     testing::expect_refused("attention_dual", {{"n_demos", 25}}, {"n_demos", "[1, 24]"});
     testing::expect_refused("attention_dual", {{"input_scale", 0}}, {"input_scale", "[0.05, 3]"});
     testing::check_scalar_names_stable("attention_dual", nlohmann::json::object());

@@ -21,10 +21,10 @@ TEST_CASE("divergence: NaN, Inf and a loss 1e4 times the first are caught at the
     CHECK(inf.check(7, std::numeric_limits<double>::infinity(), 5) == "training diverged at step 7: loss = inf (lr 5 is too large?)");
     // A demo's catalogue words it (lessons/ko/catalogue/common.json), with the same numbers.
     const icl::Texts ko = icl::testing::texts("ko", "lsa_training");
-    CHECK(nan.check(1, std::nan(""), 0.1, &ko) == "학습이 step 1에서 발산했습니다: loss = nan (lr 0.1이 너무 큰가요?)");
+    CHECK(nan.check(1, std::nan(""), 0.1, &ko) == "학습이 step 1에서 발산했습니다: loss = nan (lr 0.1이 너무 클 수 있습니다)");
     DivergenceWatch big;
     CHECK(big.check(1, 0.5, 0.01, &ko) == "");
-    CHECK(big.check(4, 0.5 * 10001, 0.01, &ko) == "학습이 step 4에서 발산했습니다: loss = 5e+03, step 1의 0.5보다 1e+04배 (lr 0.01이 너무 큰가요?)");
+    CHECK(big.check(4, 0.5 * 10001, 0.01, &ko) == "학습이 step 4에서 발산했습니다: loss = 5e+03, step 1의 0.5보다 1e+04배 (lr 0.01이 너무 클 수 있습니다)");
 }
 
 TEST_CASE("divergence: from a near-zero first loss, only a loss past 1e4 x 0.1 counts") {

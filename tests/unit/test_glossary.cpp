@@ -206,4 +206,45 @@ TEST_CASE("lessons build: glossary.json holds each language's terms with their g
     CHECK(index["en"][0]["minutes"] == 1);
     CHECK(index["en"][0]["words"] == icl::reading_words(set.lessons.at("en")[0]));
 }
+TEST_CASE("glossary: '#' forms after a number, capitalised English before a particle, the language's own avoided forms") {
+    // "#강" stands after a number (digits, perhaps one letter): the offset is the number's
+    CHECK(icl::find_word("3강의 결과와 3b강은", "#강") == std::vector<size_t>{0, 18});
+    CHECK(icl::find_word("강의 x3강 강", "#강").empty());
+    // capitalised words right before Hangul; a listed name, an acronym, a mixed-case word,
+    // lowercase, and the last word of an English title are not
+    const auto caps = icl::capitalised_before_hangul("Softmax는 Adam은 GPT는 ReLU는 softmax는 Fixed Weights and Biases라는 (Query를)",
+                                                     {"Adam"});
+    REQUIRE(caps.size() == 2);
+    CHECK(caps[0] == std::pair<size_t, std::string>{0, "Softmax"});
+    CHECK(caps[1].second == "Query");
+
+    std::vector<icl::Diagnostic> problems;
+    icl::parse_glossary(R"({"terms": [], "names": ["Adam", 3], "avoid": [{"form": "x"}], "extra": 1})", "g.json", problems);
+    const std::string bad = all_problems(problems);
+    CHECK(bad.find("\"names\" is a list of strings") != std::string::npos);
+    CHECK(bad.find("\"avoid\" is a list of {\"form\", \"use\"}") != std::string::npos);
+    CHECK(bad.find("unknown key 'extra'") != std::string::npos);
+
+    GlossTree t;
+    t.write("en/01-g.md", framed("The [weight](term:weight) stays; see lesson 3."));
+    t.write("en/glossary.json", kEnGlossary);
+    t.write("ko/glossary.json", R"({"terms": [{"id": "weight", "term": "weight", "gloss": "g"},
+        {"id": "nat", "term": "nat", "gloss": "단위다.", "avoid": ["nats"]}],
+        "names": ["Adam"], "avoid": [{"form": "#강", "use": "write lesson N"}, {"form": "가요?", "use": "not 해요체"}]})");
+    t.write("ko/01-g.md", framed("Adam은 weight를 바꾼다. lesson 3의 loss는 0.3 nat이다."));
+    t.write("ko/catalogue/site.json", R"({"page.home": "모든 lesson"})");
+    CHECK(all_problems(icl::load_lesson_set(t.root.string()).problems) == "");
+    t.write("ko/01-g.md", framed("Softmax는 크다. 3강의 loss는 0.3 nats이다."));
+    t.write("ko/catalogue/site.json", R"({"page.home": "Demo를 볼까요", "x": "너무 큰가요?"})");
+    const std::string text = all_problems(icl::load_lesson_set(t.root.string()).problems);
+    const std::string ko = (t.root / "ko").string();
+    CHECK_MESSAGE(text.find(ko + "/01-g.md:15: 'Softmax' (in \"…Softmax는 크다") != std::string::npos, text);
+    CHECK(text.find("written lowercase ('softmax')") != std::string::npos);
+    CHECK(text.find(ko + "/01-g.md:15: 'N강' (in \"…") != std::string::npos);
+    CHECK(text.find("write lesson N") != std::string::npos);
+    CHECK(text.find(ko + "/01-g.md:15: 'nats'") != std::string::npos);
+    CHECK(text.find(ko + "/catalogue/site.json:1: 'page.home': 'Demo'") != std::string::npos);
+    CHECK(text.find(ko + "/catalogue/site.json:1: 'x': '가요?'") != std::string::npos);
+}
+
 #endif

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "icl/hmm.h"
+#include "icl/hmm_frequencies.h"
 
 using namespace icl;
 
@@ -16,6 +17,25 @@ TEST_CASE("hmm: forward likelihood equals the sum over all state paths") {
         const double brute = hmm::brute_force_likelihood(h, xs);
         CHECK(std::exp(hmm::log_likelihood(h, xs)) == doctest::Approx(brute).epsilon(1e-10));
     }
+}
+
+TEST_CASE("hmm: symbol frequencies are the expected share of each symbol over every sequence, by brute force") {
+    Rng rng(7);
+    const hmm::Hmm h = hmm::random_hmm(3, 4, 1.5, rng);
+    const int n = 4, O = h.symbols;
+    std::vector<double> expect((size_t)O, 0.0);
+    double total = 0;
+    for (int code = 0; code < 256; ++code) {  // every sequence of 4 symbols out of 4
+        std::vector<int> xs;
+        for (int t = 0, c = code; t < n; ++t, c /= O) xs.push_back(c % O);
+        const double p = hmm::brute_force_likelihood(h, xs);
+        total += p;
+        for (int x : xs) expect[(size_t)x] += p / n;
+    }
+    CHECK(total == doctest::Approx(1.0).epsilon(1e-12));
+    const std::vector<double> got = hmm::symbol_frequencies(h, n);
+    REQUIRE(got.size() == expect.size());
+    for (int o = 0; o < O; ++o) CHECK(got[(size_t)o] == doctest::Approx(expect[(size_t)o]).epsilon(1e-12));
 }
 
 TEST_CASE("hmm: predictive is the ratio of brute-force likelihoods p(x, o) / p(x)") {

@@ -227,4 +227,29 @@ TEST_CASE("lessons: every check lesson 3 had before its split keeps a learner's 
         CHECK(holder["implicit-ft-rec2ftp"] != "implicit-finetuning");  // the split did move checks
     }
 }
+TEST_CASE("demo block: show= or hide= picks the controls a lesson shows; the lint refuses a name that is no parameter") {
+    auto shown = icl::parse_lesson(fmt_lesson("```demo dual_form show=lr,n_train\nlr: 0.1\n```\n"), "lessons/en/01-x.md");
+    REQUIRE(shown);
+    const auto& d = std::get<icl::DemoBlock>(shown.value().blocks[0]);
+    CHECK(d.show == std::vector<std::string>{"lr", "n_train"});
+    CHECK(d.shows("lr"));
+    CHECK_FALSE(d.shows("optimizer"));
+    CHECK(icl::to_json(shown.value())["blocks"][0]["show"] == json({"lr", "n_train"}));
+    auto hidden = icl::parse_lesson(fmt_lesson("```demo dual_form hide=optimizer\n```\n"), "lessons/en/01-x.md");
+    REQUIRE(hidden);
+    const auto& h = std::get<icl::DemoBlock>(hidden.value().blocks[0]);
+    CHECK(h.shows("lr"));
+    CHECK_FALSE(h.shows("optimizer"));
+    CHECK_FALSE(icl::to_json(hidden.value())["blocks"][0].contains("show"));
+    CHECK(fmt_error(fmt_lesson("```demo dual_form show=lr hide=noise\n```\n")).find("one show= or hide= list, not two") != std::string::npos);
+    CHECK(fmt_error(fmt_lesson("```demo dual_form show=lr,,noise\n```\n")).find("show= takes parameter names separated by commas") != std::string::npos);
+
+    FmtTree t;
+    t.write("en/01-x.md", fmt_full_lesson("x", "1", "```demo dual_form show=lr,nope\n```"));
+    t.write("ko/01-x.md", fmt_full_lesson("x", "1", "```demo dual_form hide=lr\n```"));
+    const std::string p = fmt_problems(icl::load_lesson_set(t.root.string()));
+    CHECK_MESSAGE(p.find("en/01-x.md:7: demo dual_form: show= names 'nope', which is not one of its parameters (d_in, d_out, n_train") != std::string::npos, p);
+    CHECK(p.find("ko/01-x.md:7: demo dual_form name=dual_form hide=lr {} differs from dual_form name=dual_form show=lr,nope {}") != std::string::npos);
+}
+
 #endif

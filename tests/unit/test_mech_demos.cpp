@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "demo_testing.h"
 #include "gpt_test_util.h"
@@ -318,4 +319,16 @@ TEST_CASE("induction_heads: the 2-layer model forms an induction head (prefix ma
     CHECK(testing::scalar(r, "phase_step") > 0);
     // the model uses its context where the control cannot: late tokens cost less
     CHECK(testing::scalar(r, "icl_score") < testing::scalar(r, "control_icl_score") - 0.5);
+    // a note names the head with the largest prefix-matching score, read here from its heatmap
+    std::string head, said;
+    double top = -1;
+    for (const Panel& p : r.panels) {
+        if (const auto* h = std::get_if<HeatmapPanel>(&p); h && h->title.rfind("Prefix-matching score", 0) == 0)
+            for (int k = 0; k < h->rows * h->cols; ++k)
+                if (h->values[(size_t)k] > top) { top = h->values[(size_t)k]; head = h->row_labels[(size_t)(k / h->cols)] + h->col_labels[(size_t)(k % h->cols)]; }
+        if (const auto* n = std::get_if<NotePanel>(&p); n && n->title == "Induction head") said = n->text;
+    }
+    char score[16];
+    std::snprintf(score, sizeof score, "%.2f", top);
+    CHECK_MESSAGE(said.rfind(head + " is an induction head: its prefix-matching score is " + score, 0) == 0, said);
 }

@@ -4,7 +4,9 @@
 // of the prefix alone (a causal model cannot see what is typed after).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "icl/assets.h"
 #include "icl/gpt.h"
 #include "icl/hmm.h"
+#include "icl/hmm_frequencies.h"
 #include "icl/recipe.h"
 
 using namespace icl;
@@ -101,4 +104,25 @@ TEST_CASE("sequence_lab: the posterior and the Bayes row are the brute-force sum
     testing::expect_refused("sequence_lab", {{"sequence", "a a a a a a ; ;"}}, {"segment 2", "after 0 symbols", "word 8"});
     CHECK(testing::scalar(testing::run_demo("sequence_lab", {{"sequence", "a a a a a a ; a"}}), "tokens") == 8);
     testing::expect_refused("sequence_lab", {{"sequence", ""}}, {"empty"});
+}
+
+TEST_CASE("sequence_lab: each concept is labelled with its three most frequent symbols") {
+    set_asset_dir(ICL_SOURCE_DIR "/lessons");
+    const Result r = testing::run_demo("sequence_lab", {{"sequence", "c c d"}});
+    const auto& post = std::get<HeatmapPanel>(r.panels.at(2));
+    auto rec = recipe::load_shipped("hmm");
+    REQUIRE(rec.ok());
+    const hmm::Mixture m = rec.value().hmm.mixture();
+    REQUIRE(post.col_labels.size() == m.concepts.size());
+    for (size_t c = 0; c < m.concepts.size(); ++c) {
+        const std::vector<double> f = hmm::symbol_frequencies(m.concepts[c], m.segment_length);
+        std::vector<double> sorted = f;
+        std::sort(sorted.begin(), sorted.end(), std::greater<double>());
+        REQUIRE(sorted[2] > sorted[3]);  // three clear favourites
+        std::string likes;  // the symbols of the three largest shares, largest first
+        for (int k = 0; k < 3; ++k)
+            for (int o = 0; o < (int)f.size(); ++o)
+                if (f[(size_t)o] == sorted[(size_t)k]) likes += std::string(k ? ", " : "") + char('a' + o);
+        CHECK(post.col_labels[c] == "concept " + std::to_string(c) + " (likes " + likes + ")");
+    }
 }

@@ -14,6 +14,8 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { inlineStylesToClasses } from './inline-styles.mjs';
 import { escapeHtml } from '../src/html-escape.js';
+import { splitPanels } from '../src/plots/layout.js';
+import { fillTemplate } from '../src/i18n.js';
 import { lessonPage, indexPage, reviewPage, embedPage } from './templates.mjs';
 import { loadCore, callCore as callCoreOf, startLane, stepUntil } from './node-core.mjs';
 
@@ -247,8 +249,11 @@ export async function createSite({ wasm, lessons = path.resolve(web, '..', 'less
     // hidden, under the note, as demo-block.js's hold() does.
     const held = blocks.some((c) => c.kind === 'check' && c.hides_result && c.grading && c.grading.demo === b.name)
       ? { held: true, heldNote: words[lang].heldNote ?? '⟦heldNote⟧' } : {};
-    return analytic ? { name: b.name, stage: 'final', result, ...held }
-      : { name: b.name, stage: 'first-step', result, caption: words[lang].firstStepShown ?? '⟦firstStepShown⟧', ...held };
+    // The summary of its folded panels ("More results (n)"), as demo-block.js words it.
+    const folded = splitPanels(result, (p) => Boolean(p.beside)).rest.length;
+    const more = folded ? { moreResults: fillTemplate(words[lang].moreResults ?? '⟦moreResults⟧', { count: folded }) } : {};
+    return analytic ? { name: b.name, stage: 'final', result, ...held, ...more }
+      : { name: b.name, stage: 'first-step', result, caption: words[lang].firstStepShown ?? '⟦firstStepShown⟧', ...held, ...more };
   }
 
   // lang/id -> { text: the lesson JSON as read, lesson: prepared, warnings }

@@ -105,7 +105,8 @@ export function lessonPage({ lesson, lang, site, translated, prev, next, demoInf
   // schema, and the checks exactly as the core's grader takes them.
   const data = {
     lang, words, id: lesson.id, title: lesson.title,
-    demos: lesson.blocks.filter((b) => b.kind === 'demo').map((b) => ({ name: b.name, demo: b.demo, params: b.params || {}, info: demoInfo[b.demo] })),
+    demos: lesson.blocks.filter((b) => b.kind === 'demo').map((b) => ({ name: b.name, demo: b.demo, params: b.params || {}, info: demoInfo[b.demo],
+      ...(b.show ? { show: b.show } : {}), ...(b.hide ? { hide: b.hide } : {}) })),
     checks: lesson.blocks.filter((b) => b.kind === 'check'),
     glossary: lesson.glossary || {},
   };

@@ -2,7 +2,7 @@
 // progress bar, the streamed Results drawn panel by panel, downloads, and its
 // parameters mirrored in the URL. The core computes; this only asks and draws.
 import { buildControls } from './controls.js';
-import { drawPanel, GRAPHIC_KINDS } from './plots/panels.js';
+import { drawPanel, GRAPHIC_KINDS, splitPanels, moreResults } from './plots/panels.js';
 import { downloadCsv, downloadJson, downloadPng } from './export.js';
 import { writeUrlParams, paramText } from './url-state.js';
 import { textToPoints } from './point-editor.js';
@@ -64,7 +64,9 @@ export class DemoBlock {
     const fieldset = el('fieldset');
     fieldset.appendChild(el('legend', {}, w.parameters));
     form.appendChild(fieldset);
-    this.setters = buildControls(fieldset, this.info.params, this.params, `p-${this.block.name}`, (name, value, final) => this.changed(name, value, final), this.words);
+    // The lesson may show only some controls (show= / hide= on its demo block); the others keep its values.
+    const visible = (spec) => (this.block.show ? this.block.show.includes(spec.name) : !(this.block.hide || []).includes(spec.name));
+    this.setters = buildControls(fieldset, this.info.params.filter(visible), this.params, `p-${this.block.name}`, (name, value, final) => this.changed(name, value, final), this.words);
 
     const bar = el('div', { class: 'demo-bar' });
     this.runButton = el('button', { type: 'button', class: 'run', 'data-shows': 'run' }, w.run);
@@ -317,17 +319,14 @@ export class DemoBlock {
     // trains, most panels change only at its evaluations (induction_heads: one step in 40).
     const previous = this.figures || new Map();
     this.figures = new Map();
-    for (const panel of result.panels || []) {
-      const slot = panel.beside ? this.slots[panel.beside] : null;
-      const into = slot ? besides.get(slot) : holder;
-      const at = slot ? slot.clientWidth || width : width;
+    const place = (panel, into, at) => {
       const key = `${at} ${panel.beside || ''} ${JSON.stringify(panel)}`;
       const kept = previous.get(key);
       if (kept) {
         previous.delete(key);
         into.appendChild(kept);
         this.figures.set(key, kept);
-        continue;
+        return;
       }
       const figure = drawPanel(panel, into, at);
       this.figures.set(key, figure);
@@ -338,6 +337,18 @@ export class DemoBlock {
         const cap = figure.querySelector('figcaption') || figure.insertBefore(el('figcaption'), figure.firstChild);
         cap.appendChild(png);
       }
+    };
+    for (const panel of result.panels || []) {
+      const slot = panel.beside ? this.slots[panel.beside] : null;
+      if (slot) place(panel, besides.get(slot), slot.clientWidth || width);
+    }
+    // Its headline numbers, what to see and its main chart open; the rest folded.
+    const { lead, rest } = splitPanels(result, (p) => Boolean(p.beside && this.slots[p.beside]));
+    for (const panel of lead) place(panel, holder, width);
+    if (rest.length) {
+      const more = moreResults(this.block.demo, this.words.moreResults({ count: rest.length }));
+      for (const panel of rest) place(panel, more.querySelector('.panels-more'), width);
+      holder.appendChild(more);
     }
     this.panels.replaceChildren(holder);
     for (const [slot, fragment] of besides) slot.replaceChildren(fragment);

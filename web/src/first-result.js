@@ -5,7 +5,7 @@
 // is still loading. Not when the URL sets that demo up (the learner then sees only their
 // own setup's result). lesson.js's DemoBlock takes the drawing over (showPrecomputed),
 // and the live run replaces it.
-import { drawPanel } from './plots/panels.js';
+import { drawPanel, splitPanels, moreResults } from './plots/panels.js';
 import { readUrlParams } from './url-state.js';
 
 // Resolves once find() returns something, re-asked as the parser adds nodes; null if the
@@ -73,7 +73,16 @@ async function drawFirst() {
   body.appendChild(panels);
   const width = panels.clientWidth || body.clientWidth;  // held: hidden, no width of its own
   const holder = document.createDocumentFragment();
-  for (const panel of carried.result.panels || []) drawPanel(panel, holder, width);
+  // As demo-block.js draws it: what the result leads with open, the rest folded; a panel
+  // beside a control goes beside it once lesson.js has built the controls.
+  const { lead, rest } = splitPanels(carried.result, (p) => Boolean(p.beside));
+  for (const panel of lead) drawPanel(panel, holder, width);
+  for (const panel of carried.result.panels || []) if (panel.beside) drawPanel(panel, holder, width);
+  if (rest.length && carried.moreResults) {
+    const more = moreResults(carried.result.demo, carried.moreResults);
+    for (const panel of rest) drawPanel(panel, more.querySelector('.panels-more'), width);
+    holder.appendChild(more);
+  }
   panels.appendChild(holder);
   section.dataset.precomputed = 'shown';
   if (!document.body.dataset.firstDrawMs) document.body.dataset.firstDrawMs = String(Math.round(performance.now()));

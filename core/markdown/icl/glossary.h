@@ -8,13 +8,20 @@
 //
 // Glossary: one file a language, lessons/<lang>/glossary.json:
 //   {"terms": [{"id": "perplexity", "term": "perplexity", "gloss": "markdown",
-//               "avoid": ["Perplexity"]}, ...]}
+//               "avoid": ["Perplexity"]}, ...],
+//    "names": ["Adam", ...],                            (optional)
+//    "avoid": [{"form": "가요?", "use": "..."}, ...]}  (optional)
 // id is what a lesson links ([text](term:perplexity)); term is the form the course uses
 // in that language (an established Korean term, or the English word as the Korean
 // sources keep it); gloss is a short definition in markdown ($math$ allowed); avoid lists
 // forms the course does not use in that language's prose (a capitalised English word
 // before a Korean particle, an English plural, the other of two translations); a form
-// ending in '~' counts only before a Hangul syllable (find_word). The lint
+// ending in '~' counts only before a Hangul syllable, one starting with '#' after a number
+// (find_word). A capitalised English word (one capital, then lowercase) right before a
+// Hangul syllable — "Softmax는", "Demo를" — is refused unless "names" lists it (a proper
+// name: "Adam은"); the language writes such words lowercase. The top-level "avoid" lists
+// forms that belong to no term (a register, a word for the course's parts), each with
+// what to write instead. The lint
 // checks that every term link resolves, that each language has English's ids, and that no
 // lesson or catalogue of the language uses an avoided form (lesson_set.h).
 #pragma once
@@ -35,9 +42,13 @@ struct GlossaryTerm {
     std::vector<std::string> avoid;
 };
 
+struct AvoidedForm { std::string form, use; };
+
 struct Glossary {
     std::string file;                       // where it was read from (messages)
     std::vector<GlossaryTerm> terms;        // in file order
+    std::vector<std::string> names;         // proper names that stay capitalised before a particle
+    std::vector<AvoidedForm> avoid;         // forms of no term the language does not use
     const GlossaryTerm* find(const std::string& id) const;
 };
 
@@ -57,8 +68,16 @@ std::string prose_of(const std::string& markdown);
 // Where `form` stands in `prose` as a whole word (not inside a longer run of ASCII
 // letters, digits and '_'): byte offsets. A form ending in '~' (an avoid form such as
 // "Weights~") stands only right before a Hangul syllable, a Korean particle: "Weights는"
-// is found, an English title's "Weights" is not.
+// is found, an English title's "Weights" is not. A form starting with '#' stands right
+// after a number (digits, perhaps one lowercase letter: "#강" finds "3강" and "3b강", the
+// offset of the number).
 std::vector<size_t> find_word(const std::string& prose, const std::string& form);
+
+// Capitalised English words (a capital, then only lowercase letters) standing right before
+// a Hangul syllable, not in `names` and not ending a phrase of English words (a title):
+// (offset, word) each.
+std::vector<std::pair<size_t, std::string>> capitalised_before_hangul(const std::string& prose,
+                                                                       const std::vector<std::string>& names);
 
 // Words a learner reads in a lesson: its text blocks, boxes, check prompts, options and
 // feedback (whitespace-separated words of the prose; a math span counts as one word).

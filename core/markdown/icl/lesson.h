@@ -94,6 +94,7 @@
 //   Math: $..$ -> <x-equation>TeX</x-equation>, $$..$$ -> <x-equation type="display">;
 //   the TeX inside is HTML-escaped (a<b is written a&lt;b), unescape it before KaTeX.
 #pragma once
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <variant>
@@ -132,6 +133,13 @@ struct DemoBlock {
     std::string demo;         // registry id
     std::string name;         // instance name on the page (default: the demo id)
     nlohmann::json params = nlohmann::json::object();  // overrides, numbers/bools/strings
+    // The controls the page shows (show=a,b: only those; hide=a,b: all but those; neither:
+    // all). A parameter not shown keeps the lesson's value; the lint checks the names.
+    std::vector<std::string> show, hide;
+    bool shows(const std::string& param) const {
+        const auto in = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), param) != v.end(); };
+        return show.empty() ? !in(hide) : in(show);
+    }
 };
 
 struct CheckOption {

@@ -6,6 +6,8 @@ import { drawScalars, drawTable, drawNote } from './text-panels.js';
 import { plotWidth } from './common.js';
 import { describePanel } from './describe.js';
 
+export { splitPanels } from './layout.js';
+
 const drawers = { lines: drawLines, heatmap: drawHeatmap, bars: drawBars, scalars: drawScalars, table: drawTable, note: drawNote };
 export const GRAPHIC_KINDS = new Set(['lines', 'heatmap', 'bars']);
 
@@ -35,4 +37,28 @@ export function drawPanel(panel, container, width) {
   // a chart's words for those who cannot see it: a summary sentence and its data as a table
   if (GRAPHIC_KINDS.has(panel.kind)) describePanel(panel, body, body.querySelector('svg.plot-svg'));
   return figure;
+}
+
+// Whether a demo's "More results" is open, remembered for the tab's session.
+const moreKey = (demo) => `icl-more-results:${demo}`;
+export function moreOpen(demo) {
+  try { return window.sessionStorage.getItem(moreKey(demo)) === 'open'; } catch { return false; }
+}
+function rememberMore(demo, open) {
+  try { window.sessionStorage.setItem(moreKey(demo), open ? 'open' : 'closed'); } catch { /* storage off: forgotten */ }
+}
+
+// The folded part: a <details> whose summary says how many panels it holds; its
+// contents go into the returned element's `.panels-more`.
+export function moreResults(demo, summaryText) {
+  const details = document.createElement('details');
+  details.className = 'more-results';
+  details.open = moreOpen(demo);
+  details.addEventListener('toggle', () => rememberMore(demo, details.open));
+  const summary = document.createElement('summary');
+  summary.textContent = summaryText;
+  const inner = document.createElement('div');
+  inner.className = 'panels-more';
+  details.append(summary, inner);
+  return details;
 }
