@@ -29,6 +29,19 @@ function(icl_add_sharded name shards)
   endforeach()
 endfunction()
 
+# A browser suite: its project in tests/browser/playwright.config.mjs (@playwright/test,
+# Debian's Chromium), handed the site, the native binaries and the wasm core.
+function(icl_add_browser_suite name)
+  cmake_parse_arguments(S "SERIAL" "" "LABELS" ${ARGN})
+  set(serial)
+  if(S_SERIAL)
+    set(serial SERIAL)
+  endif()
+  icl_add_suite(${name} LABELS ${S_LABELS} ${serial}
+                ENVIRONMENT ICL_SITE=${ICL_SITE_DIR} ICL_BIN=${ICL_NATIVE_BIN_DIR} ICL_WASM=$<TARGET_FILE_DIR:icl_core_wasm>
+                COMMAND ${ICL_SRC}/web/node_modules/.bin/playwright test -c tests/browser/playwright.config.mjs --project ${name})
+endfunction()
+
 if(ICL_WASM)
   icl_add_sharded(unit-wasm ${ICL_WASM_SHARDS} LABELS unit wasm
                   COMMAND node tests/run-wasm-tests.mjs $<TARGET_FILE_DIR:icl_tests>/icl_tests.js)
@@ -45,7 +58,7 @@ if(ICL_WASM)
   icl_add_suite(app-browser LABELS app browser COMMAND ${ICL_SRC}/tests/app/lab.sh ${ICL_SITE_DIR})
   # The site as a SCORM package in a platform stand-in (scorm-again), and the xAPI
   # statements sent to an LRS stand-in; both servers on 127.0.0.1, started by the suite.
-  icl_add_suite(browser-scorm LABELS browser COMMAND node tests/browser/scorm.mjs ${ICL_NATIVE_BIN_DIR}/icl ${ICL_SITE_DIR})
+  icl_add_browser_suite(browser-scorm LABELS browser)
   icl_add_suite(browser-xapi LABELS browser COMMAND node tests/browser/xapi.mjs ${ICL_NATIVE_BIN_DIR}/icl ${ICL_SITE_DIR})
   # Every lab with a text or number field: typed, then Run; the typed setup's result, and
   # an error that does not pass the old result off as its own.
