@@ -20,9 +20,13 @@ export const binDir = path.resolve(root, process.env.ICL_BIN || 'build/bin');
 export const icl = path.join(binDir, 'icl');
 export const wasmDir = path.resolve(root, process.env.ICL_WASM || 'build/wasm/bin');
 
-// The suites' own assertion: a condition and the message that says what went wrong.
+// The suites' own assertion: a condition and the message that says what went wrong (the
+// error's stack starts at the caller, so the report shows the spec's line).
 export function verify(cond, message) {
-  if (!cond) throw new Error(message);
+  if (cond) return;
+  const error = new Error(message);
+  Error.captureStackTrace(error, verify);
+  throw error;
 }
 
 const local = (url) => {
