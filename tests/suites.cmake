@@ -29,38 +29,49 @@ function(icl_add_sharded name shards)
   endforeach()
 endfunction()
 
+# A browser suite: its project in tests/browser/playwright.config.mjs (@playwright/test,
+# Debian's Chromium), handed the site, the native binaries and the wasm core.
+# PW_DISABLE_TS_ESM: the specs are plain JavaScript modules, loaded by node as they are
+# (without it the runner and its worker each start a module loader that rewrites them).
+function(icl_add_browser_suite name)
+  cmake_parse_arguments(S "SERIAL" "" "LABELS" ${ARGN})
+  set(serial)
+  if(S_SERIAL)
+    set(serial SERIAL)
+  endif()
+  icl_add_suite(${name} LABELS ${S_LABELS} ${serial}
+                ENVIRONMENT PW_DISABLE_TS_ESM=1 ICL_SITE=${ICL_SITE_DIR} ICL_BIN=${ICL_NATIVE_BIN_DIR} ICL_WASM=$<TARGET_FILE_DIR:icl_core_wasm>
+                COMMAND ${ICL_SRC}/web/node_modules/.bin/playwright test -c tests/browser/playwright.config.mjs --project ${name})
+endfunction()
+
 if(ICL_WASM)
   icl_add_sharded(unit-wasm ${ICL_WASM_SHARDS} LABELS unit wasm
                   COMMAND node tests/run-wasm-tests.mjs $<TARGET_FILE_DIR:icl_tests>/icl_tests.js)
-  icl_add_suite(browser LABELS browser SERIAL COMMAND node tests/browser/run.mjs ${ICL_SITE_DIR})
-  icl_add_suite(browser-hostile LABELS browser
-                COMMAND node tests/browser/hostile.mjs ${ICL_NATIVE_BIN_DIR}/icl $<TARGET_FILE_DIR:icl_core_wasm>)
+  icl_add_browser_suite(browser LABELS browser SERIAL)
+  icl_add_browser_suite(browser-hostile LABELS browser)
   # The two training-data labs on a lesson page of their own (a fixture), in short runs:
   # numbers and headline drawn, exports equal the core's Result, every knob in the link.
-  icl_add_suite(browser-lab-runs LABELS browser
-                COMMAND node tests/browser/lab-runs.mjs ${ICL_NATIVE_BIN_DIR}/icl $<TARGET_FILE_DIR:icl_core_wasm>)
+  icl_add_browser_suite(browser-lab-runs LABELS browser)
   # Accessibility: axe-core (WCAG 2.1 AA) on every page kind, charts' text alternatives and
   # contrast, reduced motion, a lab and a check worked by keyboard alone.
-  icl_add_suite(browser-a11y LABELS browser COMMAND node tests/browser/a11y.mjs ${ICL_SITE_DIR})
+  icl_add_browser_suite(browser-a11y LABELS browser)
   icl_add_suite(app-browser LABELS app browser COMMAND ${ICL_SRC}/tests/app/lab.sh ${ICL_SITE_DIR})
   # The site as a SCORM package in a platform stand-in (scorm-again), and the xAPI
   # statements sent to an LRS stand-in; both servers on 127.0.0.1, started by the suite.
-  icl_add_suite(browser-scorm LABELS browser COMMAND node tests/browser/scorm.mjs ${ICL_NATIVE_BIN_DIR}/icl ${ICL_SITE_DIR})
-  icl_add_suite(browser-xapi LABELS browser COMMAND node tests/browser/xapi.mjs ${ICL_NATIVE_BIN_DIR}/icl ${ICL_SITE_DIR})
+  icl_add_browser_suite(browser-scorm LABELS browser)
+  icl_add_browser_suite(browser-xapi LABELS browser)
   # Every lab with a text or number field: typed, then Run; the typed setup's result, and
   # an error that does not pass the old result off as its own.
-  icl_add_suite(browser-labs LABELS browser COMMAND node tests/browser/labs.mjs ${ICL_SITE_DIR})
+  icl_add_browser_suite(browser-labs LABELS browser)
   # Every lesson page, both languages: nothing of a hide=result predict check's answer shows
   # above it before the learner answers or presses Run; Run and the answers show it.
-  icl_add_suite(browser-predictions LABELS browser COMMAND node tests/browser/predictions.mjs ${ICL_SITE_DIR})
+  icl_add_browser_suite(browser-predictions LABELS browser)
   # A language is a folder: a pseudo-locale made at test time goes through the lint, the
   # CLI, a site build, a page in Chromium and the desktop app.
-  icl_add_suite(pseudo-locale LABELS browser
-                COMMAND node tests/browser/pseudo-locale.mjs ${ICL_NATIVE_BIN_DIR} $<TARGET_FILE_DIR:icl_core_wasm>)
+  icl_add_browser_suite(pseudo-locale LABELS browser)
   # The authors' watch mode (scripts/serve --watch): save -> reload within a second, lint
   # errors in the page. SERIAL: it times the reload.
-  icl_add_suite(browser-watch LABELS browser SERIAL
-                COMMAND node tests/browser/watch.mjs ${ICL_NATIVE_BIN_DIR}/icl $<TARGET_FILE_DIR:icl_core_wasm>)
+  icl_add_browser_suite(browser-watch LABELS browser SERIAL)
 elseif(ICL_SANITIZE OR ICL_FUZZ)
   # One sanitizer tree (the asan preset) holds both: ctest --preset asan / --preset fuzz
   # pick them by label.

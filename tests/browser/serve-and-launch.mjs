@@ -1,6 +1,7 @@
-// What both browser suites (run.mjs, hostile.mjs) start with: the site served by
-// web/serve.mjs on a free 127.0.0.1 port, and Debian's Chromium headless through
-// playwright-core from web/node_modules.
+// What the browser suites (through harness.mjs and playwright.config.mjs), the desktop
+// app's browser test and the benchmarks start with: the site served by web/serve.mjs on a
+// free 127.0.0.1 port, and Debian's Chromium headless through playwright-core from
+// web/node_modules.
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -34,12 +35,15 @@ export async function serveSite(site, args = []) {
 // under test; a learner's browser loads it once, not with each page. With it, a fresh
 // context's first paint of en/gpt3-in-context was 412-648 ms, without it 280-360 ms
 // (bench/web.mjs's figures measure the page, not the browser's own UI).
-export function launchChromium({ gl = false } = {}) {
-  return chromium.launch({
+export function chromiumLaunchOptions({ gl = false } = {}) {
+  return {
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', gl ? '--use-gl=swiftshader' : '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
       '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
       ...(gl ? ['--enable-unsafe-swiftshader'] : [])],
-  });
+  };
+}
+export function launchChromium(options) {
+  return chromium.launch(chromiumLaunchOptions(options));
 }

@@ -2,7 +2,7 @@
 // value, the byte layout against APPNOTE's fixed offsets), the SCORM manifest (escaping,
 // the attribute each version spells, IDs), the xAPI setting written into a page and the
 // endpoints and auth values refused. The archive as a whole is read back by `unzip -t`
-// in tests/cli/run.sh and the package run in Chromium by tests/browser/scorm.mjs.
+// in tests/cli/run.sh and the package run in Chromium by tests/browser/scorm.spec.mjs.
 #include <doctest/doctest.h>
 
 #include <string>

@@ -5,38 +5,45 @@
 // it does not run); fixing it brings the lesson back; a lesson `icl lessons new` writes
 // builds, its draft warning in the page's bar. The site folder the watch mode writes
 // holds no trace of the reload client, and the pages keep their CSP (no console error).
-//   node tests/browser/watch.mjs <icl binary> <folder of icl_core.js/.wasm>
-// Prints "watch: save -> new text shown in a, b, c ms (median m)" and ends with "watch: N
-// passed, M failed"; WATCH_DEBUG=1 adds each reload's navigation timing and the server log.
+//   ctest --test-dir build/wasm -R browser-watch   (playwright project browser-watch)
+// Prints "watch: save -> new text shown in a, b, c ms (median m)"; every check is a soft
+// one (the test goes on past it and fails at its end); WATCH_DEBUG=1 adds each reload's
+// navigation timing and the server log.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { root, serveSite, launchChromium } from './serve-and-launch.mjs';
+import { test, expect, root, icl, wasmDir as wasm, serveSite } from './harness.mjs';
 
-const icl = path.resolve(process.argv[2] || path.join(root, 'build/bin/icl'));
-const wasm = path.resolve(process.argv[3] || path.join(root, 'build/wasm/bin'));
 const LIMIT_MS = 1000;
-
-const tStart = Date.now();
-let passed = 0, failed = 0;
+let failed = 0;
 const check = (cond, name, detail = '') => {
-  if (cond) { passed++; console.log(`ok   ${name} (${Date.now() - tStart} ms)`); } else { failed++; console.log(`FAIL ${name}${detail ? `: ${detail}` : ''}`); }
+  if (!cond) failed++;
+  expect.soft(Boolean(cond), `${name}${detail ? `: ${detail}` : ''}`).toBe(true);
 };
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'icl-watch-test-'));
-const lessons = path.join(tmp, 'lessons'), site = path.join(tmp, 'site');
-for (const lang of ['en', 'ko']) {
-  fs.mkdirSync(path.join(lessons, lang), { recursive: true });
-  fs.copyFileSync(path.join(root, 'lessons', lang, '02-dual-form.md'), path.join(lessons, lang, '02-dual-form.md'));
-  fs.cpSync(path.join(root, 'lessons', lang, 'catalogue'), path.join(lessons, lang, 'catalogue'), { recursive: true });
-  fs.copyFileSync(path.join(root, 'lessons', lang, 'glossary.json'), path.join(lessons, lang, 'glossary.json'));  // its term links
-}
-const file = path.join(lessons, 'en', '02-dual-form.md');
-const original = fs.readFileSync(file, 'utf8');
-
-const [{ server, origin, log }, browser] = await Promise.all([
-  serveSite(site, ['--watch', '--lessons', lessons, '--icl', icl, '--wasm', wasm]), launchChromium()]);
+let tmp, lessons, site, file, original, served;
+test.beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'icl-watch-test-'));
+  lessons = path.join(tmp, 'lessons');
+  site = path.join(tmp, 'site');
+  for (const lang of ['en', 'ko']) {
+    fs.mkdirSync(path.join(lessons, lang), { recursive: true });
+    fs.copyFileSync(path.join(root, 'lessons', lang, '02-dual-form.md'), path.join(lessons, lang, '02-dual-form.md'));
+    fs.cpSync(path.join(root, 'lessons', lang, 'catalogue'), path.join(lessons, lang, 'catalogue'), { recursive: true });
+    fs.copyFileSync(path.join(root, 'lessons', lang, 'glossary.json'), path.join(lessons, lang, 'glossary.json'));  // its term links
+  }
+  file = path.join(lessons, 'en', '02-dual-form.md');
+  original = fs.readFileSync(file, 'utf8');
+});
+test.afterAll(() => {
+  if (served) {
+    const log = served.log();
+    console.log((failed || process.env.WATCH_DEBUG ? log : log.split('\n').filter((l) => / written in /.test(l)).join('\n')).trim());
+    served.server.kill();
+  }
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
 
 // Polls pageFn(arg) in the page until it returns true, across the reloads (a navigation in
 // flight throws): the time it did, or null after timeoutMs.
@@ -54,7 +61,9 @@ async function waitInPage(page, pageFn, arg, timeoutMs) {
 const waitForText = (page, wanted, timeoutMs) =>
   waitInPage(page, (w) => { const main = document.querySelector('main'); return !!main && main.textContent.includes(w); }, wanted, timeoutMs);
 
-try {
+test('a saved edit shows within a second; a lint error shows at file:line as text; a new lesson builds; the site holds no reload client', async ({ browser }) => {
+  served = await serveSite(site, ['--watch', '--lessons', lessons, '--icl', icl, '--wasm', wasm]);
+  const { origin } = served;
   const page = await browser.newPage();
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`${m.text()} (${m.location().url})`); });
@@ -164,13 +173,5 @@ try {
   };
   walk(site);
   check(traces.length === 0, 'the site folder holds no trace of the reload client', traces.join(' '));
-} catch (e) {
-  check(false, 'the test ran to its end', e.message.split('\n')[0]);
-} finally {
-  await browser.close();
-  server.kill();
-  fs.rmSync(tmp, { recursive: true, force: true });
-}
-console.log((failed || process.env.WATCH_DEBUG ? log() : log().split('\n').filter((l) => / written in /.test(l)).join('\n')).trim());
-console.log(`watch: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+  await page.close();
+});

@@ -1,5 +1,5 @@
 // xAPI statements from a package built with an LRS endpoint:
-//   node tests/browser/xapi.mjs build/bin/icl build/site
+//   ctest --test-dir build/wasm -R browser-xapi   (playwright project browser-xapi)
 // The package (`icl lessons package --xapi-endpoint ... --xapi-auth ...`) is served on
 // one 127.0.0.1 port, an LRS stand-in on another (so the statements cross origins, with
 // CORS, as they do to a real LRS). The stand-in answers as an LRS does (preflight, 200
@@ -15,27 +15,10 @@ import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { launchChromium, root } from './serve-and-launch.mjs';
+import { test, verify, root, icl, site, watchedContext } from './harness.mjs';
 
-const [icl, site] = process.argv.slice(2).map((p) => p && path.resolve(p));
-if (!icl || !site) {
-  console.error('usage: node tests/browser/xapi.mjs <icl binary> <built site>');
-  process.exit(2);
-}
+test.describe.configure({ mode: 'serial' });  // one page, one learner, statement by statement
 const timeoutMs = 60000;
-let failures = 0, passes = 0;
-async function test(name, fn) {
-  const t0 = Date.now();
-  try {
-    await fn();
-    passes++;
-    console.log(`ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (e) {
-    failures++;
-    console.log(`FAIL ${name}\n     ${String(e && e.stack || e).split('\n').slice(0, 6).join('\n     ')}`);
-  }
-}
-function expect(ok, message) { if (!ok) throw new Error(message); }
 const listen = (server) => new Promise((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${server.address().port}`)));
 const until = async (fn, what, ms = timeoutMs) => {
   for (const t0 = Date.now(); Date.now() - t0 < ms; await new Promise((r) => setTimeout(r, 100))) if (fn()) return;
@@ -81,34 +64,36 @@ const lrsServer = http.createServer((req, res) => {
     res.writeHead(200, { ...cors, 'Content-Type': 'application/json', 'X-Experience-API-Version': '1.0.3' }).end(JSON.stringify(list.map((s) => s.id)));
   });
 });
-const lrsOrigin = await listen(lrsServer);
 
 // ---- the package, served -----------------------------------------------------------
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'icl-xapi-'));
-process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
-const zip = path.join(tmp, 'pkg.zip'), pkg = path.join(tmp, 'pkg');
-execFileSync(icl, ['lessons', 'package', '--scorm', zip, '--site', site, '--xapi-endpoint', `${lrsOrigin}/xapi`, '--xapi-auth', AUTH], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-execFileSync('/usr/bin/python3', ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', zip, pkg]);
 const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json',
   '.svg': 'image/svg+xml', '.woff2': 'font/woff2' };
+let tmp, pkg, origin, context, page;
 const siteServer = http.createServer((req, res) => {
   const file = path.join(pkg, decodeURIComponent(new URL(req.url, 'http://x').pathname));
   if (!file.startsWith(`${pkg}${path.sep}`) || !fs.existsSync(file) || !fs.statSync(file).isFile()) { res.writeHead(404).end(); return; }
   res.writeHead(200, { 'content-type': types[path.extname(file)] || 'application/octet-stream' }).end(fs.readFileSync(file));
 });
-const origin = await listen(siteServer);
-
-const browser = await launchChromium();
 const offSite = [];
-const context = await browser.newContext();
-await context.route('**/*', (route) => {
-  const u = new URL(route.request().url());
-  if (u.hostname !== '127.0.0.1' && !['data:', 'blob:'].includes(u.protocol)) { offSite.push(u.href); return route.abort(); }
-  return route.continue();
-});
-const page = await context.newPage();
 const csp = [];
-page.on('console', (m) => { if (/Content Security Policy/.test(m.text())) csp.push(m.text()); });
+test.beforeAll(async ({ browser }) => {
+  const lrsOrigin = await listen(lrsServer);
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'icl-xapi-'));
+  const zip = path.join(tmp, 'pkg.zip');
+  pkg = path.join(tmp, 'pkg');
+  execFileSync(icl, ['lessons', 'package', '--scorm', zip, '--site', site, '--xapi-endpoint', `${lrsOrigin}/xapi`, '--xapi-auth', AUTH], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  execFileSync('/usr/bin/python3', ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', zip, pkg]);
+  origin = await listen(siteServer);
+  context = await watchedContext(browser, {}, offSite);
+  page = await context.newPage();
+  page.on('console', (m) => { if (/Content Security Policy/.test(m.text())) csp.push(m.text()); });
+});
+test.afterAll(async () => {
+  if (context) await context.close();
+  lrsServer.close();
+  siteServer.close();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
 const LESSON = 'dual-form';
 let checks = [];
 const of = (verb) => lrs.statements.filter((s) => s.verb.id === `http://adlnet.gov/expapi/verbs/${verb}`);
@@ -124,68 +109,62 @@ async function answer(check, value) {
 }
 const valueFor = (c) => (c.type === 'predict' ? c.options[0].key : c.type === 'numeric' ? c.grading.answer : c.grading.answer);
 
-await test('opening a lesson sends "attempted" with the configured headers and auth, across origins, no CSP refusal', async () => {
+test('opening a lesson sends "attempted" with the configured headers and auth, across origins, no CSP refusal', async () => {
   await page.goto(`${origin}/en/${LESSON}.html`);
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: timeoutMs });
   checks = await page.evaluate(() => JSON.parse(document.getElementById('lesson-data').textContent).checks);
   await until(() => of('attempted').length === 1, 'the attempted statement');
   const s = of('attempted')[0];
-  expect(s.object.id === `urn:icl-lab:lesson:${LESSON}` && s.context.language === 'en', `object ${s.object.id}`);
-  expect(lrs.problems.length === 0, `the LRS stand-in refused: ${lrs.problems.join('; ')}`);
-  expect(csp.length === 0, `CSP: ${csp.join('; ')}`);
+  verify(s.object.id === `urn:icl-lab:lesson:${LESSON}` && s.context.language === 'en', `object ${s.object.id}`);
+  verify(lrs.problems.length === 0, `the LRS stand-in refused: ${lrs.problems.join('; ')}`);
+  verify(csp.length === 0, `CSP: ${csp.join('; ')}`);
 });
 
-await test('offline: answers are graded, their statements wait in localStorage and nothing is sent; online again, they arrive', async () => {
+test('offline: answers are graded, their statements wait in localStorage and nothing is sent; online again, they arrive', async () => {
   const before = lrs.requests;
   await context.setOffline(true);
   const c1 = checks.find((c) => c.type === 'choice'), c2 = checks.find((c) => c.type === 'multi');
   const wrong = c1.options.map((o) => o.key).find((k) => k !== c1.grading.answer);
-  expect(await answer(c1, wrong) === 'wrong', 'the wrong choice graded wrong');
-  expect(await answer(c2, c2.grading.answer) === 'correct', 'the multi answer graded right');
+  verify(await answer(c1, wrong) === 'wrong', 'the wrong choice graded wrong');
+  verify(await answer(c2, c2.grading.answer) === 'correct', 'the multi answer graded right');
   const queued = await page.evaluate(() => JSON.parse(localStorage.getItem('icl-lab.xapi-queue') || '[]').length);
-  expect(queued === 2, `${queued} statements queued`);
+  verify(queued === 2, `${queued} statements queued`);
   await new Promise((r) => setTimeout(r, 500));
-  expect(lrs.requests === before, 'no request reached the LRS while offline');
+  verify(lrs.requests === before, 'no request reached the LRS while offline');
   await context.setOffline(false);
   await until(() => of('answered').length === 2, 'the two answered statements');
   const [a, b] = of('answered');
-  expect(a.object.id === `urn:icl-lab:check:${LESSON}/${c1.id}` && a.result.success === false && a.result.response === wrong,
+  verify(a.object.id === `urn:icl-lab:check:${LESSON}/${c1.id}` && a.result.success === false && a.result.response === wrong,
     `first: ${a.object.id} ${a.result.success} ${a.result.response}`);
-  expect(a.object.definition.interactionType === 'choice' && a.context.contextActivities.parent[0].id === `urn:icl-lab:lesson:${LESSON}`, 'interaction type and parent lesson');
-  expect(b.result.success === true && b.result.response === c2.grading.answer.join('[,]'), `multi response ${b.result.response}`);
-  expect(a.actor.account.name === b.actor.account.name && UUID.test(a.actor.account.name), 'one anonymous learner id');
+  verify(a.object.definition.interactionType === 'choice' && a.context.contextActivities.parent[0].id === `urn:icl-lab:lesson:${LESSON}`, 'interaction type and parent lesson');
+  verify(b.result.success === true && b.result.response === c2.grading.answer.join('[,]'), `multi response ${b.result.response}`);
+  verify(a.actor.account.name === b.actor.account.name && UUID.test(a.actor.account.name), 'one anonymous learner id');
   await until(() => page.evaluate(() => JSON.parse(localStorage.getItem('icl-lab.xapi-queue') || '[]').length === 0), 'the queue to empty');
 });
 
-await test('a slow LRS does not slow grading; the last check answered sends "completed" once', async () => {
+test('a slow LRS does not slow grading; the last check answered sends "completed" once', async () => {
   lrs.delayMs = 4000;
   const rest = checks.filter((c) => !of('answered').some((s) => s.object.id.endsWith(`/${c.id}`)));
   for (const c of rest) {
     const t0 = Date.now();
     await answer(c, valueFor(c));
-    if (c.type !== 'predict') expect(Date.now() - t0 < 3500, `${c.id} graded in ${Date.now() - t0} ms while the LRS takes 4 s`);
+    if (c.type !== 'predict') verify(Date.now() - t0 < 3500, `${c.id} graded in ${Date.now() - t0} ms while the LRS takes 4 s`);
   }
   lrs.delayMs = 0;
   await until(() => of('answered').length === checks.length && of('completed').length === 1, 'every answer and one completed');
-  expect(of('completed')[0].object.id === `urn:icl-lab:lesson:${LESSON}`, 'completed names the lesson');
+  verify(of('completed')[0].object.id === `urn:icl-lab:lesson:${LESSON}`, 'completed names the lesson');
 });
 
-await test('a lab run with the learner\'s own parameters sends "interacted" with them', async () => {
+test('a lab run with the learner\'s own parameters sends "interacted" with them', async () => {
   await page.goto(`${origin}/en/${LESSON}.html?dual_form.lr=0.05`);
   await until(() => of('interacted').length >= 1, 'the interacted statement');
   const s = of('interacted')[0];
-  expect(s.object.id === `urn:icl-lab:lab:${LESSON}/dual_form` && s.result.extensions['urn:icl-lab:ext:params'].lr === 0.05,
+  verify(s.object.id === `urn:icl-lab:lab:${LESSON}/dual_form` && s.result.extensions['urn:icl-lab:ext:params'].lr === 0.05,
     `${s.object.id} ${JSON.stringify(s.result.extensions)}`);
-  expect(of('interacted').every((x) => x.result.extensions['urn:icl-lab:ext:params'].lr === 0.05), 'no statement for the lesson\'s own runs');
+  verify(of('interacted').every((x) => x.result.extensions['urn:icl-lab:ext:params'].lr === 0.05), 'no statement for the lesson\'s own runs');
 });
 
-await test('every statement passed the stand-in\'s checks; no request left 127.0.0.1', async () => {
-  expect(lrs.problems.length === 0, `refused: ${lrs.problems.join('; ')}`);
-  expect(offSite.length === 0, `off-site: ${offSite.join(', ')}`);
+test('every statement passed the stand-in\'s checks; no request left 127.0.0.1', async () => {
+  verify(lrs.problems.length === 0, `refused: ${lrs.problems.join('; ')}`);
+  verify(offSite.length === 0, `off-site: ${offSite.join(', ')}`);
 });
-
-await browser.close();
-lrsServer.close();
-siteServer.close();
-console.log(`xapi: ${passes} passed, ${failures} failed`);
-process.exit(failures ? 1 : 0);

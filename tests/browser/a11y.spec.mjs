@@ -1,6 +1,6 @@
 // Accessibility of every page kind, in Debian's headless Chromium (ctest suite
 // browser-a11y):
-//   node tests/browser/a11y.mjs build/site
+//   ctest --test-dir build/wasm -R browser-a11y   (playwright project browser-a11y)
 // - axe-core (web/node_modules) audits the index, every lesson page in every language of
 //   the site, the review pages and every embed page at WCAG 2.1 AA (tags wcag2a, wcag2aa,
 //   wcag21a, wcag21aa): 0 violations. One load per page, its analytic demos drawn first.
@@ -18,45 +18,29 @@
 //   opens its definition just below it (axe finds nothing with it open), Escape closes it
 //   and leaves the focus on the term; Space opens it again and Enter closes it.
 // A11Y_PAGES=<regex> restricts the audited pages by path (while working on them).
-// Ends with "a11y: N passed, M failed".
+// Ends with a line counting the pages audited, the axe violations and the charts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { root, serveSite, launchChromium } from './serve-and-launch.mjs';
+import { test, verify, root, site, siteIndex, serveSite } from './harness.mjs';
 
-const site = path.resolve(process.argv[2] || 'build/site');
 const axeSource = fs.readFileSync(path.join(root, 'web', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 const SETTLE_MS = 60000;
 
-let passed = 0, failed = 0;
-async function test(name, fn) {
-  const t0 = Date.now();
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (e) {
-    failed++;
-    console.log(`FAIL ${name}: ${e && e.message ? e.message.split('\n').slice(0, 12).join('\n     ') : e}`);
-  }
-}
-const expect = (cond, message) => { if (!cond) throw new Error(message); };
-
-if (!fs.existsSync(path.join(site, 'index.json'))) {
-  console.log(`FAIL no ${path.join(site, 'index.json')}: build the site first (scripts/build site)`);
-  console.log('a11y: 0 passed, 1 failed');
-  process.exit(1);
-}
-const { server, origin } = await serveSite(site);
-const browser = await launchChromium();
-// bypassCSP: the pages allow only their own scripts; axe is put in by the test.
-const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1100, height: 900 } });
-const page = await context.newPage();
+// One server and one page for the file's tests (each test loads the page it needs).
+let served, origin, context, page;
 const pageErrors = [];
-page.on('pageerror', (e) => pageErrors.push(String(e)));
+test.beforeAll(async ({ browser }) => {
+  served = await serveSite(site);
+  origin = served.origin;
+  // bypassCSP: the pages allow only their own scripts; axe is put in by the test.
+  context = await browser.newContext({ bypassCSP: true, viewport: { width: 1100, height: 900 } });
+  page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+});
 
 // Every page of the site a learner or a teacher opens.
-const index = JSON.parse(fs.readFileSync(path.join(site, 'index.json'), 'utf8'));
+const index = siteIndex();
 const pages = ['index.html'];
 for (const lang of Object.keys(index)) {
   const lessons = Array.isArray(index[lang]) ? index[lang] : index[lang].lessons || [];
@@ -149,7 +133,7 @@ async function chartProblems() {
 let violations = 0, charts = 0;
 for (const p of pages) {
   if (only && !only.test(p)) continue;
-  await test(`axe ${p}`, async () => {
+  test(`axe ${p}`, async () => {
     pageErrors.length = 0;
     await open(p);
     const found = await audit();
@@ -163,12 +147,12 @@ for (const p of pages) {
     charts += c.charts;
     violations += found.reduce((n, v) => n + v.nodes, 0);
     const lines = found.map((v) => `${v.id} (${v.nodes}): ${v.help}\n       ${v.where.join('\n       ')}`);
-    expect(!found.length && !c.problems.length && !pageErrors.length,
+    verify(!found.length && !c.problems.length && !pageErrors.length,
       [...lines, ...c.problems, ...pageErrors].join('\n'));
   });
 }
 
-await test('reduced motion: nothing transitions, animates or scrolls smoothly', async () => {
+test('reduced motion: nothing transitions, animates or scrolls smoothly', async () => {
   await page.emulateMedia({ reducedMotion: 'reduce' });
   await open('en/dual-form.html');
   const moving = await page.evaluate(() => {
@@ -183,7 +167,7 @@ await test('reduced motion: nothing transitions, animates or scrolls smoothly', 
     return out;
   });
   await page.emulateMedia({ reducedMotion: 'no-preference' });
-  expect(!moving.length, `with prefers-reduced-motion: reduce, still moving: ${moving.join(', ')}`);
+  verify(!moving.length, `with prefers-reduced-motion: reduce, still moving: ${moving.join(', ')}`);
 });
 
 // Presses Tab until `pred` holds for the focused element (at most `limit` presses).
@@ -195,7 +179,7 @@ async function tabTo(pred, arg, limit, what) {
   throw new Error(`${limit} presses of Tab did not reach ${what}`);
 }
 
-await test('keyboard alone: regression_lab\'s point editor and the next check', async () => {
+test('keyboard alone: regression_lab\'s point editor and the next check', async () => {
   await open('en/learned-update-rules.html');
   const name = await page.evaluate(() => JSON.parse(document.getElementById('lesson-data').textContent)
     .demos.find((d) => d.demo === 'regression_lab').name);
@@ -211,12 +195,12 @@ await test('keyboard alone: regression_lab\'s point editor and the next check', 
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowUp');
   const moved = await state();
-  expect(moved.text !== before.text && moved.count === before.count, `arrow keys did not move the point: "${before.text}" -> "${moved.text}"`);
-  expect(moved.focused && moved.focused !== before.focused, `the moved point lost the focus or its label did not follow (${moved.focused})`);
+  verify(moved.text !== before.text && moved.count === before.count, `arrow keys did not move the point: "${before.text}" -> "${moved.text}"`);
+  verify(moved.focused && moved.focused !== before.focused, `the moved point lost the focus or its label did not follow (${moved.focused})`);
   await page.waitForFunction(([s, d]) => Number(document.querySelector(s).dataset.draws || 0) > d, [sec, before.draws], { timeout: 10000 });
   await page.keyboard.press('Delete');
   const removed = await state();
-  expect(removed.count === before.count - 1, `Delete did not remove the point (${before.count} -> ${removed.count})`);
+  verify(removed.count === before.count - 1, `Delete did not remove the point (${before.count} -> ${removed.count})`);
   await tabTo((s) => document.activeElement.matches(`${s} .point-text`), sec, 40, 'the points text field');
   await page.keyboard.press('End');
   await page.keyboard.type('; 0.5,0.5');
@@ -244,7 +228,7 @@ await test('keyboard alone: regression_lab\'s point editor and the next check', 
     const [x, y] = [lum(o), lum(bg)].sort((p, q) => q - p);
     return { style: s.outlineStyle, width: parseFloat(s.outlineWidth), ratio: (x + 0.05) / (y + 0.05), colour: s.outlineColor };
   });
-  expect(ring.style !== 'none' && ring.width >= 2 && ring.ratio >= 3,
+  verify(ring.style !== 'none' && ring.width >= 2 && ring.ratio >= 3,
     `the focused answer's ring: ${ring.style} ${ring.width}px ${ring.colour}, ${ring.ratio.toFixed(2)}:1 (needs a visible outline of 3:1)`);
   if (check.type === 'text') await page.keyboard.type('1');
   else await page.keyboard.press('Space');
@@ -256,7 +240,7 @@ await test('keyboard alone: regression_lab\'s point editor and the next check', 
   }, check.id, { timeout: SETTLE_MS });
 });
 
-await test('keyboard alone: a glossary term opens its definition in place and Escape closes it', async () => {
+test('keyboard alone: a glossary term opens its definition in place and Escape closes it', async () => {
   for (const lang of ['en', 'ko']) {
     await open(`${lang}/bayesian-task-inference.html`);
     await page.evaluate(() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); });
@@ -271,23 +255,23 @@ await test('keyboard alone: a glossary term opens its definition in place and Es
     await page.keyboard.press('Enter');
     const opened = await gloss();
     const entry = await page.evaluate((id) => JSON.parse(document.getElementById('lesson-data').textContent).glossary[id], term.id);
-    expect(entry && opened.expanded === 'true' && opened.visible && opened.shown.startsWith(entry.term),
+    verify(entry && opened.expanded === 'true' && opened.visible && opened.shown.startsWith(entry.term),
       `${lang}: Enter on the term "${term.text}" did not open its definition (${JSON.stringify(opened)})`);
     const found = await audit();
-    expect(!found.length, `${lang}: with a definition open: ${found.map((v) => `${v.id}: ${v.help}`).join('; ')}`);
+    verify(!found.length, `${lang}: with a definition open: ${found.map((v) => `${v.id}: ${v.help}`).join('; ')}`);
     await page.keyboard.press('Escape');
     const closed = await gloss();
-    expect(closed.focused && closed.expanded === 'false' && closed.count === 0,
+    verify(closed.focused && closed.expanded === 'false' && closed.count === 0,
       `${lang}: Escape did not close the definition and keep the focus on its term (${JSON.stringify(closed)})`);
     await page.keyboard.press('Space');
-    expect((await gloss()).expanded === 'true', `${lang}: Space did not open the definition again`);
+    verify((await gloss()).expanded === 'true', `${lang}: Space did not open the definition again`);
     await page.keyboard.press('Enter');
-    expect((await gloss()).count === 0, `${lang}: Enter on an open term did not close its definition`);
+    verify((await gloss()).count === 0, `${lang}: Enter on an open term did not close its definition`);
   }
 });
 
-console.log(`a11y: ${pages.filter((p) => !only || only.test(p)).length} pages audited, ${violations} axe violations (nodes), ${charts} charts`);
-console.log(`a11y: ${passed} passed, ${failed} failed`);
-await browser.close();
-server.kill();
-process.exit(failed ? 1 : 0);
+test.afterAll(async () => {
+  console.log(`a11y: ${pages.filter((p) => !only || only.test(p)).length} pages audited, ${violations} axe violations (nodes), ${charts} charts`);
+  if (context) await context.close();
+  if (served) served.server.kill();
+});

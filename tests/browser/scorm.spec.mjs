@@ -1,5 +1,5 @@
 // The SCORM package as a learning platform runs it:
-//   node tests/browser/scorm.mjs build/bin/icl build/site
+//   ctest --test-dir build/wasm -R browser-scorm   (playwright project browser-scorm)
 // `icl lessons package` packs the built site (SCORM 1.2, then 2004); Python's zipfile
 // (an independent reader) tests every entry's CRC and unpacks it; the manifest is parsed
 // by Chromium's XML parser and its structure checked against the elements the SCORM
@@ -17,30 +17,11 @@ import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { launchChromium, root } from './serve-and-launch.mjs';
+import { test, verify, root, icl, site, watchedContext } from './harness.mjs';
 
-const [icl, site] = process.argv.slice(2).map((p) => p && path.resolve(p));
-if (!icl || !site) {
-  console.error('usage: node tests/browser/scorm.mjs <icl binary> <built site>');
-  process.exit(2);
-}
+test.describe.configure({ mode: 'serial' });  // later tests use the packages and answers of earlier ones
 const timeoutMs = 60000;
-let failures = 0, passes = 0;
-async function test(name, fn) {
-  const t0 = Date.now();
-  try {
-    await fn();
-    passes++;
-    console.log(`ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (e) {
-    failures++;
-    console.log(`FAIL ${name}\n     ${String(e && e.stack || e).split('\n').slice(0, 6).join('\n     ')}`);
-  }
-}
-function expect(ok, message) { if (!ok) throw new Error(message); }
-
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'icl-scorm-'));
-process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
+let tmp;
 
 // Packs the site and unpacks it with Python's zipfile (which checks each CRC-32).
 function pack(name, args) {
@@ -48,7 +29,7 @@ function pack(name, args) {
   execFileSync(icl, ['lessons', 'package', '--scorm', zip, '--site', site, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   const bad = execFileSync('/usr/bin/python3', ['-c',
     'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print(z.testzip() or ""); z.extractall(sys.argv[2])', zip, dir]).toString().trim();
-  expect(bad === '', `zipfile found a bad entry: ${bad}`);
+  verify(bad === '', `zipfile found a bad entry: ${bad}`);
   return dir;
 }
 const listFiles = (dir, base = dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -98,20 +79,19 @@ const server = http.createServer((req, res) => {
   }
   res.writeHead(200, { 'content-type': types[path.extname(file)] || 'application/octet-stream' }).end(fs.readFileSync(file));
 });
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const origin = `http://127.0.0.1:${server.address().port}`;
-
-const browser = await launchChromium();
+let origin, browser;
+test.beforeAll(async ({ browser: b }) => {
+  browser = b;
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'icl-scorm-'));
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  origin = `http://127.0.0.1:${server.address().port}`;
+});
+test.afterAll(() => {
+  server.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
 const offSite = [];
-async function newContext() {
-  const context = await browser.newContext();
-  await context.route('**/*', (route) => {
-    const u = new URL(route.request().url());
-    if (u.hostname !== '127.0.0.1' && !['data:', 'blob:'].includes(u.protocol)) { offSite.push(u.href); return route.abort(); }
-    return route.continue();
-  });
-  return context;
-}
+const newContext = () => watchedContext(browser, {}, offSite);
 // Opens the host page; -> the SCO's frame once its lesson is ready.
 async function openLesson(context) {
   const page = await context.newPage();
@@ -142,7 +122,7 @@ const lastCommit = () => platform.commits[platform.commits.length - 1];
 
 // ---- the package -------------------------------------------------------------------
 let pkg12;
-await test('package (SCORM 1.2): every zip entry reads back; the manifest has the elements the spec requires and lists every file', async () => {
+test('package (SCORM 1.2): every zip entry reads back; the manifest has the elements the spec requires and lists every file', async () => {
   pkg12 = pack('scorm12', []);
   const context = await newContext();
   const page = await context.newPage();
@@ -174,21 +154,21 @@ await test('package (SCORM 1.2): every zip entry reads back; the manifest has th
       ids: resources.map((r) => r.getAttribute('identifier')),
     };
   }, { xml });
-  expect(!found.error, `the manifest is not well-formed XML: ${found.error}`);
-  expect(found.root === 'http://www.imsproject.org/xsd/imscp_rootv1p1p2 manifest', `root element ${found.root}`);
-  expect(/^[A-Za-z_][\w.-]*$/.test(found.identifier), `manifest identifier ${found.identifier}`);
-  expect(found.schema === 'ADL SCORM' && found.version === '1.2', `metadata ${found.schema} ${found.version}`);
-  expect(found.orgTitle === 'ICL Lab', 'the default organization has a title');
-  expect(new Set(found.ids).size === found.ids.length, 'resource identifiers are unique');
-  if (lessons) expect(found.items.map((i) => i.title).join('|') === lessons.map((l) => l.title).join('|'), 'one item per lesson, in order, titled');
+  verify(!found.error, `the manifest is not well-formed XML: ${found.error}`);
+  verify(found.root === 'http://www.imsproject.org/xsd/imscp_rootv1p1p2 manifest', `root element ${found.root}`);
+  verify(/^[A-Za-z_][\w.-]*$/.test(found.identifier), `manifest identifier ${found.identifier}`);
+  verify(found.schema === 'ADL SCORM' && found.version === '1.2', `metadata ${found.schema} ${found.version}`);
+  verify(found.orgTitle === 'ICL Lab', 'the default organization has a title');
+  verify(new Set(found.ids).size === found.ids.length, 'resource identifiers are unique');
+  if (lessons) verify(found.items.map((i) => i.title).join('|') === lessons.map((l) => l.title).join('|'), 'one item per lesson, in order, titled');
   for (const item of found.items) {
-    expect(item.type === 'sco', `${item.title}: its resource is a sco (${item.type})`);
-    expect(fs.existsSync(path.join(pkg12, item.href)), `${item.title}: launch file ${item.href} is in the package`);
-    expect(item.deps.includes('asset'), `${item.title}: depends on the shared assets`);
+    verify(item.type === 'sco', `${item.title}: its resource is a sco (${item.type})`);
+    verify(fs.existsSync(path.join(pkg12, item.href)), `${item.title}: launch file ${item.href} is in the package`);
+    verify(item.deps.includes('asset'), `${item.title}: depends on the shared assets`);
   }
   const listed = [...new Set(found.files)].sort();
-  expect(JSON.stringify(listed) === JSON.stringify(files), `files listed ${listed.length}, files in the package ${files.length}`);
-  expect(!files.some((f) => f.endsWith('.gz')), 'no precompressed copies');
+  verify(JSON.stringify(listed) === JSON.stringify(files), `files listed ${listed.length}, files in the package ${files.length}`);
+  verify(!files.some((f) => f.endsWith('.gz')), 'no precompressed copies');
   await context.close();
 });
 
@@ -196,7 +176,7 @@ await test('package (SCORM 1.2): every zip entry reads back; the manifest has th
 const LESSON = 'dual-form';
 const answered = {};  // check id -> verdict shown
 let checks = [];
-await test(`SCORM 1.2: ${LESSON} answered in the platform's frame; nothing committed before unload; on unload the platform receives status, score and suspend_data`, async () => {
+test(`SCORM 1.2: ${LESSON} answered in the platform's frame; nothing committed before unload; on unload the platform receives status, score and suspend_data`, async () => {
   Object.assign(platform, { pkg: pkg12, version: '1.2', lesson: LESSON, kept: null, commits: [] });
   const context = await newContext();
   const { page, frame, errors } = await openLesson(context);
@@ -212,124 +192,119 @@ await test(`SCORM 1.2: ${LESSON} answered in the platform's frame; nothing commi
     if (c === checks[0]) {
       // Partly answered: incomplete, reported to the API but not yet committed.
       const status = await page.evaluate(() => window.API.LMSGetValue('cmi.core.lesson_status'));
-      expect(status === 'incomplete', `after one answer the status is ${status}`);
+      verify(status === 'incomplete', `after one answer the status is ${status}`);
     }
   }
-  expect(answered[wrongOne.id] === 'wrong', 'the wrong answer was graded wrong');
+  verify(answered[wrongOne.id] === 'wrong', 'the wrong answer was graded wrong');
   const right = Object.values(answered).filter((v) => v === 'correct').length;
-  expect(right >= 1 && right < checks.length, `right answers ${right} of ${checks.length}`);
-  expect(platform.commits.length === 0, `committed ${platform.commits.length} times before the page went away`);
+  verify(right >= 1 && right < checks.length, `right answers ${right} of ${checks.length}`);
+  verify(platform.commits.length === 0, `committed ${platform.commits.length} times before the page went away`);
   // The platform closes the SCO (as a player does when the learner moves on).
   await page.evaluate(() => { document.querySelector('iframe').src = 'about:blank'; });
   await page.waitForFunction(() => true);
   for (let i = 0; i < 100 && !platform.commits.length; i++) await new Promise((r) => setTimeout(r, 100));
-  expect(platform.commits.length >= 1, 'a commit reached the platform on unload');
+  verify(platform.commits.length >= 1, 'a commit reached the platform on unload');
   const core = lastCommit().cmi.core;
-  expect(core.lesson_status === 'completed', `status ${core.lesson_status}`);
+  verify(core.lesson_status === 'completed', `status ${core.lesson_status}`);
   const expected = Math.round((10000 * right) / checks.length) / 100;
-  expect(Number(core.score.raw) === expected && Number(core.score.min) === 0 && Number(core.score.max) === 100,
+  verify(Number(core.score.raw) === expected && Number(core.score.min) === 0 && Number(core.score.max) === 100,
     `score raw ${core.score.raw} (want ${expected} = ${right}/${checks.length}), min ${core.score.min}, max ${core.score.max}`);
-  expect(core.exit === 'suspend', `exit ${core.exit}`);
+  verify(core.exit === 'suspend', `exit ${core.exit}`);
   const suspend = lastCommit().cmi.suspend_data;
-  expect(suspend.length <= 4096, `suspend_data ${suspend.length} characters`);
+  verify(suspend.length <= 4096, `suspend_data ${suspend.length} characters`);
   const doc = JSON.parse(suspend);
-  expect(doc.version === 2 && Object.keys(doc.checks[LESSON]).length === checks.length, 'suspend_data holds a record per check');
-  for (const c of checks) expect(doc.checks[LESSON][c.id].correct === (answered[c.id] === 'correct'), `${c.id}: the kept verdict`);
-  expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
+  verify(doc.version === 2 && Object.keys(doc.checks[LESSON]).length === checks.length, 'suspend_data holds a record per check');
+  for (const c of checks) verify(doc.checks[LESSON][c.id].correct === (answered[c.id] === 'correct'), `${c.id}: the kept verdict`);
+  verify(errors.length === 0, `page errors: ${errors.join('; ')}`);
   platform.kept = { suspend_data: suspend };
   await context.close();
 });
 
-await test('SCORM 1.2: a returning learner in a fresh browser (no localStorage) finds their answers from suspend_data', async () => {
-  expect(platform.kept, 'the first visit kept suspend_data');
+test('SCORM 1.2: a returning learner in a fresh browser (no localStorage) finds their answers from suspend_data', async () => {
+  verify(platform.kept, 'the first visit kept suspend_data');
   platform.commits = [];
   const context = await newContext();
   const { frame } = await openLesson(context);
   for (const c of checks) {
     const shown = await frame.locator(`section.check[data-check="${c.id}"]`).getAttribute('data-answered');
-    expect(shown === (answered[c.id] === 'correct' ? 'correct' : 'tried'), `${c.id}: shown as ${shown}, answered ${answered[c.id]}`);
+    verify(shown === (answered[c.id] === 'correct' ? 'correct' : 'tried'), `${c.id}: shown as ${shown}, answered ${answered[c.id]}`);
   }
   const choice = checks.find((c) => c.type === 'choice');
   const kept = JSON.parse(platform.kept.suspend_data).checks[LESSON][choice.id].answer;
-  expect(await frame.locator(`section.check[data-check="${choice.id}"] input[value="${kept}"]`).isChecked(), `${choice.id}: the answer ${kept} is chosen again`);
+  verify(await frame.locator(`section.check[data-check="${choice.id}"] input[value="${kept}"]`).isChecked(), `${choice.id}: the answer ${kept} is chosen again`);
   await context.close();
 });
 
-await test('SCORM 1.2: suspend_data the page cannot read is named to the learner, and the lesson still works', async () => {
+test('SCORM 1.2: suspend_data the page cannot read is named to the learner, and the lesson still works', async () => {
   Object.assign(platform, { pkg: pkg12, version: '1.2', lesson: LESSON, kept: { suspend_data: '{"version": 2, "checks": [' }, commits: [] });
   const context = await newContext();
   const { frame } = await openLesson(context);
   const notices = await frame.locator('#notices').innerText();
-  expect(notices.includes('could not be read'), `notices: ${notices}`);
+  verify(notices.includes('could not be read'), `notices: ${notices}`);
   const c = checks.find((x) => x.type === 'truefalse');
-  expect(await answer(frame, c, String(rightAnswer(c))) === 'correct', 'a check is still graded');
+  verify(await answer(frame, c, String(rightAnswer(c))) === 'correct', 'a check is still graded');
   await context.close();
 });
 
-await test('suspend_data over SCORM 1.2\'s 4,096 characters: the longest answers are left out and named, every verdict is kept', async () => {
+test('suspend_data over SCORM 1.2\'s 4,096 characters: the longest answers are left out and named, every verdict is kept', async () => {
   const { suspendText } = await import(path.join(root, 'web/src/platform.js'));
   const record = (answer, correct) => ({ answer, correct, attempts: 1, at: 1764590400000, box: 1, due: 1764676800000 });
   const long = 'x'.repeat(3000), longer = 'y'.repeat(3500);
   const progress = { lang: 'en', checks: { L: { a: record('b', true), t1: record(long, false), t2: record(longer, true), m: record(['a', 'c'], true) }, other: { z: record('a', true) } } };
   const { text, trimmed } = suspendText(progress, 'L', 4096);
-  expect(text.length <= 4096, `${text.length} characters`);
-  expect(JSON.stringify(trimmed) === '["t2"]', `trimmed ${JSON.stringify(trimmed)} (the 3,500-character answer alone suffices)`);
+  verify(text.length <= 4096, `${text.length} characters`);
+  verify(JSON.stringify(trimmed) === '["t2"]', `trimmed ${JSON.stringify(trimmed)} (the 3,500-character answer alone suffices)`);
   const doc = JSON.parse(text);
-  expect(doc.version === 2 && !doc.checks.other, 'only this lesson, as a version 2 document');
-  expect(doc.checks.L.t2.answer === null && doc.checks.L.t2.correct === true && doc.checks.L.t1.answer === long && doc.checks.L.m.answer.join() === 'a,c',
+  verify(doc.version === 2 && !doc.checks.other, 'only this lesson, as a version 2 document');
+  verify(doc.checks.L.t2.answer === null && doc.checks.L.t2.correct === true && doc.checks.L.t1.answer === long && doc.checks.L.m.answer.join() === 'a,c',
     'the left-out answer is null with its verdict; the others are whole');
-  expect(progress.checks.L.t2.answer === longer, 'the page\'s own progress is untouched');
+  verify(progress.checks.L.t2.answer === longer, 'the page\'s own progress is untouched');
   const small = suspendText(progress, 'L', 64000);
-  expect(small.trimmed.length === 0 && JSON.parse(small.text).checks.L.t2.answer === longer, 'SCORM 2004\'s 64,000 keeps everything');
+  verify(small.trimmed.length === 0 && JSON.parse(small.text).checks.L.t2.answer === longer, 'SCORM 2004\'s 64,000 keeps everything');
 });
 
-await test('SCORM 1.2: a typed answer too long for suspend_data is left out of it and named to the learner once; its verdict is kept', async () => {
+test('SCORM 1.2: a typed answer too long for suspend_data is left out of it and named to the learner once; its verdict is kept', async () => {
   Object.assign(platform, { pkg: pkg12, version: '1.2', lesson: 'gpt3-in-context', kept: null, commits: [] });
   const context = await newContext();
   const { page, frame } = await openLesson(context);
   const all = await frame.evaluate(() => JSON.parse(document.getElementById('lesson-data').textContent).checks);
   const text = all.find((c) => c.type === 'text'), tf = all.find((c) => c.type === 'truefalse');
-  expect(await answer(frame, text, 'x'.repeat(4000)) === 'wrong', 'the long answer graded');
+  verify(await answer(frame, text, 'x'.repeat(4000)) === 'wrong', 'the long answer graded');
   await answer(frame, tf, String(rightAnswer(tf)));
   const notices = await frame.locator('#notices').innerText();
-  expect(notices.includes(text.id) && notices.split(text.id).length === 2, `notices: ${notices.slice(0, 300)}`);
+  verify(notices.includes(text.id) && notices.split(text.id).length === 2, `notices: ${notices.slice(0, 300)}`);
   await page.evaluate(() => { document.querySelector('iframe').src = 'about:blank'; });
   for (let i = 0; i < 100 && !platform.commits.length; i++) await new Promise((r) => setTimeout(r, 100));
   const suspend = lastCommit().cmi.suspend_data;
   const kept = JSON.parse(suspend).checks['gpt3-in-context'];
-  expect(suspend.length <= 4096 && kept[text.id].answer === null && kept[text.id].correct === false && kept[tf.id].correct === true,
+  verify(suspend.length <= 4096 && kept[text.id].answer === null && kept[text.id].correct === false && kept[tf.id].correct === true,
     `suspend_data ${suspend.length} characters: ${suspend.slice(0, 200)}`);
   await context.close();
 });
 
 // ---- SCORM 2004 ----------------------------------------------------------------------
-await test('SCORM 2004 4th edition: the manifest says so; one answer gives incomplete, a scaled score and suspend_data on unload', async () => {
+test('SCORM 2004 4th edition: the manifest says so; one answer gives incomplete, a scaled score and suspend_data on unload', async () => {
   const pkg = pack('scorm2004', ['--scorm-2004']);
   const xml = fs.readFileSync(path.join(pkg, 'imsmanifest.xml'), 'utf8');
-  expect(xml.includes('<schemaversion>2004 4th Edition</schemaversion>') && xml.includes('xmlns="http://www.imsglobal.org/xsd/imscp_v1p1"')
+  verify(xml.includes('<schemaversion>2004 4th Edition</schemaversion>') && xml.includes('xmlns="http://www.imsglobal.org/xsd/imscp_v1p1"')
     && xml.includes('adlcp:scormType="sco"'), 'a 2004 4th edition manifest');
   Object.assign(platform, { pkg, version: '2004', lesson: LESSON, kept: null, commits: [] });
   const context = await newContext();
   const { page, frame } = await openLesson(context);
   const c = checks.find((x) => x.type === 'truefalse');
   const verdict = await answer(frame, c, String(rightAnswer(c)));
-  expect(verdict === 'correct', `the right answer graded ${verdict}`);
+  verify(verdict === 'correct', `the right answer graded ${verdict}`);
   await page.evaluate(() => { document.querySelector('iframe').src = 'about:blank'; });
   for (let i = 0; i < 100 && !platform.commits.length; i++) await new Promise((r) => setTimeout(r, 100));
-  expect(platform.commits.length >= 1, 'a commit reached the platform on unload');
+  verify(platform.commits.length >= 1, 'a commit reached the platform on unload');
   const cmi = lastCommit().cmi;
-  expect(cmi.completion_status === 'incomplete', `completion ${cmi.completion_status}`);
+  verify(cmi.completion_status === 'incomplete', `completion ${cmi.completion_status}`);
   const scaled = Math.round(10000 / checks.length) / 10000;
-  expect(Number(cmi.score.scaled) === scaled, `scaled ${cmi.score.scaled}, want ${scaled} (1/${checks.length})`);
-  expect(JSON.parse(cmi.suspend_data).checks[LESSON][c.id].correct === true, 'suspend_data holds the answer');
+  verify(Number(cmi.score.scaled) === scaled, `scaled ${cmi.score.scaled}, want ${scaled} (1/${checks.length})`);
+  verify(JSON.parse(cmi.suspend_data).checks[LESSON][c.id].correct === true, 'suspend_data holds the answer');
   await context.close();
 });
 
-await test('no request left 127.0.0.1', async () => {
-  expect(offSite.length === 0, `off-site requests: ${offSite.slice(0, 5).join(', ')}`);
+test('no request left 127.0.0.1', async () => {
+  verify(offSite.length === 0, `off-site requests: ${offSite.slice(0, 5).join(', ')}`);
 });
-
-await browser.close();
-server.close();
-console.log(`scorm: ${passes} passed, ${failures} failed`);
-process.exit(failures ? 1 : 0);

@@ -9,30 +9,11 @@
 //   - on one page per language, Run (or answering every check on the demo) shows the
 //     result with that value, and the answers, stored, keep it shown after a reload.
 // Training demos are not trained here: Run shows their result area at once and is stopped.
-//   node tests/browser/predictions.mjs build/site
-// Ends with "predictions: N passed, M failed".
-import fs from 'node:fs';
-import path from 'node:path';
-import { serveSite, launchChromium } from './serve-and-launch.mjs';
+//   ctest --test-dir build/wasm -R browser-predictions   (playwright project browser-predictions)
+import { test, verify, site, siteIndex, pageData, serveSite } from './harness.mjs';
 
-const site = path.resolve(process.argv[2] || 'build/site');
-const index = JSON.parse(fs.readFileSync(path.join(site, 'index.json'), 'utf8'));
+const index = siteIndex();
 const READY_MS = 60000;
-
-let passed = 0, failed = 0;
-async function test(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`FAIL ${name}: ${e && e.message ? e.message.split('\n').slice(0, 8).join('\n     ') : e}`);
-  }
-}
-function expect(cond, message) {
-  if (!cond) throw new Error(message);
-}
 
 // In the page: for each hide=result predict check, what a reader sees of its demo and
 // of the text above it.
@@ -84,61 +65,80 @@ async function settle(page) {
   }
 }
 
-const { origin } = await serveSite(site);
-const browser = await launchChromium();
+let served, origin;
+test.beforeAll(async () => {
+  served = await serveSite(site);
+  origin = served.origin;
+});
+test.afterAll(() => { if (served) served.server.kill(); });
+
+// The demo of a page's first hide=result predict check on an analytic demo (from the
+// page's lesson data), or null.
+function heldAnalytic(data) {
+  const analytic = new Set(data.demos.filter((d) => d.info.analytic).map((d) => d.name));
+  const check = data.checks.find((c) => c.type === 'predict' && c.hides_result && analytic.has(c.grading.demo));
+  return check ? check.grading.demo : null;
+}
 
 for (const lang of Object.keys(index)) {
   let deep = false;  // Run, answers and a reload: on the first page with a held analytic demo
   for (const entry of index[lang]) {
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${origin}/${lang}/${entry.id}.html`);
-    let report = [];
-    await test(`${lang}/${entry.id}: above each predict check with hide=result, nothing of its answer shows`, async () => {
-      await settle(page);
-      report = await page.evaluate(readAboveChecks);
-      for (const r of report) {
-        const at = `${r.id} (${r.demo}:${r.scalar})`;
-        expect(r.noteShown, `${at}: the note in place of the result is not shown`);
-        expect(r.shownParts === 0, `${at}: ${r.shownParts} of ${r.drawnParts} parts of the result are shown before the answer`);
-        expect(!r.valueAbove, `${at}: its value ${r.value} can be read above the check`);
-      }
-      expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
-    });
-    const analytic = report.filter((r) => r.state === 'done' && r.value !== null);
-    if (!deep && analytic.length) {
-      deep = true;
-      const { demo } = analytic[0];
-      const checks = report.filter((r) => r.demo === demo);
-      const section = page.locator(`section.demo[data-instance="${demo}"]`);
-      const shown = () => page.evaluate(readAboveChecks).then((rs) => rs.find((r) => r.demo === demo));
-      await test(`${lang}/${entry.id}: answering every check on ${demo} shows its result; stored, it stays shown after a reload`, async () => {
-        for (const [k, r] of checks.entries()) {
-          const form = page.locator(`section.check[data-check="${r.id}"]`);
-          await form.locator('input[type=radio]').first().check();
-          await form.locator('button[type=submit]').click();
-          await page.waitForFunction((id) => document.querySelector(`section.check[data-check="${CSS.escape(id)}"]`).dataset.answered, r.id);
-          const now = await shown();
-          if (k < checks.length - 1) expect(now.shownParts === 0, `${demo}: shown after ${r.id} while another check on it waits`);
-          else expect(now.shownParts > 0 && !now.noteShown, `${demo}: still held after every check on it was answered`);
-        }
-        const values = await section.locator('.panels').innerText();
-        expect(checks.every((r) => values.includes(r.value)), `${demo}: the values ${checks.map((r) => r.value)} are not shown`);
-        await page.reload();
-        await settle(page);
-        const again = await shown();
-        expect(again.shownParts > 0 && !again.noteShown, `${demo}: held again after a reload though its checks were answered`);
+    const held = deep ? null : heldAnalytic(pageData(`${lang}/${entry.id}.html`, 'lesson-data'));
+    // A page's tests work on one load of it, in turn.
+    test.describe(() => {
+      test.describe.configure({ mode: 'serial' });
+      let context, page, report = [];
+      const errors = [];
+      test.beforeAll(async ({ browser }) => {
+        context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+        page = await context.newPage();
+        page.on('pageerror', (e) => errors.push(e.message));
+        await page.goto(`${origin}/${lang}/${entry.id}.html`);
       });
-    }
-    await context.close();
+      test.afterAll(async () => { if (context) await context.close(); });
+      test(`${lang}/${entry.id}: above each predict check with hide=result, nothing of its answer shows`, async () => {
+        await settle(page);
+        report = await page.evaluate(readAboveChecks);
+        for (const r of report) {
+          const at = `${r.id} (${r.demo}:${r.scalar})`;
+          verify(r.noteShown, `${at}: the note in place of the result is not shown`);
+          verify(r.shownParts === 0, `${at}: ${r.shownParts} of ${r.drawnParts} parts of the result are shown before the answer`);
+          verify(!r.valueAbove, `${at}: its value ${r.value} can be read above the check`);
+        }
+        verify(errors.length === 0, `page errors: ${errors.join('; ')}`);
+      });
+      if (held) {
+        deep = true;
+        const demo = held;
+        test(`${lang}/${entry.id}: answering every check on ${demo} shows its result; stored, it stays shown after a reload`, async () => {
+          const checks = report.filter((r) => r.demo === demo);
+          verify(checks.length && checks.every((r) => r.state === 'done' && r.value !== null), `${demo}: not computed, or no value (${JSON.stringify(checks)})`);
+          const section = page.locator(`section.demo[data-instance="${demo}"]`);
+          const shown = () => page.evaluate(readAboveChecks).then((rs) => rs.find((r) => r.demo === demo));
+          for (const [k, r] of checks.entries()) {
+            const form = page.locator(`section.check[data-check="${r.id}"]`);
+            await form.locator('input[type=radio]').first().check();
+            await form.locator('button[type=submit]').click();
+            await page.waitForFunction((id) => document.querySelector(`section.check[data-check="${CSS.escape(id)}"]`).dataset.answered, r.id);
+            const now = await shown();
+            if (k < checks.length - 1) verify(now.shownParts === 0, `${demo}: shown after ${r.id} while another check on it waits`);
+            else verify(now.shownParts > 0 && !now.noteShown, `${demo}: still held after every check on it was answered`);
+          }
+          const values = await section.locator('.panels').innerText();
+          verify(checks.every((r) => values.includes(r.value)), `${demo}: the values ${checks.map((r) => r.value)} are not shown`);
+          await page.reload();
+          await settle(page);
+          const again = await shown();
+          verify(again.shownParts > 0 && !again.noteShown, `${demo}: held again after a reload though its checks were answered`);
+        });
+      }
+    });
   }
 
   // Run shows the result of a held demo: the first held analytic one, in a fresh context
   // (no stored answers), and the first held training demo (stopped at once).
   const withHeld = index[lang].map((e) => e.id);
-  await test(`${lang}: Run shows a held demo's result, analytic or training`, async () => {
+  test(`${lang}: Run shows a held demo's result, analytic or training`, async ({ browser }) => {
     const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
     const page = await context.newPage();
     let analyticDone = false, trainingDone = false;
@@ -153,21 +153,17 @@ for (const lang of Object.keys(index)) {
         await section.locator('button.run').click();
         if (!training) await page.waitForFunction((n) => document.querySelector(`section.demo[data-instance="${CSS.escape(n)}"]`).dataset.state === 'done', r.demo);
         const after = (await page.evaluate(readAboveChecks)).find((x) => x.id === r.id);
-        expect(!after.noteShown && after.panelsShown && (training || after.shownParts > 0), `${id}/${r.demo}: still held after Run`);
+        verify(!after.noteShown && after.panelsShown && (training || after.shownParts > 0), `${id}/${r.demo}: still held after Run`);
         if (training) {
           await section.locator('button.run').click();  // Stop
           trainingDone = true;
         } else {
-          expect((await section.locator('.panels').innerText()).includes(after.value), `${id}/${r.demo}: ${after.value} not shown after Run`);
+          verify((await section.locator('.panels').innerText()).includes(after.value), `${id}/${r.demo}: ${after.value} not shown after Run`);
           analyticDone = true;
         }
       }
     }
-    expect(analyticDone && trainingDone, `no held ${analyticDone ? 'training' : 'analytic'} demo found in ${lang}`);
+    verify(analyticDone && trainingDone, `no held ${analyticDone ? 'training' : 'analytic'} demo found in ${lang}`);
     await context.close();
   });
 }
-
-await browser.close();
-console.log(`predictions: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);

@@ -1,5 +1,5 @@
 // Browser tests of the lesson pages in Debian's headless Chromium (playwright-core).
-//   node tests/browser/run.mjs build/site
+//   ctest --test-dir build/wasm -R '^browser$'   (playwright project browser)
 // Serves the site with web/serve.mjs on a free 127.0.0.1 port and, for every lesson in
 // the site's index.json and both languages: the page loads with no console error, every
 // demo runs to done and draws (training demos in English; in Korean they stand ready for
@@ -9,26 +9,22 @@
 // a 375 px viewport does not scroll sideways; every demo's embed page and the copy
 // buttons (embed.mjs). Screenshots go to build/test-artifacts/ (whole pages with
 // BROWSER_FULL_SHOTS=1).
-// Prints the budgets as "budget first_load_bytes=... first_result_ms=... redraw_ms=..."
-// and ends with "browser: N passed, M failed".
+// Prints the budgets as "budget first_load_bytes=... first_result_ms=... redraw_ms=...".
 // BROWSER_LESSONS=gpt3-in-context,... restricts the per-lesson tests to those lesson ids
 // (for a targeted run; the other tests run as always); BROWSER_LANGS=en-XA,... to those
-// languages; BROWSER_PAGES_ONLY=1 runs only the per-lesson tests (pseudo-locale.mjs runs
-// them on its fixture language's page).
+// languages (pseudo-locale.spec.mjs runs the per-lesson tests of its fixture language's
+// page: BROWSER_LANGS=en-XA and -g 'en-XA/dual-form: ').
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createRequire } from 'node:module';
-import { root, serveSite, launchChromium } from './serve-and-launch.mjs';
+import { test, verify, root, site, icl, binDir, siteIndex, pageData, serveSite, watchedContext, expectNoErrors } from './harness.mjs';
 import { embedChecks } from './embed.mjs';
 
 const require = createRequire(import.meta.url);  // loads the site's wasm core in node
 
-const site = path.resolve(process.argv[2] || 'build/site');
 const artifacts = path.join(root, 'build', 'test-artifacts');
-const icl = path.join(root, 'build', 'bin', 'icl');
-fs.mkdirSync(artifacts, { recursive: true });
 // A picture of a page for a person to look at, build/test-artifacts/<name>.png: what the
 // viewport shows; BROWSER_FULL_SHOTS=1 takes whole pages instead (2-5.6 s each on a long
 // lesson page, measured on 6 of them: about 1.5 min over the 32 lesson pictures).
@@ -46,67 +42,20 @@ const BUDGET = { firstLoadBytes: 0.8e6, firstResultMs: 3000, redrawMs: 100 };
 const DEMO_TIMEOUT_MS = 30000;       // analytic demos, page start
 const TRAINING_TIMEOUT_MS = 240000;  // every training demo of one page, run side by side
 
-// ---- a tiny harness -----------------------------------------------------------------
-let passed = 0, failed = 0;
-const failures = [];
-// BROWSER_ONLY=<regex> runs only the tests whose names match (while working on them).
-const only = process.env.BROWSER_ONLY ? new RegExp(process.env.BROWSER_ONLY) : null;
-async function test(name, fn) {
-  if (only && !only.test(name)) return;
-  const t0 = Date.now();
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (e) {
-    failed++;
-    failures.push(name);
-    console.log(`FAIL ${name}: ${e && e.message ? e.message.split('\n').slice(0, 6).join('\n     ') : e}`);
-  }
-}
-function expect(cond, message) {
-  if (!cond) throw new Error(message);
-}
-
 // ---- server and browser -------------------------------------------------------------
-if (!fs.existsSync(path.join(site, 'index.json'))) {
-  console.log(`FAIL no ${path.join(site, 'index.json')}: build the site first (scripts/build site)`);
-  console.log('browser: 0 passed, 1 failed');
-  process.exit(1);
-}
-const { server, origin } = await serveSite(site);
-const browser = await launchChromium();
+// (playwright -g <regex> runs only the tests whose names match, while working on them)
+let served, origin, browser;
+test.beforeAll(async ({ browser: b }) => {
+  browser = b;
+  served = await serveSite(site);
+  origin = served.origin;
+});
+test.afterAll(() => { if (served) served.server.kill(); });
 
 const foreignRequests = [];
 // A context that records console errors, page errors and any request that leaves
 // 127.0.0.1 (which it also blocks).
-async function newContext(options = {}) {
-  const context = await browser.newContext({ acceptDownloads: true, ...options });
-  context.errors = [];
-  await context.route('**/*', (route) => {
-    const url = new URL(route.request().url());
-    if (url.hostname !== '127.0.0.1' && !['data:', 'blob:'].includes(url.protocol)) {
-      foreignRequests.push(route.request().url());
-      return route.abort();
-    }
-    return route.continue();
-  });
-  context.on('request', (req) => {
-    const url = new URL(req.url());
-    if (url.hostname !== '127.0.0.1' && !['data:', 'blob:'].includes(url.protocol)) foreignRequests.push(req.url());
-  });
-  context.on('page', (page) => watchPage(context, page));
-  return context;
-}
-function watchPage(context, page) {
-  page.on('console', (m) => { if (m.type() === 'error') context.errors.push(`console: ${m.text()}`); });
-  page.on('pageerror', (e) => context.errors.push(`page error: ${e.message}`));
-  page.on('worker', (w) => w.on('console', (m) => { if (m.type() === 'error') context.errors.push(`worker console: ${m.text()}`); }));
-}
-function expectNoErrors(context, what) {
-  const errors = context.errors.splice(0);
-  expect(errors.length === 0, `${what}: ${errors.join(' | ')}`);
-}
+const newContext = (options = {}) => watchedContext(browser, { acceptDownloads: true, ...options }, foreignRequests);
 
 // Waits until every demo on the page has settled: finished, stopped, failed, or (a
 // training demo) waiting for Run.
@@ -141,7 +90,7 @@ async function runAllDemos(page, { analyticOnly = false } = {}) {
 }
 
 // ---- the lessons ----------------------------------------------------------------------
-const index = JSON.parse(fs.readFileSync(path.join(site, 'index.json'), 'utf8'));
+const index = siteIndex();
 const langs = Object.keys(index);  // every language the site was built with (en first)
 const lessonData = (page) => page.evaluate(() => JSON.parse(document.getElementById('lesson-data').textContent));
 
@@ -333,205 +282,220 @@ for (const lang of langs) {
   for (const entry of index[lang]) {
     if (onlyLessons && !onlyLessons.includes(entry.id)) continue;
     const where = `${lang}/${entry.id}`;
-    const context = await newContext({ viewport: { width: 1100, height: 900 } });
-    await context.addInitScript(countRuns);
-    const page = await context.newPage();
-    const bytes = bytesSent(page);
-    let data;
-    // Training runs to done in English only: the Korean page runs the same core on the
-    // same parameters, so there it is enough that every analytic demo finishes and every
-    // training demo stands ready (the test command's budget, issue 22).
-    const train = lang === 'en';
-    await test(`${where}: loads, every demo ${train ? 'runs to done' : 'finishes or waits for Run'} and draws, no console error`, async () => {
-      await page.goto(`${origin}/${lang}/${entry.id}.html`);
-      await demosSettled(page);
-      if (budgets.firstLoadBytes === null && await page.evaluate(() => Boolean(document.body.dataset.firstDrawMs))) {
-        budgets.firstResultMs = Number(await page.evaluate(() => document.body.dataset.firstDrawMs));
-        await page.waitForLoadState('networkidle');
-        budgets.firstLoadBytes = await bytes();
+    // A page's tests work on one load of it, in turn (a failure skips the rest of its tests).
+    test.describe(() => {
+      test.describe.configure({ mode: 'serial' });
+      let context, page, bytes, data;
+      test.beforeAll(async () => {
+        context = await newContext({ viewport: { width: 1100, height: 900 } });
+        await context.addInitScript(countRuns);
+        page = await context.newPage();
+        bytes = bytesSent(page);
+      });
+      test.afterAll(async () => { if (context) await context.close(); });
+      // Training runs to done in English only: the Korean page runs the same core on the
+      // same parameters, so there it is enough that every analytic demo finishes and every
+      // training demo stands ready (the test command's budget, issue 22).
+      const train = lang === 'en';
+      test(`${where}: loads, every demo ${train ? 'runs to done' : 'finishes or waits for Run'} and draws, no console error`, async () => {
+        try {
+          await loadsAndDraws();
+        } finally {
+          await screenshot(page, `${lang}-${entry.id}`);
+        }
+      });
+      async function loadsAndDraws() {
+        await page.goto(`${origin}/${lang}/${entry.id}.html`);
+        await demosSettled(page);
+        if (budgets.firstLoadBytes === null && await page.evaluate(() => Boolean(document.body.dataset.firstDrawMs))) {
+          budgets.firstResultMs = Number(await page.evaluate(() => document.body.dataset.firstDrawMs));
+          await page.waitForLoadState('networkidle');
+          budgets.firstLoadBytes = await bytes();
+        }
+        startNativeRuns(await lessonData(page), lang, train);
+        if (train) await runAllDemos(page);
+        else await runAllDemos(page, { analyticOnly: true });  // those deferred until near the view
+        data = await lessonData(page);
+        for (const d of data.demos) {
+          const s = page.locator(`section.demo[data-instance="${d.name}"]`);
+          const state = await s.getAttribute('data-state');
+          const ready = (train || d.info.analytic) ? state === 'done' : state === 'idle' || state === 'done';
+          verify(ready, `demo ${d.name} ended as ${state}: ${await s.locator('.demo-error').innerText()}`);
+          if (state === 'idle') continue;  // nothing drawn before Run
+          const drawn = await s.locator('.panels').evaluate((e) => e.querySelectorAll('svg rect, svg path, svg image, .scalar, td, .note-text').length);
+          verify(drawn > 0, `demo ${d.name} drew nothing`);
+        }
+        verify(await page.locator('.katex-error').count() === 0, 'a formula failed to render (KaTeX error)');
+        // The prose is laid out as it nears the screen only until the page is ready (app.css);
+        // after that a jump to a demo must land where it stays (a drag test caught 160 px).
+        const skipping = await page.evaluate(() => [...document.querySelectorAll('.prose > *')]
+          .filter((e) => getComputedStyle(e).contentVisibility !== 'visible').length);
+        verify(skipping === 0, `${skipping} prose blocks still skip layout once the page is ready`);
+        // Lesson text is md4c output with raw HTML off: nothing executable may appear in it.
+        verify(await page.locator('main script, main iframe, main object, main embed').count() === 0, 'lesson text holds raw HTML elements');
+        expectNoErrors(context, 'console');
       }
-      startNativeRuns(await lessonData(page), lang, train);
-      if (train) await runAllDemos(page);
-      else await runAllDemos(page, { analyticOnly: true });  // those deferred until near the view
-      data = await lessonData(page);
-      for (const d of data.demos) {
-        const s = page.locator(`section.demo[data-instance="${d.name}"]`);
-        const state = await s.getAttribute('data-state');
-        const ready = (train || d.info.analytic) ? state === 'done' : state === 'idle' || state === 'done';
-        expect(ready, `demo ${d.name} ended as ${state}: ${await s.locator('.demo-error').innerText()}`);
-        if (state === 'idle') continue;  // nothing drawn before Run
-        const drawn = await s.locator('.panels').evaluate((e) => e.querySelectorAll('svg rect, svg path, svg image, .scalar, td, .note-text').length);
-        expect(drawn > 0, `demo ${d.name} drew nothing`);
-      }
-      expect(await page.locator('.katex-error').count() === 0, 'a formula failed to render (KaTeX error)');
-      // The prose is laid out as it nears the screen only until the page is ready (app.css);
-      // after that a jump to a demo must land where it stays (a drag test caught 160 px).
-      const skipping = await page.evaluate(() => [...document.querySelectorAll('.prose > *')]
-        .filter((e) => getComputedStyle(e).contentVisibility !== 'visible').length);
-      expect(skipping === 0, `${skipping} prose blocks still skip layout once the page is ready`);
-      // Lesson text is md4c output with raw HTML off: nothing executable may appear in it.
-      expect(await page.locator('main script, main iframe, main object, main embed').count() === 0, 'lesson text holds raw HTML elements');
-      expectNoErrors(context, 'console');
-    });
-    await screenshot(page, `${lang}-${entry.id}`);
-    if (!data) { await context.close(); continue; }
 
-    // The first demo's result is in the page (the site build computed it, web/sitegen/site.mjs)
-    // and drawn before the engine is ready: it must be the Result a fresh worker computes
-    // for that block's setup, run as the page runs it (demo-block.js's withDefaults, seed 1):
-    // an analytic demo's last Result, or the first slice of one that waits for Run.
-    if (lang === 'en') {
-      await test(`${where}: the first result the page carries is the one the engine computes`, async () => {
-        const firstDemo = data.demos[0];
-        const got = await page.evaluate(async () => {
-          const tag = document.getElementById('first-result');
-          if (!tag) return null;
-          const { name, result, stage, caption } = JSON.parse(tag.textContent);
-          const lesson = JSON.parse(document.getElementById('lesson-data').textContent);
-          const block = lesson.demos.find((d) => d.name === name);
-          const { withDefaults } = await import(new URL('../assets/demo-block.js', window.location.href).href);
-          const worker = new Worker(new URL('../assets/worker.js', window.location.href));
-          const live = await new Promise((resolve) => {
-            worker.onmessage = (e) => {
-              if (e.data.type === 'ready') {
-                worker.postMessage({ type: 'run', run: 1, demo: block.demo, params: withDefaults(block.info, block.params), lang: lesson.lang, seed: 1 });
-              } else if (e.data.type === 'result' && (e.data.result.done || stage === 'first-step')) resolve(e.data.result);
-              else if (e.data.type === 'failed' || e.data.type === 'fatal') resolve({ failed: e.data.message });
-            };
+      // The first demo's result is in the page (the site build computed it, web/sitegen/site.mjs)
+      // and drawn before the engine is ready: it must be the Result a fresh worker computes
+      // for that block's setup, run as the page runs it (demo-block.js's withDefaults, seed 1):
+      // an analytic demo's last Result, or the first slice of one that waits for Run.
+      if (lang === 'en') {
+        test(`${where}: the first result the page carries is the one the engine computes`, async () => {
+          const firstDemo = data.demos[0];
+          const got = await page.evaluate(async () => {
+            const tag = document.getElementById('first-result');
+            if (!tag) return null;
+            const { name, result, stage, caption } = JSON.parse(tag.textContent);
+            const lesson = JSON.parse(document.getElementById('lesson-data').textContent);
+            const block = lesson.demos.find((d) => d.name === name);
+            const { withDefaults } = await import(new URL('../assets/demo-block.js', window.location.href).href);
+            const worker = new Worker(new URL('../assets/worker.js', window.location.href));
+            const live = await new Promise((resolve) => {
+              worker.onmessage = (e) => {
+                if (e.data.type === 'ready') {
+                  worker.postMessage({ type: 'run', run: 1, demo: block.demo, params: withDefaults(block.info, block.params), lang: lesson.lang, seed: 1 });
+                } else if (e.data.type === 'result' && (e.data.result.done || stage === 'first-step')) resolve(e.data.result);
+                else if (e.data.type === 'failed' || e.data.type === 'fatal') resolve({ failed: e.data.message });
+              };
+            });
+            worker.terminate();
+            return { name, stage, caption, shown: document.querySelector(`section.demo[data-instance="${CSS.escape(name)}"]`).dataset.precomputed,
+              same: JSON.stringify(result) === JSON.stringify(live), panels: (result.panels || []).length, live: JSON.stringify(live).slice(0, 200) };
           });
-          worker.terminate();
-          return { name, stage, caption, shown: document.querySelector(`section.demo[data-instance="${CSS.escape(name)}"]`).dataset.precomputed,
-            same: JSON.stringify(result) === JSON.stringify(live), panels: (result.panels || []).length, live: JSON.stringify(live).slice(0, 200) };
+          if (!firstDemo) { verify(got === null, 'a page with no demo carries a first result'); return; }
+          verify(got !== null, `no first result in the page (its first demo is ${firstDemo.name})`);
+          verify(got.name === firstDemo.name, `the page carries ${got.name}'s result; its first demo is ${firstDemo.name}`);
+          verify(got.stage === (firstDemo.info.analytic ? 'final' : 'first-step'), `${got.name}: carried as '${got.stage}'`);
+          // A first step is marked as such: never passed off as the finished run.
+          verify(firstDemo.info.analytic || (got.caption && !got.caption.includes('⟦')), `${got.name}: a first step carried without its caption`);
+          verify(got.shown === 'shown', `${got.name}: the carried result was not drawn`);
+          verify(got.panels > 0, `${got.name}: the carried result has no panels`);
+          verify(got.same, `${got.name}: the carried result differs from the engine's: ${got.live}`);
+          expectNoErrors(context, 'console');
         });
-        if (!firstDemo) { expect(got === null, 'a page with no demo carries a first result'); return; }
-        expect(got !== null, `no first result in the page (its first demo is ${firstDemo.name})`);
-        expect(got.name === firstDemo.name, `the page carries ${got.name}'s result; its first demo is ${firstDemo.name}`);
-        expect(got.stage === (firstDemo.info.analytic ? 'final' : 'first-step'), `${got.name}: carried as '${got.stage}'`);
-        // A first step is marked as such: never passed off as the finished run.
-        expect(firstDemo.info.analytic || (got.caption && !got.caption.includes('⟦')), `${got.name}: a first step carried without its caption`);
-        expect(got.shown === 'shown', `${got.name}: the carried result was not drawn`);
-        expect(got.panels > 0, `${got.name}: the carried result has no panels`);
-        expect(got.same, `${got.name}: the carried result differs from the engine's: ${got.live}`);
+      }
+
+      test(`${where}: checks graded right and wrong with feedback, kept over a reload`, async () => {
+        const demoParams = lessonDemoParams(data);
+        const analytic = new Set(data.demos.filter((d) => d.info.analytic).map((d) => d.name));
+        // A predict check on a training demo waits for that training: in English only.
+        const graded = data.checks.filter((c) => train || c.type !== 'predict' || analytic.has(c.grading.demo));
+        // A verdict shows only once its answer is stored (a reload or a closed tab right after
+        // it keeps the answer): the moment a check's data-verdict is set, its stored record
+        // must already say what the verdict says.
+        await page.evaluate(() => {
+          window.__iclVerdicts = [];
+          new MutationObserver((ms) => {
+            for (const m of ms) {
+              const s = m.target, v = s.dataset.verdict;
+              if (v !== 'correct' && v !== 'wrong') continue;
+              let rec = null;
+              try {
+                const lessons = Object.values(JSON.parse(localStorage.getItem('icl-lab.progress')).checks || {});
+                rec = lessons.map((l) => l[s.dataset.check]).find(Boolean) || null;
+              } catch { rec = null; }
+              window.__iclVerdicts.push({ id: s.dataset.check, verdict: v, stored: rec ? rec.correct : null });
+            }
+          }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-verdict'] });
+        });
+        for (const check of graded) {
+          const { right, wrong } = await answersFor(check, demoParams, lang);
+          if (wrong !== null && wrong !== undefined) {
+            const r = await answer(page, check, wrong);
+            verify(r.verdict === 'wrong', `check ${check.id}: wrong answer ${JSON.stringify(wrong)} graded '${r.verdict}': ${r.text}`);
+            verify(r.text.length > 0, `check ${check.id}: no feedback for a wrong answer`);
+          }
+          const r = await answer(page, check, right);
+          verify(r.verdict === 'correct', `check ${check.id}: right answer ${JSON.stringify(right)} graded '${r.verdict}': ${r.text}`);
+        }
+        const shown = await page.evaluate(() => window.__iclVerdicts);
+        verify(shown.length >= graded.length, `${shown.length} verdicts seen for ${graded.length} checks`);
+        for (const v of shown)
+          verify(v.stored === (v.verdict === 'correct'), `check ${v.id}: '${v.verdict}' was shown while its stored record read ${v.stored}`);
+        if (graded.length) {
+          await page.reload();
+          await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: DEMO_TIMEOUT_MS })
+            .catch(async () => { throw new Error(`not ready ${DEMO_TIMEOUT_MS} ms after a reload: ${await page.evaluate(() => JSON.stringify(document.body.dataset))}`); });
+          for (const check of graded) {
+            const state = await page.locator(`section.check[data-check="${check.id}"]`).getAttribute('data-answered');
+            verify(state === 'correct', `check ${check.id}: after a reload its progress reads '${state}'`);
+          }
+        }
         expectNoErrors(context, 'console');
       });
-    }
 
-    await test(`${where}: checks graded right and wrong with feedback, kept over a reload`, async () => {
-      const demoParams = lessonDemoParams(data);
-      const analytic = new Set(data.demos.filter((d) => d.info.analytic).map((d) => d.name));
-      // A predict check on a training demo waits for that training: in English only.
-      const graded = data.checks.filter((c) => train || c.type !== 'predict' || analytic.has(c.grading.demo));
-      // A verdict shows only once its answer is stored (a reload or a closed tab right after
-      // it keeps the answer): the moment a check's data-verdict is set, its stored record
-      // must already say what the verdict says.
-      await page.evaluate(() => {
-        window.__iclVerdicts = [];
-        new MutationObserver((ms) => {
-          for (const m of ms) {
-            const s = m.target, v = s.dataset.verdict;
-            if (v !== 'correct' && v !== 'wrong') continue;
-            let rec = null;
-            try {
-              const lessons = Object.values(JSON.parse(localStorage.getItem('icl-lab.progress')).checks || {});
-              rec = lessons.map((l) => l[s.dataset.check]).find(Boolean) || null;
-            } catch { rec = null; }
-            window.__iclVerdicts.push({ id: s.dataset.check, verdict: v, stored: rec ? rec.correct : null });
+      test(`${where}: moving a slider changes the drawing`, async () => {
+        for (const d of data.demos) {
+          const slider = page.locator(`section.demo[data-instance="${d.name}"] input[type=range]`);
+          if (await slider.count() === 0) continue;
+          const before = await panelsHtml(page, d.name);
+          const moved = await moveSlider(page, d.name, 0);
+          // A panel that did not change keeps its figure (web/src/demo-block.js), so the HTML
+          // changes only where the numbers do. A run's first slice can draw what the old
+          // setting's did (bayes_posterior's k = 0 for any k_max): then a later one must differ.
+          if (!d.info.analytic && await panelsHtml(page, d.name) === before) {
+            await page.waitForFunction(([n, b]) => {
+              const s = document.querySelector(`section.demo[data-instance="${n}"]`);
+              return s.querySelector('.panels').innerHTML !== b || ['done', 'error', 'stopped'].includes(s.dataset.state);
+            }, [d.name, before], { timeout: TRAINING_TIMEOUT_MS, polling: 50 });
           }
-        }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-verdict'] });
-      });
-      for (const check of graded) {
-        const { right, wrong } = await answersFor(check, demoParams, lang);
-        if (wrong !== null && wrong !== undefined) {
-          const r = await answer(page, check, wrong);
-          expect(r.verdict === 'wrong', `check ${check.id}: wrong answer ${JSON.stringify(wrong)} graded '${r.verdict}': ${r.text}`);
-          expect(r.text.length > 0, `check ${check.id}: no feedback for a wrong answer`);
-        }
-        const r = await answer(page, check, right);
-        expect(r.verdict === 'correct', `check ${check.id}: right answer ${JSON.stringify(right)} graded '${r.verdict}': ${r.text}`);
-      }
-      const shown = await page.evaluate(() => window.__iclVerdicts);
-      expect(shown.length >= graded.length, `${shown.length} verdicts seen for ${graded.length} checks`);
-      for (const v of shown)
-        expect(v.stored === (v.verdict === 'correct'), `check ${v.id}: '${v.verdict}' was shown while its stored record read ${v.stored}`);
-      if (graded.length) {
-        await page.reload();
-        await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: DEMO_TIMEOUT_MS })
-          .catch(async () => { throw new Error(`not ready ${DEMO_TIMEOUT_MS} ms after a reload: ${await page.evaluate(() => JSON.stringify(document.body.dataset))}`); });
-        for (const check of graded) {
-          const state = await page.locator(`section.check[data-check="${check.id}"]`).getAttribute('data-answered');
-          expect(state === 'correct', `check ${check.id}: after a reload its progress reads '${state}'`);
-        }
-      }
-      expectNoErrors(context, 'console');
-    });
-
-    await test(`${where}: moving a slider changes the drawing`, async () => {
-      for (const d of data.demos) {
-        const slider = page.locator(`section.demo[data-instance="${d.name}"] input[type=range]`);
-        if (await slider.count() === 0) continue;
-        const before = await panelsHtml(page, d.name);
-        const moved = await moveSlider(page, d.name, 0);
-        // A panel that did not change keeps its figure (web/src/demo-block.js), so the HTML
-        // changes only where the numbers do. A run's first slice can draw what the old
-        // setting's did (bayes_posterior's k = 0 for any k_max): then a later one must differ.
-        if (!d.info.analytic && await panelsHtml(page, d.name) === before) {
-          await page.waitForFunction(([n, b]) => {
-            const s = document.querySelector(`section.demo[data-instance="${n}"]`);
-            return s.querySelector('.panels').innerHTML !== b || ['done', 'error', 'stopped'].includes(s.dataset.state);
-          }, [d.name, before], { timeout: TRAINING_TIMEOUT_MS, polling: 50 });
-        }
-        const after = await panelsHtml(page, d.name);
-        expect(after !== before, `demo ${d.name}: moving ${moved.name} ${moved.from} -> ${moved.to} left the drawing unchanged`);
-        if (!d.info.analytic) {
+          const after = await panelsHtml(page, d.name);
+          verify(after !== before, `demo ${d.name}: moving ${moved.name} ${moved.from} -> ${moved.to} left the drawing unchanged`);
+          if (!d.info.analytic) {
           // The run button stops a running demo; the demo then says so.
-          const stopped = await page.locator(`section.demo[data-instance="${d.name}"] button.run`).evaluate((b) => {
-            const s = b.closest('section');
-            if (s.dataset.state !== 'running') return true;
-            b.click();
-            return s.dataset.state === 'stopped';
-          });
-          expect(stopped, `demo ${d.name}: the stop button did not stop the run`);
-        }
-        if (d.info.analytic) {
+            const stopped = await page.locator(`section.demo[data-instance="${d.name}"] button.run`).evaluate((b) => {
+              const s = b.closest('section');
+              if (s.dataset.state !== 'running') return true;
+              b.click();
+              return s.dataset.state === 'stopped';
+            });
+            verify(stopped, `demo ${d.name}: the stop button did not stop the run`);
+          }
+          if (d.info.analytic) {
           // A steady-state redraw (the first one also warms up the code paths), one run per
           // move: the slider's 'change' after its 'input' carries the same value.
-          for (let k = 0; k < 3; k++) {
-            const redraw = await moveSlider(page, d.name, 0);
-            expect(redraw.runs === 1, `demo ${d.name}: one slider move asked the engine for ${redraw.runs} runs`);
-            budgets.redrawMs.push(redraw.ms);
+            for (let k = 0; k < 3; k++) {
+              const redraw = await moveSlider(page, d.name, 0);
+              verify(redraw.runs === 1, `demo ${d.name}: one slider move asked the engine for ${redraw.runs} runs`);
+              budgets.redrawMs.push(redraw.ms);
+            }
           }
         }
-      }
-      expectNoErrors(context, 'console');
-    });
+        expectNoErrors(context, 'console');
+      });
 
-    await test(`${where}: a 375 px wide screen does not scroll sideways`, async () => {
-      await page.setViewportSize({ width: 375, height: 740 });
-      await page.waitForTimeout(250);  // demos redraw at the new width
-      const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, body: document.body.scrollWidth }));
-      expect(widths.doc <= 376 && widths.body <= 376, `page is ${widths.doc} px wide at 375 px`);
-      await screenshot(page, `${lang}-${entry.id}-phone`);
-      expectNoErrors(context, 'console');
+      test(`${where}: a 375 px wide screen does not scroll sideways`, async () => {
+        await page.setViewportSize({ width: 375, height: 740 });
+        await page.waitForTimeout(250);  // demos redraw at the new width
+        const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, body: document.body.scrollWidth }));
+        verify(widths.doc <= 376 && widths.body <= 376, `page is ${widths.doc} px wide at 375 px`);
+        await screenshot(page, `${lang}-${entry.id}-phone`);
+        expectNoErrors(context, 'console');
+      });
     });
-    await context.close();
   }
 }
 
-if (process.env.BROWSER_PAGES_ONLY) { finish(); await new Promise(() => {}); }  // finish() exits
-
 // ---- URL parameters, exports, keyboard, stored progress ---------------------------------
 const firstWithDemo = langs.flatMap((lang) => index[lang].map((e) => ({ lang, ...e }))).find((e) => e.demos.length);
-process.on('uncaughtException', (e) => finish(`uncaught: ${e.message}`));
-process.on('unhandledRejection', (e) => finish(`unhandled: ${e && e.message ? e.message : e}`));
-if (firstWithDemo) {
-  const url = `${origin}/${firstWithDemo.lang}/${firstWithDemo.id}.html`;
-  const context = await newContext({ viewport: { width: 1000, height: 900 } });
-  const page = await context.newPage();
-  let data = { demos: [] };
-  await test(`${firstWithDemo.lang}/${firstWithDemo.id} loads for the URL, export and keyboard tests`, async () => {
+if (firstWithDemo) test.describe(() => {
+  test.describe.configure({ mode: 'serial' });  // one page, test after test
+  const file = `${firstWithDemo.lang}/${firstWithDemo.id}.html`;
+  let url, context, page;
+  test.beforeAll(async () => {
+    url = `${origin}/${file}`;
+    context = await newContext({ viewport: { width: 1000, height: 900 } });
+    page = await context.newPage();
+  });
+  test.afterAll(async () => { if (context) await context.close(); });
+  // The lesson's data and the result it carries, as the page reads them (its JSON tags).
+  const data = pageData(file, 'lesson-data');
+  const firstResult = pageData(file, 'first-result', site, { optional: true });
+  test(`${firstWithDemo.lang}/${firstWithDemo.id} loads for the URL, export and keyboard tests`, async () => {
     await page.goto(url);
     await demosSettled(page);
-    data = await lessonData(page);
+    verify(JSON.stringify(await lessonData(page)) === JSON.stringify(data), 'the page reads other lesson data than its file holds');
   });
   const numeric = (d) => d.info.params.some((p) => p.type === 'int' || p.type === 'float');
   const demo = data.demos.find((d) => d.info.analytic && numeric(d)) || data.demos.find(numeric);
@@ -540,47 +504,44 @@ if (firstWithDemo) {
     const spec = demo.info.params.find((p) => p.type === 'int' || p.type === 'float');
     const current = { ...Object.fromEntries(demo.info.params.map((p) => [p.name, p.default])), ...demo.params }[spec.name];
     const value = current === spec.max ? spec.min : spec.max;
-    await test('a URL with parameters reproduces them', async () => {
+    test('a URL with parameters reproduces them', async () => {
       await page.goto(`${url}?${encodeURIComponent(`${demo.name}.${spec.name}`)}=${value}`);
       await demosSettled(page);
       const shown = await page.locator(`#p-${demo.name}-${spec.name}`).inputValue();
-      expect(Number(shown) === value, `slider ${spec.name} shows ${shown}, the URL said ${value}`);
+      verify(Number(shown) === value, `slider ${spec.name} shows ${shown}, the URL said ${value}`);
       // The same link in a new page draws the same thing.
       const first = await panelsHtml(page, demo.name);
       const other = await context.newPage();
       await other.goto(page.url());
       await demosSettled(other);
       const second = await panelsHtml(other, demo.name);
-      expect(first.replace(/(clip|grad)-[a-z0-9]+/g, '') === second.replace(/(clip|grad)-[a-z0-9]+/g, ''), 'the same link drew differently twice');
+      verify(first.replace(/(clip|grad)-[a-z0-9]+/g, '') === second.replace(/(clip|grad)-[a-z0-9]+/g, ''), 'the same link drew differently twice');
       await other.close();
-      expect(await page.locator('.notice').count() === 0, 'a valid link raised a notice');
+      verify(await page.locator('.notice').count() === 0, 'a valid link raised a notice');
       expectNoErrors(context, 'console');
     });
 
     // A link that sets the first demo up never shows the lesson's own result, not even
     // for a moment: the page's carried result is for the lesson's setup only.
-    const carried = await page.evaluate(() => {
-      const tag = document.getElementById('first-result');
-      return tag ? JSON.parse(tag.textContent).name : null;
-    });
+    const carried = firstResult ? firstResult.name : null;
     const carriedDemo = data.demos.find((d) => d.name === carried);
     const carriedSpec = carriedDemo && carriedDemo.info.params.find((p) => p.type === 'int' || p.type === 'float');
     if (carriedSpec) {
-      await test('a URL that sets up the first demo is not shown the result the page carries', async () => {
+      test('a URL that sets up the first demo is not shown the result the page carries', async () => {
         const now = { ...Object.fromEntries(carriedDemo.info.params.map((p) => [p.name, p.default])), ...carriedDemo.params }[carriedSpec.name];
         const other = now === carriedSpec.max ? carriedSpec.min : carriedSpec.max;
         await page.goto(`${url}?${encodeURIComponent(`${carried}.${carriedSpec.name}`)}=${other}`);
         await demosSettled(page);
         const s = page.locator(`section.demo[data-instance="${carried}"]`);
-        expect(await s.getAttribute('data-precomputed') === null, `${carried}: the lesson's result was drawn for a link that sets ${carriedSpec.name}=${other}`);
+        verify(await s.getAttribute('data-precomputed') === null, `${carried}: the lesson's result was drawn for a link that sets ${carriedSpec.name}=${other}`);
         // an analytic demo draws the link's setup; one that waits for Run draws nothing before Run
-        if (carriedDemo.info.analytic) expect(Number(await s.getAttribute('data-draws')) >= 1, `${carried}: nothing drawn for the link`);
-        else expect(await s.locator('.panels').evaluate((e) => e.childElementCount) === 0, `${carried}: drew before Run`);
+        if (carriedDemo.info.analytic) verify(Number(await s.getAttribute('data-draws')) >= 1, `${carried}: nothing drawn for the link`);
+        else verify(await s.locator('.panels').evaluate((e) => e.childElementCount) === 0, `${carried}: drew before Run`);
         expectNoErrors(context, 'console');
       });
     }
 
-    await test('changing a parameter writes it into the URL; reset clears it', async () => {
+    test('changing a parameter writes it into the URL; reset clears it', async () => {
       await page.goto(url);
       await demosSettled(page);
       const moved = await moveSlider(page, demo.name, 0);
@@ -588,34 +549,34 @@ if (firstWithDemo) {
       await page.waitForFunction((key) => new URL(window.location.href).searchParams.get(key) !== null, `${demo.name}.${moved.name}`)
         .catch(() => {});
       const query = new URL(page.url()).searchParams;
-      expect(query.get(`${demo.name}.${moved.name}`) !== null, `URL ${page.url()} lacks ${demo.name}.${moved.name}`);
+      verify(query.get(`${demo.name}.${moved.name}`) !== null, `URL ${page.url()} lacks ${demo.name}.${moved.name}`);
       await page.locator(`section.demo[data-instance="${demo.name}"] button.reset`).click();
       await page.waitForFunction(() => !window.location.search);
       expectNoErrors(context, 'console');
     });
 
-    await test('garbage URL parameters give a readable notice, and the page still works', async () => {
+    test('garbage URL parameters give a readable notice, and the page still works', async () => {
       await page.goto(`${url}?${encodeURIComponent(`${demo.name}.${spec.name}`)}=banana&no_such_demo.x=1&%3Cscript%3E=%3Cb%3E`);
       await demosSettled(page);
       const notices = await page.locator('.notice').allInnerTexts();
-      expect(notices.some((n) => n.includes(spec.name) && /number|숫자/.test(n)), `no notice names '${spec.name}': ${JSON.stringify(notices)}`);
-      expect(notices.some((n) => n.includes('no_such_demo')), `no notice names the unknown demo: ${JSON.stringify(notices)}`);
-      expect(await page.locator('.notice b').count() === 0, 'URL text was inserted as HTML');
-      expect(await page.locator(`section.demo[data-instance="${demo.name}"]`).getAttribute('data-state') === 'done', 'the demo did not run with the lesson setup');
+      verify(notices.some((n) => n.includes(spec.name) && /number|숫자/.test(n)), `no notice names '${spec.name}': ${JSON.stringify(notices)}`);
+      verify(notices.some((n) => n.includes('no_such_demo')), `no notice names the unknown demo: ${JSON.stringify(notices)}`);
+      verify(await page.locator('.notice b').count() === 0, 'URL text was inserted as HTML');
+      verify(await page.locator(`section.demo[data-instance="${demo.name}"]`).getAttribute('data-state') === 'done', 'the demo did not run with the lesson setup');
       expectNoErrors(context, 'console');
     });
 
-    await test('URL parameters named constructor, __proto__ or toString give a notice, not a TypeError', async () => {
+    test('URL parameters named constructor, __proto__ or toString give a notice, not a TypeError', async () => {
       await page.goto(`${url}?constructor.x=1&__proto__.y=2&toString.z=3&hasOwnProperty.w=4`);
       await demosSettled(page);
       const notices = await page.locator('.notice').allInnerTexts();
-      expect(notices.some((n) => n.includes('constructor.x') && n.includes('__proto__.y') && n.includes('toString.z')),
+      verify(notices.some((n) => n.includes('constructor.x') && n.includes('__proto__.y') && n.includes('toString.z')),
         `no notice names the unknown parameters: ${JSON.stringify(notices)}`);
-      expect(await page.locator(`section.demo[data-instance="${demo.name}"]`).getAttribute('data-state') === 'done', 'the demo did not run');
+      verify(await page.locator(`section.demo[data-instance="${demo.name}"]`).getAttribute('data-state') === 'done', 'the demo did not run');
       expectNoErrors(context, 'console');
     });
 
-    await test('exports: CSV, JSON and PNG of a demo', async () => {
+    test('exports: CSV, JSON and PNG of a demo', async () => {
       await page.goto(url);
       await demosSettled(page);
       await showHeld(page);
@@ -625,23 +586,23 @@ if (firstWithDemo) {
         return fs.readFileSync(await download.path());
       };
       const csv = (await grab(section.locator('.demo-export button', { hasText: 'CSV' }))).toString();
-      expect(csv.startsWith('# ') && csv.split('\n').length > 3, `CSV looks empty: ${csv.slice(0, 80)}`);
+      verify(csv.startsWith('# ') && csv.split('\n').length > 3, `CSV looks empty: ${csv.slice(0, 80)}`);
       const json = JSON.parse((await grab(section.locator('.demo-export button', { hasText: 'JSON' }))).toString());
-      expect(json.result && json.result.done && json.params, 'JSON export lacks result or params');
+      verify(json.result && json.result.done && json.params, 'JSON export lacks result or params');
       const png = section.locator('button.png').first();
       if (await png.count()) {
         const bytes = await grab(png);
-        expect(bytes.subarray(1, 4).toString() === 'PNG' && bytes.length > 2000, `PNG export is ${bytes.length} bytes`);
+        verify(bytes.subarray(1, 4).toString() === 'PNG' && bytes.length > 2000, `PNG export is ${bytes.length} bytes`);
       }
       expectNoErrors(context, 'console');
     });
 
-    await test('keyboard: a labelled slider moved with the arrow keys reruns the demo', async () => {
+    test('keyboard: a labelled slider moved with the arrow keys reruns the demo', async () => {
       await page.goto(url);
       await demosSettled(page);
       const unlabelled = await page.evaluate(() => [...document.querySelectorAll('section.demo input, section.demo select, section.check input')]
         .filter((i) => !(i.labels && i.labels.length) && !i.getAttribute('aria-label')).map((i) => i.id || i.name));
-      expect(unlabelled.length === 0, `controls without a label: ${unlabelled.join(', ')}`);
+      verify(unlabelled.length === 0, `controls without a label: ${unlabelled.join(', ')}`);
       const section = page.locator(`section.demo[data-instance="${demo.name}"]`);
       const draws = Number(await section.getAttribute('data-draws'));
       const slider = page.locator(`#p-${demo.name}-${spec.name}`);
@@ -653,7 +614,7 @@ if (firstWithDemo) {
     });
   }
 
-  await test('hover shows values on plots', async () => {
+  test('hover shows values on plots', async () => {
     await page.goto(url);
     await demosSettled(page);
     await showHeld(page);
@@ -669,29 +630,28 @@ if (firstWithDemo) {
       const readout = svg.locator('xpath=..').locator('.readout');
       await readout.waitFor({ state: 'visible', timeout: 2000 });
       const text = await readout.innerText();
-      expect(/\d/.test(text), `plot ${k}: hover read-out has no number: ${text}`);
+      verify(/\d/.test(text), `plot ${k}: hover read-out has no number: ${text}`);
     }
     expectNoErrors(context, 'console');
   });
 
-  await test('corrupt stored progress is reset with a notice, never a broken page', async () => {
+  test('corrupt stored progress is reset with a notice, never a broken page', async () => {
     for (const bad of ['{not json', '{"version":1,"checks":{"a/b":{"correct":"yes"}}}', '[]', 'null']) {
       await page.evaluate((v) => localStorage.setItem('icl-lab.progress', v), bad);
       await page.goto(`${origin}/index.html`);
       await page.waitForFunction(() => document.body.dataset.ready === 'true');
       const notices = await page.locator('.notice').allInnerTexts();
-      expect(notices.some((t) => /reset/.test(t)), `stored ${bad}: no notice (${JSON.stringify(notices)})`);
-      expect(await page.locator('.lesson-card').count() === index.en.length + index.ko.filter((l) => !index.en.some((e) => e.id === l.id)).length, 'index lists the wrong number of lessons');
-      expect(await page.evaluate(() => localStorage.getItem('icl-lab.progress')) === null, `stored ${bad} was not cleared`);
+      verify(notices.some((t) => /reset/.test(t)), `stored ${bad}: no notice (${JSON.stringify(notices)})`);
+      verify(await page.locator('.lesson-card').count() === index.en.length + index.ko.filter((l) => !index.en.some((e) => e.id === l.id)).length, 'index lists the wrong number of lessons');
+      verify(await page.evaluate(() => localStorage.getItem('icl-lab.progress')) === null, `stored ${bad} was not cleared`);
     }
     await page.goto(url);
     await demosSettled(page);
     expectNoErrors(context, 'console');
   });
-  await context.close();
-}
+});
 
-await test('the index shows every lesson in both languages with the progress made above', async () => {
+test('the index shows every lesson in both languages with the progress made above', async () => {
   const context = await newContext({ viewport: { width: 1000, height: 900 } });
   const page = await context.newPage();
   // Progress from answering: answer the first check of the first lesson that has one.
@@ -707,24 +667,24 @@ await test('the index shows every lesson in both languages with the progress mad
   await page.waitForFunction(() => document.body.dataset.ready === 'true');
   for (const lang of langs) {
     for (const l of index[lang]) {
-      expect(await page.locator(`.lesson-card a[href="${lang}/${l.id}.html"]`).count() === 1, `index has no link to ${lang}/${l.id}`);
+      verify(await page.locator(`.lesson-card a[href="${lang}/${l.id}.html"]`).count() === 1, `index has no link to ${lang}/${l.id}`);
       // the course map lists it too, with its minutes of reading (the core's count)
-      expect(await page.locator(`.course-map a[href="${lang}/${l.id}.html"]`).count() === 1, `the course map has no link to ${lang}/${l.id}`);
+      verify(await page.locator(`.course-map a[href="${lang}/${l.id}.html"]`).count() === 1, `the course map has no link to ${lang}/${l.id}`);
     }
   }
   if (withCheck) {
     const correct = await page.locator(`.lesson-card[data-lesson="${withCheck.id}"]`).getAttribute('data-correct');
-    expect(correct === '1', `index shows ${correct} correct for ${withCheck.id}, expected 1`);
+    verify(correct === '1', `index shows ${correct} correct for ${withCheck.id}, expected 1`);
   }
   await page.setViewportSize({ width: 375, height: 740 });
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  expect(width <= 376, `index is ${width} px wide at 375 px`);
+  verify(width <= 376, `index is ${width} px wide at 375 px`);
   await screenshot(page, 'index-phone');
   expectNoErrors(context, 'console');
   await context.close();
 });
 
-await test('the language switch keeps the place and the parameters', async () => {
+test('the language switch keeps the place and the parameters', async () => {
   const both = index.en.find((l) => index.ko.some((k) => k.id === l.id) && l.demos.length);
   if (!both) return;
   const context = await newContext({ viewport: { width: 1000, height: 700 } });
@@ -739,14 +699,14 @@ await test('the language switch keeps the place and the parameters', async () =>
   await page.locator('a.lang-switch[hreflang="ko"]').click();
   await page.waitForURL(/\/ko\//);
   const target = new URL(page.url());
-  expect(target.search === search, `the switch dropped the parameters: ${target.search} vs ${search}`);
-  expect(target.hash === `#demo-${data.demos[0].name}`, `the switch went to '${target.hash}', not the demo in view`);
+  verify(target.search === search, `the switch dropped the parameters: ${target.search} vs ${search}`);
+  verify(target.hash === `#demo-${data.demos[0].name}`, `the switch went to '${target.hash}', not the demo in view`);
   await demosSettled(page);
   expectNoErrors(context, 'console');
   await context.close();
 });
 
-await test('every panel kind draws from a fixture Result: axes, legend, log ticks, colour scales, error bars, text as text', async () => {
+test('every panel kind draws from a fixture Result: axes, legend, log ticks, colour scales, error bars, text as text', async () => {
   const context = await newContext({ viewport: { width: 900, height: 900 } });
   const page = await context.newPage();
   const fixture = JSON.parse(fs.readFileSync(path.join(root, 'tests', 'browser', 'fixtures', 'all-panels.json'), 'utf8'));
@@ -795,21 +755,21 @@ await test('every panel kind draws from a fixture Result: axes, legend, log tick
         series: [{ name: 'a', x: [0, 1, 2, 3], y: [0, 1, 3, 2] }] }, host, 700)).filter((t) => /^-?[\d.]+$/.test(t)),
     };
   }, fixture);
-  expect(report.cutLabels.length === 0, `bar labels cut off at the figure's edge: ${report.cutLabels.join('; ')}`);
-  expect(report.countTicks.length >= 4 && report.countTicks.every((t) => Number.isInteger(Number(t))), `ticks of a count axis: ${report.countTicks}`);
-  expect(report.kinds.join(',') === 'scalars,lines,lines,heatmap,heatmap,bars,table,note,sparkles', `kinds ${report.kinds}`);
-  expect(report.scalars[0] === '1.50e-7' && report.scalars[1] === '—', `scalars shown as ${report.scalars}`);
-  expect(report.logLegend.length === 2, `legend entries: ${report.logLegend}`);
-  expect(['1e-3', '0.01', '0.1', '1'].every((t) => report.logTicks.includes(t)) && ['10', '100'].every((t) => report.logTicks.includes(t)),
+  verify(report.cutLabels.length === 0, `bar labels cut off at the figure's edge: ${report.cutLabels.join('; ')}`);
+  verify(report.countTicks.length >= 4 && report.countTicks.every((t) => Number.isInteger(Number(t))), `ticks of a count axis: ${report.countTicks}`);
+  verify(report.kinds.join(',') === 'scalars,lines,lines,heatmap,heatmap,bars,table,note,sparkles', `kinds ${report.kinds}`);
+  verify(report.scalars[0] === '1.50e-7' && report.scalars[1] === '—', `scalars shown as ${report.scalars}`);
+  verify(report.logLegend.length === 2, `legend entries: ${report.logLegend}`);
+  verify(['1e-3', '0.01', '0.1', '1'].every((t) => report.logTicks.includes(t)) && ['10', '100'].every((t) => report.logTicks.includes(t)),
     `log ticks: ${report.logTicks}`);
-  expect(report.dashed >= 1 && report.bands === 1, `dashed ${report.dashed}, error bands ${report.bands}`);
-  for (const t of ['0.25', '0.50', '0.75']) expect(report.linearTicks.includes(t), `linear ticks lack ${t}: ${report.linearTicks}`);
-  expect(report.seqCells === 5 && report.missingCells === 1, `sequential heatmap: ${report.seqCells} coloured cells, ${report.missingCells} missing (want 5 and 1)`);
-  expect(report.bigImage === 1 && report.gradientStops === 9, `large heatmap: ${report.bigImage} image(s), ${report.gradientStops} scale stops`);
-  expect(report.bars === 3 && report.errorLines === 9, `bars ${report.bars}, error-bar lines ${report.errorLines}`);
-  expect(report.tableHeader === '&lt;i&gt;params&lt;/i&gt;' && report.noteHtml.includes('&lt;script&gt;'), 'core text was inserted as HTML');
-  expect(report.unknown.includes('sparkles'), 'an unknown panel kind is not named');
-  expect(report.injected === 0, 'markup from a Result reached the DOM');
+  verify(report.dashed >= 1 && report.bands === 1, `dashed ${report.dashed}, error bands ${report.bands}`);
+  for (const t of ['0.25', '0.50', '0.75']) verify(report.linearTicks.includes(t), `linear ticks lack ${t}: ${report.linearTicks}`);
+  verify(report.seqCells === 5 && report.missingCells === 1, `sequential heatmap: ${report.seqCells} coloured cells, ${report.missingCells} missing (want 5 and 1)`);
+  verify(report.bigImage === 1 && report.gradientStops === 9, `large heatmap: ${report.bigImage} image(s), ${report.gradientStops} scale stops`);
+  verify(report.bars === 3 && report.errorLines === 9, `bars ${report.bars}, error-bar lines ${report.errorLines}`);
+  verify(report.tableHeader === '&lt;i&gt;params&lt;/i&gt;' && report.noteHtml.includes('&lt;script&gt;'), 'core text was inserted as HTML');
+  verify(report.unknown.includes('sparkles'), 'an unknown panel kind is not named');
+  verify(report.injected === 0, 'markup from a Result reached the DOM');
   expectNoErrors(context, 'console');
   await context.close();
 });
@@ -819,9 +779,13 @@ await test('every panel kind draws from a fixture Result: axes, legend, log tick
 // word is named inline; markup typed in stays text; the shared URL draws the same.
 const withPromptLab = langs.flatMap((lang) => index[lang].map((e) => ({ lang, ...e })))
   .find((e) => e.lang === 'en' && e.demos.some((d) => (d.demo || d) === 'prompt_lab'));
-if (withPromptLab) {
-  const context = await newContext({ viewport: { width: 1000, height: 900 } });
-  const page = await context.newPage();
+if (withPromptLab) test.describe(() => {
+  let context, page;
+  test.beforeAll(async () => {
+    context = await newContext({ viewport: { width: 1000, height: 900 } });
+    page = await context.newPage();
+  });
+  test.afterAll(async () => { if (context) await context.close(); });
   const typeInto = async (input, text) => {
     const section = input.locator('xpath=ancestor::section[contains(@class, "demo")]');
     const draws = Number(await section.getAttribute('data-draws') || 0);
@@ -829,7 +793,7 @@ if (withPromptLab) {
     await input.press('Enter');
     return { section, draws };
   };
-  await test('prompt_lab: a typed prompt redraws the distribution; an unknown word is named inline; the link reproduces it', async () => {
+  test('prompt_lab: a typed prompt redraws the distribution; an unknown word is named inline; the link reproduces it', async () => {
     await page.goto(`${origin}/en/${withPromptLab.id}.html`);
     await demosSettled(page);
     const section = page.locator('section.demo[data-instance="prompt_lab"]');
@@ -842,32 +806,32 @@ if (withPromptLab) {
     }, [draws], { timeout: DEMO_TIMEOUT_MS });
     const redrawMs = Date.now() - t0;
     const bars = await section.locator('figure[data-kind=bars]').first().innerText();
-    expect(/Paris/.test(bars), `the distribution after typing does not show Paris: ${bars.slice(0, 200)}`);
+    verify(/Paris/.test(bars), `the distribution after typing does not show Paris: ${bars.slice(0, 200)}`);
     const link = page.url();
-    expect(new URL(link).searchParams.get('prompt_lab.prompt') === 'dog -> Paris ; cat -> Tokyo ; dog ->', `the URL lacks the prompt: ${link}`);
+    verify(new URL(link).searchParams.get('prompt_lab.prompt') === 'dog -> Paris ; cat -> Tokyo ; dog ->', `the URL lacks the prompt: ${link}`);
     // an unknown word: the core's message under the field, the old drawing kept
     await typeInto(input, 'hot -> frigid ; fast ->');
     const error = section.locator('#p-prompt_lab-prompt-error');
     await error.waitFor({ state: 'visible', timeout: DEMO_TIMEOUT_MS });
     const message = await error.innerText();
-    expect(/'frigid' \(word 3\) is not in the vocabulary; nearest: /.test(message), `inline error: ${message}`);
+    verify(/'frigid' \(word 3\) is not in the vocabulary; nearest: /.test(message), `inline error: ${message}`);
     // markup stays text
     await typeInto(input, '<img src=x onerror="window.pwned=1"> ->');
     await page.waitForFunction(() => /not in the vocabulary/.test(document.getElementById('p-prompt_lab-prompt-error').textContent));
-    expect(await error.locator('img').count() === 0 && !(await page.evaluate(() => window.pwned)), 'typed markup was rendered');
+    verify(await error.locator('img').count() === 0 && !(await page.evaluate(() => window.pwned)), 'typed markup was rendered');
     // a refused value never reaches the address (a reload would then be refused too): the
     // URL keeps the last prompt the core took, through a 19,500-character one as well
     await typeInto(input, 'hot '.repeat(4875));
     await page.waitForFunction(() => /characters long/.test(document.getElementById('p-prompt_lab-prompt-error').textContent));
     await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
     const kept = page.url();
-    expect(kept.length <= 8192 && new URL(kept).searchParams.get('prompt_lab.prompt') === 'dog -> Paris ; cat -> Tokyo ; dog ->',
+    verify(kept.length <= 8192 && new URL(kept).searchParams.get('prompt_lab.prompt') === 'dog -> Paris ; cat -> Tokyo ; dog ->',
       `the URL took a refused prompt (${kept.length} characters): ${kept.slice(0, 200)}`);
     // completion: a chip for the word being typed replaces it
     await input.fill('big -> small ; ho');
     await input.dispatchEvent('input');
     await section.locator('.control-suggest .chip', { hasText: /^hot$/ }).click();
-    expect((await input.inputValue()).trim() === 'big -> small ; hot', `completion gave '${await input.inputValue()}'`);
+    verify((await input.inputValue()).trim() === 'big -> small ; hot', `completion gave '${await input.inputValue()}'`);
     // the shared link: a new page draws the same result
     await typeInto(input, 'dog -> Paris ; cat -> Tokyo ; dog ->');
     await page.waitForFunction(() => document.querySelector('section.demo[data-instance="prompt_lab"]').dataset.state === 'done'
@@ -879,21 +843,20 @@ if (withPromptLab) {
     await demosSettled(other);
     const theirs = await other.locator('section.demo[data-instance="prompt_lab"] .panels').evaluate((e) => e.innerHTML);
     const strip = (h) => h.replace(/(clip|grad)-[a-z0-9]+/g, '');
-    expect(strip(mine) === strip(theirs), 'the shared link drew a different result');
-    expect(await other.locator('section.demo[data-instance="prompt_lab"] input.control-text[name=prompt]').inputValue() === 'dog -> Paris ; cat -> Tokyo ; dog ->', 'the shared link did not fill the prompt');
+    verify(strip(mine) === strip(theirs), 'the shared link drew a different result');
+    verify(await other.locator('section.demo[data-instance="prompt_lab"] input.control-text[name=prompt]').inputValue() === 'dog -> Paris ; cat -> Tokyo ; dog ->', 'the shared link did not fill the prompt');
     await other.close();
     console.log(`     prompt_lab redraw after typing: ${redrawMs} ms (debounce and Enter included)`);
     expectNoErrors(context, 'console');
   });
-  await context.close();
-}
+});
 
-await test('the wasm API answers bad input with readable errors, never a crash', async () => {
+test('the wasm API answers bad input with readable errors, never a crash', async () => {
   const core = await require(path.join(site, 'assets', 'icl_core.js'))({ wasmBinary: fs.readFileSync(path.join(site, 'assets', 'icl_core.wasm')) });
   const call = (fn, ...a) => JSON.parse(core[fn](...a));
   // Without its English catalogue a demo does not start, and says which file it lacks;
   // with it (the worker fetches and puts it first), a language without a folder is named.
-  expect(/cannot read lessons\/en\/catalogue\/common\.json/.test(call('start', 'dual_form', '{}', 'en', 1).error), 'no catalogue: not named');
+  verify(/cannot read lessons\/en\/catalogue\/common\.json/.test(call('start', 'dual_form', '{}', 'en', 1).error), 'no catalogue: not named');
   for (const name of ['en/catalogue/common.json', 'en/catalogue/dual_form.json', 'ko/catalogue/common.json'])
     call('put_asset', name, new Uint8Array(fs.readFileSync(path.join(site, 'lessons', name))));
   const cases = [
@@ -911,11 +874,11 @@ await test('the wasm API answers bad input with readable errors, never a crash',
     [call('grade', '{"type": "choice", "grading": {"answer": "a"}, "options": [{"key": "a"}]}', '7', 'null', 'en').error, /./],
     [call('put_asset', 'x', 'not bytes').error, /Uint8Array/],
   ];
-  cases.forEach(([message, pattern], k) => expect(typeof message === 'string' && pattern.test(message), `case ${k}: ${message}`));
+  cases.forEach(([message, pattern], k) => verify(typeof message === 'string' && pattern.test(message), `case ${k}: ${message}`));
   // And a good run still works after all that.
   const { handle } = call('start', 'dual_form', '{}', 'en', 1);
   const result = call('step', handle, 1, false);  // done in one slice: the Result, snapshot or not
-  expect(result.done && result.panels.length > 0, 'dual_form did not run after the bad calls');
+  verify(result.done && result.panels.length > 0, 'dual_form did not run after the bad calls');
   call('drop', handle);
 });
 
@@ -940,7 +903,8 @@ const storedProgress = (page) => page.evaluate(() => JSON.parse(localStorage.get
 const answerRecords = (doc) => Object.entries(doc.checks).flatMap(([l, cs]) => Object.entries(cs).map(([c, r]) =>
   JSON.stringify([l, c, r.answer, r.correct, r.at]))).sort();
 const reviewLesson = index.en.find((l) => l.checks.length >= 2);
-const exported = path.join(fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR || '/tmp'), 'icl-progress-')), 'web.json');
+// (one folder per worker process: the review test writes the export, the next one reads it)
+const exported = path.join(fs.realpathSync(process.env.TMPDIR || '/tmp'), `icl-progress-${process.pid}`, 'web.json');
 
 // A demo block's last Result as the page exports it (its JSON button), and the same demo
 // with the same parameters and seed 1 trained by the site's wasm core alone, under node.
@@ -960,7 +924,7 @@ async function shownAndAlone(page, sel, demo) {
 // POST_MS) and always for the last: one per 25 ms slice cost the page a quarter of its time.
 // induction_heads' 1-layer control trains in a second worker (the core's lanes), and the
 // page's last Result is the one the same wasm core gives trained in one, here under node.
-await test('a training demo streams a Result at most every 250 ms and its last one; its control trains in a second worker to the same Result', async () => {
+test('a training demo streams a Result at most every 250 ms and its last one; its control trains in a second worker to the same Result', async () => {
   const context = await newContext({ viewport: { width: 1100, height: 900 } });
   const page = await context.newPage();
   const workers = [];
@@ -977,20 +941,20 @@ await test('a training demo streams a Result at most every 250 ms and its last o
     steps: document.querySelector(`${s} .scalar-number`).title }), sel);
   const draws = after.draws - before.draws, ms = after.t - before.t;
   console.log(`     induction_heads, 300 steps: ${draws} drawings in ${Math.round(ms)} ms`);
-  expect(after.steps === '300', `the last drawing shows step ${after.steps}, not the run's last (300)`);
-  expect(draws <= ms / 250 + 2, `${draws} drawings in ${Math.round(ms)} ms: more than one a 250 ms`);
-  expect(ms < 1000 || draws >= 2, `${draws} drawing in ${Math.round(ms)} ms: the run did not stream`);
-  expect(workers.length === 2 && workers.every((u) => u.endsWith('/assets/worker.js')), `workers: ${workers.join(', ')}`);
+  verify(after.steps === '300', `the last drawing shows step ${after.steps}, not the run's last (300)`);
+  verify(draws <= ms / 250 + 2, `${draws} drawings in ${Math.round(ms)} ms: more than one a 250 ms`);
+  verify(ms < 1000 || draws >= 2, `${draws} drawing in ${Math.round(ms)} ms: the run did not stream`);
+  verify(workers.length === 2 && workers.every((u) => u.endsWith('/assets/worker.js')), `workers: ${workers.join(', ')}`);
   const { shown, alone } = await shownAndAlone(page, sel, 'induction_heads');
-  expect(shown.params.steps === 300 && shown.result.done && alone.error === '', `params ${JSON.stringify(shown.params)}, error ${alone.error}`);
-  expect(JSON.stringify(shown.result.panels) === JSON.stringify(alone.panels), 'the page\'s last Result differs from the one-worker run\'s');
+  verify(shown.params.steps === 300 && shown.result.done && alone.error === '', `params ${JSON.stringify(shown.params)}, error ${alone.error}`);
+  verify(JSON.stringify(shown.result.panels) === JSON.stringify(alone.panels), 'the page\'s last Result differs from the one-worker run\'s');
   expectNoErrors(context, 'induction_heads run');
   await context.close();
 });
 
 // fast_weights trains each of its three models in a worker of its own (lanes 1 and 2 in two
 // helpers); the page's last Result is the one the same wasm core gives trained in one.
-await test('fast_weights trains its three models in three workers to the one-worker Result', async () => {
+test('fast_weights trains its three models in three workers to the one-worker Result', async () => {
   const context = await newContext({ viewport: { width: 1100, height: 900 } });
   const page = await context.newPage();
   const workers = [];
@@ -1002,18 +966,18 @@ await test('fast_weights trains its three models in three workers to the one-wor
     sel, { timeout: DEMO_TIMEOUT_MS, polling: 50 });
   await page.locator(`${sel} button.run`).click();
   await page.waitForFunction((s) => document.querySelector(s).dataset.state === 'done', sel, { timeout: TRAINING_TIMEOUT_MS, polling: 50 });
-  expect(workers.length === 3 && workers.every((u) => u.endsWith('/assets/worker.js')), `workers: ${workers.join(', ')}`);
+  verify(workers.length === 3 && workers.every((u) => u.endsWith('/assets/worker.js')), `workers: ${workers.join(', ')}`);
   const { shown, alone } = await shownAndAlone(page, sel, 'fast_weights');
-  expect(shown.params.steps === 40 && shown.params.seeds === 2 && shown.result.done && alone.error === '',
+  verify(shown.params.steps === 40 && shown.params.seeds === 2 && shown.result.done && alone.error === '',
     `params ${JSON.stringify(shown.params)}, error ${alone.error}`);
   const seeds = shown.result.panels.find((p) => p.kind === 'table').rows;
-  expect(seeds.length === 2 && seeds.every((row) => !row.includes('…')), `the per-seed table: ${JSON.stringify(seeds)}`);
-  expect(JSON.stringify(shown.result.panels) === JSON.stringify(alone.panels), 'the page\'s last Result differs from the one-worker run\'s');
+  verify(seeds.length === 2 && seeds.every((row) => !row.includes('…')), `the per-seed table: ${JSON.stringify(seeds)}`);
+  verify(JSON.stringify(shown.result.panels) === JSON.stringify(alone.panels), 'the page\'s last Result differs from the one-worker run\'s');
   expectNoErrors(context, 'fast_weights run');
   await context.close();
 });
 
-await test('review: a check answered wrongly comes back as due on the index and the review page (fixed clock)', async () => {
+test('review: a check answered wrongly comes back as due on the index and the review page (fixed clock)', async () => {
   const context = await clockedContext();
   const page = await context.newPage();
   await page.goto(`${origin}/index.html`);
@@ -1024,44 +988,45 @@ await test('review: a check answered wrongly comes back as due on the index and 
   const [check, other] = data.checks.filter((c) => c.type !== 'predict');
   const demoParams = {};
   let r = await answer(page, check, (await answersFor(check, demoParams, 'en')).wrong);
-  expect(r.verdict === 'wrong', `the wrong answer was graded ${r.verdict}`);
+  verify(r.verdict === 'wrong', `the wrong answer was graded ${r.verdict}`);
   r = await answer(page, other, (await answersFor(other, demoParams, 'en')).right);
-  expect(r.verdict === 'correct', `the right answer was graded ${r.verdict}`);
+  verify(r.verdict === 'correct', `the right answer was graded ${r.verdict}`);
   const dueOnIndex = async () => {
     await page.goto(`${origin}/index.html`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true');
     return page.locator('#review-box').getAttribute('data-due');
   };
-  expect(await dueOnIndex() === '0', 'a check is due at once; a miss should come back after 10 minutes');
+  verify(await dueOnIndex() === '0', 'a check is due at once; a miss should come back after 10 minutes');
   await setNow(page, T0 + 11 * 60000);
-  expect(await dueOnIndex() === '1', `11 minutes later the index shows ${await page.locator('#review-box').getAttribute('data-due')} due, not 1`);
+  verify(await dueOnIndex() === '1', `11 minutes later the index shows ${await page.locator('#review-box').getAttribute('data-due')} due, not 1`);
   await page.goto(`${origin}/en/review.html`);
   await page.waitForFunction(() => document.body.dataset.ready === 'true');
-  expect(await page.locator('#review-check').getAttribute('data-check') === check.id, 'the review page does not ask the missed check');
+  verify(await page.locator('#review-check').getAttribute('data-check') === check.id, 'the review page does not ask the missed check');
   r = await answer(page, check, (await answersFor(check, demoParams, 'en')).right);
-  expect(r.verdict === 'correct' && r.text.length > 0, `review: the right answer graded ${r.verdict}, feedback '${r.text}'`);
+  verify(r.verdict === 'correct' && r.text.length > 0, `review: the right answer graded ${r.verdict}, feedback '${r.text}'`);
   await page.locator('#review-next').click();
-  expect(await page.evaluate(() => document.body.dataset.reviewDone) === 'true', 'the review did not end after its one due check');
+  verify(await page.evaluate(() => document.body.dataset.reviewDone) === 'true', 'the review did not end after its one due check');
   // The right answer in box 1 comes back after a day, not before.
   await setNow(page, T0 + 12 * 3600000);
-  expect(await dueOnIndex() === '0', 'a right answer was due again before a day had passed');
+  verify(await dueOnIndex() === '0', 'a right answer was due again before a day had passed');
   await setNow(page, T0 + 2 * 86400000);
-  expect(await dueOnIndex() === '2', 'both checks should be due two days later');
+  verify(await dueOnIndex() === '2', 'both checks should be due two days later');
   // The learner's export, for the next test.
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#export-progress').click()]);
+  fs.mkdirSync(path.dirname(exported), { recursive: true });
   await download.saveAs(exported);
   const csv = await Promise.all([page.waitForEvent('download'), page.locator('#summary-csv').click()]);
   const csvText = fs.readFileSync(await csv[0].path(), 'utf8');
-  expect(csvText.startsWith('lesson,check,correct,attempts,last_answered\r\n') &&
+  verify(csvText.startsWith('lesson,check,correct,attempts,last_answered\r\n') &&
     new RegExp(`\\n${reviewLesson.id},${check.id},true,2,2025-12-01T12:1[1-4]:\\d\\dZ\\r\\n`).test(csvText), `summary CSV: ${csvText}`);
   expectNoErrors(context, 'console');
   await context.close();
 });
 
-await test('progress exported from the page, imported into the desktop app and back keeps every answer; a damaged upload is refused', async () => {
-  const app = process.env.ICL_LAB_BIN || path.join(root, 'build', 'bin', 'icl-lab');
-  expect(fs.existsSync(exported), 'no export from the previous test');
-  expect(fs.existsSync(app), `no desktop app at ${app} (scripts/build native)`);
+test('progress exported from the page, imported into the desktop app and back keeps every answer; a damaged upload is refused', async () => {
+  const app = process.env.ICL_LAB_BIN || path.join(binDir, 'icl-lab');
+  verify(fs.existsSync(exported), 'no export from the previous test');
+  verify(fs.existsSync(app), `no desktop app at ${app} (scripts/build native)`);
   const state = path.join(path.dirname(exported), 'state');
   const env = { ...process.env, XDG_STATE_HOME: state };
   execFileSync(app, ['--import', exported], { env });
@@ -1069,8 +1034,8 @@ await test('progress exported from the page, imported into the desktop app and b
   execFileSync(app, ['--export', back], { env });
   const web = JSON.parse(fs.readFileSync(exported, 'utf8'));
   const desktop = JSON.parse(fs.readFileSync(back, 'utf8'));
-  expect(answerRecords(web).length >= 2, `the export holds ${answerRecords(web).length} answers`);
-  expect(JSON.stringify(answerRecords(desktop)) === JSON.stringify(answerRecords(web)), `the desktop app's export differs: ${JSON.stringify(answerRecords(desktop))}`);
+  verify(answerRecords(web).length >= 2, `the export holds ${answerRecords(web).length} answers`);
+  verify(JSON.stringify(answerRecords(desktop)) === JSON.stringify(answerRecords(web)), `the desktop app's export differs: ${JSON.stringify(answerRecords(desktop))}`);
   // Back into a fresh browser that already has an answer of its own: both kept.
   const context = await clockedContext();
   const page = await context.newPage();
@@ -1081,22 +1046,22 @@ await test('progress exported from the page, imported into the desktop app and b
   await page.locator('#import-progress').setInputFiles(back);
   await page.waitForFunction(() => [...document.querySelectorAll('.notice')].some((n) => /Imported/.test(n.textContent)));
   const merged = await storedProgress(page);
-  expect(merged.version === 2 && merged.checks.own && merged.checks.own.answer, 'the browser\'s own answer was dropped by the import');
-  for (const rec of answerRecords(web)) expect(answerRecords(merged).includes(rec), `lost in the round trip: ${rec}`);
+  verify(merged.version === 2 && merged.checks.own && merged.checks.own.answer, 'the browser\'s own answer was dropped by the import');
+  for (const rec of answerRecords(web)) verify(answerRecords(merged).includes(rec), `lost in the round trip: ${rec}`);
   // A damaged file: refused with a message, nothing changed.
   const before = await page.evaluate(() => localStorage.getItem('icl-lab.progress'));
   const damaged = path.join(path.dirname(exported), 'damaged.json');
   fs.writeFileSync(damaged, fs.readFileSync(back, 'utf8').replace(/"correct": *true/, '"correct": "yes"'));
   await page.locator('#import-progress').setInputFiles(damaged);
   await page.waitForFunction(() => [...document.querySelectorAll('.notice')].some((n) => /Not imported/.test(n.textContent)));
-  expect(await page.evaluate(() => localStorage.getItem('icl-lab.progress')) === before, 'a refused import changed the stored progress');
+  verify(await page.evaluate(() => localStorage.getItem('icl-lab.progress')) === before, 'a refused import changed the stored progress');
   expectNoErrors(context, 'console');
   await context.close();
 });
 // ---- a points parameter: drag a point and the curves move; add, remove, type ----------------
 const withPoints = langs.flatMap((lang) => index[lang].map((e) => ({ lang, ...e }))).find((e) => e.demos.includes('regression_lab'));
 if (withPoints) {
-  await test(`${withPoints.lang}/${withPoints.id}: the point editor — drag moves the curves, click adds, Delete removes, a bad point is named`, async () => {
+  test(`${withPoints.lang}/${withPoints.id}: the point editor — drag moves the curves, click adds, Delete removes, a bad point is named`, async () => {
     const context = await newContext({ viewport: { width: 1000, height: 900 } });
     const page = await context.newPage();
     await page.goto(`${origin}/${withPoints.lang}/${withPoints.id}.html`);
@@ -1121,23 +1086,23 @@ if (withPoints) {
     await page.mouse.up();
     await settledAfter(d);
     const after = await panelsHtml(page, name);
-    expect(after !== before, 'dragging a point left the curves unchanged');
+    verify(after !== before, 'dragging a point left the curves unchanged');
     const lsa = (html) => (html.match(/<path[^>]*class="series"[^>]*>/g) || []).join();
-    expect(lsa(after) !== lsa(before), 'dragging a point moved no curve');
+    verify(lsa(after) !== lsa(before), 'dragging a point moved no curve');
     const query = new URL(page.url()).searchParams.get(`${name}.points`);
-    expect(query && query.split(';').length === count0, `URL points after the drag: ${query}`);
-    expect(Number(await plot.getAttribute('data-count')) === count0, 'the drag changed the number of points');
+    verify(query && query.split(';').length === count0, `URL points after the drag: ${query}`);
+    verify(Number(await plot.getAttribute('data-count')) === count0, 'the drag changed the number of points');
     // A click on empty space adds a point; Delete on a focused point removes it.
     const pb = await plot.boundingBox();
     d = await drawsNow();
     await page.mouse.click(pb.x + pb.width * 0.9, pb.y + pb.height * 0.85);
     await settledAfter(d);
-    expect(Number(await plot.getAttribute('data-count')) === count0 + 1, 'a click did not add a point');
+    verify(Number(await plot.getAttribute('data-count')) === count0 + 1, 'a click did not add a point');
     d = await drawsNow();
     await section.locator('circle.point').first().focus();
     await page.keyboard.press('Delete');
     await settledAfter(d);
-    expect(Number(await plot.getAttribute('data-count')) === count0, 'Delete did not remove the point');
+    verify(Number(await plot.getAttribute('data-count')) === count0, 'Delete did not remove the point');
     // Typed points: a bad one is named with its bound, a good list redraws the plot.
     const field = section.locator('input.point-text');
     d = await drawsNow();
@@ -1145,44 +1110,32 @@ if (withPoints) {
     await field.press('Enter');
     await section.locator('.demo-error').waitFor({ state: 'visible', timeout: DEMO_TIMEOUT_MS });
     const message = await section.locator('.demo-error').innerText();
-    expect(message.includes('point 2') && message.includes('[-4, 4]'), `the error does not name the point and its bound: ${message}`);
+    verify(message.includes('point 2') && message.includes('[-4, 4]'), `the error does not name the point and its bound: ${message}`);
     await field.fill('-1,-1; 1,1');
     await field.press('Enter');
     await page.waitForFunction((n) => document.querySelector(`section.demo[data-instance="${n}"] svg.point-plot`).dataset.count === '2', name);
     await settledAfter(d);
-    expect(await section.locator('.demo-error').isHidden(), 'the error stayed after a good list');
+    verify(await section.locator('.demo-error').isHidden(), 'the error stayed after a good list');
     expectNoErrors(context, 'console');
     await context.close();
   });
 }
 
-await embedChecks({ test, expect, newContext, expectNoErrors, demosSettled, moveSlider, panelsHtml, bytesSent,
-  origin, index, langs, screenshot, budgetBytes: BUDGET.firstLoadBytes, timeoutMs: DEMO_TIMEOUT_MS });
+embedChecks({ test, verify, newContext, expectNoErrors, demosSettled, moveSlider, panelsHtml, bytesSent,
+  origin: () => origin, index, langs, screenshot, budgetBytes: BUDGET.firstLoadBytes, timeoutMs: DEMO_TIMEOUT_MS });
 
-await test('no request left 127.0.0.1', async () => {
-  expect(foreignRequests.length === 0, `requests to other hosts: ${[...new Set(foreignRequests)].join(', ')}`);
+test('no request left 127.0.0.1', async () => {
+  verify(foreignRequests.length === 0, `requests to other hosts: ${[...new Set(foreignRequests)].join(', ')}`);
 });
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor(s.length / 2)] : null; };
-const redraw = median(budgets.redrawMs);
-console.log(`budget first_load_bytes=${budgets.firstLoadBytes} first_result_ms=${budgets.firstResultMs} redraw_ms=${redraw === null ? 'n/a' : redraw.toFixed(1)}`
-  + ` (limits ${BUDGET.firstLoadBytes} / ${BUDGET.firstResultMs} / ${BUDGET.redrawMs}; redraw is the median of ${budgets.redrawMs.length})`);
-await test(`budgets: first load ≤ ${BUDGET.firstLoadBytes / 1e6} MB, first result ≤ ${BUDGET.firstResultMs / 1000} s, analytic redraw ≤ ${BUDGET.redrawMs} ms`, async () => {
-  expect(budgets.firstLoadBytes !== null, 'no lesson page with a demo was measured');
-  expect(budgets.firstLoadBytes <= BUDGET.firstLoadBytes, `first load ${budgets.firstLoadBytes} bytes`);
-  expect(budgets.firstResultMs <= BUDGET.firstResultMs, `first result after ${budgets.firstResultMs} ms`);
-  expect(redraw === null || redraw <= BUDGET.redrawMs, `redraw ${redraw} ms`);
+test(`budgets: first load ≤ ${BUDGET.firstLoadBytes / 1e6} MB, first result ≤ ${BUDGET.firstResultMs / 1000} s, analytic redraw ≤ ${BUDGET.redrawMs} ms`, async () => {
+  const redraw = median(budgets.redrawMs);
+  console.log(`budget first_load_bytes=${budgets.firstLoadBytes} first_result_ms=${budgets.firstResultMs} redraw_ms=${redraw === null ? 'n/a' : redraw.toFixed(1)}`
+    + ` (limits ${BUDGET.firstLoadBytes} / ${BUDGET.firstResultMs} / ${BUDGET.redrawMs}; redraw is the median of ${budgets.redrawMs.length})`);
+  verify(budgets.firstLoadBytes !== null, 'no lesson page with a demo was measured');
+  verify(budgets.firstLoadBytes <= BUDGET.firstLoadBytes, `first load ${budgets.firstLoadBytes} bytes`);
+  verify(budgets.firstResultMs <= BUDGET.firstResultMs, `first result after ${budgets.firstResultMs} ms`);
+  verify(redraw === null || redraw <= BUDGET.redrawMs, `redraw ${redraw} ms`);
 });
 
-finish();
-
-// Always ends with the summary line, the server stopped, and a non-zero exit on failure.
-function finish(crash) {
-  if (crash) { failed++; failures.push(crash); console.log(`FAIL ${crash}`); }
-  server.kill();
-  browser.close().catch(() => {}).finally(() => {
-    if (failures.length) console.log(`failed: ${failures.join('; ')}`);
-    console.log(`browser: ${passed} passed, ${failed} failed`);
-    process.exit(failed ? 1 : 0);
-  });
-}

@@ -1,5 +1,6 @@
 // Browser test of the lesson page against hostile text, in headless Chromium:
-//   node tests/browser/hostile.mjs build/bin/icl build/wasm/bin
+//   ctest --test-dir build/wasm -R browser-hostile   (playwright project browser-hostile;
+//   add -g <regex> to the playwright command to run some tests only)
 // Builds a site from tests/browser/fixtures/hostile/ (a lesson whose title, text,
 // prompts, options and feedback hold <script>, onerror= and javascript: links, and a
 // training demo that diverges) through the real pipeline: `icl lessons build`, then
@@ -7,51 +8,39 @@
 // text; a learner's answer holding HTML is kept as text, also after a reload; the
 // page's Content Security Policy refuses an inline script and a script from another
 // host; the diverging demo stops with "training diverged at step N" on the page.
-// Ends with "hostile: N passed, M failed".
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { root, serveSite, launchChromium } from './serve-and-launch.mjs';
+import { test, verify, root, icl, wasmDir as wasm, serveSite } from './harness.mjs';
 
-const icl = path.resolve(process.argv[2] || 'build/bin/icl');
-const wasm = path.resolve(process.argv[3] || 'build/wasm/bin');
-
-let passed = 0, failed = 0;
-// HOSTILE_ONLY=<regex> runs only the tests whose names match (while working on them).
-const only = process.env.HOSTILE_ONLY ? new RegExp(process.env.HOSTILE_ONLY) : null;
-async function test(name, fn) {
-  if (only && !only.test(name)) return;
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`FAIL ${name}: ${e && e.message ? e.message.split('\n').slice(0, 6).join('\n     ') : e}`);
-  }
-}
-function expect(cond, message) {
-  if (!cond) throw new Error(message);
-}
-
-// ---- the site, built from the hostile lesson sources -----------------------------------
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'icl-hostile-'));
-const json = path.join(work, 'lessons-json'), site = path.join(work, 'site');
-execFileSync(icl, ['lessons', 'build', '--dir', path.join(root, 'tests/browser/fixtures/hostile'), '--out', json], { stdio: 'ignore' });
-execFileSync(process.execPath, [path.join(root, 'web/build-site.mjs'), '--out', site, '--wasm', wasm, '--lessons', json], { stdio: 'ignore' });
-
-const { server, origin } = await serveSite(site);
-const browser = await launchChromium();
-const context = await browser.newContext();
-const page = await context.newPage();
+test.describe.configure({ mode: 'serial' });  // one page, and what earlier tests stored
+let browser, work, served, origin, context, page;
 const dialogs = [], pageErrors = [];
-page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
-page.on('pageerror', (e) => pageErrors.push(e.message));
-// Every CSP refusal, recorded by the page itself from the start.
-await page.addInitScript(() => {
-  window.__violations = [];
-  document.addEventListener('securitypolicyviolation', (e) => window.__violations.push({ directive: e.effectiveDirective, blocked: e.blockedURI }));
+test.beforeAll(async ({ browser: b }) => {
+  browser = b;
+  // ---- the site, built from the hostile lesson sources -----------------------------------
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'icl-hostile-'));
+  const json = path.join(work, 'lessons-json'), site = path.join(work, 'site');
+  execFileSync(icl, ['lessons', 'build', '--dir', path.join(root, 'tests/browser/fixtures/hostile'), '--out', json], { stdio: 'ignore' });
+  execFileSync(process.execPath, [path.join(root, 'web/build-site.mjs'), '--out', site, '--wasm', wasm, '--lessons', json], { stdio: 'ignore' });
+
+  served = await serveSite(site);
+  origin = served.origin;
+  context = await browser.newContext();
+  page = await context.newPage();
+  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  // Every CSP refusal, recorded by the page itself from the start.
+  await page.addInitScript(() => {
+    window.__violations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__violations.push({ directive: e.effectiveDirective, blocked: e.blockedURI }));
+  });
+});
+test.afterAll(async () => {
+  if (context) await context.close();
+  if (served) served.server.kill();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
 // Markup that would run script if it had become HTML rather than text.
@@ -59,32 +48,32 @@ const LIVE = 'script, [onerror], [onmouseover], [onload], img[src="x"]';
 const xss = () => page.evaluate(() => window.__xss);
 
 for (const lang of ['en', 'ko']) {
-  await test(`${lang}: the lesson's <script>, onerror= and javascript: show as text and never run`, async () => {
+  test(`${lang}: the lesson's <script>, onerror= and javascript: show as text and never run`, async () => {
     await page.goto(`${origin}/${lang}/hostile.html`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
     await page.hover('section.check[data-check="choice"] .option-text');
     await page.waitForTimeout(200);
-    expect(await xss() === undefined, `a lesson script ran: window.__xss = ${await xss()}`);
-    expect(dialogs.length === 0, `a dialog opened: ${dialogs.join(', ')}`);
-    expect(await page.locator(`main :is(${LIVE})`).count() === 0, 'live markup from the lesson is in the page');
+    verify(await xss() === undefined, `a lesson script ran: window.__xss = ${await xss()}`);
+    verify(dialogs.length === 0, `a dialog opened: ${dialogs.join(', ')}`);
+    verify(await page.locator(`main :is(${LIVE})`).count() === 0, 'live markup from the lesson is in the page');
     const text = await page.locator('main').innerText();
     for (const shown of ["<script>window.__xss = 'inline script'</script>", '<img src="x" onerror=', "<script>window.__xss = 'prompt'</script>",
       '<b onmouseover=']) {
-      expect(text.includes(shown), `the page does not show ${shown} as text`);
+      verify(text.includes(shown), `the page does not show ${shown} as text`);
     }
-    expect((await page.title()).includes('<script>alert("title")</script>'), `the title is not shown as text: ${await page.title()}`);
+    verify((await page.title()).includes('<script>alert("title")</script>'), `the title is not shown as text: ${await page.title()}`);
   });
 }
 
-await test('every link on the lesson page is http(s), mailto, relative or an anchor (the lint refuses javascript: links)', async () => {
+test('every link on the lesson page is http(s), mailto, relative or an anchor (the lint refuses javascript: links)', async () => {
   await page.goto(`${origin}/en/hostile.html`);
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
   const hrefs = await page.evaluate(() => [...document.querySelectorAll('main a[href], main [src]')].map((a) => a.getAttribute('href') ?? a.getAttribute('src')));
   const bad = hrefs.filter((h) => /^[a-z][a-z0-9+.-]*:/i.test(h) && !/^(https?|mailto):/i.test(h));
-  expect(bad.length === 0, `links with other schemes: ${bad.join(', ')}`);
+  verify(bad.length === 0, `links with other schemes: ${bad.join(', ')}`);
 });
 
-await test('a learner answer holding HTML is graded and kept as text, also after a reload', async () => {
+test('a learner answer holding HTML is graded and kept as text, also after a reload', async () => {
   await page.goto(`${origin}/en/hostile.html`);
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
   const answer = `<img src=x onerror="window.__xss='answer'"><script>window.__xss='answer2'</script>`;
@@ -95,19 +84,19 @@ await test('a learner answer holding HTML is graded and kept as text, also after
     const s = document.querySelector('section.check[data-check="word"]');
     return s.dataset.verdict && !s.dataset.grading;
   }, null, { timeout: 30000 });
-  expect(await section.getAttribute('data-verdict') === 'wrong', `verdict ${await section.getAttribute('data-verdict')}`);
-  expect((await section.locator('.feedback').innerText()).includes("<img src=x onerror=\"window.__xss='feedback'\">"),
+  verify(await section.getAttribute('data-verdict') === 'wrong', `verdict ${await section.getAttribute('data-verdict')}`);
+  verify((await section.locator('.feedback').innerText()).includes("<img src=x onerror=\"window.__xss='feedback'\">"),
     'the lesson feedback with markup is not shown as text');
   await page.reload();
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
-  expect(await section.locator('input.answer-text').inputValue() === answer, 'the saved answer did not come back as the same text');
-  expect(await xss() === undefined, `the answer ran as script: ${await xss()}`);
-  expect(await page.locator(`main :is(${LIVE})`).count() === 0, 'live markup from the answer is in the page');
+  verify(await section.locator('input.answer-text').inputValue() === answer, 'the saved answer did not come back as the same text');
+  verify(await xss() === undefined, `the answer ran as script: ${await xss()}`);
+  verify(await page.locator(`main :is(${LIVE})`).count() === 0, 'live markup from the answer is in the page');
 });
 
-await test("the CSP refuses an inline script and a script from another host", async () => {
+test("the CSP refuses an inline script and a script from another host", async () => {
   const csp = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
-  expect(/script-src 'self'/.test(csp) && !/unsafe-inline/.test(csp), `weak script-src: ${csp}`);
+  verify(/script-src 'self'/.test(csp) && !/unsafe-inline/.test(csp), `weak script-src: ${csp}`);
   await page.evaluate(() => {
     const inline = document.createElement('script');
     inline.textContent = 'window.__inline = 1';
@@ -117,64 +106,64 @@ await test("the CSP refuses an inline script and a script from another host", as
     document.body.appendChild(remote);
   });
   await page.waitForTimeout(300);
-  expect(await page.evaluate(() => window.__inline) === undefined, 'an inline script ran');
+  verify(await page.evaluate(() => window.__inline) === undefined, 'an inline script ran');
   const v = await page.evaluate(() => window.__violations);
-  expect(v.some((x) => x.directive === 'script-src-elem' && x.blocked === 'inline'), `no CSP refusal of the inline script: ${JSON.stringify(v)}`);
-  expect(v.some((x) => x.blocked.startsWith('https://example.com')), `no CSP refusal of the other host: ${JSON.stringify(v)}`);
+  verify(v.some((x) => x.directive === 'script-src-elem' && x.blocked === 'inline'), `no CSP refusal of the inline script: ${JSON.stringify(v)}`);
+  verify(v.some((x) => x.blocked.startsWith('https://example.com')), `no CSP refusal of the other host: ${JSON.stringify(v)}`);
 });
 
-await test('a diverging training run stops with the step and the reason on the page', async () => {
+test('a diverging training run stops with the step and the reason on the page', async () => {
   const demo = page.locator('section.demo[data-instance="diverging"]');
   await demo.locator('button.run').click();  // a training demo waits for Run
   await page.waitForFunction(() => ['done', 'error', 'stopped'].includes(document.querySelector('section.demo[data-instance="diverging"]').dataset.state),
     null, { timeout: 60000 });
   const message = await demo.locator('.demo-error').innerText();
-  expect(/training diverged at step \d+: loss = .*lr 0.05 is too large\?/.test(message), `no divergence message: '${message}'`);
+  verify(/training diverged at step \d+: loss = .*lr 0.05 is too large\?/.test(message), `no divergence message: '${message}'`);
   const drawn = await demo.locator('.panels').evaluate((e) => e.querySelectorAll('svg path, .scalar').length);
-  expect(drawn > 0, 'the diverged demo drew nothing (the last good state should still show)');
-  expect(await demo.getAttribute('data-state') === 'error', `state ${await demo.getAttribute('data-state')}`);
+  verify(drawn > 0, 'the diverged demo drew nothing (the last good state should still show)');
+  verify(await demo.getAttribute('data-state') === 'error', `state ${await demo.getAttribute('data-state')}`);
 });
 
-await test('damaged stored progress: a notice, the readable answers kept, the damaged copy set aside', async () => {
+test('damaged stored progress: a notice, the readable answers kept, the damaged copy set aside', async () => {
   const stored = JSON.stringify({ version: 1, checks: { 'hostile/tf': { correct: true, answer: true }, 'hostile/num': { correct: 'yes' } } });
   await page.evaluate((v) => localStorage.setItem('icl-lab.progress', v), stored);
   await page.goto(`${origin}/en/hostile.html`);
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
   const notices = await page.locator('.notice').allInnerTexts();
-  expect(notices.some((t) => /reset/.test(t) && /set aside/.test(t)), `no notice: ${JSON.stringify(notices)}`);
+  verify(notices.some((t) => /reset/.test(t) && /set aside/.test(t)), `no notice: ${JSON.stringify(notices)}`);
   const kept = JSON.parse(await page.evaluate(() => localStorage.getItem('icl-lab.progress')));
   // Kept in the core's document (version 2, lesson -> check -> record): tf only.
-  expect(kept.version === 2 && JSON.stringify(Object.keys(kept.checks.hostile)) === '["tf"]' &&
+  verify(kept.version === 2 && JSON.stringify(Object.keys(kept.checks.hostile)) === '["tf"]' &&
     kept.checks.hostile.tf.correct === true && kept.checks.hostile.tf.answer === true, `kept ${JSON.stringify(kept)}`);
-  expect(await page.evaluate(() => localStorage.getItem('icl-lab.progress.corrupt')) === stored, 'the damaged copy was not set aside');
-  expect(await page.locator('section.check[data-check="tf"]').getAttribute('data-answered') === 'correct', 'the kept answer is not shown');
+  verify(await page.evaluate(() => localStorage.getItem('icl-lab.progress.corrupt')) === stored, 'the damaged copy was not set aside');
+  verify(await page.locator('section.check[data-check="tf"]').getAttribute('data-answered') === 'correct', 'the kept answer is not shown');
   for (const truncated of [stored.slice(0, 40), '']) {
     await page.evaluate((v) => localStorage.setItem('icl-lab.progress', v), truncated);
     await page.goto(`${origin}/en/hostile.html`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
-    expect((await page.locator('.notice').allInnerTexts()).some((t) => /reset/.test(t)), `truncated '${truncated}': no notice`);
+    verify((await page.locator('.notice').allInnerTexts()).some((t) => /reset/.test(t)), `truncated '${truncated}': no notice`);
   }
   // Each damaged value set aside under a key of its own: none overwrote another.
   const aside = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('icl-lab.progress.corrupt'))
     .map((k) => localStorage.getItem(k)));
-  for (const v of [stored, stored.slice(0, 40), '']) expect(aside.includes(v), `'${v}' is not among the set-aside copies: ${JSON.stringify(aside)}`);
+  for (const v of [stored, stored.slice(0, 40), '']) verify(aside.includes(v), `'${v}' is not among the set-aside copies: ${JSON.stringify(aside)}`);
 });
 
-await test('a stored answer with an unknown option ("zzz") is dropped with a notice, and the check grades again', async () => {
+test('a stored answer with an unknown option ("zzz") is dropped with a notice, and the check grades again', async () => {
   const stored = JSON.stringify({ version: 1, checks: { 'hostile/choice': { correct: false, answer: 'zzz', at: 5 } } });
   await page.evaluate((v) => localStorage.setItem('icl-lab.progress', v), stored);
   await page.goto(`${origin}/en/hostile.html`);
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
   const notices = await page.locator('.notice').allInnerTexts();
-  expect(notices.some((t) => t.includes('"hostile/choice"') && t.includes("'zzz' is not one of the options")), `no notice: ${JSON.stringify(notices)}`);
+  verify(notices.some((t) => t.includes('"hostile/choice"') && t.includes("'zzz' is not one of the options")), `no notice: ${JSON.stringify(notices)}`);
   const section = page.locator('section.check[data-check="choice"]');
-  expect(await section.locator('input[value="zzz"]').count() === 0, 'an option "zzz" appeared');
+  verify(await section.locator('input[value="zzz"]').count() === 0, 'an option "zzz" appeared');
   await section.locator('input[value="a"]').check();
   await section.locator('button[type=submit]').click();
   await page.waitForFunction(() => document.querySelector('section.check[data-check="choice"]').dataset.verdict, null, { timeout: 30000 });
-  expect(await section.getAttribute('data-verdict') === 'correct', `verdict ${await section.getAttribute('data-verdict')}: ${await section.locator('.verdict').innerText()}`);
+  verify(await section.getAttribute('data-verdict') === 'correct', `verdict ${await section.getAttribute('data-verdict')}: ${await section.locator('.verdict').innerText()}`);
   const kept = JSON.parse(await page.evaluate(() => localStorage.getItem('icl-lab.progress')));
-  expect(kept.checks.hostile.choice.answer === 'a' && kept.checks.hostile.choice.attempts === 2, `stored ${JSON.stringify(kept)}`);
+  verify(kept.checks.hostile.choice.answer === 'a' && kept.checks.hostile.choice.attempts === 2, `stored ${JSON.stringify(kept)}`);
 });
 
 // Answers `times` times, one after another, on the check `id` of `p`.
@@ -189,7 +178,7 @@ async function answerRepeatedly(p, id, times) {
   }
 }
 
-await test('three tabs answering at the same moment keep every answer (3 x 12)', async () => {
+test('three tabs answering at the same moment keep every answer (3 x 12)', async () => {
   // A context of their own: empty storage, no other page of this suite holding records.
   const tabContext = await browser.newContext();
   const tabs = [];
@@ -211,10 +200,10 @@ await test('three tabs answering at the same moment keep every answer (3 x 12)',
     await tabs[0].waitForTimeout(100);
   }
   await tabContext.close();
-  expect(attempts.every((a) => a === 12), `attempts kept per tab: ${attempts.join(', ')} (want 12 each)`);
+  verify(attempts.every((a) => a === 12), `attempts kept per tab: ${attempts.join(', ')} (want 12 each)`);
 });
 
-await test('a 4,900-character text answer is refused where it is typed, with a message, and nothing is stored', async () => {
+test('a 4,900-character text answer is refused where it is typed, with a message, and nothing is stored', async () => {
   await page.evaluate(() => localStorage.removeItem('icl-lab.progress'));
   await page.goto(`${origin}/en/hostile.html`);
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
@@ -222,25 +211,25 @@ await test('a 4,900-character text answer is refused where it is typed, with a m
   await section.locator('input.answer-text').fill('x'.repeat(4900));
   await section.locator('button[type=submit]').click();
   await page.waitForFunction(() => document.querySelector('section.check[data-check="word"]').dataset.verdict, null, { timeout: 30000 });
-  expect(await section.getAttribute('data-verdict') === 'error', `verdict ${await section.getAttribute('data-verdict')}`);
+  verify(await section.getAttribute('data-verdict') === 'error', `verdict ${await section.getAttribute('data-verdict')}`);
   const message = await section.locator('.verdict').innerText();
-  expect(/too long to be saved: 4902 bytes, more than the 4096/.test(message), `message: '${message}'`);
-  expect(await page.evaluate(() => localStorage.getItem('icl-lab.progress')) === null, 'the long answer was stored');
+  verify(/too long to be saved: 4902 bytes, more than the 4096/.test(message), `message: '${message}'`);
+  verify(await page.evaluate(() => localStorage.getItem('icl-lab.progress')) === null, 'the long answer was stored');
 });
 
-await test('progress written in an added language ("lang": "fr") is read, not reset', async () => {
+test('progress written in an added language ("lang": "fr") is read, not reset', async () => {
   const stored = JSON.stringify({ version: 2, lang: 'fr', last_lesson: 'hostile',
     checks: { hostile: { tf: { answer: true, correct: true, attempts: 1, at: 5, box: 1, due: 6 } } } });
   await page.evaluate((v) => { localStorage.clear(); localStorage.setItem('icl-lab.progress', v); }, stored);
   await page.goto(`${origin}/en/hostile.html`);
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
   const notices = await page.locator('.notice').allInnerTexts();
-  expect(!notices.some((t) => /reset/.test(t)), `a reset notice: ${JSON.stringify(notices)}`);
-  expect(await page.locator('section.check[data-check="tf"]').getAttribute('data-answered') === 'correct', 'the answer is not shown');
-  expect(await page.evaluate(() => Object.keys(localStorage).every((k) => !k.startsWith('icl-lab.progress.corrupt'))), 'set aside');
+  verify(!notices.some((t) => /reset/.test(t)), `a reset notice: ${JSON.stringify(notices)}`);
+  verify(await page.locator('section.check[data-check="tf"]').getAttribute('data-answered') === 'correct', 'the answer is not shown');
+  verify(await page.evaluate(() => Object.keys(localStorage).every((k) => !k.startsWith('icl-lab.progress.corrupt'))), 'set aside');
 });
 
-await test('the index: "forget my progress" asks first, keeps a copy, and restores it; an import past the bounds is refused', async () => {
+test('the index: "forget my progress" asks first, keeps a copy, and restores it; an import past the bounds is refused', async () => {
   const stored = JSON.stringify({ version: 2, checks: { hostile: { tf: { answer: true, correct: true, attempts: 3, at: 5, box: 2, due: 6 } } } });
   const index = await context.newPage();
   index.on('pageerror', (e) => pageErrors.push(e.message));
@@ -251,37 +240,31 @@ await test('the index: "forget my progress" asks first, keeps a copy, and restor
   await index.evaluate((v) => { localStorage.clear(); localStorage.setItem('icl-lab.progress', v); }, stored);
   await index.reload();
   await index.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
-  expect(await index.locator('#restore-progress').isHidden(), 'a restore button with nothing to restore');
+  verify(await index.locator('#restore-progress').isHidden(), 'a restore button with nothing to restore');
   await index.click('#forget-progress');   // dismissed: nothing changes
-  expect(asked.length === 1 && /A copy is kept/.test(asked[0]), `asked: ${JSON.stringify(asked)}`);
-  expect(await index.evaluate(() => localStorage.getItem('icl-lab.progress')) === stored, 'forgotten without a yes');
+  verify(asked.length === 1 && /A copy is kept/.test(asked[0]), `asked: ${JSON.stringify(asked)}`);
+  verify(await index.evaluate(() => localStorage.getItem('icl-lab.progress')) === stored, 'forgotten without a yes');
   confirmAnswer = true;
   await index.click('#forget-progress');
   await index.waitForFunction(() => localStorage.getItem('icl-lab.progress') === null, null, { timeout: 10000 });
-  expect(await index.evaluate(() => localStorage.getItem('icl-lab.progress.forgotten')) === stored, 'no copy kept');
+  verify(await index.evaluate(() => localStorage.getItem('icl-lab.progress.forgotten')) === stored, 'no copy kept');
   await index.locator('#restore-progress').waitFor({ state: 'visible', timeout: 10000 });
   await index.click('#restore-progress');
   await index.waitForFunction(() => localStorage.getItem('icl-lab.progress') !== null, null, { timeout: 10000 });
   const back = JSON.parse(await index.evaluate(() => localStorage.getItem('icl-lab.progress')));
-  expect(back.checks.hostile.tf.attempts === 3 && back.checks.hostile.tf.correct === true, `restored ${JSON.stringify(back)}`);
+  verify(back.checks.hostile.tf.attempts === 3 && back.checks.hostile.tf.correct === true, `restored ${JSON.stringify(back)}`);
   // 10,500 records under 1 MiB, whose merged form would be written past it: refused whole.
   const before = await index.evaluate(() => localStorage.getItem('icl-lab.progress'));
   const records = {};
   for (let i = 0; i < 10500; i++) records[`c${i}`] = { answer: 'a', correct: true, attempts: 1, at: 1764590400000, box: 1, due: 1764590400000 };
   const big = JSON.stringify({ version: 2, checks: { l: records } });
-  expect(big.length < 1 << 20, `the import is ${big.length} bytes`);
+  verify(big.length < 1 << 20, `the import is ${big.length} bytes`);
   await index.setInputFiles('#import-progress', { name: 'big.json', mimeType: 'application/json', buffer: Buffer.from(big) });
   await index.waitForFunction(() => [...document.querySelectorAll('.notice')].some((n) => /Not imported/.test(n.textContent)), null, { timeout: 30000 });
-  expect(await index.evaluate(() => localStorage.getItem('icl-lab.progress')) === before, 'the stored progress changed');
+  verify(await index.evaluate(() => localStorage.getItem('icl-lab.progress')) === before, 'the stored progress changed');
   await index.close();
 });
 
-await test('no page error', async () => {
-  expect(pageErrors.length === 0, pageErrors.join(' | '));
+test('no page error', async () => {
+  verify(pageErrors.length === 0, pageErrors.join(' | '));
 });
-
-await browser.close();
-server.kill();
-fs.rmSync(work, { recursive: true, force: true });
-console.log(`hostile: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
