@@ -89,7 +89,7 @@ double muladd_rate128() {
     return chain_rate([&](long iters) { muladd_chains128<N>(state.data(), iters); }, 4000000, N * 8.0);
 }
 // The best of 12 and 14 chains: what the SSE4.1 and wasm GEMM figures can be read against
-// (issue 18's wasm goal is a figure of this kind).
+// (the wasm memory goal is a figure of this kind).
 inline double peak_simd128() { return std::max(muladd_rate128<12>(), muladd_rate128<14>()); }
 
 #if !defined(ICL_WASM)

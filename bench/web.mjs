@@ -15,7 +15,7 @@
 // started. Each figure is printed beside its budget:
 //   lesson=<lang>/<id> first_load_bytes=<n> (budget 800000) first_result_ms=<ms> (budget 500; <lo>-<hi>) page_paint_no_js_ms=<ms> (<lo>-<hi>) next_visit_ms=<ms>
 //   lab bytes=<n> (budget 4000000) start_ms=<ms>   (start_ms=failed (<why>) when /lab/ does not start)
-// and the learner's longest wait (issue 21): induction_heads in its English lesson page,
+// and the learner's longest wait: induction_heads in its English lesson page,
 // Run pressed, until the page shows the phase change (its phase_step scalar >= 0) —
 // the worker's slices, each slice's JSON, its message to the page and the drawing all
 // included, as a learner waits for it:

@@ -295,7 +295,7 @@ for (const lang of langs) {
       test.afterAll(async () => { if (context) await context.close(); });
       // Training runs to done in English only: the Korean page runs the same core on the
       // same parameters, so there it is enough that every analytic demo finishes and every
-      // training demo stands ready (the test command's budget, issue 22).
+      // training demo stands ready (the test command's budget).
       const train = lang === 'en';
       test(`${where}: loads, every demo ${train ? 'runs to done' : 'finishes or waits for Run'} and draws, no console error`, async () => {
         try {

@@ -1,4 +1,4 @@
-// Files a hostile or clumsy user hands the program (issue 15): FIFOs, device links, huge
+// Files a hostile or clumsy user hands the program: FIFOs, device links, huge
 // files, link loops in the lessons folder, a learner's own file in the build folder.
 // Native only: the wasm tests under node cannot make FIFOs or links.
 #ifndef ICL_WASM

@@ -1,4 +1,4 @@
-// prompt_lab (issue 16): its distribution is a full forward pass of the shipped task
+// prompt_lab: its distribution is a full forward pass of the shipped task
 // model on the same tokens, its continuation is what repeated full forwards pick, and
 // an unknown word is refused by name.
 #include <doctest/doctest.h>
