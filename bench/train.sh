@@ -7,7 +7,7 @@
 # samples; the wasm ratios compare the fastest wall-clock sample in wasm with the
 # fastest wall-clock sample natively (wasm has no usable CPU clock).
 # Prints first icl_bench_train --ceiling's lines (bench/train.cpp: each config's product
-# GFLOP and the ceiling they are divided by), then, each figure beside its goal (issue 21):
+# GFLOP and the ceiling they are divided by), then, each figure beside its goal:
 #   config=<S|M|L> icl_ms=<x> torch_ms=<y> speedup=<torch_ms/icl_ms> spread=<lo-hi> goal=>=<g>
 #       ceiling_ms=<c> ceiling_speedup=<torch_ms/c>
 #     (medians of ICL_BENCH_ROUNDS rounds, default 3, the two sides alternating; the

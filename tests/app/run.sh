@@ -124,7 +124,7 @@ read -r pcheck pkey <<<"$predict"
 run_app predict --lesson dual-form --lang en --run-demos --frames 30 --answer "$pcheck=$pkey"
 grep -q "^check $pcheck: correct" "$work/predict.out" && ok || bad "predict $pcheck=$pkey: $(cat "$work/predict.out")"
 
-# ---- a typed prompt (issue 16): prompt_lab draws the distribution the CLI computes; an
+# ---- a typed prompt: prompt_lab draws the distribution the CLI computes; an
 # unknown word is refused by name; an own-run check is graded against the learner's run
 mapping="dog -> Paris ; cat -> Tokyo ; horse -> Rome ; dog ->"
 want=$("$icl" run prompt_lab --set "prompt=$mapping" | sed -n '/^\[Next token/{n;s/^ *\([^:]*\):.*/\1/p}')
@@ -151,7 +151,7 @@ else
   bad "corrupt progress: status $status, $(cat "$work/corrupt.err")"
 fi
 
-# ---- a saved answer with an option the check does not have (issue 15, item 11) --------
+# ---- a saved answer with an option the check does not have --------
 # is dropped with a notice; the right answer is then graded (it used to error forever).
 python3 - "$XDG_STATE_HOME/icl-lab/progress.json" "$check" <<'EOF'
 import json, sys

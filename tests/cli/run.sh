@@ -61,7 +61,7 @@ expect_json attention_dual --set n_demos=24 --set show_after=24
 expect attention_dual-range 2 "'d_head' = 1 is out of range: expected an integer in \\[2, 16\\]" -- run attention_dual --set d_head=1
 expect attention_dual-inf 2 "'input_scale' = inf is not finite" -- run attention_dual --set input_scale=inf
 expect_json icl_regression_curve --set d=4 --set n_tasks=100 --set train_steps=50
-# regression_lab (issue 16): points as "x,y; x,y"; a bad point exits 2 naming it and its bound
+# regression_lab: points as "x,y; x,y"; a bad point exits 2 naming it and its bound
 expect_json regression_lab --set "points=-1,-1; 0.5,0.2; 1.5,2" --set bias=false
 expect_json regression_lab --set points= --lang ko
 expect regression_lab-point-y 2 "'points' point 2 \(0.5, 9\) has y outside \[-4, 4\]" -- run regression_lab --set "points=0,0; 0.5,9"
@@ -84,7 +84,7 @@ else
   fail=$((fail + 1)); echo "FAIL emergence_lab short run: status $status, output: ${out:0:300}"
 fi
 expect emergence_lab-range 2 "'burstiness' = 9 is out of range: expected an integer in \\[0, 8\\]" -- run emergence_lab --set burstiness=9
-# sequence_lab (issue 16): symbols a..j and ';' on the shipped HMM model; a long segment or an unknown symbol exits 2 by name
+# sequence_lab: symbols a..j and ';' on the shipped HMM model; a long segment or an unknown symbol exits 2 by name
 expect_json sequence_lab --set "sequence=a b c d e f ; d e"
 expect sequence_lab-long-segment 2 "segment 1 has more than 6 symbols \(word 7\)" -- run sequence_lab --set "sequence=a b c d e f g"
 expect sequence_lab-unknown 2 "'k' \(word 3\) is not in the vocabulary" -- run sequence_lab --set "sequence=a b k"
@@ -215,14 +215,14 @@ ICL_LESSONS_DIR="$tmp/lessons" expect corrupt-checkpoint 2 "checkpoints/tasks.ic
 expect unknown-language 2 "unknown language 'fr': lessons/fr/catalogue/ has neither" -- run dual_form --lang fr
 expect bad-language-code 2 "'\.\./en' is not a language code" -- demos --lang ../en
 expect attention-counts 0 "pairs_dense = 2080" -- run attention_patterns --set T=64 --set train=false
-# mechanism demos (issue 6): the fast ones run to JSON; bad parameters are refused by name
+# mechanism demos: the fast ones run to JSON; bad parameters are refused by name
 expect_json icl_decomposition --set prompts=2
 expect_json function_vectors --set prompts=4 --lang ko
 expect_json induction_heads --set steps=20 --set batch=4
 expect induction-heads-divides 2 "'heads' = 3 must divide 'width' = 32" -- run induction_heads --set heads=3
 expect icl-vs-finetune-range 2 "'shots' = 17 is out of range" -- run icl_vs_finetune --set shots=17
 expect momentum-eta-range 2 "'eta' = 1 is out of range" -- run momentum_attention --set eta=1
-# prompt_lab (issue 16): the learner's prompt, typed with -> for →; an unknown word exits 2
+# prompt_lab: the learner's prompt, typed with -> for →; an unknown word exits 2
 # naming it, its position and the nearest vocabulary words
 expect prompt-lab-runs 0 '\[Next token: the 10 most likely\]' -- run prompt_lab --set "prompt=hot -> cold ; big -> small ; fast ->"
 expect_json prompt_lab --set "prompt=dog -> Paris ; cat -> Tokyo ; dog ->" --set ablate=L3H0 --set fv_task=antonym
