@@ -60,7 +60,7 @@ class EmergenceSession : public TrainedLanesSession {
 public:
     EmergenceSession(const DemoContext& ctx, gpt::Config cfg, fewshot::Knobs train, fewshot::Knobs eval, int seeds,
                      std::optional<grid::Grid> background)
-        : TrainedLanesSession("emergence_lab", ctx.params.i("steps"), 1, ctx.lane, lane_list(seeds), seeds, 0.9, 0.1),
+        : TrainedLanesSession("emergence_lab", ctx.params.i("steps"), 1, ctx.lane, seed_lanes(seeds), seeds, 0.9, 0.1),
           ctx_(ctx), cfg_(std::move(cfg)), train_(train), eval_(eval), runs_((size_t)seeds),
           background_(std::move(background)) {
         for (int i = 0; i < seeds && error_.empty(); ++i)
@@ -72,11 +72,6 @@ public:
     std::string headline(const std::vector<Panel>& panels) const override;
 
 private:
-    static std::vector<int> lane_list(int seeds) {
-        std::vector<int> v;
-        for (int i = 1; i < seeds; ++i) v.push_back(i);
-        return v;
-    }
     void drop_model(int arm) override { runs_[(size_t)arm].trainer.reset(); }
     uint64_t model_seed(int i) const { return ctx_.seed * 1000 + (uint64_t)i; }
 

@@ -145,7 +145,7 @@ class TaskDiversitySession : public SeededLanesSession {
 public:
     TaskDiversitySession(const DemoContext& ctx, task_pool::Knobs knobs, gpt::Config cfg)
         : SeededLanesSession("task_diversity_lab", ctx.params.i("steps") + 2 * eval_chunks(ctx.params), 1, ctx.lane,
-                             lane_list(ctx.params.i("seeds"))),
+                             seed_lanes(ctx.params.i("seeds"))),
           ctx_(ctx), knobs_(knobs), cfg_(std::move(cfg)), runs_((size_t)ctx.params.i("seeds")) {
         batch_ = ctx.params.i("batch");
         eval_n_ = ctx.params.i("eval_sequences");
@@ -222,11 +222,6 @@ public:
     }
 
 private:
-    static std::vector<int> lane_list(int seeds) {
-        std::vector<int> v;
-        for (int i = 1; i < seeds; ++i) v.push_back(i);
-        return v;
-    }
     void drop_model(int arm) override { runs_[(size_t)arm].trainer.reset(); }
     uint64_t run_seed(int i) const { return ctx_.seed * 1000 + (uint64_t)i; }
 

@@ -381,12 +381,17 @@ void draw_review(AppState& app, const Fonts& fonts) {
 
 // A lesson's In short, You need or Take away box: its heading and text, a bar beside them.
 void draw_box(const AppState& app, const icl::HtmlBlock& html, const MarkdownDoc& doc, const Fonts& fonts) {
+    const std::string title = ui(app.lang, ("box." + html.box).c_str());
+    if (html.box == "reproduce") {  // starts collapsed, as on the page (<details>)
+        if (ImGui::CollapsingHeader(title.c_str())) draw_markdown(doc, fonts, "text");
+        return;
+    }
     const float pad = fonts.body_size * 0.8f;
     ImGui::Dummy(ImVec2(0, fonts.body_size * 0.3f));
     ImGui::Indent(pad);
     ImGui::BeginGroup();
     ImGui::PushFont(fonts.bold);
-    ImGui::TextUnformatted(ui(app.lang, ("box." + html.box).c_str()));
+    ImGui::TextUnformatted(title.c_str());
     ImGui::PopFont();
     draw_markdown(doc, fonts, "box");
     ImGui::EndGroup();
@@ -426,9 +431,6 @@ void draw_page(AppState& app, const Fonts& fonts) {
             ImGui::PushID(static_cast<int>(k));
             if (const auto* html = std::get_if<icl::HtmlBlock>(&block); html && !html->box.empty()) {
                 draw_box(app, *html, loaded->html_docs[k], fonts);
-            } else if (html && html->reproduce) {
-                // A Reproduce box starts collapsed, as on the page (<details>).
-                if (ImGui::CollapsingHeader(ui(app.lang, "reproduce"))) draw_markdown(loaded->html_docs[k], fonts, "text");
             } else if (html) {
                 draw_markdown(loaded->html_docs[k], fonts, "text");
             } else if (std::holds_alternative<icl::DemoBlock>(block)) {

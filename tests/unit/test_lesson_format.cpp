@@ -63,27 +63,36 @@ std::string fmt_problems(const icl::LessonSet& set) {
 
 }  // namespace
 
-TEST_CASE("lesson: a reproduce fence is a Reproduce box — prose of its own, marked for the front ends to fold") {
-    const std::string text = fmt_lesson(
-        "Before.\n\n````reproduce\nRun it:\n\n```\nicl run gpt_scaling\n```\n\nOn *any* machine.\n````\n\nAfter.\n");
-    auto parsed = icl::parse_lesson(text, "lessons/en/01-x.md");
-    REQUIRE(parsed);
-    const auto& blocks = parsed.value().blocks;
-    REQUIRE(blocks.size() == 3);
-    const auto& before = std::get<icl::HtmlBlock>(blocks[0]);
-    const auto& box = std::get<icl::HtmlBlock>(blocks[1]);
-    const auto& after = std::get<icl::HtmlBlock>(blocks[2]);
-    CHECK_FALSE(before.reproduce);
-    CHECK(box.reproduce);
-    CHECK_FALSE(after.reproduce);
-    CHECK(box.line == 10);  // the box's first line of text, after the fence on line 9
-    CHECK(box.html == "<p>Run it:</p>\n<pre><code>icl run gpt_scaling\n</code></pre>\n<p>On <em>any</em> machine.</p>\n");
-    CHECK(after.html == "<p>After.</p>\n");
-    const json j = icl::to_json(parsed.value());
-    CHECK(j["blocks"][1]["reproduce"] == true);
-    CHECK_FALSE(j["blocks"][0].contains("reproduce"));
+TEST_CASE("lesson: a reproduce box (```box reproduce, or ```reproduce) — prose of its own, marked for the front ends to fold") {
+    for (const char* fence : {"````box reproduce", "````reproduce"}) {
+        CAPTURE(fence);
+        const std::string text = fmt_lesson(
+            "Before.\n\n" + std::string(fence) + "\nRun it:\n\n```\nicl run gpt_scaling\n```\n\nOn *any* machine.\n````\n\nAfter.\n");
+        auto parsed = icl::parse_lesson(text, "lessons/en/01-x.md");
+        REQUIRE(parsed);
+        const auto& blocks = parsed.value().blocks;
+        REQUIRE(blocks.size() == 3);
+        const auto& before = std::get<icl::HtmlBlock>(blocks[0]);
+        const auto& box = std::get<icl::HtmlBlock>(blocks[1]);
+        const auto& after = std::get<icl::HtmlBlock>(blocks[2]);
+        CHECK(before.box.empty());
+        CHECK(box.box == "reproduce");
+        CHECK(after.box.empty());
+        CHECK(box.line == 9);  // the fence's line, as every box's
+        CHECK(box.html == "<p>Run it:</p>\n<pre><code>icl run gpt_scaling\n</code></pre>\n<p>On <em>any</em> machine.</p>\n");
+        CHECK(after.html == "<p>After.</p>\n");
+        const json j = icl::to_json(parsed.value());
+        CHECK(j["blocks"][1]["box"] == "reproduce");
+        CHECK_FALSE(j["blocks"][0].contains("box"));
+    }
+    // any number of them, and no lesson needs one
+    auto two = icl::parse_lesson(fmt_lesson("```box reproduce\na\n```\n\n```reproduce\nb\n```\n"), "lessons/en/01-x.md");
+    REQUIRE(two);
+    CHECK(two.value().blocks.size() == 2);
 
     CHECK(fmt_error(fmt_lesson("```reproduce\n\n```\n")) == "lessons/en/01-x.md:7: reproduce block is empty");
+    CHECK(fmt_error(fmt_lesson("```box reproduce\n\n```\n")) == "lessons/en/01-x.md:7: the 'reproduce' box is empty");
+    CHECK(fmt_error(fmt_lesson("```box replay\nx\n```\n")).find("```box reproduce") != std::string::npos);
     CHECK(fmt_error(fmt_lesson("```reproduce now\nx\n```\n")).find(":7: reproduce block: unexpected 'now'") != std::string::npos);
     CHECK(fmt_error(fmt_lesson("```Reproduce\nx\n```\n")).find("unknown directive 'Reproduce' (did you mean reproduce?") !=
           std::string::npos);

@@ -88,11 +88,12 @@ function checkFrame(block, words) {
 export function lessonPage({ lesson, lang, site, translated, prev, next, demoInfo, modules }) {
   const words = site.words[lang];
   const body = lesson.blocks.map((b) => {
-    // A Reproduce box (commands, build and timing details) starts collapsed.
-    if (b.kind === 'html' && b.reproduce) return `<details class="reproduce"><summary>${esc(say(words, 'reproduce'))}</summary><div class="prose">${b.html}</div></details>`;
     if (b.kind === 'html' && b.box) {
+      const title = say(words, `box.${b.box}`);
+      // The reproduce box (commands, build and timing details) starts collapsed; the others are framed.
+      if (b.box === 'reproduce') return `<details class="box-reproduce"><summary>${esc(title)}</summary><div class="prose">${b.html}</div></details>`;
       return `<aside class="box box-${esc(b.box)}" aria-labelledby="box-${esc(b.box)}">
-<p class="box-title" id="box-${esc(b.box)}">${esc(say(words, `box.${b.box}`))}</p>
+<p class="box-title" id="box-${esc(b.box)}">${esc(title)}</p>
 <div class="prose">${b.html}</div>
 </aside>`;
     }

@@ -52,6 +52,12 @@ protected:
     SeededLanesSession(std::string id, int steps, int seeds, int lane, std::vector<int> lane_arms)
         : id_(std::move(id)), steps_(steps), seeds_(seeds), lane_at_start_(lane), lane_arms_(std::move(lane_arms)),
           offloaded_(lane_arms_.size() + 1, false), lane_units_(lane_arms_.size() + 1, 0) {}
+    // The lane_arms of a demo whose lane k is seed k's model (models 1 .. seeds - 1).
+    static std::vector<int> seed_lanes(int seeds) {
+        std::vector<int> v;
+        for (int i = 1; i < seeds; ++i) v.push_back(i);
+        return v;
+    }
     // Model `arm`'s lane is offloaded: stop training it (trains(arm) now says no).
     virtual void drop_model(int arm) = 0;
     // Lane k's model (k >= 1).

@@ -3,7 +3,8 @@
 //
 // Boxes: ```box in-short | you-need | take-away``` fences hold markdown that the front ends
 // draw framed, under a heading from the catalogue (site.json and app.json:
-// box.in-short, ...). The lint wants the three in every lesson: "In short" and "You need"
+// box.in-short, ...); ```box reproduce (or ```reproduce) one they draw collapsed under
+// box.reproduce. The lint wants the three in every lesson: "In short" and "You need"
 // before its first demo or check, "Take away" after its last.
 //
 // Glossary: one file a language, lessons/<lang>/glossary.json:
@@ -33,8 +34,10 @@
 
 namespace icl {
 
-// The box kinds, in the order a lesson uses them.
+// The framed box kinds, in the order a lesson uses them: each once in every lesson.
 const std::vector<std::string>& box_kinds();
+// The collapsed box ("Reproduce this"): any number of them, none needed.
+constexpr const char* kReproduceBox = "reproduce";
 
 struct GlossaryTerm {
     std::string id, term;

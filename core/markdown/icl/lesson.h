@@ -25,6 +25,7 @@
 //   ```box in-short                      a framed box (in-short, you-need, take-away;
 //   - markdown                             icl/glossary.h): markdown, drawn under the
 //   ```                                    box's heading. Each kind at most once.
+//                                          ```box reproduce: see ```reproduce below.
 //
 //   [text](term:perplexity)               a glossary link: the front ends show the
 //                                          term's gloss in place (icl/glossary.h)
@@ -41,9 +42,10 @@
 //   a: feedback shown when a was chosen    (each option carries a range: a) [0, 1e-4] ...)
 //   ```                                    [run=lesson|own]
 //
-//   ```reproduce                          a "Reproduce this" box: markdown (commands, build
+//   ```box reproduce                      a "Reproduce this" box: markdown (commands, build
 //   `icl run gpt_scaling`                 and timing details) that both front ends show
-//   ```                                   collapsed; the same text rules as the prose.
+//   ```                                   collapsed; the same text rules as the prose;
+//                                         any number of them. ```reproduce is the same.
 //                                         A code fence inside needs a longer outer fence.
 //
 // Own-run grading: a predict check with run=own is graded against the learner's current
@@ -86,7 +88,7 @@
 //   {"id", "lang", "title", "order", "number" (order and part: "3b"), "summary", "source": "lessons/en/02-x.md",
 //    "words", "minutes" (reading time at 200 words a minute, icl/glossary.h), "blocks": [
 //     {"kind": "html", "html": "<p>..<x-equation>TeX</x-equation>..</p>", "markdown": "...", "box"?: "in-short"},
-//     ({"kind": "html", ..., "reproduce": true} for a Reproduce box)
+//     (box "reproduce" for a Reproduce box)
 //     {"kind": "demo", "demo": "dual_form", "name": "dual_form", "params": {...}, "line": 12},
 //     {"kind": "check", "id", "type", "line", "prompt_html",
 //      "options": [{"key": "a", "html": "inline html", "feedback_html": ""}, ...],
@@ -124,8 +126,7 @@ struct HtmlBlock {
     int line = 0;             // first line of the run in the source
     std::string markdown;     // the source text of the run
     std::string html;
-    bool reproduce = false;   // a ```reproduce box: shown collapsed under "Reproduce this"
-    std::string box;          // "" for running text, else a box kind (icl/glossary.h): in-short, you-need, take-away
+    std::string box;          // "" for running text, else a box kind (icl/glossary.h): in-short, you-need, take-away, reproduce
 };
 
 struct DemoBlock {
