@@ -200,7 +200,7 @@ Status forward(const Model& model, Activations& acts, const Batch& batch, const 
         if (hooks) return make_error("gru forward: hooks (residual adds, ablations, patches) apply to the transformer only");
         return detail::gru_forward(model, acts, batch);
     }
-    ICL_PROFILE_SCOPE("fwd checks, setup");
+    ICL_PROFILE_CONTEXT("fwd");
     if (Status s = detail::check_batch(model, batch, "gpt forward"); !s) return s;
     if (hooks)
         if (Status s = validate(*hooks, c); !s) return s;
@@ -225,22 +225,16 @@ Status forward(const Model& model, Activations& acts, const Batch& batch, const 
     for (int l = 0; l < c.layers; ++l) {
         const BlockSlots& p = lay.blocks[(size_t)l];
         BlockActs& a = acts.blocks[(size_t)l];
-        {
-            ICL_PROFILE_SCOPE("fwd layernorm");
-            layernorm_forward(acts.ptr(a.ln1), acts.ptr(a.ln1_mean), acts.ptr(a.ln1_rstd), x,
-                              model.at(p.ln1_w), model.at(p.ln1_b), BT, C, kLayerNormEps);
-        }
+        layernorm_forward(acts.ptr(a.ln1), acts.ptr(a.ln1_mean), acts.ptr(a.ln1_rstd), x,
+                          model.at(p.ln1_w), model.at(p.ln1_b), BT, C, kLayerNormEps);
         float* qkv = acts.ptr(a.qkv);
-        {
-            ICL_PROFILE_SCOPE("fwd matmul qkv (BT,C) x (C,3C)");  // + bq
-            linear_forward(qkv, acts.ptr(a.ln1), model.at(p.wq), model.at(p.bq), BT, C, 3 * C);
-        }
+        // qkv = ln1 · Wqᵀ + bq
+        linear_forward(qkv, acts.ptr(a.ln1), model.at(p.wq), model.at(p.bq), BT, C, 3 * C);
         const AttentionKind kind = c.kind(l);
         if (kind == AttentionKind::softmax) {
             attention_forward(acts.ptr(a.att), acts.ptr(a.atty), qkv, head_scratch, B, T, C, H, c.mask(l),
                               c.momentum);
         } else {
-            ICL_PROFILE_SCOPE("fwd attn linear/delta");
             split_heads(hq, hk, hv, qkv, B, T, C, H);
             if (kind == AttentionKind::delta) {  // β (B,H,T) = σ(ln1 · wbᵀ + bb)
                 float* logits = head_scratch + head_scratch_floats(T, C / H);
@@ -262,29 +256,17 @@ Status forward(const Model& model, Activations& acts, const Batch& batch, const 
         // res_attn = atty · Woᵀ + (x + bo), the residual and bias added as each tile of the
         // product is stored, not in a pass of their own (as fc2's below)
         float* ra = acts.ptr(a.res_attn);
-        {
-            ICL_PROFILE_SCOPE("fwd matmul wo (BT,C) x (C,C)");
-            matmul_nt_add(ra, acts.ptr(a.atty), model.at(p.wo), model.at(p.bo), x, BT, C, C);
-        }
+        matmul_nt_add(ra, acts.ptr(a.atty), model.at(p.wo), model.at(p.bo), x, BT, C, C);
         float* out = acts.ptr(a.res_out);
         if (c.attention_only) {
-            ICL_PROFILE_SCOPE("fwd residual add");
             std::memcpy(out, ra, sizeof(float) * BT * C);
         } else {
-            {
-                ICL_PROFILE_SCOPE("fwd layernorm");
-                layernorm_forward(acts.ptr(a.ln2), acts.ptr(a.ln2_mean), acts.ptr(a.ln2_rstd), ra,
-                                  model.at(p.ln2_w), model.at(p.ln2_b), BT, C, kLayerNormEps);
-            }
-            {
-                ICL_PROFILE_SCOPE("fwd matmul fc (BT,C) x (C,F)");
-                linear_forward(acts.ptr(a.fc), acts.ptr(a.ln2), model.at(p.w1), nullptr, BT, C, F);
-            }
-            {
-                ICL_PROFILE_SCOPE("fwd bias + gelu");  // fc += b1 (kept for the backward), gelu
-                bias_gelu_forward(acts.ptr(acts.mlp_out), acts.ptr(a.fc), model.at(p.b1), BT, F);
-            }
-            ICL_PROFILE_SCOPE("fwd matmul fc2 (BT,F) x (F,C)");  // out = mlp_out · W2ᵀ + (ra + b2)
+            layernorm_forward(acts.ptr(a.ln2), acts.ptr(a.ln2_mean), acts.ptr(a.ln2_rstd), ra,
+                              model.at(p.ln2_w), model.at(p.ln2_b), BT, C, kLayerNormEps);
+            linear_forward(acts.ptr(a.fc), acts.ptr(a.ln2), model.at(p.w1), nullptr, BT, C, F);
+            // fc += b1 (kept for the backward), gelu
+            bias_gelu_forward(acts.ptr(acts.mlp_out), acts.ptr(a.fc), model.at(p.b1), BT, F);
+            // out = mlp_out · W2ᵀ + (ra + b2)
             matmul_nt_add(out, acts.ptr(acts.mlp_out), model.at(p.w2), model.at(p.b2), ra, BT, F, C);
         }
         apply_residual_adds(out, hooks, l + 1, B, T, C);
@@ -296,7 +278,7 @@ Status forward(const Model& model, Activations& acts, const Batch& batch, const 
 // ---- backward ----------------------------------------------------------------------------
 
 Status backward(const Model& model, Activations& acts, float* grads, GradsOnEntry on_entry) {
-    ICL_PROFILE_SCOPE("bwd setup, zero");
+    ICL_PROFILE_CONTEXT("bwd");
     const Config& c = model.config;
     if (!acts.has_targets || acts.B == 0)
         return make_error("gpt backward: the last forward had no targets");
@@ -347,29 +329,17 @@ Status backward(const Model& model, Activations& acts, float* grads, GradsOnEntr
             // fc2: dhidden = dres · W2 first; then one kernel turns it into d(fc) and takes fc2's
             // weight gradient from gelu(fc) computed again, straight into the product's packed
             // panels (cheaper than keeping every layer's gelu(fc))
-            {
-                ICL_PROFILE_SCOPE("bwd matmul fc2");
-                matmul_nn(dhidden, dres, model.at(p.w2), BT, C, F, false);
-            }
-            {
-                ICL_PROFILE_SCOPE("bwd matmul fc2 dW + gelu");  // dhidden becomes d(fc); b1's, W2's, b2's gradients
-                gelu_linear_backward(dhidden, g(p.b1), g(p.w2), g(p.b2), acts.ptr(acts.mlp_out),
-                                     acts.ptr(a.fc), dres, BT, F, C, add);
-            }
-            {
-                ICL_PROFILE_SCOPE("bwd matmul fc");
-                linear_backward(dln, g(p.w1), nullptr, dhidden, acts.ptr(a.ln2), model.at(p.w1), BT, C, F,
-                                false, add);
-            }
-            ICL_PROFILE_SCOPE("bwd layernorm");
+            matmul_nn(dhidden, dres, model.at(p.w2), BT, C, F, false);
+            // dhidden becomes d(fc); b1's, W2's, b2's gradients
+            gelu_linear_backward(dhidden, g(p.b1), g(p.w2), g(p.b2), acts.ptr(acts.mlp_out),
+                                 acts.ptr(a.fc), dres, BT, F, C, add);
+            linear_backward(dln, g(p.w1), nullptr, dhidden, acts.ptr(a.ln2), model.at(p.w1), BT, C, F,
+                            false, add);
             layernorm_backward(dres, g(p.ln2_w), g(p.ln2_b), dln, acts.ptr(a.res_attn),
                                acts.ptr(a.ln2_mean), acts.ptr(a.ln2_rstd), model.at(p.ln2_w), BT, C);
         }
-        {
-            // attention sublayer: d(atty) (B,T,C) reuses dln
-            ICL_PROFILE_SCOPE("bwd matmul wo");
-            linear_backward(dln, g(p.wo), g(p.bo), dres, acts.ptr(a.atty), model.at(p.wo), BT, C, C, false, add);
-        }
+        // attention sublayer: d(atty) (B,T,C) reuses dln
+        linear_backward(dln, g(p.wo), g(p.bo), dres, acts.ptr(a.atty), model.at(p.wo), BT, C, C, false, add);
         for (const HeadAblation& h : acts.ablations)
             if (h.layer == l) zero_head(dln, B, T, C, C / H, h.head);
         for (const HeadPatch& h : acts.head_patches)
@@ -379,18 +349,15 @@ Status backward(const Model& model, Activations& acts, float* grads, GradsOnEntr
         if (kind == AttentionKind::softmax) {  // d(atty) read in place from dln
             attention_backward(dqkv, dln, qkv, acts.ptr(a.att), dP, B, T, C, H, c.mask(l), c.momentum);
         } else {
-            ICL_PROFILE_SCOPE("bwd attn linear/delta");  // with the splits into heads and the merge
+            // with the splits into heads and the merge
             rows_to_heads(dO, dln, B, T, C, H);
             split_heads(hq, hk, hv, qkv, B, T, C, H);
             fast_attention_backward(kind, dq, dk, dv, dbeta, dO, hq, hk, hv, acts.ptr(a.beta),
                                     acts.ptr(a.att), acts.ptr(a.u), dP, B, T, C, H);
             merge_heads(dqkv, dq, dk, dv, B, T, C, H);
         }
-        {
-            ICL_PROFILE_SCOPE("bwd matmul qkv");
-            linear_backward(dln, g(p.wq), g(p.bq), dqkv, acts.ptr(a.ln1), model.at(p.wq), BT, C, 3 * C, false,
-                            add);
-        }
+        linear_backward(dln, g(p.wq), g(p.bq), dqkv, acts.ptr(a.ln1), model.at(p.wq), BT, C, 3 * C, false,
+                        add);
         if (kind == AttentionKind::delta) {  // β = σ(logit): dlogit = dβ β (1 − β)
             const float* beta = acts.ptr(a.beta);
             for (int b = 0; b < B; ++b)
@@ -401,7 +368,6 @@ Status backward(const Model& model, Activations& acts, float* grads, GradsOnEntr
                     }
             linear_backward(dln, g(p.wb), g(p.bb), dbl, acts.ptr(a.ln1), model.at(p.wb), BT, C, H, true, add);
         }
-        ICL_PROFILE_SCOPE("bwd layernorm");
         layernorm_backward(dres, g(p.ln1_w), g(p.ln1_b), dln, x_in, acts.ptr(a.ln1_mean),
                            acts.ptr(a.ln1_rstd), model.at(p.ln1_w), BT, C);
     }

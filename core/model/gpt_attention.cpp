@@ -81,18 +81,10 @@ void attention_forward(float* att, float* atty, const float* qkv, float* scratch
             float* Oh = atty + (size_t)b * T * C + (size_t)h * hs;      // (T,hs), rows C apart
             float* P = att + ((size_t)b * H + h) * T * T;
             if (band) {
-                ICL_PROFILE_SCOPE("fwd attn banded");
                 banded_attention_forward(P, Oh, C, qh, kh, vh, ld, T, hs, mask.window, scale);
             } else {
-                {
-                    ICL_PROFILE_SCOPE("fwd attn matmul q x kT");
-                    matmul_nt_lower(S, qh, kh, T, hs, (int)ld, (int)ld);  // S (T,T) = q kᵀ, j <= i
-                }
-                {
-                    ICL_PROFILE_SCOPE("fwd attn softmax");
-                    attention_softmax(P, S, T, scale, mask);
-                }
-                ICL_PROFILE_SCOPE("fwd attn matmul P x v");
+                matmul_nt_lower(S, qh, kh, T, hs, (int)ld, (int)ld);  // S (T,T) = q kᵀ, j <= i
+                attention_softmax(P, S, T, scale, mask);
                 matmul_nn_lower(Oh, P, vh, T, hs, (int)ld, C);  // O (T,hs) = P v, P lower-triangular
             }
             if (momentum > 0.0f) {
@@ -127,22 +119,15 @@ void attention_backward(float* dqkv, const float* dO, const float* qkv, const fl
                 prefetch_lower(P + (size_t)T * T, T);
             }
             if (band) {
-                ICL_PROFILE_SCOPE("bwd attn banded");
                 banded_attention_backward(dqh, dkh, dvh, ld, dP, dOh, C, qh, kh, vh, ld, P, T, hs, mask.window,
                                           scale);
             } else {
-                {
-                    ICL_PROFILE_SCOPE("bwd attn matmul dO x vT, PT x dO");
-                    // P and dS are 0 above the diagonal (every mask): only the lower half is worked
-                    matmul_nt_lower(dP, dOh, vh, T, hs, C, (int)ld);    // dP (T,T) = dO vᵀ, j <= i
-                    matmul_tn_lower(dvh, P, dOh, T, hs, C, (int)ld);    // dv (T,hs) = Pᵀ dO
-                }
-                {
-                    ICL_PROFILE_SCOPE("bwd attn softmax");  // dP becomes dS in place, 0 above the diagonal
-                    attention_softmax_backward(dP, P, T, scale);
-                }
+                // P and dS are 0 above the diagonal (every mask): only the lower half is worked
+                matmul_nt_lower(dP, dOh, vh, T, hs, C, (int)ld);    // dP (T,T) = dO vᵀ, j <= i
+                matmul_tn_lower(dvh, P, dOh, T, hs, C, (int)ld);    // dv (T,hs) = Pᵀ dO
+                // dP becomes dS in place, 0 above the diagonal
+                attention_softmax_backward(dP, P, T, scale);
                 const float* dS = dP;
-                ICL_PROFILE_SCOPE("bwd attn matmul dS x k, dST x q");
                 matmul_nn_lower(dqh, dS, kh, T, hs, (int)ld, (int)ld);  // dq = dS k
                 matmul_tn_lower(dkh, dS, qh, T, hs, (int)ld, (int)ld);  // dk = dSᵀ q
             }
@@ -403,6 +388,7 @@ namespace detail {
 void fast_attention_forward(AttentionKind kind, float* att, float* atty, float* u, const float* q,
                             const float* k, const float* v, const float* beta, float* scratch, int B,
                             int T, int C, int H) {
+    ICL_PROFILE_SCOPE("fwd attn linear/delta");  // the heads' own loops; their kernels are phases of their own
     const int hs = C / H;
     float* O = scratch + (size_t)T * T + 2 * (size_t)T * hs;
     for (int b = 0; b < B; ++b)
@@ -423,6 +409,7 @@ void fast_attention_backward(AttentionKind kind, float* dq, float* dk, float* dv
                              const float* dO, const float* q, const float* k, const float* v,
                              const float* beta, const float* att, const float* u, float* scratch,
                              int B, int T, int C, int H) {
+    ICL_PROFILE_SCOPE("bwd attn linear/delta");  // the heads' own loops; their kernels are phases of their own
     const int hs = C / H;
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
