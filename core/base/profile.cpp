@@ -36,6 +36,7 @@ void switch_to(State& s, int to) {
 
 bool detail::on = false;
 bool detail::trial = false;
+int detail::context = 0;
 
 void set_trial(bool on) { detail::trial = on; }
 
@@ -59,9 +60,17 @@ int phase_id(const char* name) {
     return (int)s.names.size() - 1;
 }
 
+int detail::kernel_phase(std::vector<int>& ids, const char* kernel) {
+    const size_t ctx = (size_t)detail::context;
+    if (ids.size() <= ctx) ids.resize(ctx + 1, -1);
+    if (ids[ctx] < 0) ids[ctx] = phase_id(ctx == 0 ? kernel : (state().names[ctx] + " " + kernel).c_str());
+    return ids[ctx];
+}
+
 void start() {
     State& s = state();
     detail::on = true;
+    detail::context = 0;
     s.current = 0;
     s.since = now_ns();
 }

@@ -4,6 +4,8 @@
 
 #include <new>
 
+#include "icl/profile.h"
+
 namespace icl {
 
 namespace detail {
@@ -95,9 +97,13 @@ const char* isa_name(Isa isa) {
     }
 }
 
-// The dispatchers: each kernel calls through the current instruction set's table.
+// The dispatchers: each kernel calls through the current instruction set's table, as a
+// phase of its own in a profiled build (icl/profile.h).
 #define ICL_KERNEL(name, params, args) \
-    void name params { table().name args; }
+    void name params {                 \
+        ICL_PROFILE_KERNEL(#name);     \
+        table().name args;             \
+    }
 #include "icl/kernel_list.h"
 #undef ICL_KERNEL
 

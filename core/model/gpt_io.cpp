@@ -189,17 +189,13 @@ Status readout_forward(const Model& model, Activations& acts, const float* x, co
     const Config& c = model.config;
     const Layout& lay = model.layout;
     const int BT = acts.B * acts.T, C = c.width, V = c.vocab, D = c.output_dim;
-    {
-        ICL_PROFILE_SCOPE("fwd layernorm");
-        layernorm_forward(acts.ptr(acts.lnf), acts.ptr(acts.lnf_mean), acts.ptr(acts.lnf_rstd), x,
-                          model.at(lay.lnf_w), model.at(lay.lnf_b), BT, C, kLayerNormEps);
-    }
+    layernorm_forward(acts.ptr(acts.lnf), acts.ptr(acts.lnf_mean), acts.ptr(acts.lnf_rstd), x,
+                      model.at(lay.lnf_w), model.at(lay.lnf_b), BT, C, kLayerNormEps);
     if (c.token_output) {
-        ICL_PROFILE_SCOPE("fwd matmul lm head (BT,C) x (C,V)");
         matmul_nt(acts.ptr(acts.logits), acts.ptr(acts.lnf), model.at(lay.wte), BT, C, V, false);
     }
     if (D > 0) {
-        ICL_PROFILE_SCOPE("fwd matmul regression head");  // yhat (BT,D) = lnf · wyᵀ + by
+        // yhat (BT,D) = lnf · wyᵀ + by
         linear_forward(acts.ptr(acts.yhat), acts.ptr(acts.lnf), model.at(lay.wy), model.at(lay.by), BT, C, D);
     }
     acts.scored = 0;
@@ -265,7 +261,6 @@ void readout_backward(const Model& model, Activations& acts, float* grads, float
             crossentropy_backward(dlogits, acts.ptr(acts.probs), acts.kernel_targets.data(), dlosses, BT, V);
         }
         // tied LM head: logits = lnf · wteᵀ
-        ICL_PROFILE_SCOPE("bwd matmul lm head");
         matmul_nn(dln, dlogits, model.at(lay.wte), BT, V, C, false);
         matmul_tn(grads + lay.wte, dlogits, acts.ptr(acts.lnf), V, BT, C, add);
     }
@@ -283,7 +278,6 @@ void readout_backward(const Model& model, Activations& acts, float* grads, float
         linear_backward(dln, grads + lay.wy, grads + lay.by, dy, acts.ptr(acts.lnf), model.at(lay.wy), BT, C, D,
                         acts.has_ce, add);
     }
-    ICL_PROFILE_SCOPE("bwd layernorm");
     layernorm_backward(dx, grads + lay.lnf_w, grads + lay.lnf_b, dln, x, acts.ptr(acts.lnf_mean),
                        acts.ptr(acts.lnf_rstd), model.at(lay.lnf_w), BT, C);
 }

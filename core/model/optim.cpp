@@ -71,7 +71,7 @@ Optimizer::Optimizer(OptimizerConfig config, std::vector<ParamSlot> slots, size_
       v_(config.kind == OptimizerConfig::adamw ? total : 0, 0.0f) {}
 
 Expected<float> Optimizer::step(float* params, float* grads) {
-    ICL_PROFILE_SCOPE("opt grad norm");
+    ICL_PROFILE_CONTEXT("opt");
     const float norm = global_grad_norm(grads, runs_);
     if (!std::isfinite(norm))
         return make_error(std::string("optimizer: the gradient norm is ") +
@@ -84,7 +84,6 @@ Expected<float> Optimizer::step(float* params, float* grads) {
         for (const ParamSlot& s : runs_)
             for (size_t i = 0; i < s.size; ++i) grads[s.offset + i] *= coef;
     ++t_;
-    ICL_PROFILE_SCOPE("opt adamw");
     for (const ParamSlot& s : runs_) {
         const float wd = s.decay ? config_.weight_decay : 0.0f;
         float* p = params + s.offset;

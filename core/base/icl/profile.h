@@ -1,7 +1,13 @@
 // Per-phase time of a training step, for `bench/run profile` (llm.c's style: a flat
 // list of named phases, each with its share of the step).
 //
-// ICL_PROFILE_SCOPE("fwd matmul qkv") marks a block of code as one phase. Only builds
+// Every kernel is a phase of its own: kernels.cpp's dispatch opens an ICL_PROFILE_KERNEL
+// around each call, named by the kernel and the context it runs in, the innermost
+// ICL_PROFILE_CONTEXT around it ("fwd matmul_nt_add", "bwd layernorm_backward", "opt
+// adamw_update"; the kernel's name alone outside every context). A context is a phase
+// too: the time of its own code outside every kernel and inner scope ("fwd": the
+// forward's copies and checks). ICL_PROFILE_SCOPE("fwd attn momentum") marks any other
+// block of code as one phase. Only builds
 // configured with -DICL_PROFILE=ON (the benchmark trees of bench/run) compile the
 // timers in; everywhere else the macro expands to nothing and costs nothing. Even
 // compiled in, a scope does nothing until the benchmark calls profile::start().
@@ -42,8 +48,11 @@ void set_trial(bool on);
 namespace detail {
 extern bool trial;   // set_trial's switch
 extern bool on;      // between start() and stop()
+extern int context;  // the phase of the innermost context (0: none)
 int enter(int id);   // makes `id` the phase charged; returns the one it interrupted
 void leave(int outer);
+// The phase "<context> <kernel>" in the current context, its id kept in ids (one a context).
+int kernel_phase(std::vector<int>& ids, const char* kernel);
 }  // namespace detail
 
 // Inline, so with the timers off a scope costs one load and a branch.
@@ -62,6 +71,24 @@ private:
     int outer_ = -1;  // the phase this scope interrupted (-1: timers were off)
 };
 
+// A scope that also names the kernels called inside it (ICL_PROFILE_CONTEXT).
+class Context {
+public:
+    explicit Context(int id) : scope_(id) {
+        if (detail::on) {
+            outer_ = detail::context;
+            detail::context = id;
+        }
+    }
+    ~Context() {
+        if (outer_ >= 0) detail::context = outer_;
+    }
+
+private:
+    Scope scope_;
+    int outer_ = -1;  // the context around this one (-1: timers were off)
+};
+
 }  // namespace icl::profile
 
 #if defined(ICL_PROFILE)
@@ -70,8 +97,19 @@ private:
 #define ICL_PROFILE_SCOPE(name)                                                               \
     static const int ICL_PROFILE_CAT(icl_phase_, __LINE__) = ::icl::profile::phase_id(name); \
     const ::icl::profile::Scope ICL_PROFILE_CAT(icl_scope_, __LINE__)(ICL_PROFILE_CAT(icl_phase_, __LINE__))
+#define ICL_PROFILE_CONTEXT(name)                                                             \
+    static const int ICL_PROFILE_CAT(icl_phase_, __LINE__) = ::icl::profile::phase_id(name); \
+    const ::icl::profile::Context ICL_PROFILE_CAT(icl_context_, __LINE__)(ICL_PROFILE_CAT(icl_phase_, __LINE__))
+#define ICL_PROFILE_KERNEL(name)                                                        \
+    static std::vector<int> ICL_PROFILE_CAT(icl_kernel_ids_, __LINE__);                 \
+    const ::icl::profile::Scope ICL_PROFILE_CAT(icl_scope_, __LINE__)(                  \
+        ::icl::profile::detail::on                                                      \
+            ? ::icl::profile::detail::kernel_phase(ICL_PROFILE_CAT(icl_kernel_ids_, __LINE__), name) \
+            : 0)
 #define ICL_TRIAL (::icl::profile::detail::trial)
 #else
 #define ICL_PROFILE_SCOPE(name) static_assert(true, "")
+#define ICL_PROFILE_CONTEXT(name) static_assert(true, "")
+#define ICL_PROFILE_KERNEL(name) static_assert(true, "")
 #define ICL_TRIAL false
 #endif

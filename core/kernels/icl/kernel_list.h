@@ -9,7 +9,8 @@
 //                    as a call through the current instruction set's table;
 //   kernels_simd.h   fills each instruction set's table with Kernels<Arch>::name.
 // Adding a kernel: a line here, its reference in kernels_ref.cpp, its fast version in
-// kernels_simd.h and a test against the reference in tests/unit/test_kernels.cpp.
+// the kernels_simd_*.h of its concept and a test against the reference in the
+// tests/unit/test_kernels*.cpp of its concept.
 // No include guard: included once per expansion.
 
 // ---- matmul --------------------------------------------------------------------
