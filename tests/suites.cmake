@@ -100,6 +100,8 @@ else()
   icl_add_suite(eslint LABELS docs quick COMMAND web/node_modules/.bin/eslint --max-warnings 0 .)
   # The page's words with placeholders are called with exactly their named values.
   icl_add_suite(web-words LABELS docs quick COMMAND node tests/web/words.mjs)
+  # The page's number display follows the core's display rule, case by case of its unit test.
+  icl_add_suite(web-display LABELS docs quick COMMAND node tests/web/display.mjs)
   icl_add_suite(setup-packages LABELS setup quick COMMAND python3 ${ICL_SRC}/tests/setup/check-packages.py)
   icl_add_suite(install LABELS install quick COMMAND ${ICL_SRC}/tests/install/run.sh ${CMAKE_BINARY_DIR})
   if(ICL_BUILD_APP)

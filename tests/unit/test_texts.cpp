@@ -47,6 +47,10 @@ TEST_CASE("format: the display rule, row by row of its table in icl/format.h") {
     CHECK(display_number(123456.7) == "1.235e+05");
     CHECK(display_number(1e-5) == "1e-05");
     CHECK(display_number(1e15) == "1e+15");
+    CHECK(display_number(99999.9) == "1e+05");      // rounding carries into the exponent
+    CHECK(display_number(0.000123456) == "0.0001235");  // exponent -4: still positional
+    CHECK(display_number(-1234.5678) == "-1235");
+    CHECK(display_number(0.5) == "0.5");
     // a template's {x} without a spec follows it
     CHECK(icl::fill_template("{x} and {y}", {{"x", std::nan("")}, {"y", 2000.0}}) == "— and 2000");
 }

@@ -30,15 +30,19 @@ export function newSvg(width, height, label) {
   });
 }
 
-// Numbers as a reader wants them: 4 significant digits, exponent form when tiny or
-// huge, "—" for the core's null (a non-finite value).
+// A number with no format of its own: the display rule of core/base/icl/format.h
+// (display_number), row by row; null (the core's non-finite) shows as its dash.
 export function fmt(v) {
-  if (v === null || v === undefined || Number.isNaN(v)) return '—';
+  if (v === null || v === undefined || !Number.isFinite(v)) return '—';
   if (v === 0) return '0';
-  const a = Math.abs(v);
-  if (a >= 1e5 || a < 1e-3) return v.toExponential(2).replace('e+', 'e');
-  if (Number.isInteger(v)) return String(v);
-  return String(Number(v.toPrecision(4)));
+  if (Number.isInteger(v) && Math.abs(v) < 1e15) return String(v);
+  // printf's "%.4g": 4 significant digits, trailing zeros dropped; exponent form (signed,
+  // two digits at least) when the rounded decimal exponent is < -4 or >= 4.
+  const [mantissa, exp] = v.toExponential(3).split('e');
+  const e = Number(exp);
+  const trim = (t) => (t.includes('.') ? t.replace(/0+$/, '').replace(/\.$/, '') : t);
+  if (e < -4 || e >= 4) return `${trim(mantissa)}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  return trim(v.toFixed(3 - e));
 }
 
 // Tick labels: as short as the tick spacing allows.
