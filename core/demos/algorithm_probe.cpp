@@ -232,7 +232,7 @@ private:
         for (int t : {kOls, kXty, kRidge})
             for (int m = 0; m < 2; ++m) {
                 const std::string id = std::string(m == 0 ? "" : "untrained_") + "r2_" + kTargetIds[t] + "_last";
-                sc.items.push_back({id, stats_[m][t][(size_t)L].r2.mean, "", msg("scalar." + id + ".label")});
+                sc.items.push_back({id, stats_[m][t][(size_t)L].r2.mean, "", msg(std::string("scalar.") + id + ".label")});
             }
         sc.items.push_back({"r2_spread_max", max_spread(), "", msg("scalar.r2_spread_max.label")});
         sc.items.push_back({"model_error", model_error_, "", msg("scalar.model_error.label")});
