@@ -62,6 +62,9 @@ int main() {
              const double y = -3.0 + 6.0 * (k % 13) / 12.0;
              return json{{"points", {{-1.5, -0.8}, {-0.8, -0.1}, {0.0, y}, {0.6, 0.8}, {1.3, 1.9}}}};
          }},
+        // A learner nudging the probes' ridge strength: the forward passes are kept, the
+        // probes refitted.
+        {"algorithm_probe", [](int k) { return json{{"probe_lambda", 0.5 + 0.25 * (k % 20)}}; }},
         // A learner typing a prompt: the lecture's, then its query words one by one.
         {"prompt_lab",
          [](int k) {

@@ -50,6 +50,7 @@ hmm::Hmm unseen_concept(const HmmSpec& spec) {
 
 int data_context(const Recipe& r) {
     if (r.data == "hmm") return 1 + r.hmm.segments * (r.hmm.segment_length + 1);
+    if (r.data == "regression") return 2 * r.regression.pairs;
     return tasks::prompt_length(tasks::kMaxShots + 1, false);  // a 16-shot prompt plus its answer
 }
 
@@ -70,28 +71,30 @@ Expected<Recipe> parse(const std::string& text, const std::string& file) {
         if (!(std::isalnum((unsigned char)c) || c == '-' || c == '_'))
             return make_error(file + ": name '" + r.name + "' may hold only letters, digits, '-' and '_'");
     if (j.contains("data")) {
-        if (!j["data"].is_string()) return make_error(file + ": data must be \"tasks\" or \"hmm\"");
+        if (!j["data"].is_string()) return make_error(file + ": data must be \"tasks\", \"hmm\" or \"regression\"");
         r.data = j["data"].get<std::string>();
-        if (r.data != "tasks" && r.data != "hmm")
-            return make_error(file + ": data = '" + r.data + "' is not \"tasks\" or \"hmm\"");
+        if (r.data != "tasks" && r.data != "hmm" && r.data != "regression")
+            return make_error(file + ": data = '" + r.data + "' is not \"tasks\", \"hmm\" or \"regression\"");
     }
     if (j.contains("storage")) {
         auto e = checkpoint::parse_encoding(j["storage"].is_string() ? j["storage"].get<std::string>() : "");
         if (!e) return make_error(file + ": storage: " + e.error().message);
         r.storage = e.value();
     }
-    for (const char* k : {"model", "train", "hmm", "eval", "figures"})
+    for (const char* k : {"model", "train", "hmm", "regression", "eval", "figures"})
         if (Status s = object(j, k, file); !s) return s.error();
     const json none = json::object();
     const json& m = j.contains("model") ? j["model"] : none;
     const json& t = j.contains("train") ? j["train"] : none;
     const json& h = j.contains("hmm") ? j["hmm"] : none;
     const json& e = j.contains("eval") ? j["eval"] : none;
+    const json& g = j.contains("regression") ? j["regression"] : none;
     gpt::Config& c = r.model;
     int window = 8;
     for (Status s : {field(m, "model", "width", c.width, 8, 256, file), field(m, "model", "layers", c.layers, 1, 8, file),
                      field(m, "model", "heads", c.heads, 1, 16, file), field(m, "model", "mlp_ratio", c.mlp_ratio, 1, 8, file),
                      field(m, "model", "window", window, 1, 1024, file),
+                     field(m, "model", "init_std", r.init_std, 1e-4, 1, file),
                      field(t, "train", "steps", r.steps, 1, 100000, file), field(t, "train", "batch", r.batch, 1, 256, file),
                      field(t, "train", "warmup", r.warmup, 0, 100000, file),
                      field(t, "train", "pairs", r.pairs, 1, tasks::kMaxShots + 1, file),
@@ -103,6 +106,9 @@ Expected<Recipe> parse(const std::string& text, const std::string& file) {
                      field(h, "hmm", "segment_length", r.hmm.segment_length, 2, 32, file),
                      field(h, "hmm", "segments", r.hmm.segments, 1, 32, file),
                      field(h, "hmm", "sharpness", r.hmm.sharpness, 0, 10, file), field(h, "hmm", "seed", r.hmm.seed, 0, 9e15, file),
+                     field(g, "regression", "dim", r.regression.dim, 1, 32, file),
+                     field(g, "regression", "pairs", r.regression.pairs, 2, 64, file),
+                     field(g, "regression", "noise_var", r.regression.noise_var, 0, 10, file),
                      field(e, "eval", "seed", r.eval_seed, 0, 9e15, file), field(e, "eval", "sequences", r.eval_sequences, 1, 4096, file),
                      field(e, "eval", "tolerance", r.tolerance, 0, 1, file)})
         if (!s) return s.error();
@@ -111,8 +117,13 @@ Expected<Recipe> parse(const std::string& text, const std::string& file) {
         if (a == "alternating") c.attention = gpt::alternating_dense_banded(c.layers, window);
         else if (a != "dense") return make_error(file + ": model.attention must be \"dense\" or \"alternating\"");
     }
+    if (m.contains("attention_only")) {
+        if (!m["attention_only"].is_boolean()) return make_error(file + ": model.attention_only must be true or false");
+        c.attention_only = m["attention_only"].get<bool>();
+    }
     c.vocab = r.data == "hmm" ? r.hmm.mixture().vocab() : tasks::suite().vocab();
     c.context = data_context(r);
+    if (r.data == "regression") c = regression_config(r.regression, c);
     if (Status s = gpt::validate(c); !s) return make_error(file + ": " + s.error().message);
     if (j.contains("figures"))
         for (auto it = j["figures"].begin(); it != j["figures"].end(); ++it) {
@@ -132,6 +143,8 @@ json to_json(const Recipe& r) {
     j["model"] = {{"width", c.width}, {"layers", c.layers}, {"heads", c.heads}, {"mlp_ratio", c.mlp_ratio},
                   {"attention", c.attention.empty() ? "dense" : "alternating"}};
     if (!c.attention.empty()) j["model"]["window"] = c.attention.size() > 1 ? c.attention[1].window : 8;
+    if (c.attention_only) j["model"]["attention_only"] = true;
+    if (r.init_std != 0.02) j["model"]["init_std"] = r.init_std;
     j["train"] = {{"steps", r.steps}, {"batch", r.batch}, {"lr", r.lr}, {"warmup", r.warmup},
                   {"weight_decay", r.weight_decay}, {"clip", r.clip}, {"seed", r.seed}};
     if (r.data == "tasks") {
@@ -192,8 +205,20 @@ Training::Training(const Recipe& r, gpt::Model m, Optimizer opt)
     if (r.data == "hmm") mixture_ = r.hmm.mixture();
 }
 
-Expected<std::unique_ptr<Training>> Training::make(const Recipe& r) {
+Expected<gpt::Model> initial_model(const Recipe& r) {
     Expected<gpt::Model> m = gpt::make_model(r.model, r.seed);
+    if (!m || r.init_std == 0.02) return m;
+    // GPT-2's init (std 0.02) can leave a regression model on the plateau where it predicts
+    // y = 0 for thousands of steps; weight matrices drawn larger leave it sooner.
+    const float scale = (float)(r.init_std / 0.02);
+    for (const gpt::TensorInfo& t : m.value().layout.tensors)
+        if (t.shape.size() == 2)
+            for (size_t q = 0; q < t.size; ++q) m.value().params[t.offset + q] *= scale;
+    return m;
+}
+
+Expected<std::unique_ptr<Training>> Training::make(const Recipe& r) {
+    Expected<gpt::Model> m = initial_model(r);
     if (!m) return m.error();
     OptimizerConfig oc;
     oc.kind = OptimizerConfig::adamw;
@@ -230,12 +255,30 @@ void Training::batch(std::vector<int>& tokens, std::vector<int>& targets, int& T
     }
 }
 
-Expected<float> Training::step() {
+Status Training::forward_batch() {
+    if (recipe_.data == "regression") {
+        // one seed a step, drawn from the training stream
+        const uint64_t seed = ((uint64_t)rng_.next_u32() << 32) | rng_.next_u32();
+        std::vector<float> vectors, targets;
+        std::vector<uint8_t> mask;
+        regression_batch(recipe_.regression, recipe_.batch, seed, vectors, targets, mask);
+        gpt::Batch b;
+        b.B = recipe_.batch;
+        b.T = 2 * recipe_.regression.pairs;
+        b.vectors = vectors.data();
+        b.target_vectors = targets.data();
+        b.target_mask = mask.data();
+        return gpt::forward(model_, acts_, b);
+    }
     std::vector<int> tokens, targets;
     int T = 0;
     batch(tokens, targets, T);
+    return gpt::forward(model_, acts_, tokens.data(), targets.data(), recipe_.batch, T);
+}
+
+Expected<float> Training::step() {
     const int n = done_ + 1;
-    Status f = gpt::forward(model_, acts_, tokens.data(), targets.data(), recipe_.batch, T);
+    Status f = forward_batch();
     if (!f) return make_error("training step " + std::to_string(n) + ": " + f.error().message);
     std::fill(grads_.begin(), grads_.end(), 0.0f);
     if (Status b = gpt::backward(model_, acts_, grads_.data(), gpt::GradsOnEntry::zero); !b) return b.error();
@@ -390,6 +433,7 @@ Expected<std::map<std::string, double>> evaluate_hmm(const Recipe& r, const gpt:
 }  // namespace
 
 Expected<std::map<std::string, double>> evaluate(const Recipe& r, const gpt::Model& model) {
+    if (r.data == "regression") return evaluate_regression(r, model);
     return r.data == "hmm" ? evaluate_hmm(r, model) : evaluate_tasks(r, model);
 }
 

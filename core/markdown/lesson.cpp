@@ -70,7 +70,6 @@ namespace {
 struct BlockToJson {
     json operator()(const HtmlBlock& b) const {
         json out = {{"kind", "html"}, {"html", b.html}, {"markdown", b.markdown}};
-        if (b.reproduce) out["reproduce"] = true;
         if (!b.box.empty()) out["box"] = b.box;
         return out;
     }

@@ -197,8 +197,7 @@ void Parser::parse_body(size_t begin) {
             }
             if (word == "demo") parse_demo(i, fence->info, close);
             else if (word == "check") parse_check(i, fence->info, close);
-            else if (word == "box") parse_box(i, fence->info, close);
-            else parse_reproduce(i, fence->info, close);
+            else parse_box(i, fence->info, close);  // ```box <kind>, or ```reproduce
             run_begin = close + 1;
         } else if (directive_word) {
             fail(line_no(i), word + " fence is indented: directives must start at column 0 (this would show as code)");
@@ -214,42 +213,37 @@ void Parser::parse_body(size_t begin) {
     flush_text(run_begin, lines_.size());
 }
 
-// A Reproduce box: its lines are prose like any other, kept as one block of their own.
-void Parser::parse_reproduce(size_t open, const std::string& info, size_t close) {
-    if (first_word(info) != trim(info))
-        fail(line_no(open), "reproduce block: unexpected '" + trim(info.substr(info.find("reproduce") + 9)) +
-                                "' (expected a line ```reproduce and nothing after it)");
-    const size_t before = lesson_.blocks.size();
-    flush_text(open + 1, close, true);
-    if (lesson_.blocks.size() == before) fail(line_no(open), "reproduce block is empty");
-}
-
-void Parser::flush_text(size_t begin, size_t end, bool reproduce) {
+void Parser::flush_text(size_t begin, size_t end) {
     trim_blank_lines(lines_, begin, end);
     if (begin == end) return;
     HtmlBlock block;
-    block.reproduce = reproduce;
     block.line = line_no(begin);
     block.markdown = figures_in(join_lines(lines_, begin, end), block.line);
     block.html = checked(render_markdown(block.markdown), block.markdown, block.line);
     lesson_.blocks.push_back(std::move(block));
 }
 
-// ---- boxes (in short, you need, take away) ----
+// ---- boxes (in short, you need, take away; reproduce) ----
+// ```box <kind>; ```reproduce is ```box reproduce.
 void Parser::parse_box(size_t open, const std::string& info, size_t close) {
     const int at = line_no(open);
     auto words = split_info(info);
     if (!words) return fail(at, "box: " + words.error().message);
+    const bool alias = words.value()[0].value == kReproduceBox;
     const auto& kinds = box_kinds();
-    const std::string kind = words.value().size() == 2 && words.value()[1].key.empty() ? words.value()[1].value : "";
-    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
-        return fail(at, "box: expected ```box in-short, ```box you-need or ```box take-away");
+    std::string kind = alias ? kReproduceBox : "";
+    if (alias && words.value().size() > 1)
+        return fail(at, "reproduce block: unexpected '" + trim(info.substr(info.find(kReproduceBox) + 9)) +
+                            "' (expected a line ```reproduce and nothing after it)");
+    if (!alias && words.value().size() == 2 && words.value()[1].key.empty()) kind = words.value()[1].value;
+    if (kind != kReproduceBox && std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+        return fail(at, "box: expected ```box in-short, ```box you-need, ```box take-away or ```box reproduce");
     for (const auto& b : lesson_.blocks)
-        if (const auto* h = std::get_if<HtmlBlock>(&b); h && h->box == kind)
+        if (const auto* h = std::get_if<HtmlBlock>(&b); h && h->box == kind && kind != kReproduceBox)
             return fail(at, "a second '" + kind + "' box (the first is at line " + std::to_string(h->line) + ")");
     size_t begin = open + 1, end = close;
     trim_blank_lines(lines_, begin, end);
-    if (begin == end) return fail(at, "the '" + kind + "' box is empty");
+    if (begin == end) return fail(at, alias ? "reproduce block is empty" : "the '" + kind + "' box is empty");
     HtmlBlock block;
     block.line = at;
     block.box = kind;

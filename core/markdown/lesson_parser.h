@@ -33,8 +33,7 @@ private:
     // Returns the index of the first body line, or 0 if the front matter is unusable.
     size_t parse_front_matter();
     void parse_body(size_t begin);
-    void parse_reproduce(size_t open, const std::string& info, size_t close);
-    void flush_text(size_t begin, size_t end, bool reproduce = false);
+    void flush_text(size_t begin, size_t end);
     void parse_box(size_t open, const std::string& info, size_t close);
     void parse_demo(size_t open, const std::string& info, size_t close);
     // Predict checks must name a demo instance of this page.

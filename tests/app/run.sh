@@ -253,7 +253,7 @@ else
   bad "points drag: status $status, gd_one_step ${got:-?} after the drag, CLI ${want:-?} (before ${before:-?}); $(grep -E '^(dragged|demo)' "$work/points.out") $(cat "$work/points.err")"
 fi
 
-# ---- the two training-data labs, in short runs: the app's numbers are the CLI's -------
+# ---- the two training-data labs and the probe lab, in short runs: the app's numbers are the CLI's
 # Each lab opened on its own with a short setup (--set, as its controls would) trains to
 # the end on its worker thread; its first scalars panel, as the app prints it, must be
 # the one `icl run` computes for the same setup (same core, same kernels: the same
@@ -274,7 +274,8 @@ ok = ok and all((math.isnan(a[k]) and math.isnan(b[k])) or abs(a[k] - b[k]) <= 1
 sys.exit(0 if ok else 1)
 EOF
 }
-for lab in "emergence_lab steps=60 seeds=2 classes=32 eval_every=20" "task_diversity_lab steps=40 seeds=1 eval_sequences=32"; do
+for lab in "emergence_lab steps=60 seeds=2 classes=32 eval_every=20" "task_diversity_lab steps=40 seeds=1 eval_sequences=32" \
+           "algorithm_probe prompts=128 splits=2"; do
   read -r id knobs <<<"$lab"
   app_sets=(); cli_sets=()
   for kv in $knobs; do app_sets+=(--set "$id.$kv"); cli_sets+=(--set "$kv"); done

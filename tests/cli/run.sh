@@ -56,6 +56,9 @@ expect preconditioner_lab-choice 2 "'form' is 'gd': expected one of full ahn" --
 expect preconditioner_lab-range 2 "'condition' = 500 is out of range: expected a number in \\[1, 100\\]" -- run preconditioner_lab --set condition=500
 expect_json newton_vs_gd --set condition=1000
 expect_json newton_vs_gd --set d=2 --set prompts=2 --lang ko
+expect_json algorithm_probe --set prompts=64 --set splits=2
+expect_json algorithm_probe --set prompts=64 --set splits=2 --set position=query --lang ko
+expect algorithm_probe-range 2 "'prompts' = 512 is out of range: expected an integer in \\[64, 256\\]" -- run algorithm_probe --set prompts=512
 expect newton_vs_gd-range 2 "'iterations' = 30 is out of range: expected an integer in \\[1, 24\\]" -- run newton_vs_gd --set iterations=30
 expect_json attention_dual --set n_demos=24 --set show_after=24
 expect attention_dual-range 2 "'d_head' = 1 is out of range: expected an integer in \\[2, 16\\]" -- run attention_dual --set d_head=1
@@ -205,6 +208,11 @@ expect grid-bad-option 2 "a grid takes --jobs n and --check, not '--out'" -- tra
 node -e 'const g = JSON.parse(require("fs").readFileSync(process.argv[1])); g.rows.values = [0, 9]; process.stdout.write(JSON.stringify(g))' "$tmp/grid.json" > "$tmp/grid-bad.json"
 expect grid-bad-cell 2 "grid-bad.json: cell \(burstiness = 9, zipf = 0\): .*burstiness" -- train "$tmp/grid-bad.json"
 cmp -s "$tmp/grid.json" "$tmp/grid.orig" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL grid-bad-jobs: the grid changed"; }
+# the regression recipe, shortened to 20 steps: one command trains it, twice the same bits
+sed 's/"steps": [0-9]*/"steps": 20/' "$root/lessons/checkpoints/regression.json" > "$tmp/regression.json"
+expect train-regression 0 "wrote .*a.icl and the figures" -- train "$tmp/regression.json" --out "$tmp/a.icl"
+expect train-regression-again 0 "mse.k11" -- train "$tmp/regression.json" --out "$tmp/b.icl"
+cmp -s "$tmp/a.icl" "$tmp/b.icl" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL train-regression: two runs of one recipe differ"; }
 mkdir -p "$tmp/lessons/checkpoints" "$tmp/lessons/en"
 cp "$root/lessons/checkpoints/tasks.json" "$tmp/lessons/checkpoints/"
 ICL_LESSONS_DIR="$tmp/lessons" expect missing-catalogue 2 "lessons/en/catalogue/common.json.*English texts" -- run dual_form

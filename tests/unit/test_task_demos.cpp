@@ -36,7 +36,7 @@ std::map<std::string, double> run_scalars(const std::string& id, const nlohmann:
 
 TEST_CASE("checkpoints: each shipped checkpoint reproduces its recorded figures within the recipe's tolerance") {
     use_shipped_lessons();
-    for (const char* name : {"tasks", "hmm"}) {
+    for (const char* name : {"tasks", "hmm", "regression"}) {
         CAPTURE(name);
         auto r = recipe::load_shipped(name);
         REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));

@@ -2,11 +2,14 @@
 // evaluation figures recorded for it. A recipe is a JSON file in lessons/checkpoints/
 // (<name>.json beside <name>.icl):
 //
-//   {"name": "tasks", "data": "tasks" | "hmm",
+//   {"name": "tasks", "data": "tasks" | "hmm" | "regression",
 //    "storage": "f16",          (how <name>.icl stores the weights: "f32" (default) or
 //                                "f16", half the bytes; see icl/checkpoint.h)
 //    "model": {"width": 64, "layers": 4, "heads": 4, "mlp_ratio": 4,
-//              "attention": "dense" | "alternating", "window": 8},
+//              "attention": "dense" | "alternating", "window": 8,
+//              "attention_only": false,   (true: no MLP, no LN2)
+//              "init_std": 0.02},         (std of the weight matrices at initialisation;
+//                                 GPT-2's 0.02 by default)
 //    "train": {"steps": 1500, "batch": 32, "lr": 0.003, "warmup": 100,
 //              "weight_decay": 0.01, "clip": 1.0, "seed": 1,
 //              "pairs": 17,     (tasks: pairs per document; 17 trains every position
@@ -15,12 +18,17 @@
 //                                 exists only in context, tasks::make_remapped_sequence)
 //    "hmm":   {"concepts": 5, "states": 4, "symbols": 10, "sharpness": 2.0,
 //              "segment_length": 6, "segments": 8, "seed": 7},   (data "hmm" only)
+//    "regression": {"dim": 4, "pairs": 12, "noise_var": 0.0625},   (data "regression" only:
+//                                 fresh tasks w ~ N(0, I) in Garg's vector encoding,
+//                                 icl/task_pool.h; the model reads vectors of dim + 1 and
+//                                 predicts each y_k at x_k's position)
 //    "eval":  {"seed": 100, "sequences": 32, "tolerance": 0.03},
 //    "figures": {"antonym.k0": 0.41, ...},          (written by `icl train`)
 //    "train_seconds": 95.2}                          (written by `icl train`)
 //
 // The vocabulary and the context follow from the data (the task suite; the HMM
-// mixture). Training draws every document from one Rng seeded with train.seed, so the
+// mixture; 2 · pairs vector positions for regression). Training draws every document
+// from one Rng seeded with train.seed, so the
 // same recipe and build give the same bits.
 #pragma once
 #include <map>
@@ -37,6 +45,7 @@
 #include "icl/hmm.h"
 #include "icl/optim.h"
 #include "icl/rng.h"
+#include "icl/task_pool.h"
 #include "icl/tasks.h"
 
 namespace icl::recipe {
@@ -48,16 +57,24 @@ struct HmmSpec {
     hmm::Mixture mixture() const;
 };
 
+struct RegressionSpec {
+    int dim = 4, pairs = 12;
+    double noise_var = 0.0625;
+    task_pool::Knobs knobs() const { return {dim, pairs, noise_var, 1}; }
+};
+
 struct Recipe {
     std::string name;
-    std::string data = "tasks";          // "tasks" | "hmm"
+    std::string data = "tasks";          // "tasks" | "hmm" | "regression"
     checkpoint::Encoding storage = checkpoint::Encoding::f32;  // how the checkpoint stores weights
     gpt::Config model;                   // vocab and context filled in from the data
     int steps = 1000, batch = 32, warmup = 100, pairs = tasks::kMaxShots + 1;
-    double remap_fraction = 0;           // tasks: share of documents from make_remapped_sequence
+    double remap_fraction = 0;
+    double init_std = 0.02;              // the weight matrices' std at initialisation           // tasks: share of documents from make_remapped_sequence
     float lr = 3e-3f, weight_decay = 0.01f, clip = 1.0f;
     uint64_t seed = 1;
     HmmSpec hmm;
+    RegressionSpec regression;
     uint64_t eval_seed = 100;
     int eval_sequences = 32;
     double tolerance = 0.03;             // |recorded - reproduced| allowed per figure
@@ -77,8 +94,13 @@ constexpr int kMaxDepth = 32;
 Expected<Recipe> parse(const std::string& json_text, const std::string& file);
 nlohmann::json to_json(const Recipe& r);
 
-// Context length the data needs: tasks 1 + 4·(kMaxShots + 1); hmm 1 + segments·(L + 1).
+// Context length the data needs: tasks 1 + 4·(kMaxShots + 1); hmm 1 + segments·(L + 1);
+// regression 2 · pairs.
 int data_context(const Recipe& r);
+
+// The model training starts from: make_model with the recipe's seed, its weight matrices
+// scaled from GPT-2's std 0.02 to init_std (an untrained baseline is exactly this).
+Expected<gpt::Model> initial_model(const Recipe& r);
 
 // Trains a fresh model step by step (warmup, then cosine decay to 10% of lr).
 class Training {
@@ -92,6 +114,7 @@ public:
 private:
     Training(const Recipe& r, gpt::Model m, Optimizer opt);
     void batch(std::vector<int>& tokens, std::vector<int>& targets, int& T);
+    Status forward_batch();  // a fresh batch of the recipe's data through the model, with its loss
     Recipe recipe_;
     gpt::Model model_;
     Optimizer optimizer_;
@@ -110,6 +133,9 @@ tasks::LogitsFn logits_fn(const gpt::Model& model);
 //         "<task>.heldout_k8" (held-out query, 8 demonstrations without it),
 //         "<task>.heldout_ctx_k8" (held-out query whose pair is one of the 8),
 //         "mean.k0", "mean.k16".
+//  regression: "mse.k<k>" (the model's mean squared error on y_k, predicted from k pairs
+//         and x_k) and "ols.k<k>" (least squares on the same k pairs; the minimum-norm fit
+//         while k < dim) for k = 0, 1, dim, pairs − 1.
 //  hmm:   "acc.k<k>", "bayes_acc.k<k>", "kl.k<k>" for k = 0, 1, 2, 4 and the most
 //         the context holds (segments − 1), and "unseen_acc.k<that>" (a concept
 //         outside the mixture).
@@ -130,6 +156,17 @@ struct HmmScores {
 // (a fresh one per call made bayes_posterior spend half its native time in page faults).
 HmmScores score_hmm(const gpt::Model& model, gpt::Activations& acts, const hmm::Mixture& mixture,
                     const hmm::Hmm& source, int k, int n, Rng& rng, int query_symbols = -1);
+
+// Regression batches: `count` fresh sequences of the spec drawn from `seed`, as the model's
+// input vectors (count, 2·pairs, dim + 1), targets (count, 2·pairs, 1: y_k at x_k's
+// position, 0 elsewhere) and the MSE mask (1 at the x positions). The sequences are
+// returned too (for exact baselines and probes).
+std::vector<task_pool::Sequence> regression_batch(const RegressionSpec& spec, int count, uint64_t seed,
+                                                  std::vector<float>& vectors, std::vector<float>& targets,
+                                                  std::vector<uint8_t>& mask);
+// The model a regression recipe trains: vectors in, one regression output, no tokens.
+gpt::Config regression_config(const RegressionSpec& spec, gpt::Config model);
+Expected<std::map<std::string, double>> evaluate_regression(const Recipe& r, const gpt::Model& model);
 
 // The concept kept out of training for the "unseen concept" contrast.
 hmm::Hmm unseen_concept(const HmmSpec& spec);
