@@ -306,7 +306,7 @@ std::vector<Panel> EmergenceSession::panels() const {
 
     std::vector<Panel> panels;
 
-    ScalarsPanel sc{msg("at_the_end"), {}};
+    ScalarsPanel sc{msg("panel.summary.title"), {}};
     sc.items.push_back({"icl_acc", icl_m, "", msg("scalar.icl_acc")});
     sc.items.push_back({"icl_acc_sd", icl_s, "", msg("scalar.spread")});
     sc.items.push_back({"iwl_acc", iwl_m, "", msg("scalar.iwl_acc")});
@@ -324,29 +324,29 @@ std::vector<Panel> EmergenceSession::panels() const {
     panels.push_back(sc);
 
     auto curves = [&](const char* title, const char* y_label, auto pick, double baseline, const char* baseline_name) {
-        LinesPanel p{msg(title), msg("step"), msg(y_label), false, false, {}};
+        LinesPanel p{msg(title), msg("axis.step"), msg(y_label), false, false, {}};
         double last = 0;
         for (size_t i = 0; i < runs_.size(); ++i) {
             std::pair<const std::vector<double>*, const std::vector<double>*> xy = pick(runs_[i]);
-            p.series.push_back({msg("seed_n", {{"seed", (int)i}}), *xy.first, *xy.second, {}, false});
+            p.series.push_back({msg("series.seed", {{"seed", (int)i}}), *xy.first, *xy.second, {}, false});
             if (!xy.first->empty()) last = std::max(last, xy.first->back());
         }
         if (baseline_name && last > 0) p.series.push_back({msg(baseline_name), {0.0, last}, {baseline, baseline}, {}, true});
         return p;
     };
-    panels.push_back(curves("panel.icl", "accuracy", [](const Run& r) { return std::make_pair(&r.eval_steps, &r.icl_acc); },
-                            chance, "chance"));
-    panels.push_back(curves("panel.iwl", "accuracy", [](const Run& r) { return std::make_pair(&r.eval_steps, &r.iwl_acc); },
-                            chance, "chance"));
+    panels.push_back(curves("panel.icl", "axis.accuracy", [](const Run& r) { return std::make_pair(&r.eval_steps, &r.icl_acc); },
+                            chance, "series.chance"));
+    panels.push_back(curves("panel.iwl", "axis.accuracy", [](const Run& r) { return std::make_pair(&r.eval_steps, &r.iwl_acc); },
+                            chance, "series.chance"));
     // The loss has its first point after ten training steps; before that the panel is left out.
     if (std::any_of(runs_.begin(), runs_.end(), [](const Run& r) { return !r.loss.empty(); }))
-        panels.push_back(curves("panel.loss", "nats", [](const Run& r) { return std::make_pair(&r.loss_steps, &r.loss); },
-                                std::log((double)train_.labels), "chance_loss"));
+        panels.push_back(curves("panel.loss", "axis.nats", [](const Run& r) { return std::make_pair(&r.loss_steps, &r.loss); },
+                                std::log((double)train_.labels), "series.chance_loss"));
     if (!gru) {
         // uniform attention over the 2N + 1 positions puts B/(2N+1) on the B matching labels
         const double uniform = (double)eval_.burstiness / (2.0 * eval_.pairs + 1.0);
-        panels.push_back(curves("panel.ih", "attention", [](const Run& r) { return std::make_pair(&r.eval_steps, &r.ih); },
-                                uniform, "uniform_attention"));
+        panels.push_back(curves("panel.ih", "axis.attention", [](const Run& r) { return std::make_pair(&r.eval_steps, &r.ih); },
+                                uniform, "series.uniform"));
     }
 
     std::string changed;
@@ -367,7 +367,7 @@ std::vector<Panel> EmergenceSession::panels() const {
                                                    {"f", format_number(e.fade_step, "%.0f")},
                                                    {"end", format_number(runs_[i].icl_acc.back(), "%.2f")}});
     }
-    if (finished == (int)runs_.size()) panels.push_back(NotePanel{msg("what_changed"), changed});
+    if (finished == (int)runs_.size()) panels.push_back(NotePanel{msg("note.changed.title"), changed});
     phase_panels(panels, finished == (int)runs_.size(), icl_m, iwl_m);
     return panels;
 }
