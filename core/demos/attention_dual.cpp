@@ -189,55 +189,55 @@ public:
         const Texts& msg = ctx_.text;
         const int T = rows(fast_), shown = std::min(ctx_.params.i("show_after"), n_demos_);
 
-        ScalarsPanel s{msg("two_forms_of_one"), {}};
+        ScalarsPanel s{msg("panel.summary.title"), {}};
         s.items.push_back({"max_abs_diff", max_abs_diff_, "",
-                           msg("largest_attention_form_fast")});
+                           msg("scalar.max_abs_diff.help")});
         s.items.push_back({"rel_diff", rel_diff_, "",
-                           msg("max_abs_diff_divided")});
+                           msg("scalar.rel_diff.help")});
         s.items.push_back({"split_diff", split_diff_, "",
-                           msg("largest_w_icl_q")});
+                           msg("scalar.split_diff.help")});
         s.items.push_back({"softmax_rel_err", softmax_rel_err_, "",
-                           msg("linear_softmax_softmax_at")});
+                           msg("scalar.softmax_rel_err.help")});
         s.items.push_back({"softmax_cos", softmax_cos_, "",
-                           msg("cosine_between_the_linear")});
-        s.items.push_back({"tokens", double(T), "", msg("sequence_length_t")});
+                           msg("scalar.softmax_cos.help")});
+        s.items.push_back({"tokens", double(T), "", msg("scalar.tokens.help")});
         // Over the draws (quartiles); in the same panel so every scalar is found in one place.
         ScalarsPanel& g = s;
         const char* q_name[3] = {"_q1", "_median", "_q3"};
         const char* q_key[3] = {"quartile.q1", "quartile.median", "quartile.q3"};
         for (int i = 0; i < 3; ++i)
             g.items.push_back({std::string("cos") + q_name[i], draw_cos_[i], "",
-                               msg("of_cos_linear_softmax", {{"quartile", msg(q_key[i])}})});
+                               msg("scalar.cos_quartile.help", {{"quartile", msg(q_key[i])}})});
         for (int i = 0; i < 3; ++i)
             g.items.push_back({std::string("scaled_err") + q_name[i], draw_scaled_[i], "",
-                               msg("of_the_relative_error", {{"quartile", msg(q_key[i])}})});
+                               msg("scalar.scaled_err_quartile.help", {{"quartile", msg(q_key[i])}})});
         g.items.push_back({"rel_err_median", draw_rel_[1], "",
-                           msg("median_of_linear_softmax")});
+                           msg("scalar.rel_err_median.help")});
         g.items.push_back({"centred_err_median", centred_median_, "",
-                           msg("median_relative_error_of")});
+                           msg("scalar.centred_err_median.help")});
         g.items.push_back({"seed_cos_rank", seed_cos_rank_, "",
-                           msg("share_of_the_draws")});
+                           msg("scalar.seed_cos_rank.help")});
         panels.push_back(s);
 
         // The sweep first: it is the main chart, the one "What to see" points to. In two
         // panels: relative errors run over decades (to tens at a large scale), the cosine
         // stays in [-1, 1]; on one axis the cosine would lie flat.
         LinesPanel sweep;
-        sweep.title = msg("linear_vs_softmax_attention");
-        sweep.x_label = msg("embedding_scale");
-        sweep.y_label = msg("relative_error");
+        sweep.title = msg("panel.sweep.title");
+        sweep.x_label = msg("axis.scale");
+        sweep.y_label = msg("axis.rel_err");
         sweep.log_x = true;
         sweep.log_y = true;
         Series rel = sweep_rel_, cos = sweep_cos_, cen = sweep_centred_;
-        rel.name = msg("relative_error");
-        cos.name = msg("cosine_bars_half_the");
-        cen.name = msg("relative_error_normalised_centred");
+        rel.name = msg("axis.rel_err");
+        cos.name = msg("series.cos");
+        cen.name = msg("series.cen");
         sweep.series = {rel, cen};
         panels.push_back(sweep);
         LinesPanel cosine;
-        cosine.title = msg("cosine_by_embedding_scale");
-        cosine.x_label = msg("embedding_scale");
-        cosine.y_label = msg("cosine");
+        cosine.title = msg("panel.cosine.title");
+        cosine.x_label = msg("axis.scale");
+        cosine.y_label = msg("panel.cosine.y");
         cosine.log_x = true;
         cosine.series = {cos};
         panels.push_back(cosine);
@@ -246,16 +246,16 @@ public:
         const auto value_labels = numbered_labels("v", rows(history_.front()));
         panels.push_back(heatmap_of(
             history_[static_cast<size_t>(shown - 1)],
-            msg("fast_weights_w_after", {{"n", shown}}),
-            msg("key_entry"), msg("value_entry"), true, value_labels, key_labels));
-        panels.push_back(heatmap_of(delta_icl_, msg("w_icl_over_demonstrations"),
-                                      msg("key_entry"), msg("value_entry"), true, value_labels, key_labels));
-        panels.push_back(heatmap_of(w_zsl_, msg("w_zsl_of_v"),
-                                      msg("key_entry"), msg("value_entry"), true, value_labels, key_labels));
+            msg("panel.history.title", {{"n", shown}}),
+            msg("axis.key"), msg("axis.value"), true, value_labels, key_labels));
+        panels.push_back(heatmap_of(delta_icl_, msg("panel.delta_icl.title"),
+                                      msg("axis.key"), msg("axis.value"), true, value_labels, key_labels));
+        panels.push_back(heatmap_of(w_zsl_, msg("panel.zsl.title"),
+                                      msg("axis.key"), msg("axis.value"), true, value_labels, key_labels));
 
         LinesPanel growth;
-        growth.title = msg("the_fast_weight_matrix");
-        growth.x_label = msg("position_t");
+        growth.title = msg("panel.growth.title");
+        growth.x_label = msg("panel.growth.x");
         growth.y_label = "||W_t||_F";
         Series norm{"||W_t||_F", {}, {}, {}, false};
         for (int t = 0; t < T; ++t) {
@@ -267,8 +267,8 @@ public:
         growth.series = {norm};
         panels.push_back(growth);
 
-        NotePanel note{msg("what_to_see"),
-                       msg("the_attention_and_fast")};
+        NotePanel note{msg("note.guide.title"),
+                       msg("note.guide.text")};
         panels.push_back(note);
         return panels;
     }

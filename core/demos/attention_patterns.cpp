@@ -89,11 +89,11 @@ public:
         const int T = ctx_.params.i("T");
         std::vector<Panel> panels;
         const long long nd = attended_pairs(T, dense_), nb = attended_pairs(T, banded_), ns = attended_pairs(T, strided_);
-        ScalarsPanel head{msg("attended_pairs_at_this"), {}};
-        head.items.push_back({"pairs_dense", (double)nd, "", msg("dense_causal_t_t")});
-        head.items.push_back({"pairs_banded", (double)nb, "", msg("locally_banded_window_w")});
-        head.items.push_back({"pairs_strided", (double)ns, "", msg("strided_local_w_plus")});
-        head.items.push_back({"banded_over_dense", (double)nb / nd, "", msg("banded_dense")});
+        ScalarsPanel head{msg("panel.head.title"), {}};
+        head.items.push_back({"pairs_dense", (double)nd, "", msg("scalar.pairs_dense.help")});
+        head.items.push_back({"pairs_banded", (double)nb, "", msg("scalar.pairs_banded.help")});
+        head.items.push_back({"pairs_strided", (double)ns, "", msg("scalar.pairs_strided.help")});
+        head.items.push_back({"banded_over_dense", (double)nb / nd, "", msg("scalar.banded_over_dense.help")});
         double ld = 0, la = 0;
         const int tail = std::min(10, step_);
         for (int i = step_ - tail; i < step_; ++i) {
@@ -101,26 +101,26 @@ public:
             la += runs_[1].loss[(size_t)i] / tail;
         }
         if (step_ > 0) {
-            head.items.push_back({"loss_dense", ld, "nats", msg("all_dense_model_loss")});
-            head.items.push_back({"loss_alternating", la, "nats", msg("alternating_dense_banded_model")});
-            head.items.push_back({"ms_per_step_dense", 1e3 * runs_[0].seconds / step_, "ms", msg("time_per_training_step")});
-            head.items.push_back({"ms_per_step_alternating", 1e3 * runs_[1].seconds / step_, "ms", msg("time_per_training_step_2")});
+            head.items.push_back({"loss_dense", ld, "nats", msg("scalar.loss_dense.help")});
+            head.items.push_back({"loss_alternating", la, "nats", msg("scalar.loss_alternating.help")});
+            head.items.push_back({"ms_per_step_dense", 1e3 * runs_[0].seconds / step_, "ms", msg("scalar.ms_per_step_dense.help")});
+            head.items.push_back({"ms_per_step_alternating", 1e3 * runs_[1].seconds / step_, "ms", msg("scalar.ms_per_step_alternating.help")});
         }
         panels.push_back(head);
         panels.push_back(NotePanel{
-            msg("what_to_see"),
-            msg("dense_causal_attention_compares")});
+            msg("note.guide.title"),
+            msg("note.guide.text")});
         const int Td = std::min(T, 64);
         const AttentionMask masks[3] = {dense_, banded_, strided_};
         const char* names[3] = {"mask.dense", "mask.banded", "mask.strided"};
         for (int m = 0; m < 3; ++m) {
-            HeatmapPanel h{msg("mask_heatmap", {{"mask", msg(names[m])}, {"T", Td}}),
-                           msg("key_position_j"), msg("query_position_i"), Td, Td, {}, {}, {}, false};
+            HeatmapPanel h{msg("panel.mask.title", {{"mask", msg(names[m])}, {"T", Td}}),
+                           msg("panel.mask.x"), msg("panel.mask.y"), Td, Td, {}, {}, {}, false};
             for (int i = 0; i < Td; ++i)
                 for (int j = 0; j < Td; ++j) h.values.push_back(masks[m].allows(i, j) ? 1.0 : 0.0);
             panels.push_back(h);
         }
-        LinesPanel growth{msg("attended_pairs_against_t"), "T", msg("pairs"), true, true, {}};
+        LinesPanel growth{msg("panel.growth.title"), "T", msg("panel.growth.y"), true, true, {}};
         for (int m = 0; m < 3; ++m) {
             Series s{msg(names[m]), {}, {}, {}, false};
             for (int t = 16; t <= 2048; t *= 2) {
@@ -131,9 +131,9 @@ public:
         }
         panels.push_back(growth);
         if (step_ > 0) {
-            LinesPanel loss{msg("training_loss_same_data"), msg("step"), "nats", false, false, {}};
+            LinesPanel loss{msg("panel.loss.title"), msg("panel.loss.x"), "nats", false, false, {}};
             for (int v = 0; v < 2; ++v) {
-                Series s{v == 0 ? msg("all_dense") : msg("alternating_dense_banded"), {}, {}, {}, v == 1};
+                Series s{v == 0 ? msg("series.dense") : msg("series.alternating"), {}, {}, {}, v == 1};
                 for (int i = 0; i < step_; ++i) {
                     s.x.push_back(i + 1);
                     s.y.push_back(runs_[v].loss[(size_t)i]);

@@ -60,31 +60,31 @@ public:
         const Texts& msg = ctx_.text;
         std::vector<Panel> panels;
         const int n = (int)seen_.size();
-        ScalarsPanel head{msg("tiny_gpt_vs_the"), {}};
+        ScalarsPanel head{msg("panel.head.title"), {}};
         if (n > 0) {
             const recipe::HmmScores& a = seen_.front();
             const recipe::HmmScores& b = seen_.back();
-            head.items.push_back({"kl_k0", a.kl, "nats", msg("kl_bayes_model_no")});
-            head.items.push_back({"kl_kmax", b.kl, "nats", msg("kl_bayes_model_k")});
-            head.items.push_back({"acc_k0", a.model_acc, "", msg("model_accuracy_k_0")});
-            head.items.push_back({"acc_kmax", b.model_acc, "", msg("model_accuracy_k_k")});
-            head.items.push_back({"bayes_acc_kmax", b.bayes_acc, "", msg("bayes_optimal_accuracy_k")});
-            head.items.push_back({"entropy_k0", a.posterior_entropy, "nats", msg("posterior_entropy_over_concepts")});
-            head.items.push_back({"entropy_kmax", b.posterior_entropy, "nats", msg("posterior_entropy_over_concepts_2")});
+            head.items.push_back({"kl_k0", a.kl, "nats", msg("scalar.kl_k0.help")});
+            head.items.push_back({"kl_kmax", b.kl, "nats", msg("scalar.kl_kmax.help")});
+            head.items.push_back({"acc_k0", a.model_acc, "", msg("scalar.acc_k0.help")});
+            head.items.push_back({"acc_kmax", b.model_acc, "", msg("scalar.acc_kmax.help")});
+            head.items.push_back({"bayes_acc_kmax", b.bayes_acc, "", msg("scalar.bayes_acc_kmax.help")});
+            head.items.push_back({"entropy_k0", a.posterior_entropy, "nats", msg("scalar.entropy_k0.help")});
+            head.items.push_back({"entropy_kmax", b.posterior_entropy, "nats", msg("scalar.entropy_kmax.help")});
             head.items.push_back({"unseen_acc_kmax", unseen_scores_.back().model_acc, "",
-                                  msg("model_accuracy_on_a")});
+                                  msg("scalar.unseen_acc_kmax.help")});
         }
         panels.push_back(head);
         panels.push_back(NotePanel{
-            msg("what_to_see"),
-            msg("every_document_the_model")});
-        LinesPanel acc{msg("accuracy_against_k"), msg("demonstrations_k"),
-                       msg("accuracy"), false, false, {}};
-        LinesPanel kl{msg("kl_bayes_optimal_model"),
-                      msg("demonstrations_k"), "nats", false, false, {}};
-        Series m{msg("tiny_gpt"), {}, {}, {}, false}, bo{msg("bayes_optimal"), {}, {}, {}, false},
-            un{msg("tiny_gpt_unseen_concept"), {}, {}, {}, true},
-            k1{msg("tiny_gpt"), {}, {}, {}, false}, ent{msg("posterior_entropy"), {}, {}, {}, true};
+            msg("note.guide.title"),
+            msg("note.guide.text")});
+        LinesPanel acc{msg("panel.acc.title"), msg("axis.k"),
+                       msg("panel.acc.y"), false, false, {}};
+        LinesPanel kl{msg("panel.kl.title"),
+                      msg("axis.k"), "nats", false, false, {}};
+        Series m{msg("series.model"), {}, {}, {}, false}, bo{msg("series.bayes"), {}, {}, {}, false},
+            un{msg("series.model_unseen"), {}, {}, {}, true},
+            k1{msg("series.model"), {}, {}, {}, false}, ent{msg("series.entropy"), {}, {}, {}, true};
         for (int k = 0; k < n; ++k) {
             for (Series* s : {&m, &bo, &un, &k1, &ent}) s->x.push_back(k);
             m.y.push_back(seen_[(size_t)k].model_acc);
@@ -97,8 +97,8 @@ public:
         kl.series = {k1, ent};
         panels.push_back(acc);
         panels.push_back(kl);
-        HeatmapPanel post{msg("one_prompt_p_concept"),
-                          msg("concept"), msg("demonstrations_k"), n,
+        HeatmapPanel post{msg("panel.post.title"),
+                          msg("panel.post.x"), msg("axis.k"), n,
                           (int)mixture_.concepts.size(), posterior_rows_, {}, {}, false};
         for (int k = 0; k < n; ++k) post.row_labels.push_back("k=" + std::to_string(k));
         for (size_t c = 0; c < mixture_.concepts.size(); ++c) post.col_labels.push_back("c" + std::to_string(c));

@@ -66,17 +66,17 @@ public:
             for (double x : v) sd[(size_t)c] += (x - mean[(size_t)c]) * (x - mean[(size_t)c]) / (double)v.size();
             sd[(size_t)c] = std::sqrt(sd[(size_t)c]);
         }
-        ScalarsPanel head{msg("accuracy_by_demonstration_condition"), {}};
+        ScalarsPanel head{msg("panel.head.title"), {}};
         for (int c = 0; c < kN; ++c)
             head.items.push_back({std::string("acc_") + kConditions[c].id, mean[(size_t)c], "", msg(std::string("condition.") + kConditions[c].id)});
         head.items.push_back({"gold_minus_random", mean[0] - mean[1], "",
-                              msg("accuracy_lost_by_random")});
-        head.items.push_back({"chance", task.chance(), "", msg("chance_1_size_of")});
+                              msg("scalar.gold_minus_random.help")});
+        head.items.push_back({"chance", task.chance(), "", msg("scalar.chance.help")});
         panels.push_back(head);
         panels.push_back(NotePanel{
-            msg("what_the_tiny_model"),
-            msg("note", {{"cost", 100 * (mean[0] - mean[1])}, {"gold", mean[0]}, {"random", mean[1]}})});
-        BarsPanel bars{msg("accuracy_mean_sd_over"), msg("accuracy"), {}, mean, sd};
+            msg("note.guide.title"),
+            msg("note.guide.text", {{"cost", 100 * (mean[0] - mean[1])}, {"gold", mean[0]}, {"random", mean[1]}})});
+        BarsPanel bars{msg("panel.bars.title"), msg("panel.bars.y"), {}, mean, sd};
         for (int c = 0; c < kN; ++c) bars.labels.push_back(msg(std::string("condition.") + kConditions[c].id));
         panels.push_back(bars);
         return panels;

@@ -44,7 +44,7 @@ public:
         cfg.epochs = p.i("epochs");
         run_ = train_linear_layer(w0, x_train, y_train, cfg);
         if (!std::all_of(run_.w.storage().begin(), run_.w.storage().end(), [](float w) { return std::isfinite(w); })) {
-            error_ = ctx_.text("diverged");
+            error_ = ctx_.text("run_error.diverged");
             return;
         }
         primal_ = matrix(n_test, d_out);
@@ -78,26 +78,26 @@ public:
         const bool adam = p.s("optimizer") == "adam";
         const int d_in = p.i("d_in"), d_out = p.i("d_out"), n_test = p.i("n_test"), T = rows(run_.keys);
 
-        ScalarsPanel s{msg("primal_vs_dual"), {}};
+        ScalarsPanel s{msg("panel.summary.title"), {}};
         s.items.push_back({"max_abs_diff", max_abs_diff_, "",
-                           msg("largest_w_x_w0")});
+                           msg("scalar.max_abs_diff.help")});
         s.items.push_back({"rel_diff", rel_diff_, "",
-                           msg("max_abs_diff_divided")});
+                           msg("scalar.rel_diff.help")});
         s.items.push_back({"updates", double(T), "",
-                           msg("number_of_weight_updates")});
+                           msg("scalar.updates.help")});
         s.items.push_back({"train_loss", double(run_.epoch_loss.back()), "",
-                           msg("mean_w_x_y")});
+                           msg("scalar.train_loss.help")});
         s.items.push_back({"test_loss", test_loss_, "",
-                           msg("mean_w_x_w")});
+                           msg("scalar.test_loss.help")});
         panels.push_back(s);
 
         LinesPanel outputs;
-        outputs.title = msg("output_1_at_each");
-        outputs.x_label = msg("test_input");
+        outputs.title = msg("panel.outputs.title");
+        outputs.x_label = msg("panel.outputs.x");
         outputs.y_label = "y₁";
-        Series primal{msg("primal_w_x"), {}, {}, {}, false};
-        Series dual{adam ? msg("dual_with_sgd_form")
-                         : msg("dual_w0_x_e"),
+        Series primal{msg("series.primal"), {}, {}, {}, false};
+        Series dual{adam ? msg("series.dual_sgd")
+                         : msg("series.dual"),
                     {}, {}, {}, true};
         for (int j = 0; j < n_test; ++j) {
             primal.x.push_back(j + 1);
@@ -108,26 +108,26 @@ public:
         outputs.series = {primal, dual};
 
         panels.push_back(heatmap_of(
-            scores_, msg("attention_scores_x_i"),
-            msg("test_input_query"), msg("training_input_key"), true,
+            scores_, msg("panel.scores.title"),
+            msg("panel.scores.x"), msg("panel.scores.y"), true,
             numbered_labels("x", rows(scores_)), numbered_labels("q", n_test)));
         panels.push_back(outputs);
 
         auto shape = [](int a, int b) { return std::to_string(a) + " × " + std::to_string(b); };
-        TablePanel t{msg("the_attention_that_the"),
-                     {msg("matrix"), msg("shape"), msg("holds")},
+        TablePanel t{msg("panel.parts.title"),
+                     {msg("panel.parts.col.matrix"), msg("panel.parts.col.shape"), msg("panel.parts.col.holds")},
                      {}};
-        t.rows.push_back({"Q", shape(d_in, n_test), msg("test_inputs_x_one")});
-        t.rows.push_back({"K", shape(d_in, T), msg("training_inputs_x_t")});
-        t.rows.push_back({"V", shape(d_out, T), msg("error_signals_e_t")});
-        t.rows.push_back({"W0", shape(d_out, d_in), msg("initial_weights_the_part")});
+        t.rows.push_back({"Q", shape(d_in, n_test), msg("panel.parts.row.queries")});
+        t.rows.push_back({"K", shape(d_in, T), msg("panel.parts.row.keys")});
+        t.rows.push_back({"V", shape(d_out, T), msg("panel.parts.row.values")});
+        t.rows.push_back({"W0", shape(d_out, d_in), msg("panel.parts.row.w0")});
         panels.push_back(t);
 
-        NotePanel note{msg("what_to_see"), ""};
+        NotePanel note{msg("note.guide.title"), ""};
         if (!adam)
-            note.text = msg("with_sgd_the_primal");
+            note.text = msg("note.guide.sgd");
         else
-            note.text = msg("with_adam_the_weights");
+            note.text = msg("note.guide.adam");
         panels.push_back(note);
         return panels;
     }

@@ -286,7 +286,7 @@ std::vector<Panel> EmergenceSession::panels() const {
 
     std::vector<Panel> panels;
 
-    ScalarsPanel sc{msg("at_the_end"), {}};
+    ScalarsPanel sc{msg("panel.summary.title"), {}};
     sc.items.push_back({"icl_acc", icl_m, "", msg("scalar.icl_acc")});
     sc.items.push_back({"icl_acc_sd", icl_s, "", msg("scalar.spread")});
     sc.items.push_back({"iwl_acc", iwl_m, "", msg("scalar.iwl_acc")});
@@ -304,31 +304,31 @@ std::vector<Panel> EmergenceSession::panels() const {
     panels.push_back(sc);
 
     auto curves = [&](const char* title, const char* y_label, auto pick, double baseline, const char* baseline_name) {
-        LinesPanel p{msg(title), msg("step"), msg(y_label), false, false, {}};
+        LinesPanel p{msg(title), msg("axis.step"), msg(y_label), false, false, {}};
         double last = 0;
         for (size_t i = 0; i < runs_.size(); ++i) {
             std::pair<const std::vector<double>*, const std::vector<double>*> xy = pick(i);
-            p.series.push_back({msg("seed_n", {{"seed", (int)i}}), *xy.first, *xy.second, {}, false});
+            p.series.push_back({msg("series.seed", {{"seed", (int)i}}), *xy.first, *xy.second, {}, false});
             if (!xy.first->empty()) last = std::max(last, xy.first->back());
         }
         if (baseline_name && last > 0) p.series.push_back({msg(baseline_name), {0.0, last}, {baseline, baseline}, {}, true});
         return p;
     };
     panels.push_back(curves("panel.icl", "accuracy", [&](size_t i) { return std::make_pair(&runs_[i].eval_steps, &runs_[i].icl_acc); },
-                            chance, "chance"));
+                            chance, "series.chance"));
     panels.push_back(curves("panel.iwl", "accuracy", [&](size_t i) { return std::make_pair(&runs_[i].eval_steps, &runs_[i].iwl_acc); },
-                            chance, "chance"));
+                            chance, "series.chance"));
     // The loss has its first point after ten training steps; before that the panel is left out.
     bool any_loss = false;
     for (size_t i = 0; i < runs_.size(); ++i) any_loss = any_loss || !trace((int)i).loss.empty();
     if (any_loss)
-        panels.push_back(curves("panel.loss", "nats", [&](size_t i) { return std::make_pair(&trace((int)i).steps, &trace((int)i).loss); },
-                                std::log((double)train_.labels), "chance_loss"));
+        panels.push_back(curves("panel.loss", "axis.nats", [&](size_t i) { return std::make_pair(&trace((int)i).steps, &trace((int)i).loss); },
+                                std::log((double)train_.labels), "series.chance_loss"));
     if (!gru) {
         // uniform attention over the 2N + 1 positions puts B/(2N+1) on the B matching labels
         const double uniform = (double)eval_.burstiness / (2.0 * eval_.pairs + 1.0);
-        panels.push_back(curves("panel.ih", "attention", [&](size_t i) { return std::make_pair(&runs_[i].eval_steps, &runs_[i].ih); },
-                                uniform, "uniform_attention"));
+        panels.push_back(curves("panel.ih", "axis.attention", [&](size_t i) { return std::make_pair(&runs_[i].eval_steps, &runs_[i].ih); },
+                                uniform, "series.uniform"));
     }
 
     std::string changed;
@@ -349,7 +349,7 @@ std::vector<Panel> EmergenceSession::panels() const {
                                                    {"f", format_number(e.fade_step, "%.0f")},
                                                    {"end", format_number(runs_[i].icl_acc.back(), "%.2f")}});
     }
-    if (finished == (int)runs_.size()) panels.push_back(NotePanel{msg("what_changed"), changed});
+    if (finished == (int)runs_.size()) panels.push_back(NotePanel{msg("note.changed.title"), changed});
     phase_panels(panels, finished == (int)runs_.size(), icl_m, iwl_m);
     return panels;
 }

@@ -233,7 +233,7 @@ std::vector<Panel> FastWeightsSession::panels() const {
     std::vector<Panel> panels;
 
     // mean over seeds of accuracy at k = 0, 1, 16 and the gain 16 − 0
-    ScalarsPanel sc{msg("means_over_the_seeds"), {}};
+    ScalarsPanel sc{msg("panel.summary.title"), {}};
     const char* ids[kArms] = {"softmax", "linear", "delta"};
     for (int i = 0; i < kArms; ++i) {
         std::vector<double> k0, k16, gain;
@@ -244,17 +244,17 @@ std::vector<Panel> FastWeightsSession::panels() const {
         }
         double m, sd;
         mean_sd(k0, m, sd);
-        sc.items.push_back({std::string(ids[i]) + "_k0", m, "", msg("zero_shot_accuracy", {{"arm", names[i]}})});
+        sc.items.push_back({std::string(ids[i]) + "_k0", m, "", msg("scalar.arm_k0.help", {{"arm", names[i]}})});
         mean_sd(k16, m, sd);
-        sc.items.push_back({std::string(ids[i]) + "_k16", m, "", msg("16_shot_accuracy", {{"arm", names[i]}})});
-        sc.items.push_back({std::string(ids[i]) + "_k16_sd", sd, "", msg("its_spread_over_seeds")});
+        sc.items.push_back({std::string(ids[i]) + "_k16", m, "", msg("scalar.arm_k16.help", {{"arm", names[i]}})});
+        sc.items.push_back({std::string(ids[i]) + "_k16_sd", sd, "", msg("scalar.spread.help")});
         // the smoothed training loss at the last step: how far each model has trained
         mean_sd(final_loss_[i], m, sd);
-        sc.items.push_back({std::string(ids[i]) + "_final_loss", m, "nats", msg("final_loss_mean", {{"arm", names[i]}})});
-        sc.items.push_back({std::string(ids[i]) + "_final_loss_sd", sd, "nats", msg("its_spread_over_seeds")});
+        sc.items.push_back({std::string(ids[i]) + "_final_loss", m, "nats", msg("scalar.arm_final_loss.help", {{"arm", names[i]}})});
+        sc.items.push_back({std::string(ids[i]) + "_final_loss_sd", sd, "nats", msg("scalar.spread.help")});
         mean_sd(gain, m, sd);
-        sc.items.push_back({std::string(ids[i]) + "_gain", m, "", msg("gain_from_16_demonstrations", {{"arm", names[i]}})});
-        sc.items.push_back({std::string(ids[i]) + "_gain_sd", sd, "", msg("its_spread_over_seeds")});
+        sc.items.push_back({std::string(ids[i]) + "_gain", m, "", msg("scalar.arm_gain.help", {{"arm", names[i]}})});
+        sc.items.push_back({std::string(ids[i]) + "_gain_sd", sd, "", msg("scalar.spread.help")});
     }
     for (int i = 1; i < kArms; ++i) {  // paired by seed: same batches, same prompts
         std::vector<double> d;
@@ -263,27 +263,27 @@ std::vector<Panel> FastWeightsSession::panels() const {
         double m, sd;
         mean_sd(d, m, sd);
         sc.items.push_back({std::string(ids[i]) + "_minus_softmax_k16", m, "",
-                            msg("16_shot_accuracy_minus", {{"arm", names[i]}})});
+                            msg("scalar.arm_minus_softmax_k16.help", {{"arm", names[i]}})});
     }
-    sc.items.push_back({"identity_err", view_.identity_err, "", msg("linear_model_forward_w")});
-    sc.items.push_back({"demo_norm_ratio", view_.demo_norm_ratio, "", msg("linear_model_w_icl")});
+    sc.items.push_back({"identity_err", view_.identity_err, "", msg("scalar.identity_err.help")});
+    sc.items.push_back({"demo_norm_ratio", view_.demo_norm_ratio, "", msg("scalar.demo_norm_ratio.help")});
     for (size_t l = 0; l < betas_.size(); ++l)
-        sc.items.push_back({"delta_beta_L" + std::to_string(l), betas_[l], "", msg("delta_model_mean_step", {{"layer", (int)l}})});
+        sc.items.push_back({"delta_beta_L" + std::to_string(l), betas_[l], "", msg("scalar.delta_beta.help", {{"layer", (int)l}})});
     size_t seeds_all = curves_[0].size(), seeds_any = 0;  // every model has finished; some model has
     for (int i = 0; i < kArms; ++i) {
         seeds_all = std::min(seeds_all, curves_[i].size());
         seeds_any = std::max(seeds_any, curves_[i].size());
     }
-    sc.items.push_back({"seeds_done", (double)seeds_all, "", msg("seeds_finished")});
+    sc.items.push_back({"seeds_done", (double)seeds_all, "", msg("scalar.seeds_done.help")});
     panels.push_back(sc);
 
-    LinesPanel loss{msg("training_loss_first_seed"), "step", "nats", false, false, {}};
+    LinesPanel loss{msg("panel.loss.title"), "step", "nats", false, false, {}};
     for (int i = 0; i < kArms; ++i) {
         loss.series.push_back({names[i], trace(i).steps, trace(i).loss, {}, i == 2});
     }
 
-    LinesPanel shots{msg("shots_curve_accuracy_vs"),
-                     msg("demonstrations_k"), msg("accuracy"), false, false, {}};
+    LinesPanel shots{msg("panel.shots.title"),
+                     msg("panel.shots.x"), msg("panel.shots.y"), false, false, {}};
     for (int i = 0; i < kArms; ++i) {
         if (curves_[i].empty()) continue;
         Series se{names[i], {}, {}, {}, i == 2};
@@ -302,24 +302,24 @@ std::vector<Panel> FastWeightsSession::panels() const {
     panels.push_back(loss);  // after the shots curve, the main chart ("What to see" starts there)
 
     if (!view_.growth.empty()) {
-        LinesPanel g{msg("linear_model_w_icl_2"),
-                     msg("demonstration_token"), "‖ΔW‖_F", false, false, {}};
+        LinesPanel g{msg("panel.growth.title"),
+                     msg("panel.growth.x"), "‖ΔW‖_F", false, false, {}};
         for (size_t h = 0; h < view_.growth.size(); ++h) {
             Series se{view_.heads[h], {}, view_.growth[h], {}, false};
             for (size_t t = 0; t < view_.growth[h].size(); ++t) se.x.push_back((double)t + 1);
             g.series.push_back(se);
         }
         panels.push_back(g);
-        HeatmapPanel hm{msg("linear_model_w_icl_3"),
-                        msg("key_feature_per_head"), msg("value_component"),
+        HeatmapPanel hm{msg("panel.delta.title"),
+                        msg("panel.delta.x"), msg("panel.delta.y"),
                         view_.hs, (int)view_.growth.size() * view_.hs, view_.final_dw, {}, {}, true};
         for (size_t h = 0; h < view_.growth.size(); ++h)
             for (int c = 0; c < view_.hs; ++c) hm.col_labels.push_back(c == 0 ? view_.heads[h] : "");
         panels.push_back(hm);
     }
 
-    TablePanel t{msg("per_seed_accuracy_at"),
-                 {msg("seed"), "softmax", "linear", "delta rule"}, {}};
+    TablePanel t{msg("panel.seeds.title"),
+                 {msg("panel.seeds.col.seed"), "softmax", "linear", "delta rule"}, {}};
     for (size_t sd = 0; sd < seeds_any; ++sd) {
         std::vector<std::string> row{std::to_string(sd)};
         for (int i = 0; i < kArms; ++i) {
@@ -336,8 +336,8 @@ std::vector<Panel> FastWeightsSession::panels() const {
     panels.push_back(t);
 
     panels.push_back(NotePanel{
-        msg("what_to_see"),
-        msg("the_three_models_share")});
+        msg("note.guide.title"),
+        msg("note.guide.text")});
     return panels;
 }
 

@@ -102,40 +102,40 @@ std::vector<Panel> FunctionVectorSession::draw() const {
     const Texts& msg = ctx_.text;
     std::vector<Panel> panels;
     const int L = model_.config.layers, H = model_.config.heads;
-    ScalarsPanel s{msg("function_vector"), {}};
-    s.items.push_back({"zs_acc", zs_acc_, "", msg("zero_shot_accuracy_on")});
-    s.items.push_back({"zs_acc_fv", fv_acc_, "", msg("the_same_with_the")});
-    s.items.push_back({"fv_gain", fv_acc_ - zs_acc_, "", msg("zs_acc_fv_zs")});
+    ScalarsPanel s{msg("panel.summary.title"), {}};
+    s.items.push_back({"zs_acc", zs_acc_, "", msg("scalar.zs_acc.help")});
+    s.items.push_back({"zs_acc_fv", fv_acc_, "", msg("scalar.zs_acc_fv.help")});
+    s.items.push_back({"fv_gain", fv_acc_ - zs_acc_, "", msg("scalar.fv_gain.help")});
     s.items.push_back({"top_cie", *std::max_element(cie_.begin(), cie_.end()), "",
-                       msg("largest_causal_indirect_effect")});
-    s.items.push_back({"p_clean", p_clean_, "", msg("mean_probability_of_the")});
+                       msg("scalar.top_cie.help")});
+    s.items.push_back({"p_clean", p_clean_, "", msg("scalar.p_clean.help")});
     s.items.push_back({"p_corrupted", p_corrupt_, "",
-                       msg("the_same_on_the")});
+                       msg("scalar.p_corrupted.help")});
     s.items.push_back({"case_right", case_fv_ == case_expected_ ? 1.0 : 0.0, "",
-                       msg("1_if_the_concrete")});
+                       msg("scalar.case_right.help")});
     panels.push_back(s);
     std::vector<std::string> rows, cols;
     for (int l = 0; l < L; ++l) rows.push_back("L" + std::to_string(l));
     for (int h = 0; h < H; ++h) cols.push_back("H" + std::to_string(h));
-    panels.push_back(HeatmapPanel{msg("causal_indirect_effect_per"), msg("head"),
-                                    msg("layer"), L, H, cie_, rows, cols, true});
-    TablePanel t{msg("the_concrete_case"),
-                 {msg("prompt"), msg("answer"), msg("expected")}, {}};
+    panels.push_back(HeatmapPanel{msg("panel.cie.title"), msg("axis.head"),
+                                    msg("axis.layer"), L, H, cie_, rows, cols, true});
+    TablePanel t{msg("panel.case.title"),
+                 {msg("panel.case.col.prompt"), msg("panel.case.col.answer"), msg("panel.case.col.expected")}, {}};
     t.rows.push_back({case_prompt_, case_icl_, case_expected_});
     t.rows.push_back({case_query_, case_zs_, case_expected_});
-    t.rows.push_back({msg("function_vector_2", {{"query", case_query_}}), case_fv_, case_expected_});
+    t.rows.push_back({msg("panel.case.row.with_fv", {{"query", case_query_}}), case_fv_, case_expected_});
     panels.push_back(t);
-    BarsPanel acc{msg("zero_shot_accuracy_on_2"), msg("accuracy"),
-                  {msg("without"), msg("with_the_function_vector")}, {zs_acc_, fv_acc_}, {}};
+    BarsPanel acc{msg("panel.acc.title"), msg("panel.acc.y"),
+                  {msg("panel.acc.bar.without"), msg("panel.acc.bar.with_fv")}, {zs_acc_, fv_acc_}, {}};
     panels.push_back(acc);
     std::string heads;
     for (const auto& h : top_) heads += (heads.empty() ? "" : ", ") + h;
     const bool shuffled = ctx_.params.s("corrupted") == "shuffled_labels";
     const std::string note =
-        msg("note", {{"heads", heads},
-                     {"corruption", msg(shuffled ? "corrupted_prompts_here_are" : "todd_et_al_corrupt")},
-                     {"verdict", msg(fv_acc_ > zs_acc_ ? "here_the_vector_raises" : "here_it_does_not")}});
-    panels.push_back(NotePanel{msg("what_to_see"), note});
+        msg("note.guide.text", {{"heads", heads},
+                     {"corruption", msg(shuffled ? "note.guide.corruption_shuffled" : "note.guide.corruption_zero_shot")},
+                     {"verdict", msg(fv_acc_ > zs_acc_ ? "note.guide.verdict_raises" : "note.guide.verdict_not")}});
+    panels.push_back(NotePanel{msg("note.guide.title"), note});
     return panels;
 }
 

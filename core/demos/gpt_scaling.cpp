@@ -62,41 +62,41 @@ public:
         const double gpt3_175b = static_cast<double>(gpt3_.back().total());
         std::vector<Panel> panels;
 
-        ScalarsPanel s{msg("your_configuration"), {}};
-        s.items.push_back({"params", total, "", msg("total_parameters")});
+        ScalarsPanel s{msg("panel.summary.title"), {}};
+        s.items.push_back({"params", total, "", msg("axis.params")});
         s.items.push_back({"block_share", (c.attention + c.mlp + c.layernorm) / total, "",
-                           msg("share_of_parameters_inside")});
+                           msg("scalar.block_share.help")});
         s.items.push_back({"embedding_share", (c.token_embedding + c.position_embedding) / total, "",
-                           msg("share_in_token_position")});
+                           msg("scalar.embedding_share.help")});
         s.items.push_back({"gpt3_over_gpt2", gpt3_175b / gpt2_xl_, "x",
-                           msg("gpt_3_175b_gpt")});
+                           msg("scalar.gpt3_over_gpt2.help")});
         panels.push_back(s);
 
         panels.push_back(NotePanel{
-            msg("the_formula"),
-            msg("params_v_d_t")});
+            msg("note.formula.title"),
+            msg("note.formula.text")});
 
-        TablePanel cmp{msg("gpt_2_gpt_3"),
-                       {msg("model"), msg("layers"), msg("width_d"),
-                        msg("context"), msg("params_formula"),
-                        msg("named_in_the_paper")},
+        TablePanel cmp{msg("panel.cmp.title"),
+                       {msg("axis.model"), msg("panel.cmp.col.layers"), msg("panel.cmp.col.width"),
+                        msg("panel.cmp.col.context"), msg("panel.cmp.col.formula"),
+                        msg("panel.cmp.col.named")},
                        {}};
         for (const auto& [m, n] : {std::pair{&kGpt2Xl, gpt2_xl_}, {&kGpt3[7], gpt3_175b}})
             cmp.rows.push_back({m->name, format_number(m->layers, "%.0f"), format_number(m->width, "%.0f"), format_number(m->context, "%.0f"), human(n), human(m->nominal)});
-        cmp.rows.push_back({msg("ratio"), format_number(96.0 / 48, "%.0fx"), format_number(12288.0 / 1600, "%.2fx"),
+        cmp.rows.push_back({msg("panel.cmp.row.ratio"), format_number(96.0 / 48, "%.0fx"), format_number(12288.0 / 1600, "%.2fx"),
                             format_number(2048.0 / 1024, "%.0fx"), format_number(gpt3_175b / gpt2_xl_, "%.0fx"),
                             format_number(175e9 / 1.5e9, "%.0fx")});
         panels.push_back(cmp);
 
-        TablePanel sizes{msg("the_eight_gpt_3"),
-                         {msg("model"), "L", "d", msg("named"),
-                          msg("formula"), msg("difference")},
+        TablePanel sizes{msg("panel.sizes.title"),
+                         {msg("axis.model"), "L", "d", msg("panel.sizes.col.named"),
+                          msg("panel.sizes.col.formula"), msg("panel.sizes.col.difference")},
                          {}};
-        LinesPanel share{msg("where_the_parameters_are"),
-                         msg("total_parameters"), msg("share_of_all_parameters"),
+        LinesPanel share{msg("panel.share.title"),
+                         msg("axis.params"), msg("panel.share.y"),
                          true, false, {}};
-        Series emb{msg("embeddings_v_d_t"), {}, {}, {}, false};
-        Series blocks{msg("blocks_12_l_d"), {}, {}, {}, false};
+        Series emb{msg("series.emb"), {}, {}, {}, false};
+        Series blocks{msg("series.blocks"), {}, {}, {}, false};
         for (size_t i = 0; i < gpt3_.size(); ++i) {
             const PublishedModel& m = kGpt3[i];
             const ParamCount& mc = gpt3_[i];

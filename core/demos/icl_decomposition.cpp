@@ -106,27 +106,27 @@ std::vector<Panel> DecompositionSession::draw() const {
     const Texts& msg = ctx_.text;
     std::vector<Panel> panels;
     const int L = model_.config.layers, H = model_.config.heads;
-    ScalarsPanel s{msg("linear_split_and_its"), {}};
+    ScalarsPanel s{msg("panel.summary.title"), {}};
     s.items.push_back({"identity_err", identity_err_, "",
-                       msg("largest_w_zsl_q")});
-    s.items.push_back({"rel_err", metrics::mean(rel_), "", msg("mean_f_q_o")});
-    s.items.push_back({"rel_err_median", median(rel_), "", msg("median_of_that_relative")});
+                       msg("scalar.identity_err.help")});
+    s.items.push_back({"rel_err", metrics::mean(rel_), "", msg("scalar.rel_err.help")});
+    s.items.push_back({"rel_err_median", median(rel_), "", msg("scalar.rel_err_median.help")});
     s.items.push_back({"rel_err_scaled", metrics::mean(scaled_), "",
-                       msg("mean_relative_error_left")});
-    s.items.push_back({"cosine", metrics::mean(cos_), "", msg("mean_cos_f_q")});
+                       msg("scalar.rel_err_scaled.help")});
+    s.items.push_back({"cosine", metrics::mean(cos_), "", msg("scalar.cosine.help")});
     s.items.push_back({"demo_norm_ratio", metrics::mean(share_), "",
-                       msg("mean_norm_ratio_w")});
-    s.items.push_back({"softmax_on_demos", metrics::mean(on_demos_), "", msg("mean_softmax_attention_mass")});
-    s.items.push_back({"accuracy", correct_, "", msg("the_model_s_accuracy")});
+                       msg("scalar.demo_norm_ratio.help")});
+    s.items.push_back({"softmax_on_demos", metrics::mean(on_demos_), "", msg("scalar.softmax_on_demos.help")});
+    s.items.push_back({"accuracy", correct_, "", msg("scalar.accuracy.help")});
     panels.push_back(s);
 
-    ScalarsPanel z{msg("w_zsl_q_in"), {}};
+    ScalarsPanel z{msg("panel.zsl.title"), {}};
     for (int l = 0; l < L; ++l) {
         const std::string ls = std::to_string(l);
         z.items.push_back({"zsl_cos_L" + ls, zsl_cos_[(size_t)l], "",
-                           msg("cos_w_zsl_q", {{"layer", l}})});
+                           msg("scalar.zsl_cos.help", {{"layer", l}})});
         z.items.push_back({"zsl_rel_L" + ls, zsl_rel_[(size_t)l], "",
-                           msg("icl_pass_w_zsl", {{"layer", l}})});
+                           msg("scalar.zsl_rel.help", {{"layer", l}})});
     }
     panels.push_back(z);
 
@@ -134,7 +134,7 @@ std::vector<Panel> DecompositionSession::draw() const {
     for (int l = 0; l < L; ++l) rows.push_back("L" + std::to_string(l));
     for (int h = 0; h < H; ++h) cols.push_back("H" + std::to_string(h));
     auto heat = [&](const char* key, const std::vector<double>& v, bool diverging) {
-        return HeatmapPanel{msg(key), msg("head"), msg("layer_2"), L, H, v, rows, cols, diverging};
+        return HeatmapPanel{msg(key), msg("axis.head"), msg("axis.layer"), L, H, v, rows, cols, diverging};
     };
     panels.push_back(heat("heat.rel", rel_, false));
     panels.push_back(heat("heat.scaled", scaled_, false));
@@ -143,19 +143,19 @@ std::vector<Panel> DecompositionSession::draw() const {
     panels.push_back(heat("heat.demos", on_demos_, false));
 
     // one head's vectors side by side (first prompt, last layer, head 0)
-    LinesPanel ex{msg("last_layer_head_0"),
-                  msg("entry"), msg("value"), false, false, {}};
+    LinesPanel ex{msg("panel.example.title"),
+                  msg("panel.example.x"), msg("panel.example.y"), false, false, {}};
     std::vector<double> xs;
     for (size_t i = 0; i < example_.zsl.size(); ++i) xs.push_back((double)i);
     auto as_d = [](const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); };
     ex.series.push_back({"W_ZSL q", xs, as_d(example_.zsl), {}, false});
     ex.series.push_back({"ΔW_ICL q", xs, as_d(example_.icl), {}, false});
     ex.series.push_back({"F(q) = W_ZSL q + ΔW_ICL q", xs, as_d(example_.linear), {}, true});
-    ex.series.push_back({msg("o_softmax_real"), xs, as_d(example_.softmax), {}, false});
+    ex.series.push_back({msg("series.softmax"), xs, as_d(example_.softmax), {}, false});
     panels.push_back(ex);
     panels.push_back(NotePanel{
-        msg("what_to_see"),
-        msg("sign_conventions_and_what")});
+        msg("note.guide.title"),
+        msg("note.guide.text")});
     return panels;
 }
 

@@ -80,23 +80,23 @@ public:
         const int d = cfg_.task.d;
         const char* const names[kMethods] = {"method.lstsq", "method.ridge", "method.gd", "method.knn", "method.avg", "method.lsa"};
 
-        ScalarsPanel s{msg("normalized_error_y_d"), {}};
+        ScalarsPanel s{msg("panel.summary.title"), {}};
         s.items.push_back({"error_at_0", evaluated() ? curves_[kLstsq].y.front() : NAN, "",
-                           msg("every_learner_at_k")});
+                           msg("scalar.error_at_0.help")});
         for (int m = 0; m < kMethods; ++m)
             s.items.push_back({kScalarNames[m], evaluated() ? curves_[m].y[static_cast<size_t>(d)] : NAN, "",
-                               msg("at_k_d", {{"method", msg(names[m])}})});
+                               msg("scalar.method_at_d.help", {{"method", msg(names[m])}})});
         s.items.push_back({"lstsq_at_d_median", evaluated() ? lstsq_median_.y[static_cast<size_t>(d)] : NAN, "",
-                           msg("least_squares_at_k")});
+                           msg("scalar.lstsq_at_d_median.help")});
         s.items.push_back({"lsa_steps", double(trainer_.steps()), "",
-                           msg("adam_steps_the_lsa")});
+                           msg("scalar.lsa_steps.help")});
         panels.push_back(s);
         if (!evaluated()) return panels;
 
         LinesPanel lines;
-        lines.title = msg("in_context_linear_regression");
-        lines.x_label = msg("in_context_examples_k");
-        lines.y_label = msg("y_d_mean_s");
+        lines.title = msg("panel.lines.title");
+        lines.x_label = msg("panel.lines.x");
+        lines.y_label = msg("panel.lines.y");
         for (int m = 0; m < kMethods; ++m) {
             Series c = curves_[m];
             c.name = msg(names[m]);
@@ -104,13 +104,13 @@ public:
             lines.series.push_back(c);
         }
         Series med = lstsq_median_;
-        med.name = msg("least_squares_median_over");
+        med.name = msg("series.med");
         med.dashed = true;
         lines.series.push_back(med);
-        lines.series.push_back({msg("zero_predictor"), {0.0, 2.0 * d}, {1.0, 1.0}, {}, true});
+        lines.series.push_back({msg("series.zero"), {0.0, 2.0 * d}, {1.0, 1.0}, {}, true});
         panels.push_back(lines);
 
-        BarsPanel bars{msg("at_k_d_2"), "(ŷ − y)²/d", {}, {}, {}};
+        BarsPanel bars{msg("panel.bars.title"), "(ŷ − y)²/d", {}, {}, {}};
         for (int m = 0; m < kMethods; ++m) {
             bars.labels.push_back(msg(names[m]));
             bars.values.push_back(curves_[m].y[static_cast<size_t>(d)]);
@@ -118,8 +118,8 @@ public:
         }
         panels.push_back(bars);
 
-        NotePanel note{msg("what_to_see"),
-                       msg("without_noise_least_squares")};
+        NotePanel note{msg("note.guide.title"),
+                       msg("note.guide.text")};
         panels.push_back(note);
         return panels;
     }
@@ -159,7 +159,7 @@ private:
             for (int m : {kLstsq, kRidge}) {
                 const auto w = least_squares(t.x, t.y.data(), m == kRidge ? lambda : 0.0);
                 if (!w) {
-                    error_ = ctx_.text("lstsq_failed", {{"k", k}, {"why", w.error().message}});
+                    error_ = ctx_.text("run_error.lstsq_failed", {{"k", k}, {"why", w.error().message}});
                     return;
                 }
                 double yq = 0;

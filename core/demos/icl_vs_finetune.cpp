@@ -324,18 +324,18 @@ std::vector<Panel> IclVsFtSession::panels() const {
     const double simaou = metrics::mean(trained_.simaou), simaou_rnd = metrics::mean(trained_.simaou_rnd),
                  simam_before = metrics::mean(trained_.simam_before), simam_after = metrics::mean(trained_.simam_after),
                  kendall = metrics::mean(trained_.kendall);
-    ScalarsPanel s{msg("icl_vs_fine_tuning"), {}};
-    s.items.push_back({"zsl_acc", accuracy(trained_.zsl), "", msg("zero_shot_accuracy")});
-    s.items.push_back({"ft_acc", accuracy(trained_.ft), "", msg("accuracy_after_fine_tuning")});
-    s.items.push_back({"icl_acc", accuracy(trained_.icl), "", msg("accuracy_with_the_k")});
-    s.items.push_back({"rec2ftp", rec.value, "", msg("rec2ftp_of_the_queries")});
-    s.items.push_back({"ft_fixed", (double)rec.ft_fixed, "", msg("queries_ft_fixes_rec2ftp")});
-    s.items.push_back({"simaou", simaou, "", msg("simaou_cos_h_icl")});
-    s.items.push_back({"simaou_random", simaou_rnd, "", msg("the_same_with_a")});
-    s.items.push_back({"simam_zsl", simam_before, "", msg("simam_before_cos_icl")});
-    s.items.push_back({"simam_ft", simam_after, "", msg("simam_after_cos_icl")});
-    s.items.push_back({"simam_rise", simam_after - simam_before, "", msg("simam_ft_simam_zsl")});
-    s.items.push_back({"kendall_tau", kendall, "", msg("kendall_icl_attention_to")});
+    ScalarsPanel s{msg("panel.summary.title"), {}};
+    s.items.push_back({"zsl_acc", accuracy(trained_.zsl), "", msg("scalar.zsl_acc.help")});
+    s.items.push_back({"ft_acc", accuracy(trained_.ft), "", msg("scalar.ft_acc.help")});
+    s.items.push_back({"icl_acc", accuracy(trained_.icl), "", msg("scalar.icl_acc.help")});
+    s.items.push_back({"rec2ftp", rec.value, "", msg("scalar.rec2ftp.help")});
+    s.items.push_back({"ft_fixed", (double)rec.ft_fixed, "", msg("scalar.ft_fixed.help")});
+    s.items.push_back({"simaou", simaou, "", msg("scalar.simaou.help")});
+    s.items.push_back({"simaou_random", simaou_rnd, "", msg("scalar.simaou_random.help")});
+    s.items.push_back({"simam_zsl", simam_before, "", msg("scalar.simam_zsl.help")});
+    s.items.push_back({"simam_ft", simam_after, "", msg("scalar.simam_ft.help")});
+    s.items.push_back({"simam_rise", simam_after - simam_before, "", msg("scalar.simam_rise.help")});
+    s.items.push_back({"kendall_tau", kendall, "", msg("scalar.kendall_tau.help")});
 
     // Untrained models: each metric's mean and spread over the initialisations.
     std::vector<std::pair<double, double>> base;  // in metric_values' order
@@ -350,41 +350,41 @@ std::vector<Panel> IclVsFtSession::panels() const {
         for (size_t i = 0; i < per.size(); ++i) {
             base.push_back(mean_sd(per[i]));
             s.items.push_back({names[i].first + "_untrained", base[i].first, "",
-                               msg("untrained_mean_of", {{"metric", names[i].first}, {"n", (int)untrained_.size()}})});
-            s.items.push_back({names[i].first + "_untrained_sd", base[i].second, "", msg("untrained_sd_of")});
+                               msg("scalar.untrained.help", {{"metric", names[i].first}, {"n", (int)untrained_.size()}})});
+            s.items.push_back({names[i].first + "_untrained_sd", base[i].second, "", msg("scalar.untrained_sd.help")});
         }
     }
     // The order of the demonstrations: the answer's probability, its spread over the orders.
     if (!order_sd_[0].empty()) {
         const int n = ctx_.params.i("orders");
-        s.items.push_back({"order_sd_icl", metrics::mean(order_sd_[0]), "", msg("order_sd_icl", {{"n", n}})});
-        s.items.push_back({"order_sd_ft", metrics::mean(order_sd_[1]), "", msg("order_sd_ft", {{"n", n}})});
-        s.items.push_back({"order_sd_gd", metrics::mean(order_sd_[2]), "", msg("order_sd_gd", {{"n", n}})});
-        s.items.push_back({"order_sd_icl_logodds", metrics::mean(order_sd_[3]), "", msg("order_sd_logodds", {{"n", n}, {"method", "ICL"}})});
-        s.items.push_back({"order_sd_ft_logodds", metrics::mean(order_sd_[4]), "", msg("order_sd_logodds", {{"n", n}, {"method", "FT (SGD)"}})});
-        s.items.push_back({"order_sd_gd_logodds", metrics::mean(order_sd_[5]), "", msg("order_sd_logodds", {{"n", n}, {"method", "GD (full batch)"}})});
+        s.items.push_back({"order_sd_icl", metrics::mean(order_sd_[0]), "", msg("scalar.order_sd_icl.help", {{"n", n}})});
+        s.items.push_back({"order_sd_ft", metrics::mean(order_sd_[1]), "", msg("scalar.order_sd_ft.help", {{"n", n}})});
+        s.items.push_back({"order_sd_gd", metrics::mean(order_sd_[2]), "", msg("scalar.order_sd_gd.help", {{"n", n}})});
+        s.items.push_back({"order_sd_icl_logodds", metrics::mean(order_sd_[3]), "", msg("scalar.order_sd_logodds.help", {{"n", n}, {"method", "ICL"}})});
+        s.items.push_back({"order_sd_ft_logodds", metrics::mean(order_sd_[4]), "", msg("scalar.order_sd_logodds.help", {{"n", n}, {"method", "FT (SGD)"}})});
+        s.items.push_back({"order_sd_gd_logodds", metrics::mean(order_sd_[5]), "", msg("scalar.order_sd_logodds.help", {{"n", n}, {"method", "GD (full batch)"}})});
     }
     panels.push_back(s);
     panels.push_back(NotePanel{
-        msg("what_to_see"),
-        msg("fine_tuning_here_follows")});
+        msg("note.guide.title"),
+        msg("note.guide.text")});
     auto untrained_cell = [&](size_t i) {
         return i < base.size() && std::isfinite(base[i].first)
                    ? format_number(base[i].first, "%.3f") + " ± " + format_number(base[i].second, "%.3f")
                    : std::string("–");
     };
     // rows: Rec2FTP (3), SimAOU (5), SimAM before → after (6, 7), Kendall τ (9) of metric_values
-    TablePanel t{msg("beside_dai_et_al"),
-                 {msg("metric"), msg("this_model"), msg("untrained_column"), "GPT 1.3B", "GPT 2.7B"}, {}};
+    TablePanel t{msg("panel.paper.title"),
+                 {msg("panel.paper.col.metric"), msg("panel.paper.col.ours"), msg("panel.paper.col.untrained"), "GPT 1.3B", "GPT 2.7B"}, {}};
     t.rows.push_back({"Rec2FTP", format_number(rec.value, "%.3f"), untrained_cell(3), "0.8556", "0.8939"});
     t.rows.push_back({"SimAOU", format_number(simaou, "%.3f"), untrained_cell(5), "0.186", "0.225"});
-    t.rows.push_back({msg("simaou_random_update"), format_number(simaou_rnd, "%.3f"), "–", "≈ 0", "≈ 0"});
-    t.rows.push_back({msg("simam_icl_zsl_icl"), format_number(simam_before, "%.3f") + " → " + format_number(simam_after, "%.3f"),
+    t.rows.push_back({msg("panel.paper.row.random_update"), format_number(simaou_rnd, "%.3f"), "–", "≈ 0", "≈ 0"});
+    t.rows.push_back({msg("panel.paper.row.simam"), format_number(simam_before, "%.3f") + " → " + format_number(simam_after, "%.3f"),
                       base.size() > 7 ? format_number(base[6].first, "%.3f") + " → " + format_number(base[7].first, "%.3f") : "–",
                       "0.338 → 0.442", "0.355 → 0.434"});
     t.rows.push_back({"Kendall τ", format_number(kendall, "%.3f"), untrained_cell(9), "0.193", "0.214"});
     panels.push_back(t);
-    BarsPanel acc{msg("accuracy"), msg("accuracy_2"), {"ZSL", "FT", "ICL"},
+    BarsPanel acc{msg("panel.acc.title"), msg("panel.acc.y"), {"ZSL", "FT", "ICL"},
                   {accuracy(trained_.zsl), accuracy(trained_.ft), accuracy(trained_.icl)}, {}};
     panels.push_back(acc);
     return panels;

@@ -205,79 +205,79 @@ std::vector<Panel> InductionSession::panels() const {
     const auto& prev = m.last.previous_token;
     const int best_prev = (int)(std::max_element(prev.begin(), prev.end()) - prev.begin());
 
-    ScalarsPanel s{msg("after_the_steps_so"), {}};
-    s.items.push_back({"steps", (double)units_done(), "", msg("optimizer_steps_done")});
-    s.items.push_back({"loss", m.last.loss, "nats", msg("mean_next_token_loss")});
+    ScalarsPanel s{msg("panel.summary.title"), {}};
+    s.items.push_back({"steps", (double)units_done(), "", msg("scalar.steps.help")});
+    s.items.push_back({"loss", m.last.loss, "nats", msg("scalar.loss.help")});
     s.items.push_back({"icl_score", m.last.icl_score, "nats",
-                       msg("icl_score_loss_at")});
+                       msg("scalar.icl_score.help")});
     s.items.push_back({"prefix_matching", pm[(size_t)best], "",
-                       msg("prefix_matching_score_of")});
+                       msg("scalar.prefix_matching.help")});
     s.items.push_back({"previous_token", prev[(size_t)best_prev], "",
-                       msg("mean_attention_to_the")});
+                       msg("scalar.previous_token.help")});
     s.items.push_back({"phase_step", m.phase_step, "",
-                       msg("first_evaluated_step_where")});
+                       msg("scalar.phase_step.help")});
     s.items.push_back({"control_icl_score", ctl ? ctl->last.icl_score : NAN, "nats",
-                       msg("icl_score_of_the")});
+                       msg("scalar.control_icl_score.help")});
     s.items.push_back({"control_prefix_matching", ctl ? *std::max_element(ctl->last.prefix_matching.begin(), ctl->last.prefix_matching.end()) : NAN, "",
-                       msg("best_prefix_matching_score")});
+                       msg("scalar.control_prefix_matching.help")});
     s.items.push_back({"icl_score_ablated", ablated_icl_.empty() ? NAN : ablated_icl_[(size_t)best], "nats",
-                       msg("icl_score_with_the")});
+                       msg("scalar.icl_score_ablated.help")});
     panels.push_back(std::move(s));
 
     const std::string ind = head_name(best / H, best % H), pr = head_name(best_prev / H, best_prev % H);
     panels.push_back(NotePanel{
-        msg("what_to_see"),
-        msg("note", {{"prev_head", pr},
+        msg("note.guide.title"),
+        msg("note.guide.text", {{"prev_head", pr},
                      {"induction_head", ind},
-                     {"this_run", m.phase_step >= 0 ? msg("jump_at", {{"step", (int)m.phase_step}}) : msg("in_this_run_no")}})});
+                     {"this_run", m.phase_step >= 0 ? msg("note.guide.jump", {{"step", (int)m.phase_step}}) : msg("note.guide.no_jump")}})});
     // The head the attention maps below show, named as an induction head once its
     // prefix-matching score passes the threshold.
     panels.push_back(NotePanel{msg("note.induction.title"),
                                msg(pm[(size_t)best] >= kPhaseThreshold ? "note.induction.found" : "note.induction.none",
                                    {{"head", ind}, {"score", pm[(size_t)best]}, {"threshold", kPhaseThreshold}})});
 
-    LinesPanel loss{msg("loss_over_training"), msg("step"), "nats", false, false, {}};
-    LinesPanel icl{msg("icl_score_over_training"),
-                   msg("step"), "nats", false, false, {}};
-    LinesPanel prefix{msg("prefix_matching_score_per"),
-                      msg("step"), msg("score"), false, false, {}};
-    const std::string two = msg("layer_model", {{"L", L}});
+    LinesPanel loss{msg("panel.loss.title"), msg("axis.step"), "nats", false, false, {}};
+    LinesPanel icl{msg("panel.icl.title"),
+                   msg("axis.step"), "nats", false, false, {}};
+    LinesPanel prefix{msg("panel.prefix.title"),
+                      msg("axis.step"), msg("panel.prefix.y"), false, false, {}};
+    const std::string two = msg("series.model", {{"L", L}});
     loss.series.push_back({two, m.eval_steps, m.eval_loss, {}, false});
     icl.series.push_back({two, m.eval_steps, m.icl_score, {}, false});
     for (size_t h = 0; h < m.prefix_by_head.size(); ++h)
         prefix.series.push_back({head_name((int)h / H, (int)h % H), m.eval_steps, m.prefix_by_head[h], {}, false});
     if (ctl) {
-        const std::string one = msg("1_layer_control");
+        const std::string one = msg("series.control");
         loss.series.push_back({one, ctl->eval_steps, ctl->eval_loss, {}, true});
         icl.series.push_back({one, ctl->eval_steps, ctl->icl_score, {}, true});
-        prefix.series.push_back({msg("best_head", {{"model", one}}), ctl->eval_steps, ctl->best_prefix, {}, true});
+        prefix.series.push_back({msg("series.best_head", {{"model", one}}), ctl->eval_steps, ctl->best_prefix, {}, true});
     }
     panels.push_back(std::move(loss));
     panels.push_back(std::move(icl));
     panels.push_back(std::move(prefix));
 
-    LinesPanel by_pos{msg("loss_by_position_after"),
-                      msg("position_t"), "nats", false, false, {}};
+    LinesPanel by_pos{msg("panel.by_pos.title"),
+                      msg("panel.by_pos.x"), "nats", false, false, {}};
     std::vector<double> xs;
     for (int t = 0; t + 1 < data_.length; ++t) xs.push_back(t);
     auto trimmed = [](const std::vector<double>& v) { return std::vector<double>(v.begin(), v.end() - 1); };
     by_pos.series.push_back({two, xs, trimmed(m.last.loss_by_position), {}, false});
-    if (ctl) by_pos.series.push_back({msg("1_layer_control"), xs, trimmed(ctl->last.loss_by_position), {}, true});
+    if (ctl) by_pos.series.push_back({msg("series.control"), xs, trimmed(ctl->last.loss_by_position), {}, true});
     panels.push_back(std::move(by_pos));
 
     std::vector<std::string> rows, cols;
     for (int l = 0; l < L; ++l) rows.push_back("L" + std::to_string(l));
     for (int h = 0; h < H; ++h) cols.push_back("H" + std::to_string(h));
-    HeatmapPanel pmap{msg("prefix_matching_score_per_2"), msg("head"),
-                      msg("layer"), L, H, pm, rows, cols, false};
-    HeatmapPanel pvmap{msg("previous_token_score_per"), msg("head"),
-                       msg("layer"), L, H, prev, rows, cols, false};
+    HeatmapPanel pmap{msg("panel.pmap.title"), msg("axis.head"),
+                      msg("axis.layer"), L, H, pm, rows, cols, false};
+    HeatmapPanel pvmap{msg("panel.pvmap.title"), msg("axis.head"),
+                       msg("axis.layer"), L, H, prev, rows, cols, false};
     panels.push_back(std::move(pmap));
     panels.push_back(std::move(pvmap));
 
     if (!ablated_icl_.empty()) {
-        BarsPanel bars{msg("icl_score_with_one"),
-                       "nats", {msg("none")}, {m.last.icl_score}, {}};
+        BarsPanel bars{msg("panel.bars.title"),
+                       "nats", {msg("panel.bars.bar.none")}, {m.last.icl_score}, {}};
         for (size_t h = 0; h < ablated_icl_.size(); ++h) {
             bars.labels.push_back(head_name((int)h / H, (int)h % H));
             bars.values.push_back(ablated_icl_[h]);
@@ -293,9 +293,9 @@ std::vector<Panel> InductionSession::panels() const {
         for (int t = 0; t < T; ++t) labels.push_back(std::to_string(probe_[(size_t)t]));
         for (int idx : {best_prev, best}) {
             const float* a = run.probe_attention.data() + static_cast<size_t>(idx) * T * T;  // idx = l * H + h
-            HeatmapPanel hm{msg("attention_of", {{"head", head_name(idx / H, idx % H)},
-                                                   {"which", msg(idx == best ? "best_prefix_matching" : "best_previous_token")}}),
-                            msg("key_position_token_id"), msg("query_position_token_id"),
+            HeatmapPanel hm{msg("panel.hm.title", {{"head", head_name(idx / H, idx % H)},
+                                                   {"which", msg(idx == best ? "note.guide.which_prefix" : "note.guide.which_previous")}}),
+                            msg("panel.hm.x"), msg("panel.hm.y"),
                             T, T, std::vector<double>(a, a + (size_t)T * T), labels, labels, false};
             panels.push_back(std::move(hm));
             if (best == best_prev) break;

@@ -70,43 +70,43 @@ public:
     std::vector<Panel> draw() const override {
         std::vector<Panel> panels;
         const Texts& msg = ctx_.text;
-        ScalarsPanel s{msg("one_lsa_layer_vs"), {}};
+        ScalarsPanel s{msg("panel.summary.title"), {}};
         s.items.push_back({"max_abs_diff", max_abs_diff_, "",
-                           msg("largest_lsa_prediction_gd")});
+                           msg("scalar.max_abs_diff.help")});
         s.items.push_back({"loss_at_eta", lsa_loss_, "",
-                           msg("mean_y_of_the")});
+                           msg("scalar.loss_at_eta.help")});
         s.items.push_back({"gd_loss_min", best_loss_, "",
-                           msg("lowest_one_step_gd")});
+                           msg("scalar.gd_loss_min.help")});
         s.items.push_back({"eta_best", best_eta_, "",
-                           msg("the_where_the_curve")});
+                           msg("scalar.eta_best.help")});
         s.items.push_back({"zero_loss", zero_loss_, "",
-                           msg("loss_of_always_predicting")});
+                           msg("scalar.zero_loss.help")});
         panels.push_back(s);
 
         LinesPanel lines;
-        lines.title = msg("expected_test_loss_after");
+        lines.title = msg("panel.lines.title");
         lines.x_label = "η";
-        lines.y_label = msg("mean_y");
+        lines.y_label = msg("panel.lines.y");
         Series curve = curve_;
-        curve.name = msg("one_gd_step_constructed");
-        Series chosen{msg("chosen"), {eta_, eta_}, {0.0, zero_loss_}, {}, true};
+        curve.name = msg("series.curve");
+        Series chosen{msg("series.chosen"), {eta_, eta_}, {0.0, zero_loss_}, {}, true};
         lines.series = {curve, chosen};
         panels.push_back(lines);
 
         const auto labels = numbered_labels("x", d_);
         std::vector<std::string> tok = labels;
         tok.push_back("y");
-        panels.push_back(heatmap_of(weights_.w_k, msg("w_k_i_0"),
-                                      msg("token_entry"), msg("key_entry"), true, tok, tok));
-        panels.push_back(heatmap_of(weights_.w_q, "W_Q = [[I, 0], [0, 0]]", msg("token_entry"),
-                                      msg("query_entry"), true, tok, tok));
-        panels.push_back(heatmap_of(weights_.w_v, "W_V = [[0, 0], [W0 = 0, −1]]", msg("token_entry"),
-                                      msg("value_entry"), true, tok, tok));
-        panels.push_back(heatmap_of(weights_.p, "P = (η/N) I", msg("value_entry"),
-                                      msg("token_update"), true, tok, tok));
+        panels.push_back(heatmap_of(weights_.w_k, msg("panel.wk.title"),
+                                      msg("axis.token"), msg("axis.key"), true, tok, tok));
+        panels.push_back(heatmap_of(weights_.w_q, "W_Q = [[I, 0], [0, 0]]", msg("axis.token"),
+                                      msg("axis.query"), true, tok, tok));
+        panels.push_back(heatmap_of(weights_.w_v, "W_V = [[0, 0], [W0 = 0, −1]]", msg("axis.token"),
+                                      msg("axis.value"), true, tok, tok));
+        panels.push_back(heatmap_of(weights_.p, "P = (η/N) I", msg("axis.value"),
+                                      msg("axis.update"), true, tok, tok));
 
-        NotePanel note{msg("what_to_see"),
-                       msg("the_constructed_layer_and")};
+        NotePanel note{msg("note.guide.title"),
+                       msg("note.guide.text")};
         panels.push_back(note);
         return panels;
     }

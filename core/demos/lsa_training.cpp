@@ -39,45 +39,45 @@ public:
         const LsaModel& model = shown();
         const int d = cfg_.task.d;
         const double lsa_loss = curve_.y.back();
-        ScalarsPanel s{msg("trained_lsa_vs_gradient"), {}};
-        s.items.push_back({"lsa_loss", lsa_loss, "", msg("trained_lsa_mean_y")});
+        ScalarsPanel s{msg("panel.summary.title"), {}};
+        s.items.push_back({"lsa_loss", lsa_loss, "", msg("scalar.lsa_loss.help")});
         s.items.push_back({"gd_loss", gd_loss_, "",
-                           msg("k_steps_of_gd")});
-        s.items.push_back({"loss_ratio", lsa_loss / gd_loss_, "", msg("lsa_loss_gd_loss")});
+                           msg("scalar.gd_loss.help")});
+        s.items.push_back({"loss_ratio", lsa_loss / gd_loss_, "", msg("scalar.loss_ratio.help")});
         s.items.push_back({"pred_diff", pred_diff_, "",
-                           msg("root_mean_square_of")});
+                           msg("scalar.pred_diff.help")});
         s.items.push_back({"sens_cos", sens_cos_, "",
-                           msg("mean_cosine_between_x")});
-        s.items.push_back({"gd_eta", gd_eta_, "", msg("the_gd_step_size")});
+                           msg("scalar.sens_cos.help")});
+        s.items.push_back({"gd_eta", gd_eta_, "", msg("scalar.gd_eta.help")});
         s.items.push_back({"steps", double(error_.empty() ? trainer_.steps() : good_steps_), "",
-                           msg("adam_steps_done_before")});
+                           msg("scalar.steps.help")});
         panels.push_back(s);
 
         LinesPanel lines;
-        lines.title = msg("held_out_loss_while");
-        lines.x_label = msg("adam_step");
-        lines.y_label = msg("mean_y");
+        lines.title = msg("panel.lines.title");
+        lines.x_label = msg("panel.lines.x");
+        lines.y_label = msg("panel.lines.y");
         lines.log_y = true;
         Series lsa = curve_;
-        lsa.name = msg("trained_lsa");
-        Series gd{msg("gd_with_best"), {0.0, double(total_steps_)}, {gd_loss_, gd_loss_}, {}, true};
+        lsa.name = msg("series.lsa");
+        Series gd{msg("series.gd"), {0.0, double(total_steps_)}, {gd_loss_, gd_loss_}, {}, true};
         lines.series = {lsa, gd};
         panels.push_back(lines);
 
         std::vector<std::string> tok = numbered_labels("x", d);
         tok.push_back("y");
         const LsaLayer& first = model.front();
-        panels.push_back(heatmap_of(first.w_kq, msg("learned_w_k_w"),
-                                      msg("query_token_entry"), msg("key_token_entry"),
+        panels.push_back(heatmap_of(first.w_kq, msg("panel.w_kq.title"),
+                                      msg("axis.query"), msg("axis.key"),
                                       true, tok, tok));
-        panels.push_back(heatmap_of(first.w_pv, msg("learned_p_w_v"),
-                                      msg("value_entry"), msg("token_update"), true,
+        panels.push_back(heatmap_of(first.w_pv, msg("panel.w_pv.title"),
+                                      msg("axis.value"), msg("axis.update"), true,
                                       tok, tok));
 
-        NotePanel note{msg("what_to_see"), ""};
+        NotePanel note{msg("note.guide.title"), ""};
         note.text = cfg_.layers == 1
-            ? msg("the_loss_falls_to")
-            : msg("several_layers_are_compared");
+            ? msg("note.guide.one_layer")
+            : msg("note.guide.layers");
         panels.push_back(note);
         return panels;
     }

@@ -125,28 +125,28 @@ std::vector<Panel> MomentumSession::panels() const {
         better_ppl += ppl_[1][i] < ppl_[0][i];
         better_icl += icl_[1][i] > icl_[0][i];
     }
-    ScalarsPanel s{msg("means_over_the_seeds"), {}};
-    s.items.push_back({"ppl_plain", metrics::mean(ppl_[0]), "", msg("validation_perplexity_over_answer")});
-    s.items.push_back({"ppl_momentum", metrics::mean(ppl_[1]), "", msg("validation_perplexity_over_answer_2")});
-    s.items.push_back({"icl_plain", metrics::mean(icl_[0]), "", msg("icl_accuracy_mean_over")});
-    s.items.push_back({"icl_momentum", metrics::mean(icl_[1]), "", msg("icl_accuracy_momentum")});
+    ScalarsPanel s{msg("panel.summary.title"), {}};
+    s.items.push_back({"ppl_plain", metrics::mean(ppl_[0]), "", msg("scalar.ppl_plain.help")});
+    s.items.push_back({"ppl_momentum", metrics::mean(ppl_[1]), "", msg("scalar.ppl_momentum.help")});
+    s.items.push_back({"icl_plain", metrics::mean(icl_[0]), "", msg("scalar.icl_plain.help")});
+    s.items.push_back({"icl_momentum", metrics::mean(icl_[1]), "", msg("scalar.icl_momentum.help")});
     s.items.push_back({"prev_token_plain", metrics::mean(prev_[0]), "",
-                       msg("strongest_previous_token_head")});
+                       msg("scalar.prev_token_plain.help")});
     s.items.push_back({"prev_token_momentum", metrics::mean(prev_[1]), "",
-                       msg("strongest_previous_token_head_2")});
-    s.items.push_back({"seeds_ppl_better", (double)better_ppl, "", msg("seeds_where_momentum_has")});
-    s.items.push_back({"seeds_icl_better", (double)better_icl, "", msg("seeds_where_momentum_has_2")});
-    s.items.push_back({"seeds_done", (double)ppl_[0].size(), "", msg("seeds_finished")});
+                       msg("scalar.prev_token_momentum.help")});
+    s.items.push_back({"seeds_ppl_better", (double)better_ppl, "", msg("scalar.seeds_ppl_better.help")});
+    s.items.push_back({"seeds_icl_better", (double)better_icl, "", msg("scalar.seeds_icl_better.help")});
+    s.items.push_back({"seeds_done", (double)ppl_[0].size(), "", msg("scalar.seeds_done.help")});
     panels.push_back(s);
 
-    LinesPanel loss{msg("training_loss_first_seed"), msg("step"), "nats", false, false, {}};
-    loss.series.push_back({msg("plain_attention"), trace(0).steps, trace(0).loss, {}, false});
-    loss.series.push_back({msg("momentum_attention"), trace(1).steps, trace(1).loss, {}, true});
+    LinesPanel loss{msg("panel.loss.title"), msg("panel.loss.x"), "nats", false, false, {}};
+    loss.series.push_back({msg("series.plain"), trace(0).steps, trace(0).loss, {}, false});
+    loss.series.push_back({msg("series.momentum"), trace(1).steps, trace(1).loss, {}, true});
     panels.push_back(loss);
 
-    TablePanel t{msg("per_seed_beside_dai"),
-                 {msg("run"), msg("perplexity_plain_momentum"),
-                  msg("icl_accuracy_plain_momentum"), msg("zero_shot_plain_momentum")}, {}};
+    TablePanel t{msg("panel.seeds.title"),
+                 {msg("panel.seeds.col.run"), msg("panel.seeds.col.ppl"),
+                  msg("panel.seeds.col.icl"), msg("panel.seeds.col.zs")}, {}};
     for (size_t i = 0; i < ppl_[0].size(); ++i) {
         // "…": the momentum model's lane has not finished this seed yet
         auto pair = [&](const std::vector<double>* v, const char* f) {
@@ -158,8 +158,8 @@ std::vector<Panel> MomentumSession::panels() const {
     panels.push_back(t);
 
     panels.push_back(NotePanel{
-        msg("what_to_see"),
-        msg("every_head_s_output")});
+        msg("note.guide.title"),
+        msg("note.guide.text")});
     return panels;
 }
 

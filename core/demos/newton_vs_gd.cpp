@@ -102,23 +102,23 @@ public:
         if (newton_.empty()) return panels;
         const int iters = (int)newton_.size() - 1;
         auto match_at = [&](int j) { return j <= iters ? double(match_[(size_t)j]) : -1.0; };
-        ScalarsPanel s{msg("race"), {}};
-        s.items.push_back({"err_ls", ls_, "", msg("err_ls")});
-        s.items.push_back({"err_newton", newton_.back(), "", msg("err_newton")});
-        s.items.push_back({"err_gd_same", gd_[(size_t)iters], "", msg("err_gd_same")});
-        s.items.push_back({"err_gd_max", gd_.back(), "", msg("err_gd_max")});
-        s.items.push_back({"gd_match_2", match_at(2), "", msg("gd_match_2")});
-        s.items.push_back({"gd_match_3", match_at(3), "", msg("gd_match_3")});
-        s.items.push_back({"gd_match_4", match_at(4), "", msg("gd_match_4")});
-        s.items.push_back({"gd_match_last", match_at(iters), "", msg("gd_match_last")});
+        ScalarsPanel s{msg("panel.summary.title"), {}};
+        s.items.push_back({"err_ls", ls_, "", msg("scalar.err_ls.help")});
+        s.items.push_back({"err_newton", newton_.back(), "", msg("scalar.err_newton.help")});
+        s.items.push_back({"err_gd_same", gd_[(size_t)iters], "", msg("scalar.err_gd_same.help")});
+        s.items.push_back({"err_gd_max", gd_.back(), "", msg("scalar.err_gd_max.help")});
+        s.items.push_back({"gd_match_2", match_at(2), "", msg("scalar.gd_match_2.help")});
+        s.items.push_back({"gd_match_3", match_at(3), "", msg("scalar.gd_match_3.help")});
+        s.items.push_back({"gd_match_4", match_at(4), "", msg("scalar.gd_match_4.help")});
+        s.items.push_back({"gd_match_last", match_at(iters), "", msg("scalar.gd_match_last.help")});
         panels.push_back(s);
 
         LinesPanel lines;
-        lines.title = msg("error_vs_k");
-        lines.x_label = msg("k");
-        lines.y_label = msg("query_error");
+        lines.title = msg("panel.lines.title");
+        lines.x_label = msg("panel.lines.x");
+        lines.y_label = msg("panel.lines.y");
         lines.log_x = lines.log_y = true;
-        Series gd{msg("series_gd"), {}, {}, {}, false}, nw{msg("series_newton"), {}, {}, {}, false};
+        Series gd{msg("series.gd"), {}, {}, {}, false}, nw{msg("series.newton"), {}, {}, {}, false};
         for (int k = 1; k <= kMaxGdSteps; k = k < 16 ? k + 1 : k * 2) {
             gd.x.push_back(k);
             gd.y.push_back(gd_[(size_t)k]);
@@ -127,20 +127,20 @@ public:
             nw.x.push_back(j);
             nw.y.push_back(newton_[(size_t)j]);
         }
-        Series ls{msg("series_ls"), {1.0, double(kMaxGdSteps)}, {ls_, ls_}, {}, true};
+        Series ls{msg("series.ls"), {1.0, double(kMaxGdSteps)}, {ls_, ls_}, {}, true};
         lines.series = {gd, nw, ls};
         panels.push_back(lines);
 
-        TablePanel table{msg("match_table"), {msg("newton_iteration"), msg("newton_error"), msg("gd_steps_matching")}, {}};
+        TablePanel table{msg("panel.match.title"), {msg("panel.match.col.newton"), msg("panel.match.col.error"), msg("panel.match.col.gd")}, {}};
         for (int j = 1; j <= iters; ++j) {
             char err[32];
             std::snprintf(err, sizeof err, "%.3g", newton_[(size_t)j]);
             table.rows.push_back({std::to_string(j), err,
-                                  at_ls(j) ? msg("at_least_squares")
-                                  : match_[(size_t)j] < 0 ? msg("more_than_max") : std::to_string(match_[(size_t)j])});
+                                  at_ls(j) ? msg("panel.match.row.at_ls")
+                                  : match_[(size_t)j] < 0 ? msg("panel.match.row.more_than_max") : std::to_string(match_[(size_t)j])});
         }
         panels.push_back(table);
-        panels.push_back(NotePanel{msg("what_to_see"), msg("note")});
+        panels.push_back(NotePanel{msg("note.guide.title"), msg("note.guide.text")});
         return panels;
     }
 

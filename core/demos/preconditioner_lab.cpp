@@ -79,49 +79,49 @@ public:
         const Matrix gd = identity(d) * float(eta_);
         std::vector<Panel> panels;
 
-        ScalarsPanel s{msg("learned_vs_closed_form"), {}};
-        s.items.push_back({"gap_opt", relative_gap(a_, gamma_inv_, gamma_inv_), "", msg("gap_opt")});
-        s.items.push_back({"gap_gd", relative_gap(a_, gd, gamma_inv_), "", msg("gap_gd")});
-        s.items.push_back({"gd_vs_opt", relative_gap(gd, gamma_inv_, gamma_inv_), "", msg("gd_vs_opt")});
-        s.items.push_back({"err_learned", err_learned_, "", msg("err_learned")});
-        s.items.push_back({"err_opt", opt_loss_, "", msg("err_opt")});
-        s.items.push_back({"err_gd", gd_loss_, "", msg("err_gd")});
-        s.items.push_back({"gd_excess", gd_loss_ / opt_loss_, "", msg("gd_excess")});
-        s.items.push_back({"rank_one_share", rank_one_share_, "", msg("rank_one_share")});
-        s.items.push_back({"err_measured", 2.0 * curve_.y.back() - noise_var(), "", msg("err_measured")});
-        s.items.push_back({"eta", eta_, "", msg("eta")});
-        s.items.push_back({"steps", double(error_.empty() ? trainer_.steps() : good_steps_), "", msg("steps")});
+        ScalarsPanel s{msg("panel.summary.title"), {}};
+        s.items.push_back({"gap_opt", relative_gap(a_, gamma_inv_, gamma_inv_), "", msg("scalar.gap_opt.help")});
+        s.items.push_back({"gap_gd", relative_gap(a_, gd, gamma_inv_), "", msg("scalar.gap_gd.help")});
+        s.items.push_back({"gd_vs_opt", relative_gap(gd, gamma_inv_, gamma_inv_), "", msg("scalar.gd_vs_opt.help")});
+        s.items.push_back({"err_learned", err_learned_, "", msg("scalar.err_learned.help")});
+        s.items.push_back({"err_opt", opt_loss_, "", msg("scalar.err_opt.help")});
+        s.items.push_back({"err_gd", gd_loss_, "", msg("scalar.err_gd.help")});
+        s.items.push_back({"gd_excess", gd_loss_ / opt_loss_, "", msg("scalar.gd_excess.help")});
+        s.items.push_back({"rank_one_share", rank_one_share_, "", msg("scalar.rank_one_share.help")});
+        s.items.push_back({"err_measured", 2.0 * curve_.y.back() - noise_var(), "", msg("scalar.err_measured.help")});
+        s.items.push_back({"eta", eta_, "", msg("scalar.eta.help")});
+        s.items.push_back({"steps", double(error_.empty() ? trainer_.steps() : good_steps_), "", msg("scalar.steps.help")});
         panels.push_back(s);
 
         std::vector<std::string> axes = numbered_labels("x", d);
-        panels.push_back(heatmap_of(a_, msg("learned_a"), msg("input_entry"), msg("input_entry"), true, axes, axes));
-        panels.push_back(heatmap_of(gamma_inv_, msg("closed_form_a"), msg("input_entry"), msg("input_entry"), true, axes, axes));
+        panels.push_back(heatmap_of(a_, msg("panel.a.title"), msg("axis.input"), msg("axis.input"), true, axes, axes));
+        panels.push_back(heatmap_of(gamma_inv_, msg("panel.gamma_inv.title"), msg("axis.input"), msg("axis.input"), true, axes, axes));
 
         LinesPanel vs_m;
-        vs_m.title = msg("error_vs_examples");
-        vs_m.x_label = msg("examples_m");
-        vs_m.y_label = msg("expected_error");
+        vs_m.title = msg("panel.vs_m.title");
+        vs_m.x_label = msg("panel.vs_m.x");
+        vs_m.y_label = msg("axis.error");
         vs_m.log_y = true;
         vs_m.series = {opt_vs_m_, gd_vs_m_, trained_vs_m_};
-        vs_m.series[0].name = msg("series_opt");
-        vs_m.series[1].name = msg("series_gd");
-        vs_m.series[2].name = msg("series_trained");
+        vs_m.series[0].name = msg("series.opt");
+        vs_m.series[1].name = msg("series.gd");
+        vs_m.series[2].name = msg("series.trained");
         panels.push_back(vs_m);
 
         LinesPanel train;
-        train.title = msg("held_out_while_training");
-        train.x_label = msg("adam_step");
-        train.y_label = msg("expected_error");
+        train.title = msg("panel.train.title");
+        train.x_label = msg("panel.train.x");
+        train.y_label = msg("axis.error");
         train.log_y = true;
         Series measured = curve_;
         for (double& v : measured.y) v = 2.0 * v - noise_var();  // mean ½(ŷ − y_q)² -> E(ŷ − w·x_q)²
-        measured.name = msg("series_trained");
+        measured.name = msg("series.trained");
         const double end = double(total_steps_);
-        train.series = {measured, Series{msg("series_opt"), {0.0, end}, {opt_loss_, opt_loss_}, {}, true},
-                        Series{msg("series_gd"), {0.0, end}, {gd_loss_, gd_loss_}, {}, true}};
+        train.series = {measured, Series{msg("series.opt"), {0.0, end}, {opt_loss_, opt_loss_}, {}, true},
+                        Series{msg("series.gd"), {0.0, end}, {gd_loss_, gd_loss_}, {}, true}};
         panels.push_back(train);
 
-        panels.push_back(NotePanel{msg("what_to_see"), msg("note")});
+        panels.push_back(NotePanel{msg("note.guide.title"), msg("note.guide.text")});
         return panels;
     }
 

@@ -94,33 +94,33 @@ public:
         const Texts& msg = ctx_.text;
         std::vector<Panel> panels;
         const bool have = ctx_.params.i("shots") > 0;
-        ScalarsPanel head{msg("three_regimes_one_model"), {}};
-        head.items.push_back({"acc_pretrained", pre_.accuracy(), "", msg("pre_trained_only_zero")});
-        head.items.push_back({"acc_finetuned", ft_.accuracy(), "", msg("fine_tuned_on_the")});
-        head.items.push_back({"acc_in_context", icl_.accuracy(), "", msg("examples_in_the_prompt")});
-        head.items.push_back({"ft_delta_norm", delta_, "", msg("ft_l2_over_all")});
-        head.items.push_back({"ft_delta_relative", norm_ > 0 ? delta_ / norm_ : 0, "", msg("ft")});
+        ScalarsPanel head{msg("panel.head.title"), {}};
+        head.items.push_back({"acc_pretrained", pre_.accuracy(), "", msg("scalar.acc_pretrained.help")});
+        head.items.push_back({"acc_finetuned", ft_.accuracy(), "", msg("scalar.acc_finetuned.help")});
+        head.items.push_back({"acc_in_context", icl_.accuracy(), "", msg("scalar.acc_in_context.help")});
+        head.items.push_back({"ft_delta_norm", delta_, "", msg("scalar.ft_delta_norm.help")});
+        head.items.push_back({"ft_delta_relative", norm_ > 0 ? delta_ / norm_ : 0, "", msg("scalar.ft_delta_relative.help")});
         head.items.push_back({"icl_weights_changed", hash_before_ == hash_after_ ? 0.0 : 1.0, "",
-                              msg("1_if_the_in")});
-        head.items.push_back({"queries", (double)n_, "", msg("queries_asked_in_each")});
+                              msg("scalar.icl_weights_changed.help")});
+        head.items.push_back({"queries", (double)n_, "", msg("scalar.queries.help")});
         panels.push_back(head);
         panels.push_back(NotePanel{
-            msg("what_to_see"),
-            msg("the_same_examples_teach")});
+            msg("note.guide.title"),
+            msg("note.guide.text")});
         // the weights table first: "What to see" starts there
-        TablePanel t{msg("weights"), {msg("regime"), msg("weights_hash_fnv_1a"), msg("loss_on_the_examples")}, {}};
+        TablePanel t{msg("panel.weights.title"), {msg("panel.weights.col.regime"), msg("panel.weights.col.hash"), msg("panel.weights.col.loss")}, {}};
         char lb[64];
         std::snprintf(lb, sizeof lb, "%.3f → %.3f", ft_loss_.before, ft_loss_.after);
-        t.rows.push_back({msg("before"), hash_before_, ""});
-        t.rows.push_back({msg("after_in_context"), hash_after_, ""});
-        if (have) t.rows.push_back({msg("after_fine_tuning"), hash_ft_, lb});
+        t.rows.push_back({msg("panel.weights.row.before"), hash_before_, ""});
+        t.rows.push_back({msg("panel.weights.row.in_context"), hash_after_, ""});
+        if (have) t.rows.push_back({msg("panel.weights.row.finetuned"), hash_ft_, lb});
         panels.push_back(t);
-        panels.push_back(BarsPanel{msg("accuracy_by_regime"), msg("accuracy"),
-                                     {msg("pre_trained_zero_shot"), msg("fine_tuned"),
-                                      msg("in_context")},
+        panels.push_back(BarsPanel{msg("panel.acc.title"), msg("panel.acc.y"),
+                                     {msg("panel.acc.bar.pretrained"), msg("panel.acc.bar.finetuned"),
+                                      msg("panel.acc.bar.icl")},
                                      {pre_.accuracy(), ft_.accuracy(), icl_.accuracy()},
                                      {}});
-        panels.push_back(NotePanel{msg("the_examples"), shown_});
+        panels.push_back(NotePanel{msg("note.examples.title"), shown_});
         return panels;
     }
 

@@ -265,39 +265,39 @@ std::vector<Panel> PromptLabSession::draw() const {
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return p_[(size_t)a] > p_[(size_t)b]; });
     const int top = order[0];
 
-    ScalarsPanel sc{msg("your_prompt"), {}};
-    sc.items.push_back({"p_top", p_[(size_t)top], "", msg("probability_of_the_most")});
+    ScalarsPanel sc{msg("panel.summary.title"), {}};
+    sc.items.push_back({"p_top", p_[(size_t)top], "", msg("scalar.p_top.help")});
     sc.items.push_back({"p_answer", p_[(size_t)answer_], "",
-                        msg("probability_of_the_answer")});
+                        msg("scalar.p_answer.help")});
     sc.items.push_back({"label_in_context", label_ >= 0 ? 1.0 : 0.0, "",
-                        msg("1_if_the_query")});
-    sc.items.push_back({"top_is_answer", top == answer_ ? 1.0 : 0.0, "", msg("1_if_the_top")});
+                        msg("scalar.label_in_context.help")});
+    sc.items.push_back({"top_is_answer", top == answer_ ? 1.0 : 0.0, "", msg("scalar.top_is_answer.help")});
     sc.items.push_back({"follows_label", label_ < 0 ? -1.0 : top == label_ ? 1.0 : 0.0, "",
-                        msg("1_if_the_model")});
+                        msg("scalar.follows_label.help")});
     {
         double ratio = 0;
         for (const HeadSplit& sp : splits_) ratio += sp.demo_norm_ratio / (double)splits_.size();
         sc.items.push_back({"demo_norm_ratio", ratio, "",
-                            msg("mean_over_heads_of")});
+                            msg("scalar.demo_norm_ratio.help")});
     }
     const int top_plain = (int)(std::max_element(p_plain_.begin(), p_plain_.end()) - p_plain_.begin());
     sc.items.push_back({"top_changed", top != top_plain ? 1.0 : 0.0, "",
-                        msg("1_if_the_options")});
+                        msg("scalar.top_changed.help")});
     sc.items.push_back({"p_answer_zero_shot", curve_.empty() ? 0.0 : curve_.front(), "",
-                        msg("the_answer_s_probability")});
-    sc.items.push_back({"demonstrations", (double)k_, "", msg("demonstrations_before_the_query")});
-    sc.items.push_back({"tokens", (double)(T - 1), "", msg("tokens_in_the_prompt")});
+                        msg("scalar.p_answer_zero_shot.help")});
+    sc.items.push_back({"demonstrations", (double)k_, "", msg("scalar.demonstrations.help")});
+    sc.items.push_back({"tokens", (double)(T - 1), "", msg("scalar.tokens.help")});
     sc.items.push_back({"kl_options", kl_, "nats",
-                        msg("kl_plain_with_the")});
+                        msg("scalar.kl_options.help")});
     sc.items.push_back({"p_answer_plain", p_plain_[(size_t)answer_], "",
-                        msg("the_answer_s_probability_2")});
-    sc.items.push_back({"orders", (double)order_count_, "", msg("orders_measured")});
-    sc.items.push_back({"order_p_answer_min", order_p_min_, "", msg("order_p_answer_min")});
-    sc.items.push_back({"order_p_answer_max", order_p_max_, "", msg("order_p_answer_max")});
-    sc.items.push_back({"order_dw_moved", order_dw_moved_, "", msg("order_dw_moved")});
+                        msg("scalar.p_answer_plain.help")});
+    sc.items.push_back({"orders", (double)order_count_, "", msg("scalar.orders.help")});
+    sc.items.push_back({"order_p_answer_min", order_p_min_, "", msg("scalar.order_p_answer_min.help")});
+    sc.items.push_back({"order_p_answer_max", order_p_max_, "", msg("scalar.order_p_answer_max.help")});
+    sc.items.push_back({"order_dw_moved", order_dw_moved_, "", msg("scalar.order_dw_moved.help")});
     panels.push_back(sc);
 
-    BarsPanel bars{msg("next_token_the_10"), msg("probability"), {}, {}, {}};
+    BarsPanel bars{msg("panel.bars.title"), msg("panel.bars.y"), {}, {}, {}};
     bars.beside = "prompt";  // the answer next to the prompt that asks it
     for (int i = 0; i < 10 && i < V; ++i) {
         bars.labels.push_back(word(order[(size_t)i]));
@@ -305,21 +305,21 @@ std::vector<Panel> PromptLabSession::draw() const {
     }
     panels.push_back(bars);
 
-    TablePanel cmp{msg("in_context_vs_zero"),
-                   {msg("what"), msg("word"), msg("probability_after_your_prompt"),
-                    msg("probability_zero_shot")}, {}};
+    TablePanel cmp{msg("panel.cmp.title"),
+                   {msg("panel.cmp.col.what"), msg("panel.cmp.col.word"), msg("panel.cmp.col.p_prompt"),
+                    msg("panel.cmp.col.p_zero_shot")}, {}};
     const double zs_of = [&] { return curve_.empty() ? 0.0 : curve_.front(); }();
-    cmp.rows.push_back({msg("the_model_s_answer"), word(top), prob(p_[(size_t)top]), "—"});
+    cmp.rows.push_back({msg("panel.cmp.row.answer"), word(top), prob(p_[(size_t)top]), "—"});
     if (label_ >= 0)
-        cmp.rows.push_back({msg("the_label_your_prompt"), word(label_),
+        cmp.rows.push_back({msg("panel.cmp.row.label"), word(label_),
                             prob(p_[(size_t)label_]), prob(zs_of)});
     if (zs_top_ >= 0)
-        cmp.rows.push_back({msg("the_model_s_zero"), word(zs_top_),
+        cmp.rows.push_back({msg("panel.cmp.row.zero_shot"), word(zs_top_),
                             prob(p_[(size_t)zs_top_]), prob(p_zs_top_)});
     panels.push_back(cmp);
 
-    LinesPanel curve{msg("the_answer_s_probability_3"),
-                     msg("demonstrations_kept_j"), "P(" + word(answer_) + ")", false, false, {}};
+    LinesPanel curve{msg("panel.curve.title"),
+                     msg("panel.curve.x"), "P(" + word(answer_) + ")", false, false, {}};
     Series cs{"P(" + word(answer_) + ")", {}, {}, {}, false};
     for (size_t j = 0; j < curve_.size(); ++j) { cs.x.push_back((double)j); cs.y.push_back(curve_[j]); }
     curve.series.push_back(cs);
@@ -329,13 +329,13 @@ std::vector<Panel> PromptLabSession::draw() const {
     for (int t = 0; t < T; ++t) toks.push_back(word(tokens_[(size_t)t]));
     for (int l = 0; l < L; ++l)
         for (int h = 0; h < H; ++h) heads.push_back(head_name(l, h));
-    panels.push_back(HeatmapPanel{msg("attention_from_the_last"),
-                                    msg("key_token"), msg("head"), L * H, T, last_att_, heads, toks, false});
-    panels.push_back(HeatmapPanel{msg("attention_of_head", {{"head", ctx_.params.s("head")}}),
-                                    msg("key_token"), msg("query_token"), T, T, head_att_, toks, toks, false});
+    panels.push_back(HeatmapPanel{msg("panel.last_att.title"),
+                                    msg("axis.key"), msg("panel.last_att.y"), L * H, T, last_att_, heads, toks, false});
+    panels.push_back(HeatmapPanel{msg("panel.head_att.title", {{"head", ctx_.params.s("head")}}),
+                                    msg("axis.key"), msg("panel.head_att.y"), T, T, head_att_, toks, toks, false});
 
-    TablePanel split{msg("dai_et_al_s"),
-                     {"head", "‖W_ZSL q‖", "‖ΔW_ICL q‖", msg("cos_f_q_o")}, {}};
+    TablePanel split{msg("panel.split.title"),
+                     {"head", "‖W_ZSL q‖", "‖ΔW_ICL q‖", msg("panel.split.col.cos")}, {}};
     for (size_t i = 0; i < splits_.size(); ++i)
         split.rows.push_back({heads[i], format_number(metrics::norm(splits_[i].zsl), "%.3f"), format_number(metrics::norm(splits_[i].icl), "%.3f"), format_number(splits_[i].cosine, "%.3f")});
     panels.push_back(split);
@@ -344,26 +344,26 @@ std::vector<Panel> PromptLabSession::draw() const {
     for (int id : continuation_) cont += (cont.empty() ? "" : " ") + word(id);
     std::string prompt_text;
     for (int t = 1; t < T; ++t) prompt_text += (t > 1 ? " " : "") + word(tokens_[(size_t)t]);
-    TablePanel gen{msg("greedy_continuation_kv_cache"),
-                   {msg("prompt"), msg("continuation")}, {{prompt_text, cont.empty() ? "—" : cont}}};
+    TablePanel gen{msg("panel.gen.title"),
+                   {msg("panel.gen.col.prompt"), msg("panel.gen.col.continuation")}, {{prompt_text, cont.empty() ? "—" : cont}}};
     panels.push_back(gen);
 
-    std::string note = msg("the_shipped_task_model");
+    std::string note = msg("note.computed.text");
     if (!ablated_.empty()) {
         std::string hs;
         for (const auto& [l, h] : ablated_) hs += (hs.empty() ? "" : ", ") + head_name(l, h);
-        note += msg("ablated_output_zeroed_at", {{"heads", hs}});
+        note += msg("note.computed.ablated", {{"heads", hs}});
     }
     if (!fv_.empty()) {
         std::string hs;
         for (const auto& h : fv_top_) hs += (hs.empty() ? "" : ", ") + h;
-        note += msg("function_vector_of", {{"task", ctx_.params.s("fv_task")}, {"heads", hs}, {"layer", ctx_.params.i("fv_layer")}});
+        note += msg("note.computed.fv", {{"task", ctx_.params.s("fv_task")}, {"heads", hs}, {"layer", ctx_.params.i("fv_layer")}});
     }
     if (has_options())
-        note += msg("the_options_moved_the", {{"before", prob(p_plain_[(size_t)answer_])}, {"after", prob(p_[(size_t)answer_])}, {"kl", kl_}});
+        note += msg("note.computed.options", {{"before", prob(p_plain_[(size_t)answer_])}, {"after", prob(p_[(size_t)answer_])}, {"kl", kl_}});
     if ((int)continuation_.size() < asked_continue_)
-        note += msg("the_continuation_stops_at");
-    panels.push_back(NotePanel{msg("what_is_computed"), note});
+        note += msg("note.computed.context_end");
+    panels.push_back(NotePanel{msg("note.computed.title"), note});
     return panels;
 }
 

@@ -231,77 +231,77 @@ std::vector<Panel> RegressionLabSession::panels() const {
     };
     const std::string eta = format_number(p.d("eta")), k = std::to_string(p.i("k_steps"));
     LinesPanel lines;
-    lines.title = msg("predictions_across_x_from");
+    lines.title = msg("panel.lines.title");
     lines.x_label = "x";
-    lines.y_label = msg("prediction_x");
+    lines.y_label = msg("panel.lines.y");
     lines.beside = "points";  // the lines the point editor moves, next to it
-    Series points{msg("your_in_context_points"), {}, {}, {}, false, true};
+    Series points{msg("series.points"), {}, {}, {}, false, true};
     for (const auto& xy : pts) { points.x.push_back(xy[0]); points.y.push_back(xy[1]); }
     lines.series.push_back(points);
-    lines.series.push_back({msg("one_gd_step", {{"eta", eta}}), grid_, shown(gd1_), {}, false});
-    lines.series.push_back({msg("constructed_lsa_layer"), grid_, shown(lsa_), {}, true});
-    lines.series.push_back({msg("gd_steps", {{"k", k}}), grid_, shown(gdk_), {}, false});
+    lines.series.push_back({msg("series.gd1", {{"eta", eta}}), grid_, shown(gd1_), {}, false});
+    lines.series.push_back({msg("series.lsa"), grid_, shown(lsa_), {}, true});
+    lines.series.push_back({msg("series.gd_k", {{"k", k}}), grid_, shown(gdk_), {}, false});
     if (!trained_.empty())
         lines.series.push_back({trained_steps_ < kTrainSteps
-                                    ? msg("trained_lsa_layer_partial", {{"done", trained_steps_}, {"total", kTrainSteps}})
-                                    : msg("trained_lsa_layer"),
+                                    ? msg("series.trained_partial", {{"done", trained_steps_}, {"total", kTrainSteps}})
+                                    : msg("series.trained"),
                                 grid_, shown(trained), {}, false});
-    if (ls_ok_) lines.series.push_back({msg("least_squares"), grid_, shown(ls_), {}, false});
+    if (ls_ok_) lines.series.push_back({msg("series.ls"), grid_, shown(ls_), {}, false});
     if (ridge_ok_)
-        lines.series.push_back({msg("ridge", {{"lambda", format_number(p.d("lambda"))}}), grid_,
+        lines.series.push_back({msg("series.ridge", {{"lambda", format_number(p.d("lambda"))}}), grid_,
                                 shown(ridge_), {}, true});
-    lines.series.push_back({msg("query_x"), {xq, xq}, {kYMin, kYMax}, {}, true});
+    lines.series.push_back({msg("series.query"), {xq, xq}, {kYMin, kYMax}, {}, true});
 
     auto at_query = [&](const std::vector<double>& w) { return w.empty() ? std::nan("") : apply(w, xq); };
-    ScalarsPanel s{msg("at_the_query_x"), {}};
-    s.items.push_back({"n_points", double(n), "", msg("your_in_context_points_2")});
-    s.items.push_back({"gd_one_step", at_query(dw_gd_), "", msg("one_gd_step_from")});
+    ScalarsPanel s{msg("panel.summary.title"), {}};
+    s.items.push_back({"n_points", double(n), "", msg("scalar.n_points.help")});
+    s.items.push_back({"gd_one_step", at_query(dw_gd_), "", msg("scalar.gd_one_step.help")});
     s.items.push_back({"lsa_constructed", at_query(dw_lsa_), "",
-                       msg("the_constructed_lsa_layer")});
+                       msg("scalar.lsa_constructed.help")});
     s.items.push_back({"max_abs_diff", max_gap_, "",
-                       msg("largest_constructed_lsa_one")});
-    s.items.push_back({"gd_k_steps", at_query(w_k_), "", msg("gd_steps", {{"k", k}})});
+                       msg("scalar.max_abs_diff.help")});
+    s.items.push_back({"gd_k_steps", at_query(w_k_), "", msg("series.gd_k", {{"k", k}})});
     s.items.push_back({"lsa_trained", at_query(dw_trained), "",
-                       msg("the_lsa_layer_trained")});
+                       msg("scalar.lsa_trained.help")});
     s.items.push_back({"least_squares", ls_ok_ ? apply(w_ls_, xq) : std::nan(""), "",
-                       msg("least_squares_minimum_norm")});
-    s.items.push_back({"ridge", ridge_ok_ ? apply(w_ridge_, xq) : std::nan(""), "", msg("ridge_2")});
+                       msg("scalar.least_squares.help")});
+    s.items.push_back({"ridge", ridge_ok_ ? apply(w_ridge_, xq) : std::nan(""), "", msg("scalar.ridge.help")});
     s.items.push_back({"gd_over_ls", ls_ok_ && apply(w_ls_, xq) != 0 ? at_query(dw_gd_) / apply(w_ls_, xq) : std::nan(""), "",
-                       msg("one_gd_step_s")});
+                       msg("scalar.gd_over_ls.help")});
     s.items.push_back({"eta_stable", eta_stable_, "",
-                       msg("gd_on_these_points")});
+                       msg("scalar.eta_stable.help")});
     s.items.push_back({"train_step", double(trained_steps_), "",
-                       msg("adam_steps_of_the")});
+                       msg("scalar.train_step.help")});
     s.items.push_back({"train_loss", trained_loss_, "",
-                       msg("its_last_batch_loss")});
+                       msg("scalar.train_loss.help")});
     panels.push_back(s);
     panels.push_back(lines);
 
-    TablePanel t{msg("the_fast_weight_w"),
-                 {msg("computed_by"), msg("slope")}, {}};
-    if (bias_) t.columns.push_back(msg("bias"));
+    TablePanel t{msg("panel.dw.title"),
+                 {msg("panel.dw.col.by"), msg("panel.dw.col.slope")}, {}};
+    if (bias_) t.columns.push_back(msg("panel.dw.col.bias"));
     auto row = [&](const std::string& name, const std::vector<double>& w) {
         std::vector<std::string> cells{name};
         for (int c = 0; c < d; ++c) cells.push_back(c < int(w.size()) ? format_number(w[c]) : "—");
         t.rows.push_back(cells);
     };
-    row(msg("gd_n_y_i"), dw_gd_);
-    row(msg("constructed_lsa_w_kq"), dw_lsa_);
-    if (!dw_trained.empty()) row(msg("trained_lsa_the_same"), dw_trained);
+    row(msg("panel.dw.row.gd"), dw_gd_);
+    row(msg("panel.dw.row.lsa"), dw_lsa_);
+    if (!dw_trained.empty()) row(msg("panel.dw.row.trained"), dw_trained);
     // Past the stable step size k steps grow without bound: beyond a float's range they
     // are left out of the table and the curve, and a note says why (never a "nan" cell).
     const bool k_diverged = std::any_of(w_k_.begin(), w_k_.end(), [](double w) { return !std::isfinite(w); });
-    if (!k_diverged) row(msg("gd_steps_w_k", {{"k", k}}), w_k_);
-    if (ls_ok_) row(msg("least_squares"), w_ls_);
-    if (ridge_ok_) row(msg("ridge_2"), w_ridge_);
+    if (!k_diverged) row(msg("panel.dw.row.gd_k", {{"k", k}}), w_k_);
+    if (ls_ok_) row(msg("series.ls"), w_ls_);
+    if (ridge_ok_) row(msg("scalar.ridge.help"), w_ridge_);
     panels.push_back(t);
 
     if (k_diverged)
-        panels.push_back(NotePanel{msg("gd_diverged_title"),
-                                   msg("gd_diverged", {{"k", k}, {"eta", eta}, {"stable", format_number(eta_stable_)}})});
+        panels.push_back(NotePanel{msg("note.gd_diverged.title"),
+                                   msg("note.gd_diverged.text", {{"k", k}, {"eta", eta}, {"stable", format_number(eta_stable_)}})});
     panels.push_back(NotePanel{
-        msg("what_to_see"),
-        msg("the_dashed_constructed_lsa")});
+        msg("note.guide.title"),
+        msg("note.guide.text")});
     return panels;
 }
 

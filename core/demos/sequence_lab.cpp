@@ -137,45 +137,45 @@ std::vector<Panel> SequenceLabSession::draw() const {
         if (std::isfinite(k)) { kl_sum += k; ++kl_count; }
     const double* last = posterior_.data() + static_cast<size_t>(n - 1) * C;
     const int top = static_cast<int>(std::max_element(last, last + C) - last);
-    ScalarsPanel s{msg("your_sequence_the_model"), {}};
-    s.items.push_back({"tokens", double(n), "", msg("symbols_and_typed")});
+    ScalarsPanel s{msg("panel.summary.title"), {}};
+    s.items.push_back({"tokens", double(n), "", msg("scalar.tokens.help")});
     s.items.push_back({"kl_mean", kl_count ? kl_sum / kl_count : std::nan(""), "nats",
-                       msg("mean_kl_bayes_model")});
-    s.items.push_back({"kl_last", kl_.back(), "nats", msg("kl_bayes_model_after")});
-    s.items.push_back({"kl_last_segment_only", kl_last_segment_only_, "nats", msg("kl_last_segment_only")});
+                       msg("scalar.kl_mean.help")});
+    s.items.push_back({"kl_last", kl_.back(), "nats", msg("scalar.kl_last.help")});
+    s.items.push_back({"kl_last_segment_only", kl_last_segment_only_, "nats", msg("scalar.kl_last_segment_only.help")});
     s.items.push_back({"posterior_top", last[top], "",
-                       msg("the_largest_posterior_probability")});
-    s.items.push_back({"top_concept", double(top), "", msg("that_concept")});
+                       msg("scalar.posterior_top.help")});
+    s.items.push_back({"top_concept", double(top), "", msg("scalar.top_concept.help")});
     const double sc = surprisal_count_ ? double(surprisal_count_) : std::nan("");
     s.items.push_back({"surprisal_bayes", surprisal_bayes_ / sc, "nats",
-                       msg("how_unlikely_your_symbols")});
+                       msg("scalar.surprisal_bayes.help")});
     s.items.push_back({"surprisal_model", surprisal_model_ / sc, "nats",
-                       msg("the_same_under_the")});
+                       msg("scalar.surprisal_model.help")});
     panels.push_back(s);
 
-    LinesPanel kl{msg("kl_bayes_model_at"),
-                  msg("position_tokens_typed"), "nats", false, false, {}};
+    LinesPanel kl{msg("panel.kl.title"),
+                  msg("panel.kl.x"), "nats", false, false, {}};
     Series ks{"KL", {}, {}, {}, false};
     for (int j = 0; j < n; ++j) { ks.x.push_back(j + 1); ks.y.push_back(kl_[j]); }
     kl.series.push_back(ks);
     panels.push_back(kl);
 
-    HeatmapPanel post{msg("exact_posterior_over_concepts"),
-                      msg("concept_2"), msg("after_token"), n, C, posterior_, labels_, concepts,
+    HeatmapPanel post{msg("panel.post.title"),
+                      msg("panel.post.x"), msg("axis.after"), n, C, posterior_, labels_, concepts,
                       false};
     panels.push_back(post);
-    HeatmapPanel model{msg("the_model_s_next"),
-                       msg("next_symbol"), msg("after_token"), n, kSymbols, model_next_, labels_,
+    HeatmapPanel model{msg("panel.model.title"),
+                       msg("axis.next"), msg("axis.after"), n, kSymbols, model_next_, labels_,
                        symbols, false};
     panels.push_back(model);
-    HeatmapPanel bayes{msg("the_bayes_optimal_next"),
-                       msg("next_symbol"), msg("after_token"), n, kSymbols, bayes_next_, labels_,
+    HeatmapPanel bayes{msg("panel.bayes.title"),
+                       msg("axis.next"), msg("axis.after"), n, kSymbols, bayes_next_, labels_,
                        symbols, false};
     panels.push_back(bayes);
 
     panels.push_back(NotePanel{
-        msg("what_to_see"),
-        msg("each_row_is_the")});
+        msg("note.guide.title"),
+        msg("note.guide.text")});
     return panels;
 }
 

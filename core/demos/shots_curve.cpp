@@ -126,12 +126,12 @@ std::vector<Panel> ShotsSession::panels() const {
     const int tasks_done = unit_ / (seeds_ * units_per_pair());  // tasks with every seed finished
     double k0 = 0, k1 = 0, k16 = 0, ft16 = 0, margin = 1e9;
     std::vector<std::string> dips;
-    TablePanel table{msg("per_task_mean_over"),
-                     {msg("task"), msg("chance"), "k=0", "k=1", "k=4", "k=16",
-                      msg("fine_tuned_k_16")},
+    TablePanel table{msg("panel.table.title"),
+                     {msg("panel.table.col.task"), msg("panel.table.col.chance"), "k=0", "k=1", "k=4", "k=16",
+                      msg("panel.table.col.ft_k16")},
                      {}};
-    LinesPanel curve{msg("in_context_accuracy_against"),
-                     msg("demonstrations_k"), msg("accuracy"), false, false, {}};
+    LinesPanel curve{msg("panel.curve.title"),
+                     msg("panel.curve.x"), msg("axis.accuracy"), false, false, {}};
     for (int t = 0; t < tasks_done; ++t) {
         const tasks::Task& task = suite_.tasks[(size_t)t];
         Series s{msg("task." + task.id), {}, {}, {}, false};
@@ -155,11 +155,11 @@ std::vector<Panel> ShotsSession::panels() const {
         if (means[1] < means[0]) dips.push_back(task.id + " (" + format_number(means[0], "%.2f") + " → " + format_number(means[1], "%.2f") + ")");
         table.rows.push_back({task.id, format_number(task.chance(), "%.2f"), format_number(means[0], "%.2f"), format_number(means[1], "%.2f"), format_number(means[4], "%.2f"), format_number(means[16], "%.2f"), format_number(f16, "%.2f")});
     }
-    LinesPanel versus{msg("context_vs_weights_mean"),
-                      msg("examples_k"), msg("accuracy"), false, false, {}};
+    LinesPanel versus{msg("panel.versus.title"),
+                      msg("panel.versus.x"), msg("axis.accuracy"), false, false, {}};
     if (tasks_done > 0) {
-        Series icl{msg("in_context_weights_fixed"), {}, {}, {}, false};
-        Series ft{msg("fine_tuned_on_the"), {}, {}, {}, true};
+        Series icl{msg("series.icl"), {}, {}, {}, false};
+        Series ft{msg("series.ft"), {}, {}, {}, true};
         for (int k = 0; k <= tasks::kMaxShots; ++k) {
             double m = 0;
             for (int t = 0; t < tasks_done; ++t) m += curve.series[(size_t)t].y[(size_t)k] / tasks_done;
@@ -180,21 +180,21 @@ std::vector<Panel> ShotsSession::panels() const {
         }
         versus.series = {icl, ft};
     }
-    ScalarsPanel head{msg("headline"), {}};
-    head.items.push_back({"icl_k0", k0, "", msg("zero_shot_accuracy_mean")});
-    head.items.push_back({"icl_k1", k1, "", msg("one_shot_accuracy_mean")});
-    head.items.push_back({"icl_k16", k16, "", msg("16_shot_accuracy_mean")});
-    head.items.push_back({"ft_k16", ft16, "", msg("fine_tuned_on_16")});
+    ScalarsPanel head{msg("panel.head.title"), {}};
+    head.items.push_back({"icl_k0", k0, "", msg("scalar.icl_k0.help")});
+    head.items.push_back({"icl_k1", k1, "", msg("scalar.icl_k1.help")});
+    head.items.push_back({"icl_k16", k16, "", msg("scalar.icl_k16.help")});
+    head.items.push_back({"ft_k16", ft16, "", msg("scalar.ft_k16.help")});
     head.items.push_back({"min_margin_k16", tasks_done ? margin : 0, "",
-                          msg("smallest_16_shot_accuracy")});
+                          msg("scalar.min_margin_k16.help")});
     head.items.push_back({"one_shot_dips", (double)dips.size(), "",
-                          msg("tasks_where_one_shot")});
+                          msg("scalar.one_shot_dips.help")});
     panels.push_back(head);
     std::string dip_text;
     for (const std::string& d : dips) dip_text += (dip_text.empty() ? "" : ", ") + d;
     const std::string note =
-        msg("note", {{"dips", dips.empty() ? msg("here_no_task_shows") : msg("here_it_happens_on", {{"tasks", dip_text}})}});
-    panels.push_back(NotePanel{msg("what_to_see"), note});
+        msg("note.guide.text", {{"dips", dips.empty() ? msg("note.guide.no_dips") : msg("note.guide.dips", {{"tasks", dip_text}})}});
+    panels.push_back(NotePanel{msg("note.guide.title"), note});
     panels.push_back(curve);  // the main chart: "What to see" follows it
     panels.push_back(versus);
     panels.push_back(table);

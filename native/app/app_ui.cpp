@@ -84,7 +84,7 @@ void draw_sidebar(AppState& app, const Fonts& fonts) {
     ImGui::PopFont();
     const auto& lessons = app.library.of(app.lang);
     if (lessons.empty())
-        ImGui::TextWrapped("%s", ui(app.lang, "no_lessons"));
+        ImGui::TextWrapped("%s", ui(app.lang, "lessons_empty"));
     for (size_t k = 0; k < lessons.size(); ++k) {
         const LoadedLesson& l = lessons[k];
         const int correct = correct_checks(app, l);
@@ -104,7 +104,7 @@ void draw_sidebar(AppState& app, const Fonts& fonts) {
     }
     ImGui::Spacing();
     ImGui::PushFont(fonts.bold);
-    ImGui::TextUnformatted(ui(app.lang, "all_demos"));
+    ImGui::TextUnformatted(ui(app.lang, "demos_heading"));
     ImGui::PopFont();
     for (const icl::DemoDef* def : icl::all_demos()) {
         const std::string label = demo_texts(app.lang, def->id)("title") + "##demo" + def->id;
@@ -226,7 +226,7 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
     }
     ImGui::SameLine();
     ImGui::BeginDisabled(running);
-    if (ImGui::Button(ui(app.lang, "reset_parameters"))) {
+    if (ImGui::Button(ui(app.lang, "reset_button"))) {
         demo.params = demo.lesson_params;
         demo.seed = 1;
         demo.held_for.clear();
@@ -250,11 +250,11 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
             ImGui::TextColored(kMuted, "%s", ui(app.lang, "held_note"));
         } else {
             if (stale) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, ImGui::GetStyle().Alpha * 0.45f);
-            draw_result(*result, fonts, ui(app.lang, "more_results", {{"count", folded_panels(*result)}}));
+            draw_result(*result, fonts, ui(app.lang, "folded_results", {{"count", folded_panels(*result)}}));
             if (stale) ImGui::PopStyleVar();
         }
     } else if (!def.analytic) {
-        ImGui::TextColored(kMuted, "%s", ui(app.lang, "press_run"));
+        ImGui::TextColored(kMuted, "%s", ui(app.lang, "run_hint"));
     }
     ImGui::Separator();
     ImGui::Dummy(ImVec2(0, pad));
@@ -312,7 +312,7 @@ void draw_check(AppState& app, const icl::CheckBlock& check, const CheckDocs& do
         break;
     }
 
-    if (ImGui::Button(ui(app.lang, "check_answer"))) {
+    if (ImGui::Button(ui(app.lang, "check_button"))) {
         auto answer = answer_json(check, input, app.lang);
         if (answer) submit_answer(app, check, answer.value());
         else input.error = learner_text(app.lang, answer.error());
@@ -323,7 +323,7 @@ void draw_check(AppState& app, const icl::CheckBlock& check, const CheckDocs& do
         if (v.correct) {
             ImGui::TextColored(kGood, "%s", ui(app.lang, "correct"));
         } else {
-            ImGui::TextColored(kBad, "%s %s", ui(app.lang, "not_quite"),
+            ImGui::TextColored(kBad, "%s %s", ui(app.lang, "wrong_answer"),
                                v.correct_answer.c_str());
         }
         ImGui::Indent(option_indent);

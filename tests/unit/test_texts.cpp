@@ -118,8 +118,8 @@ TEST_CASE("texts: a language's messages over English; an unknown key shows as âŸ
 
 TEST_CASE("texts: every key a demo file names is in the English and the Korean catalogue") {
     // The keys a demo asks for by literal: msg("key"), ctx_.text("key"), and the keys it
-    // keeps in tables ("arm.softmax", "condition.gold", ...: a dotted literal).
-    const std::regex called(R"((?:\bmsg|ctx_\.text)\("([a-z0-9_.]+)\")"), dotted(R"("([a-z_]+\.[a-z0-9_]+)\")");
+    // keeps in tables ("arm.softmax", "panel.icl", "axis.accuracy", ...: a dotted literal).
+    const std::regex called(R"((?:\bmsg|ctx_\.text)\("([a-z0-9_.=-]+)\")"), dotted(R"("([a-z_]+(?:\.[a-z0-9_]+)+)\")");
     int keys = 0;
     for (const icl::DemoDef* d : icl::all_demos()) {
         if (d->id == "lesson_probe") continue;
