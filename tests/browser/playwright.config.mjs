@@ -18,7 +18,7 @@ export default {
   // A test may wait for every training demo of a page (4 minutes each wait).
   timeout: 15 * 60 * 1000,
   reporter: [['list']],
-  use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions(), trace: 'off', screenshot: 'off' },
+  use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions(), trace: 'off', screenshot: 'off', video: 'off' },
   projects: suites.map((s) => {
     const [name, file] = s.split(':');
     return { name, testMatch: `${file}.spec.mjs`, outputDir: `../../build/test-artifacts/playwright/${name}` };
