@@ -1,5 +1,5 @@
 // Browser checks of the embed pages (<lang>/embed/<demo>.html) and of the "Copy link" /
-// "Copy embed code" buttons under a lesson's demos; run.spec.mjs calls embedChecks() with its
+// "Copy embed code" buttons under a lesson's demos; run-core.spec.mjs calls embedChecks() with its
 // helpers (contexts that block and record requests to other hosts, ...) as its tests are
 // listed, and embedChecks() adds these tests to its file.
 // - Every demo the lessons run, in both languages, in a fresh 375 px wide context: the
@@ -13,7 +13,7 @@
 //   wide) reproduce the parameters, a typed prompt too; the core refuses a setup it
 //   cannot take (a prompt of markup, a number past its range) and nothing is copied;
 //   the embed's "Open in ICL Lab" leads back to the lesson with them.
-// BROWSER_LESSONS (see run.spec.mjs) keeps the embed pages of those lessons' demos only.
+// BROWSER_LESSONS (see run-pages.spec.mjs) keeps the embed pages of those lessons' demos only.
 import fs from 'node:fs';
 import { embedData as embedDataOf } from './harness.mjs';
 

@@ -13,10 +13,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { test, verify, root, icl, wasmDir as wasm, serveSite } from './harness.mjs';
+import { loadCore, putAssets, stepUntil } from '../../web/sitegen/node-core.mjs';
 
-const require = createRequire(import.meta.url);
 const TIMEOUT_MS = 60000;
 test.describe.configure({ mode: 'serial' });  // one page, lab after lab
 
@@ -31,11 +30,9 @@ test.beforeAll(async ({ browser }) => {
   execFileSync(process.execPath, [path.join(root, 'web/build-site.mjs'), '--out', site, '--wasm', wasm, '--lessons', json], { stdio: 'ignore' });
 
   // The site's wasm core under node: the Result of a setup run to its end.
-  core = await require(path.join(site, 'assets', 'icl_core.js'))({ wasmBinary: fs.readFileSync(path.join(site, 'assets', 'icl_core.wasm')) });
-  for (const name of ['en/catalogue/common.json', 'en/catalogue/emergence_lab.json', 'en/catalogue/task_diversity_lab.json',
-    'checkpoints/emergence_grid.json']) {  // the phase diagram's shipped background
-    core.put_asset(name, new Uint8Array(fs.readFileSync(path.join(site, 'lessons', name))));
-  }
+  core = await loadCore(path.join(site, 'assets'));
+  putAssets(core, path.join(site, 'lessons'), ['en/catalogue/common.json', 'en/catalogue/emergence_lab.json',
+    'en/catalogue/task_diversity_lab.json', 'checkpoints/emergence_grid.json']);  // the phase diagram's shipped background
   served = await serveSite(site);
   origin = served.origin;
   context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1000, height: 900 } });
@@ -55,8 +52,7 @@ test.afterAll(async () => {
 function alone(demo, params) {
   const started = JSON.parse(core.start(demo, JSON.stringify(params), 'en', 1));
   if (started.error) return { error: started.error };
-  let result = {};
-  while (!result.done) result = JSON.parse(core.step(started.handle, 1000, false));
+  const result = stepUntil(core, started.handle, 1000);
   core.drop(started.handle);
   return result;
 }

@@ -12,10 +12,9 @@
 // LABS_DEMOS=prompt_lab,... and LABS_LANGS=en restrict the runs (while working on them).
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { test, verify, site, siteIndex, embedData, servedSite } from './harness.mjs';
+import { loadCore, putAssets, stepUntil } from '../../web/sitegen/node-core.mjs';
 
-const require = createRequire(import.meta.url);
 const TIMEOUT_MS = 60000;
 
 const index = siteIndex();
@@ -25,20 +24,18 @@ const langs = Object.keys(index).filter((l) => !process.env.LABS_LANGS || proces
 // The site's wasm core under node, for the Result a demo gives with given parameters.
 let core;
 test.beforeAll(async () => {
-  core = await require(path.join(site, 'assets', 'icl_core.js'))({ wasmBinary: fs.readFileSync(path.join(site, 'assets', 'icl_core.wasm')) });
+  core = await loadCore(path.join(site, 'assets'));
 });
 const given = new Set();
 function alone(info, params, lang) {
   const files = ['en/catalogue/common.json', `en/catalogue/${info.id}.json`, ...(lang === 'en' ? [] : [`${lang}/catalogue/common.json`, `${lang}/catalogue/${info.id}.json`]), ...(info.assets || [])];
-  for (const name of files) {
-    if (given.has(name) || !fs.existsSync(path.join(site, 'lessons', name))) continue;
-    core.put_asset(name, new Uint8Array(fs.readFileSync(path.join(site, 'lessons', name))));
-    given.add(name);
-  }
+  const fresh = files.filter((name) => !given.has(name) && fs.existsSync(path.join(site, 'lessons', name)));
+  putAssets(core, path.join(site, 'lessons'), fresh);
+  fresh.forEach((name) => given.add(name));
+  // every lane in this one session (none offloaded)
   const started = JSON.parse(core.start(info.id, JSON.stringify(params), lang, 1));
   if (started.error) return { error: started.error };
-  let result = {};
-  while (!result.done) result = JSON.parse(core.step(started.handle, 1000, false));
+  const result = stepUntil(core, started.handle, 1000);
   core.drop(started.handle);
   return result;
 }

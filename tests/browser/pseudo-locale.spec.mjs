@@ -7,7 +7,7 @@
 //   its own words; its page shows its words, and its worker computes the demo's result
 //   with its texts (the panel titles are bracketed), the lacking text in English, no
 //   ⟦missing key⟧ anywhere, no console error; a link's bad parameter is refused in its words;
-//   and the browser suite's page checks (tests/browser/run.spec.mjs) pass on it;
+//   and the browser suite's page checks (tests/browser/run-pages.spec.mjs) pass on it;
 // - the CLI lists the demos in it, and the desktop app opens the lesson in it (under Xvfb,
 //   when icl-lab was built) and refuses a language that has no folder.
 //   ctest --test-dir build/wasm -R pseudo-locale   (playwright project pseudo-locale)
