@@ -314,9 +314,9 @@ std::vector<Panel> EmergenceSession::panels() const {
         if (baseline_name && last > 0) p.series.push_back({msg(baseline_name), {0.0, last}, {baseline, baseline}, {}, true});
         return p;
     };
-    panels.push_back(curves("panel.icl", "accuracy", [&](size_t i) { return std::make_pair(&runs_[i].eval_steps, &runs_[i].icl_acc); },
+    panels.push_back(curves("panel.icl", "axis.accuracy", [&](size_t i) { return std::make_pair(&runs_[i].eval_steps, &runs_[i].icl_acc); },
                             chance, "series.chance"));
-    panels.push_back(curves("panel.iwl", "accuracy", [&](size_t i) { return std::make_pair(&runs_[i].eval_steps, &runs_[i].iwl_acc); },
+    panels.push_back(curves("panel.iwl", "axis.accuracy", [&](size_t i) { return std::make_pair(&runs_[i].eval_steps, &runs_[i].iwl_acc); },
                             chance, "series.chance"));
     // The loss has its first point after ten training steps; before that the panel is left out.
     bool any_loss = false;
