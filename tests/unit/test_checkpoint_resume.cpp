@@ -14,6 +14,7 @@
 #include "icl/demo_checkpoint.h"
 #include "icl/gpt.h"
 #include "icl/lane_state.h"
+#include "icl/worker_api.h"
 
 using namespace icl;
 
@@ -212,4 +213,27 @@ TEST_CASE("checkpoint: 32-bit numbers travel as base64 of their little-endian by
         r.floats("a", v);
         CHECK_MESSAGE(!r.status().ok(), bad);
     }
+}
+
+TEST_CASE("checkpoint: the worker API saves and resumes a run as text; a demo without checkpoints answers null") {
+    testing::use_shipped_lessons();
+    WorkerApi api;
+    const std::string params = R"({"steps": 30, "seeds": 1, "eval_every": 10, "classes": 32, "dim": 8, "width": 16})";
+    const int a = nlohmann::json::parse(api.start("emergence_lab", params, "en", 1))["handle"];
+    api.step(a, 12, false);
+    const std::string saved = api.checkpoint(a);
+    const int b = nlohmann::json::parse(api.start("emergence_lab", params, "en", 1))["handle"];
+    CHECK(api.resume(b, saved) == "{}");
+    CHECK(nlohmann::json::parse(api.step(b, 1, false))["progress"] == doctest::Approx(13.0 / 30));
+    const int c = nlohmann::json::parse(api.start("emergence_lab", params, "en", 1))["handle"];
+    CHECK(nlohmann::json::parse(api.resume(c, "[1, 2")).contains("error"));
+    CHECK(nlohmann::json::parse(api.resume(c, "{}"))["error"].get<std::string>().find("not a checkpoint") != std::string::npos);
+    const int d = nlohmann::json::parse(api.start("dual_form", "{}", "en", 1))["handle"];
+    CHECK(api.checkpoint(d) == "null");
+    CHECK(nlohmann::json::parse(api.resume(d, saved))["error"] == "this demo keeps no checkpoints");
+    CHECK(nlohmann::json::parse(api.checkpoint(999)).contains("error"));
+    // the size a page stores for the lab's default run (3 seeds), for the choice of IndexedDB
+    const int e = nlohmann::json::parse(api.start("emergence_lab", "{}", "en", 1))["handle"];
+    api.step(e, 1, false);
+    MESSAGE("emergence_lab's default checkpoint: " << api.checkpoint(e).size() << " bytes");
 }
