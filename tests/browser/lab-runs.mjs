@@ -210,6 +210,48 @@ await test('a link with a knob past its range names it in a notice; that lab kee
   await other.close();
 });
 
+await test('a reload resumes the emergence lab\'s run from its saved step; it ends as the uninterrupted run, and its result is kept', async () => {
+  // Long enough to be saved mid-way (the worker keeps a run every 3 s and when the tab is hidden).
+  const steps = 3000, query = `emergence.steps=${steps}&emergence.seeds=2`;
+  const tab = await context.newPage();
+  await tab.goto(`${origin}/en/labs.html?${query}`);
+  await ready(tab);
+  const section = tab.locator(sectionOf('emergence'));
+  await section.locator('button.run').click();
+  await tab.waitForFunction((s) => document.querySelector(`${s} progress`).value > 0.1, sectionOf('emergence'), { timeout: TIMEOUT_MS });
+  // Hidden: the page asks the worker to keep the run at once; the run goes on (a worker is not
+  // paused by a hidden tab), so progress still grows after it.
+  await tab.evaluate(() => {
+    Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  });
+  const hiddenAt = await section.locator('progress').evaluate((p) => p.value);
+  await tab.waitForTimeout(3500);
+  const later = await section.locator('progress').evaluate((p) => p.value);
+  expect(later > hiddenAt, `hidden, the run did not go on (${hiddenAt} → ${later})`);
+  await tab.reload();
+  await ready(tab);
+  const offer = section.locator('.kept-offer');
+  await offer.waitFor({ timeout: 10000 });
+  const label = await offer.locator('button.resume').textContent();
+  const saved = Number((label.match(/step (\d+)/) || [])[1]);
+  expect(saved > 0 && saved < steps, `the offer says '${label}'`);
+  const draws = Number(await section.getAttribute('data-draws') || 0);
+  await offer.locator('button.resume').click();
+  await tab.waitForFunction(([s, d]) => Number(document.querySelector(s).dataset.draws) > d, [sectionOf('emergence'), draws], { timeout: TIMEOUT_MS });
+  const first = await section.locator('progress').evaluate((p) => p.value);
+  expect(first >= 0.9 * saved / steps, `resumed at progress ${first}, saved at step ${saved} of ${steps}: it started over`);
+  await tab.waitForFunction((s) => ['done', 'error'].includes(document.querySelector(s).dataset.state), sectionOf('emergence'), { timeout: 4 * TIMEOUT_MS });
+  expect(await section.getAttribute('data-state') === 'done', `it ended in ${await section.getAttribute('data-state')}: ${await section.locator('.demo-error').textContent()}`);
+  const exported = JSON.parse(await download(tab, 'emergence', 'JSON'));
+  const straight = alone('emergence_lab', exported.params);
+  expect(JSON.stringify(exported.result.panels) === JSON.stringify(straight.panels), 'the resumed run\'s panels differ from the uninterrupted run\'s under node');
+  await tab.reload();  // a finished run's result is kept too, drawn again on load
+  await ready(tab);
+  await tab.waitForFunction((s) => document.querySelector(s).dataset.kept === 'shown', sectionOf('emergence'), { timeout: 10000 });
+  await tab.close();
+});
+
 await browser.close();
 fs.rmSync(work, { recursive: true, force: true });
 console.log(`lab-runs: ${passed} passed, ${failed} failed`);

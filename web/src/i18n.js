@@ -8,6 +8,7 @@ const params = {
   shareBad: ['problem'], urlBadEmbed: ['demo', 'problem'], pressRunModel: ['megabytes'], embedLessonUnknown: ['lesson'],
   reviewOf: ['index', 'count'], vocabulary: ['count'], ownRunNote: ['demo'], platformTrimmed: ['checks'], 'page.lessonOf': ['number'],
   answerTooLong: ['bytes', 'max'],
+  'note.not_kept.text': ['problem'], 'note.resume_failed.text': ['problem'], 'note.kept_run.text': ['step', 'steps'], 'button.resume': ['step'],
 };
 
 // A catalogue message with its {name} placeholders filled: the grammar of the core's
