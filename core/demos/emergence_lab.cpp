@@ -82,9 +82,7 @@ protected:
             Run& r = runs_[i];
             const std::string key = "seed" + std::to_string(i);
             io.object(key.c_str(), [&](LaneState& f) {
-                f.numbers_at_most("loss_steps", r.loss_steps, steps_ / 10, "points");
-                f.numbers("loss", r.loss, (long)r.loss_steps.size());
-                f.number("smooth", r.smooth);
+                checkpoint_trace(f, (int)i);
                 f.numbers_at_most("eval_steps", r.eval_steps, evals, "points");
                 f.numbers("icl", r.icl_acc, (long)r.eval_steps.size());
                 f.numbers("iwl", r.iwl_acc, (long)r.eval_steps.size());

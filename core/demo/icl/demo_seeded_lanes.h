@@ -301,6 +301,13 @@ protected:
         double smooth = 0;
     };
     const LossTrace& trace(int arm) const { return traces_[(size_t)arm]; }
+    // Model `arm`'s trace as fields of a checkpoint (checkpoint_fields), both ways.
+    void checkpoint_trace(LaneState& io, int arm) {
+        LossTrace& t = traces_[(size_t)arm];
+        io.numbers_at_most("loss_steps", t.steps, steps_ / 10, "points");
+        io.numbers("loss", t.loss, (long)t.steps.size());
+        io.number("smooth", t.smooth);
+    }
 
 private:
     int models_ = 1;
