@@ -202,8 +202,8 @@ test('a link with a knob past its range names it in a notice; that lab keeps its
 });
 
 // ---- a long run kept in the browser (IndexedDB, web/src/run-store.js) ----------------------
-const KEPT_STEPS = 1500;
-const KEPT_QUERY = `emergence.steps=${KEPT_STEPS}&emergence.eval_every=100`;
+const KEPT_STEPS = 6000;
+const KEPT_QUERY = `emergence.steps=${KEPT_STEPS}&emergence.eval_every=500`;
 const progressOf = (tab) => tab.locator(`${sectionOf('emergence')} progress`).evaluate((p) => p.value);
 // Starts the emergence lab of `query`, lets it pass a tenth of its steps, and hides the tab
 // (the page asks the worker to keep the run at once) -> the page, left open.
@@ -234,8 +234,10 @@ test('a reload offers the emergence lab\'s unfinished run; resumed, it goes on f
   const tab = await startAndHide(KEPT_QUERY);
   const section = tab.locator(sectionOf('emergence'));
   // hidden, the run goes on (a worker is not paused by a hidden tab)
+  // (and the worker's next periodic save holds its helper's lane too: it sends its lane's
+  // checkpoint every 1.5 s)
   const hiddenAt = await progressOf(tab);
-  await tab.waitForTimeout(1500);
+  await tab.waitForTimeout(3500);
   const later = await progressOf(tab);
   verify(later > hiddenAt, `hidden, the run did not go on (${hiddenAt} → ${later})`);
   await tab.reload();
@@ -265,9 +267,9 @@ test('a reload offers the emergence lab\'s unfinished run; resumed, it goes on f
 });
 
 test('a kept run whose checkpoint does not read: resuming it says so in a warning and starts over from step 0', async () => {
-  const query = `emergence.steps=${KEPT_STEPS}&emergence.eval_every=100&emergence.zipf=0.5`;
+  const query = `emergence.steps=${KEPT_STEPS}&emergence.eval_every=500&emergence.zipf=0.5`;
   const tab = await startAndHide(query);
-  await tab.waitForTimeout(500);
+  await tab.waitForTimeout(3500);
   await tab.locator(`${sectionOf('emergence')} button.run`).click();  // Stop: the run stays kept
   // The record's checkpoint cut in half, in the browser's own store.
   const cut = await tab.evaluate(() => new Promise((resolve, reject) => {
@@ -279,12 +281,14 @@ test('a kept run whose checkpoint does not read: resuming it says so in a warnin
       all.onsuccess = () => {
         const r = all.result.find((x) => x.params && Number(x.params.zipf) === 0.5 && !x.done);
         if (!r) { resolve(0); return; }
-        r.main = r.main.slice(0, r.main.length >> 1);
-        store.put(r).onsuccess = () => resolve(r.main.length);
+        const whole = r.main.length;
+        r.main = r.main.slice(0, whole >> 1);
+        store.put(r).onsuccess = () => resolve(whole);
       };
     };
   }));
   verify(cut > 0, 'the stopped run was not kept');
+  console.log(`     the kept checkpoint of emergence_lab (steps ${KEPT_STEPS}): ${cut} characters`);
   await tab.reload();
   await ready(tab);
   const saved = await offeredStep(tab);

@@ -147,9 +147,15 @@ function keepRun(run, r, result) {
     main = 'null';
   }
   if (main === 'null' || main.startsWith('{"error"')) { r.keep = null; return; }
-  const steps = [...main.matchAll(/"step":(\d+)/g)];
+  // where it goes on from: the step of its own session's or of a lane's checkpoint, the
+  // earliest (a lane's helper sends its lane's only now and then; one yet unsent is at 0)
+  const stepOf = (text) => {
+    const steps = text ? [...text.matchAll(/"step":(\d+)/g)] : [];
+    return steps.length ? Number(steps[steps.length - 1][1]) : 0;
+  };
+  const step = Math.min(stepOf(main), ...r.offloaded.map((k) => stepOf(r.laneCheckpoints[k])));
   const record = { key: r.keep, demo: r.demo, params: r.params, seed: r.seed, saved: Date.now(),
-    step: steps.length ? Number(steps[steps.length - 1][1]) : 0, progress: result.progress || 0, done: Boolean(result.done),
+    step, progress: result.progress || 0, done: Boolean(result.done),
     main, lanes: { ...r.laneCheckpoints }, offloaded: r.offloaded, result: result.done ? result : null };
   IclRunStore.put(record).then(({ error }) => {
     if (error && !r.keepWarned) {
