@@ -8,7 +8,9 @@
 // the Result the same wasm core computes under node for the same setup; the CSV export
 // holds every point of every curve drawn. A link that sets every knob sets every control
 // (read back from the controls); a knob changed by hand is written to the address and
-// survives a reload.
+// survives a reload. A long emergence run kept in the browser (IndexedDB) is offered after a
+// reload, resumed from its step and ends as the uninterrupted run; a kept run that does not
+// read gives a warning and a fresh start.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
