@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "icl/assets.h"
+#include "icl/demo_checkpoint.h"
 #include "icl/json_depth.h"
 #include "icl/progress.h"
 #include "icl/quiz.h"
@@ -243,6 +244,29 @@ std::string WorkerApi::take_lane(int handle, int lane, const std::string& state_
         return s ? "{}" : error_json(s.error().message);
     } catch (const std::exception& e) {
         return error_json(std::string("the lane's state could not be taken: ") + e.what());
+    }
+}
+
+std::string WorkerApi::checkpoint(int handle) const {
+    const auto it = sessions_.find(handle);
+    if (it == sessions_.end()) return error_json("no demo session " + std::to_string(handle));
+    try {
+        return text(save_checkpoint(*it->second));
+    } catch (const std::exception& e) {
+        return error_json(std::string("the run could not be saved: ") + e.what());
+    }
+}
+
+std::string WorkerApi::resume(int handle, const std::string& checkpoint_text) {
+    const auto it = sessions_.find(handle);
+    if (it == sessions_.end()) return error_json("no demo session " + std::to_string(handle));
+    auto c = parse_json(checkpoint_text, "the saved run");
+    if (!c) return error_json(c.error().message);
+    try {
+        Status s = resume_checkpoint(*it->second, c.value());
+        return s ? "{}" : error_json(s.error().message);
+    } catch (const std::exception& e) {
+        return error_json(std::string("the saved run could not be read: ") + e.what());
     }
 }
 

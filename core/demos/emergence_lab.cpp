@@ -25,6 +25,7 @@
 #include "icl/format.h"
 #include "icl/gpt_train.h"
 #include "icl/metrics.h"
+#include "icl/model_checkpoint.h"
 
 namespace icl {
 namespace {
@@ -63,6 +64,7 @@ public:
         : TrainedLanesSession("emergence_lab", ctx.params.i("steps"), 1, ctx.lane, seed_lanes(seeds), seeds, 0.9, 0.1),
           ctx_(ctx), cfg_(std::move(cfg)), train_(train), eval_(eval), runs_((size_t)seeds),
           background_(std::move(background)) {
+        keep_checkpoints(ctx);
         for (int i = 0; i < seeds && error_.empty(); ++i)
             if (trains(i))
                 if (Status st = begin(i); !st) error_ = st.error().message;
@@ -70,6 +72,25 @@ public:
     std::vector<Panel> panels() const override;
     // The sentence the result opens with, from the scalars panels() wrote.
     std::string headline(const std::vector<Panel>& panels) const override;
+
+protected:
+    // Each seed's curves so far, and the models this session trains with their trainers.
+    // The batches and evaluation sets are functions of the seed and step: nothing to keep.
+    void checkpoint_fields(LaneState& io) override {
+        const long evals = steps_ / ctx_.params.i("eval_every") + 2;
+        for (size_t i = 0; i < runs_.size(); ++i) {
+            Run& r = runs_[i];
+            const std::string key = "seed" + std::to_string(i);
+            io.object(key.c_str(), [&](LaneState& f) {
+                checkpoint_trace(f, (int)i);
+                f.numbers_at_most("eval_steps", r.eval_steps, evals, "points");
+                f.numbers("icl", r.icl_acc, (long)r.eval_steps.size());
+                f.numbers("iwl", r.iwl_acc, (long)r.eval_steps.size());
+                f.numbers("ih", r.ih, (long)r.eval_steps.size());
+                if (r.trainer) checkpoint_model(f, "model", r.model, *r.trainer);
+            });
+        }
+    }
 
 private:
     void drop_model(int arm) override { runs_[(size_t)arm].trainer.reset(); }
@@ -120,9 +141,12 @@ private:
         r.model = std::move(m.value());
         OptimizerConfig o;
         o.lr = ctx_.params.f("lr");
-        o.weight_decay = ctx_.params.f("weight_decay");  // AdamW's decoupled decay, on every matrix and embedding
+        o.weight_decay = ctx_.params.f("weight_decay");  // AdamW's decoupled decay
         o.clip_norm = 1.0f;
-        auto t = gpt::Trainer::make(r.model, o);
+        // on every matrix and embedding, or on the attention matrices only (Nguyen & Reddy)
+        std::optional<std::vector<std::string>> decaying;
+        if (ctx_.params.s("decay_on") == "attention") decaying = gpt::attention_matrices(r.model);
+        auto t = gpt::Trainer::make(r.model, o, {}, decaying);
         if (!t) return t.error();
         r.trainer.emplace(std::move(t.value()));
         return evaluate(r, 0);
@@ -389,6 +413,8 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
         c.attention_only = true;
     }
     if (Status s = gpt::validate(c); !s) return s.error();
+    if (model == "gru" && p.s("decay_on") == "attention" && p.f("weight_decay") > 0)
+        return make_error(ctx.text("error.decay_on_gru"));
     // the shipped phase diagram; without it (a build without the file) the run has no such panel
     std::optional<grid::Grid> background;
     if (auto g = grid::load_shipped("emergence_grid"); g && g.value().demo == "emergence_lab") background = std::move(g.value());
@@ -413,6 +439,7 @@ const DemoDef kEmergenceLab = [] {
         ParamSpec::integer("width", 8, 64, 32, 8),
         ParamSpec::real("lr", 1e-4, 3e-2, 2e-3, 1e-4),
         ParamSpec::real("weight_decay", 0, 1, 0, 0.001),
+        ParamSpec::choice("decay_on", {"all", "attention"}, "all"),
         ParamSpec::integer("eval_every", 10, 1000, 50, 10),
     };
     d.start = start;

@@ -22,6 +22,7 @@
 #include "icl/format.h"
 #include "icl/gpt_train.h"
 #include "icl/metrics.h"
+#include "icl/model_checkpoint.h"
 #include "icl/regression_baselines.h"
 #include "icl/task_pool.h"
 
@@ -147,6 +148,7 @@ public:
         : SeededLanesSession("task_diversity_lab", ctx.params.i("steps") + 2 * eval_chunks(ctx.params), 1, ctx.lane,
                              seed_lanes(ctx.params.i("seeds"))),
           ctx_(ctx), knobs_(knobs), cfg_(std::move(cfg)), runs_((size_t)ctx.params.i("seeds")) {
+        keep_checkpoints(ctx);
         batch_ = ctx.params.i("batch");
         eval_n_ = ctx.params.i("eval_sequences");
         train_ = ctx.params.i("steps");
@@ -219,6 +221,37 @@ public:
         for (const Panel& p : panels)
             if (const auto* sc = std::get_if<ScalarsPanel>(&p)) return sc->title;
         return "";
+    }
+
+protected:
+    // Each seed's loss curve, its evaluation's partial means, and the models this session
+    // trains with their trainers. The pool, batches and evaluation sequences are functions
+    // of the seed and step: nothing to keep.
+    void checkpoint_fields(LaneState& io) override {
+        for (size_t i = 0; i < runs_.size(); ++i) {
+            SeedRun& r = runs_[i];
+            const std::string key = "seed" + std::to_string(i);
+            io.object(key.c_str(), [&](LaneState& f) {
+                f.numbers_at_most("loss_steps", r.loss_steps, train_ / 10 + 1, "points");
+                f.numbers("loss", r.loss, (long)r.loss_steps.size());
+                f.number("smooth", r.smooth);
+                f.number("final_loss", r.final_loss);
+                double finished = r.finished ? 1 : 0;
+                f.number("finished", finished);
+                r.finished = finished == 1;
+                const char* sets[2] = {"fresh", "pool"};
+                for (int s = 0; s < 2; ++s)
+                    f.object(sets[s], [&](LaneState& e) {
+                        TaskDiversityEval& a = r.partial[s];
+                        e.numbers_at_most("model", a.model, knobs_.context, "numbers");
+                        e.numbers("dmmse", a.dmmse, (long)a.model.size());
+                        e.numbers("ridge", a.ridge, (long)a.model.size());
+                        e.number("to_dmmse", a.to_dmmse);
+                        e.number("to_ridge", a.to_ridge);
+                    });
+                if (r.trainer) checkpoint_model(f, "model", r.model, *r.trainer);
+            });
+        }
     }
 
 private:

@@ -14,12 +14,24 @@ std::vector<ParamSlot> param_slots(const Model& model) {
     return slots;
 }
 
+std::vector<std::string> attention_matrices(const Model& model) {
+    std::vector<std::string> names;
+    for (const TensorInfo& t : model.layout.tensors) {
+        const size_t dot = t.name.find(".attn.w");
+        if (dot != std::string::npos && t.name.size() == dot + 8) names.push_back(t.name);  // wq, wk, wv, wo (and a delta layer's wb)
+    }
+    return names;
+}
+
 Expected<Trainer> Trainer::make(Model& model, const OptimizerConfig& config,
-                                const std::vector<std::string>& trainable) {
+                                const std::vector<std::string>& trainable,
+                                const std::optional<std::vector<std::string>>& decaying) {
     if (Status s = validate(config); !s) return s.error();
     std::vector<ParamSlot> slots = param_slots(model);
     if (!trainable.empty())
         if (Status s = set_trainable(slots, trainable); !s) return s.error();
+    if (decaying)
+        if (Status s = set_decay(slots, *decaying); !s) return s.error();
     return Trainer(model, Optimizer(config, std::move(slots), model.params.size()));
 }
 

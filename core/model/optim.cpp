@@ -36,6 +36,20 @@ Status set_trainable(std::vector<ParamSlot>& slots, const std::vector<std::strin
     return Ok{};
 }
 
+Status set_decay(std::vector<ParamSlot>& slots, const std::vector<std::string>& names) {
+    for (const std::string& n : names) {
+        bool found = false;
+        for (const ParamSlot& s : slots) found = found || s.name == n;
+        if (!found) return make_error("optimizer: no parameter tensor named '" + n + "'");
+    }
+    for (ParamSlot& s : slots) {
+        bool named = false;
+        for (const std::string& n : names) named = named || s.name == n;
+        s.decay = s.decay && named;
+    }
+    return Ok{};
+}
+
 namespace {
 
 // The trainable slots with adjacent ones of the same decay merged: the optimizer's
@@ -69,6 +83,17 @@ float global_grad_norm(const float* grads, const std::vector<ParamSlot>& slots) 
 Optimizer::Optimizer(OptimizerConfig config, std::vector<ParamSlot> slots, size_t total)
     : config_(config), slots_(std::move(slots)), runs_(merge_runs(slots_)), m_(total, 0.0f),
       v_(config.kind == OptimizerConfig::adamw ? total : 0, 0.0f) {}
+
+Status Optimizer::restore(const OptimizerState& s) {
+    if (s.steps < 0) return make_error("optimizer state: " + std::to_string(s.steps) + " steps");
+    if (s.m.size() != m_.size() || s.v.size() != v_.size())
+        return make_error("optimizer state: moments of " + std::to_string(s.m.size()) + " and " + std::to_string(s.v.size()) +
+                          " numbers, not " + std::to_string(m_.size()) + " and " + std::to_string(v_.size()));
+    t_ = s.steps;
+    m_ = s.m;
+    v_ = s.v;
+    return Ok{};
+}
 
 Expected<float> Optimizer::step(float* params, float* grads) {
     ICL_PROFILE_CONTEXT("opt");

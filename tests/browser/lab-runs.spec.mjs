@@ -8,7 +8,9 @@
 // the Result the same wasm core computes under node for the same setup; the CSV export
 // holds every point of every curve drawn. A link that sets every knob sets every control
 // (read back from the controls); a knob changed by hand is written to the address and
-// survives a reload.
+// survives a reload. A long emergence run kept in the browser (IndexedDB) is offered after a
+// reload, resumed from its step and ends as the uninterrupted run; a kept run that does not
+// read gives a warning and a fresh start.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -195,4 +197,108 @@ test('a link with a knob past its range names it in a notice; that lab keeps its
     `the emergence lab's controls changed: burstiness ${emergence.burstiness}, steps ${emergence.steps}`);
   verify((await shown(other, 'diversity')).steps === '50', `the other lab did not take its link: steps ${(await shown(other, 'diversity')).steps}`);
   await other.close();
+});
+
+// ---- a long run kept in the browser (IndexedDB, web/src/run-store.js) ----------------------
+const KEPT_STEPS = 6000;
+const KEPT_QUERY = `emergence.steps=${KEPT_STEPS}&emergence.eval_every=500`;
+const progressOf = (tab) => tab.locator(`${sectionOf('emergence')} progress`).evaluate((p) => p.value);
+// Starts the emergence lab of `query`, lets it pass a tenth of its steps, and hides the tab
+// (the page asks the worker to keep the run at once) -> the page, left open.
+async function startAndHide(query) {
+  const tab = await context.newPage();
+  tab.on('pageerror', (e) => errors.push(e.message));
+  await tab.goto(`${origin}/en/labs.html?${query}`);
+  await ready(tab);
+  await tab.locator(`${sectionOf('emergence')} button.run`).click();
+  await tab.waitForFunction((s) => document.querySelector(`${s} progress`).value > 0.1, sectionOf('emergence'), { timeout: TIMEOUT_MS });
+  await tab.evaluate(() => {
+    Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  });
+  return tab;
+}
+// The offer after a reload: the step its button names.
+async function offeredStep(tab) {
+  const offer = tab.locator(`${sectionOf('emergence')} .kept-offer`);
+  await offer.waitFor({ timeout: 10000 });
+  const label = await offer.locator('button.resume').textContent();
+  const step = Number((label.match(/(\d+)/) || [])[1]);
+  verify(step > 0 && step < KEPT_STEPS, `the offer says '${label}'`);
+  return step;
+}
+
+test('a reload offers the emergence lab\'s unfinished run; resumed, it goes on from its step and ends as the uninterrupted run; its result is kept', async () => {
+  const tab = await startAndHide(KEPT_QUERY);
+  const section = tab.locator(sectionOf('emergence'));
+  // hidden, the run goes on (a worker is not paused by a hidden tab)
+  // (and the worker's next periodic save holds its helper's lane too: it sends its lane's
+  // checkpoint every 1.5 s)
+  const hiddenAt = await progressOf(tab);
+  await tab.waitForTimeout(3500);
+  const later = await progressOf(tab);
+  verify(later > hiddenAt, `hidden, the run did not go on (${hiddenAt} → ${later})`);
+  await tab.reload();
+  await ready(tab);
+  const saved = await offeredStep(tab);
+  await section.locator('.kept-offer button.resume').click();
+  await tab.waitForFunction((s) => document.querySelector(`${s} progress`).value > 0, sectionOf('emergence'), { timeout: TIMEOUT_MS });
+  const first = await progressOf(tab);
+  verify(first >= saved / KEPT_STEPS, `resumed at progress ${first}, saved at step ${saved} of ${KEPT_STEPS}: it started over`);
+  await tab.waitForFunction((s) => ['done', 'error'].includes(document.querySelector(s).dataset.state), sectionOf('emergence'), { timeout: 4 * TIMEOUT_MS });
+  verify(await section.getAttribute('data-state') === 'done', `it ended in ${await section.getAttribute('data-state')}: ${await section.locator('.demo-error').textContent()}`);
+  const exported = JSON.parse(await download(tab, 'emergence', 'JSON'));
+  verify(exported.params.steps === KEPT_STEPS, `the export's steps: ${exported.params.steps}`);
+  const straight = alone('emergence_lab', exported.params);
+  verify(!straight.error, straight.error);
+  verify(JSON.stringify(exported.result.panels) === JSON.stringify(straight.panels), 'the resumed run\'s panels differ from the uninterrupted run\'s under node');
+  // a finished run's result is kept too: drawn again on load, with no offer
+  await tab.reload();
+  await ready(tab);
+  await tab.waitForFunction((s) => document.querySelector(s).dataset.kept === 'shown', sectionOf('emergence'), { timeout: 10000 });
+  verify(await section.locator('.kept-offer').count() === 0, 'a finished run is offered for resuming');
+  const shownText = await section.locator('.panels').innerText();
+  const headline = exported.result.headline || '';
+  verify(headline && shownText.includes(headline.replace(/\*\*/g, '')), `the kept result does not show its headline '${headline}'`);
+  await tab.close();
+  verify(errors.length === 0, `page errors: ${errors.join(' | ')}`);
+});
+
+test('a kept run whose checkpoint does not read: resuming it says so in a warning and starts over from step 0', async () => {
+  const query = `emergence.steps=${KEPT_STEPS}&emergence.eval_every=500&emergence.zipf=0.5`;
+  const tab = await startAndHide(query);
+  await tab.waitForTimeout(3500);
+  await tab.locator(`${sectionOf('emergence')} button.run`).click();  // Stop: the run stays kept
+  // The record's checkpoint cut in half, in the browser's own store.
+  const cut = await tab.evaluate(() => new Promise((resolve, reject) => {
+    const req = indexedDB.open('icl-runs', 1);
+    req.onerror = () => reject(req.error);
+    req.onsuccess = () => {
+      const store = req.result.transaction('runs', 'readwrite').objectStore('runs');
+      const all = store.getAll();
+      all.onsuccess = () => {
+        const r = all.result.find((x) => x.params && Number(x.params.zipf) === 0.5 && !x.done);
+        if (!r) { resolve(0); return; }
+        const whole = r.main.length;
+        r.main = r.main.slice(0, whole >> 1);
+        store.put(r).onsuccess = () => resolve(whole);
+      };
+    };
+  }));
+  verify(cut > 0, 'the stopped run was not kept');
+  console.log(`     the kept checkpoint of emergence_lab (steps ${KEPT_STEPS}): ${cut} characters`);
+  await tab.reload();
+  await ready(tab);
+  const saved = await offeredStep(tab);
+  const section = tab.locator(sectionOf('emergence'));
+  await section.locator('.kept-offer button.resume').click();
+  await tab.locator('#notices').filter({ hasText: /could not be resumed/ }).waitFor({ timeout: TIMEOUT_MS });
+  await tab.waitForFunction((s) => document.querySelector(`${s} progress`).value > 0, sectionOf('emergence'), { timeout: TIMEOUT_MS });
+  const first = await progressOf(tab);
+  verify(first < saved / KEPT_STEPS, `after the warning the run is at progress ${first}, the broken one was at step ${saved}: it did not start over`);
+  // the fresh run goes on (to its end, as any run: not waited for here)
+  await tab.waitForFunction(([s, p]) => document.querySelector(`${s} progress`).value > p, [sectionOf('emergence'), first], { timeout: TIMEOUT_MS });
+  verify(await section.getAttribute('data-state') === 'running', `the fresh run is in state ${await section.getAttribute('data-state')}`);
+  await tab.close();
+  verify(errors.length === 0, `page errors: ${errors.join(' | ')}`);
 });

@@ -331,3 +331,33 @@ TEST_CASE("training: no committed core code reads the trial switch (icl/profile.
     CHECK(files > 50);
     CHECK_MESSAGE(readers.empty(), "ICL_TRIAL is read in" << readers);
 }
+
+TEST_CASE("training: decay on the attention matrices only shrinks them alone when the gradients are zero") {
+    gpt::Config c = small_config();
+    c.attention_only = true;
+    gpt::Model m = gpt::make_model(c, 3).value();
+    const std::vector<std::string> attn = gpt::attention_matrices(m);
+    CHECK(attn == std::vector<std::string>{"h0.attn.wq", "h0.attn.wk", "h0.attn.wv", "h0.attn.wo", "h1.attn.wq",
+                                           "h1.attn.wk", "h1.attn.wv", "h1.attn.wo"});
+    std::vector<ParamSlot> slots = gpt::param_slots(m);
+    CHECK_FALSE(set_decay(slots, {"h0.attn.wq", "nope"}).ok());  // unknown: refused, nothing changed
+    for (const ParamSlot& s : slots) CHECK(s.decay == (s.name == "wte" || s.name == "wpe" || s.name.find(".attn.w") != std::string::npos));
+    REQUIRE(set_decay(slots, attn).ok());
+    OptimizerConfig oc;
+    oc.lr = 0.1f;
+    oc.weight_decay = 0.5f;
+    Optimizer opt(oc, slots, m.params.size());
+    const std::vector<float> before = m.params;
+    std::vector<float> grads(m.params.size(), 0.0f);
+    REQUIRE(opt.step(m.params.data(), grads.data()).ok());
+    for (const gpt::TensorInfo& t : m.layout.tensors) {
+        const bool attention = t.name.find(".attn.w") != std::string::npos;
+        double worst = 0;
+        for (size_t i = t.offset; i < t.offset + t.size; ++i) {
+            const double want = attention ? (double)before[i] * (1.0 - 0.1 * 0.5) : (double)before[i];
+            worst = std::max(worst, std::abs((double)m.params[i] - want));
+        }
+        INFO(t.name);
+        CHECK(worst <= (attention ? 1e-6 : 0.0));
+    }
+}

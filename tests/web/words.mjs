@@ -24,14 +24,14 @@ const walk = (dir) => {
 };
 walk(path.join(root, 'web', 'src'));
 
-// Call sites: `<words>.<key>(<argument>)` with the argument up to its closing parenthesis.
+// Call sites: `<words>.<key>(<argument>)` or `<words>['<key>'](<argument>)` with the argument up to its closing parenthesis.
 const found = [];
 for (const file of sources) {
   const text = fs.readFileSync(file, 'utf8');
-  for (const m of text.matchAll(/\b(?:this\.words|words|w)\.([A-Za-z]+)\(/g)) {
+  for (const m of text.matchAll(/\b(?:this\.words|words|w)(?:\.([A-Za-z]+)|\['([A-Za-z_.]+)'\])\(/g)) {
     let depth = 1, i = m.index + m[0].length;
     while (i < text.length && depth > 0) { if (text[i] === '(') depth++; else if (text[i] === ')') depth--; i++; }
-    found.push({ file: path.relative(root, file), key: m[1], arg: text.slice(m.index + m[0].length, i - 1).trim() });
+    found.push({ file: path.relative(root, file), key: m[1] || m[2], arg: text.slice(m.index + m[0].length, i - 1).trim() });
   }
 }
 

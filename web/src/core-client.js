@@ -42,6 +42,9 @@ export class CoreClient {
       if (!r) return;
       if (msg.result.done) this.runs.delete(msg.run);
       r.onResult(msg.result, msg.ms);
+    } else if (msg.type === 'kept' || msg.type === 'resumed') {
+      const r = this.runs.get(msg.run);
+      if (r && r.onKept) r.onKept(msg.type, msg.error);
     } else if (msg.type === 'failed') {
       const r = this.runs.get(msg.run);
       this.runs.delete(msg.run);
@@ -71,16 +74,32 @@ export class CoreClient {
   }
 
   // Streams Results to onResult(result, msSinceStart) until one has done = true, or
-  // onFail(message). Returns stop().
-  run({ demo, params, lang, seed = 1 }, onResult, onFail) {
+  // onFail(message). Returns stop(). keep: a key under which the worker keeps the run's
+  // checkpoint in the browser (run-store.js); resume: go on from the one kept there.
+  // onKept('kept', error): it could not be kept; onKept('resumed', error): it went on from
+  // the saved run, or (error) started afresh.
+  run({ demo, params, lang, seed = 1, keep, resume = false }, onResult, onFail, onKept = null) {
     const run = this.nextId++;
-    this.runs.set(run, { onResult, onFail });
-    this.worker.postMessage({ type: 'run', run, demo, params, lang, seed });
+    this.runs.set(run, { onResult, onFail, onKept });
+    this.worker.postMessage({ type: 'run', run, demo, params, lang, seed, keep, resume });
     return () => {
       if (!this.runs.delete(run)) return;
       this.worker.postMessage({ type: 'stop', run });
     };
   }
+
+  // The run kept under key: {record} (null: none) or {error}; forget(key) deletes it.
+  stored(key) { return this.ask('stored', key); }
+  forget(key) { return this.ask('forget', key); }
+  ask(type, key) {
+    const req = this.nextId++;
+    return new Promise((resolve) => {
+      this.calls.set(req, { resolve });
+      this.worker.postMessage({ type, req, key });
+    });
+  }
+  // Keep every kept run's checkpoint now (the page is being hidden or left).
+  saveNow() { this.worker.postMessage({ type: 'save' }); }
 
   // Runs to the end and resolves to the last Result (or {error}).
   runToEnd(spec) {
@@ -96,6 +115,10 @@ export class CoreClient {
 export function pageClient(words) {
   const client = new CoreClient(new URL('worker.js', import.meta.url), window.iclEngine || null);
   window.iclEngine = window.iclEngine || { taken: true };
+  // A hidden tab may be frozen or discarded, a left page is: its long runs are kept first.
+  const save = () => client.saveNow();
+  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') save(); });
+  window.addEventListener('pagehide', save);
   client.onFatal = (message, restarting) => notice(`${words.engineFailed}: ${message} — ${restarting ? words.restarting : words.noRestart}`, 'error');
   return client;
 }

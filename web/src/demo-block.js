@@ -7,6 +7,7 @@ import { downloadCsv, downloadJson, downloadPng } from './export.js';
 import { writeUrlParams, paramText } from './url-state.js';
 import { textToPoints } from './point-editor.js';
 import { el } from './dom.js';
+import { keptKey, keptEvent, offerKept } from './kept-run.js';
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -216,9 +217,12 @@ export class DemoBlock {
   // moment, so the button does not turn into Stop under a learner reaching for Run.
   // auto: started by the page (an analytic demo at load, a check's grading), not by the
   // learner: a held result stays held.
-  run({ byControl = false, auto = false } = {}) {
+  // resume: a training demo goes on from the run of this setup kept in the browser
+  // (kept-run.js); every training demo's run is kept there as it goes.
+  run({ byControl = false, auto = false, resume = false } = {}) {
     if (!auto && this.held) this.hold(false);
     if (this.stop) this.stop();
+    if (this.offer) { this.offer.remove(); this.offer = null; }
     const w = this.words;
     const params = { ...this.params };
     this.runParams = params;  // what the newest run computes (changed() compares)
@@ -227,7 +231,8 @@ export class DemoBlock {
     this.setButton('stop', byControl && this.analytic ? STOP_SHOWN_AFTER_MS : 0);
     this.progress.value = 0;
     const t0 = performance.now();
-    this.stop = this.client.run({ demo: this.block.demo, params, lang: this.lang, seed: 1 },
+    const keep = this.analytic ? undefined : keptKey(this.block.demo, params);
+    this.stop = this.client.run({ demo: this.block.demo, params, lang: this.lang, seed: 1, keep, resume },
       (result) => {
         this.precomputed = false;
         if (this.note) { this.note.remove(); this.note = null; }
@@ -249,7 +254,27 @@ export class DemoBlock {
         this.setStatus(w.failed);
         this.showError(message);
         this.markStale(true);
-      });
+      },
+      (type, error) => keptEvent(this, type, error));
+    this.markStale();
+  }
+
+  // A finished run of the current setup kept in this browser (kept-run.js), drawn again
+  // under `caption`.
+  showKept(result, params, caption) {
+    this.result = result;
+    this.resultParams = params;
+    this.section.dataset.kept = 'shown';
+    this.precomputed = false;
+    if (!this.note) {
+      this.note = el('p', { class: 'precomputed-note' });
+      this.note.hidden = Boolean(this.held);
+      this.panels.before(this.note);
+    }
+    this.note.textContent = caption;
+    this.progress.value = 1;
+    this.setButton('rerun');
+    this.draw();
     this.markStale();
   }
 
@@ -259,6 +284,7 @@ export class DemoBlock {
     this.section.dataset.state = 'idle';
     this.setButton('run');
     this.setStatus(this.words.pressRun);
+    offerKept(this);
   }
 
   halt() {

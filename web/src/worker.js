@@ -8,10 +8,20 @@
 //                  assets from <site>/lessons/<name> first, once, then starts it;
 //                  with lane: k, only the run's lane k — what a helper is sent)
 //                 {type: 'stop', run}
+//                  (a run may carry keep: a key, under which run-store.js keeps its checkpoint
+//                   every SAVE_MS, on 'save' and at its end; with resume: true it goes on from
+//                   the record kept under that key — a helper's lane run gets its lane's
+//                   checkpoint text as resumeFrom)
+//                 {type: 'save'}                               (keep every kept run now: the page is hidden)
+//                 {type: 'stored', req, key} | {type: 'forget', req, key}
+//                                                              (the record under key, for the page's offer)
 // worker -> page: {type: 'ready', version} | {type: 'fatal', message}
 //                 {type: 'reply', req, value}                 (value may be {error})
 //                 {type: 'result', run, result, ms}           (result is the core's JSON)
 //                 {type: 'failed', run, message}              (could not start / crashed)
+//                 {type: 'kept', run, error}                  (its checkpoint could not be kept)
+//                 {type: 'resumed', run, error}               (error: the saved run could not go on,
+//                                                              and the run started afresh)
 //
 // A run whose core session has lanes (icl/demo.h's Session::lanes: induction_heads' 1-layer
 // control, fast_weights' delta-rule and softmax models) hands each lane k >= 1 to helper k:
@@ -23,13 +33,18 @@
 // The wasm core's bytes are asked for before its loader script, so the two travel at
 // once; the module compiles while it streams in (instantiateStreaming).
 const wasmResponse = fetch(new URL('icl_core.wasm', self.location.href));
-importScripts('icl_core.js');
+importScripts('icl_core.js', 'run-store.js');
+/* global IclRunStore */
 
 const SLICE_MS = 25;
 // A running demo's Result is asked of the core (and posted) at most this often, and
 // always at its end: a snapshot is the JSON of every panel, parsed, cloned and drawn, and a
 // training demo's charts change only at its evaluations, so four a second loses nothing.
 const POST_MS = 250;
+// A kept run's checkpoint is stored this often (and when the page is hidden, and at its
+// end); a lane's helper sends its lane's a little more often.
+const SAVE_MS = 3000;
+const LANE_SAVE_MS = 1500;
 let core = null;
 const runs = new Map();  // run id -> {handle, budget, started, posted, lanes: [lane run ids], waiting}
 let ticking = false;
@@ -86,6 +101,7 @@ function fromHelper(k, msg) {
   if (msg.type !== 'result') return;
   const r = runs.get(link.run);
   if (!r) return;
+  if (typeof msg.checkpoint === 'string') r.laneCheckpoints[link.lane] = msg.checkpoint;
   if (msg.result.state) {
     const answer = parse(core.take_lane(r.handle, link.lane, JSON.stringify(msg.result.state)));
     if (answer.error) { failRun(link.run, answer.error); return; }
@@ -95,18 +111,58 @@ function fromHelper(k, msg) {
   schedule();
 }
 
-// After core.start: hands each lane k >= 1 of a run to helper k, where there is one.
-function offloadLanes(run, r, msg, lanes) {
-  if (!(lanes > 1) || msg.lane) return;
+// After core.start: hands each lane k >= 1 of a run to helper k, where there is one. A
+// resumed run's record says which lanes were trained elsewhere: exactly those, each from
+// its own checkpoint; the answer is a problem where one of them has no helper here.
+function offloadLanes(run, r, msg, lanes, record = null) {
+  if (!(lanes > 1) || msg.lane) return null;
+  const wanted = record ? new Set(record.offloaded || []) : null;
   for (let k = 1; k < lanes; k++) {
+    if (wanted && !wanted.has(k)) continue;
     const w = helperWorker(k);
-    if (!w) continue;  // then this worker trains it
+    if (!w) {
+      if (wanted) return `it was trained in ${wanted.size + 1} workers, and this page has fewer`;
+      continue;  // then this worker trains it
+    }
     if (parse(core.offload(r.handle, k)).error) continue;
     const id = `lane-${nextLane++}`;
     laneOf.set(id, { run, lane: k });
     r.lanes.push(id);
-    w.postMessage({ type: 'run', run: id, demo: msg.demo, params: msg.params, lang: msg.lang, seed: msg.seed ?? 1, lane: k });
+    r.offloaded.push(k);
+    const resumeFrom = record && record.lanes ? record.lanes[k] : undefined;
+    w.postMessage({ type: 'run', run: id, demo: msg.demo, params: msg.params, lang: msg.lang, seed: msg.seed ?? 1, lane: k,
+      keep: Boolean(msg.keep), resumeFrom });
   }
+  return null;
+}
+
+// Stores a kept run's checkpoint (its own session's, and its lanes' as their helpers last
+// sent them) under its key; a demo that keeps none is not asked again.
+function keepRun(run, r, result) {
+  r.savedAt = performance.now();
+  let main;
+  try {
+    main = typeof core.checkpoint === 'function' ? core.checkpoint(r.handle) : 'null';
+  } catch (e) {
+    main = 'null';
+  }
+  if (main === 'null' || main.startsWith('{"error"')) { r.keep = null; return; }
+  // where it goes on from: the step of its own session's or of a lane's checkpoint, the
+  // earliest (a lane's helper sends its lane's only now and then; one yet unsent is at 0)
+  const stepOf = (text) => {
+    const steps = text ? [...text.matchAll(/"step":(\d+)/g)] : [];
+    return steps.length ? Number(steps[steps.length - 1][1]) : 0;
+  };
+  const step = Math.min(stepOf(main), ...r.offloaded.map((k) => stepOf(r.laneCheckpoints[k])));
+  const record = { key: r.keep, demo: r.demo, params: r.params, seed: r.seed, saved: Date.now(),
+    step, progress: result.progress || 0, done: Boolean(result.done),
+    main, lanes: { ...r.laneCheckpoints }, offloaded: r.offloaded, result: result.done ? result : null };
+  IclRunStore.put(record).then(({ error }) => {
+    if (error && !r.keepWarned) {
+      r.keepWarned = true;
+      postMessage({ type: 'kept', run, error });
+    }
+  });
 }
 
 function parse(text) {
@@ -162,11 +218,21 @@ function tick() {
   r.budget = Math.max(1, Math.min(1 << 16, Math.round(r.budget * (ms > 0.5 ? SLICE_MS / ms : 4))));
   if (Array.isArray(result.panels) || result.state || result.done) {  // not a slice that only says where the run is
     r.posted = performance.now();
-    postMessage({ type: 'result', run, result, ms: r.posted - r.started });
+    const out = { type: 'result', run, result, ms: r.posted - r.started };
+    // a kept lane's checkpoint goes to the worker that offloaded it
+    if (r.keep && typeof core.checkpoint === 'function' && result.state && (result.done || !(r.posted - r.savedAt < LANE_SAVE_MS))) {
+      r.savedAt = r.posted;
+      out.checkpoint = core.checkpoint(r.handle);
+    }
+    postMessage(out);
+  }
+  if (r.keep && !self.name.startsWith(HELPER_NAME) && (result.done ? !result.error : !(performance.now() - r.savedAt < SAVE_MS))) {
+    keepRun(run, r, result);
   }
   if (result.done) {
     end(r);  // its lanes are done too, unless it stopped on a problem first
   } else {
+    r.progress = result.progress;
     r.waiting = Boolean(result.waiting);  // its own work done: ticks again when a lane's state comes
     runs.set(run, r);
   }
@@ -263,6 +329,15 @@ function handle(msg) {
       });
       return;
     }
+    if (msg.resume && msg.keep && !msg.lane && msg.record === undefined) {  // the record first
+      loading.add(msg.run);
+      IclRunStore.get(msg.keep).then(({ record, error }) => {
+        loading.delete(msg.run);
+        if (cancelled.delete(msg.run)) return;
+        handle({ ...msg, record: record || null, problem: error || (record ? '' : 'it is no longer kept in this browser') });
+      });
+      return;
+    }
     const started = performance.now();
     let answer;
     try {
@@ -275,17 +350,47 @@ function handle(msg) {
       postMessage({ type: 'failed', run: msg.run, message: answer.error });
       return;
     }
+    const r = { handle: answer.handle, budget: 1, started, lanes: [], waiting: false, keep: msg.keep || null,
+      demo: msg.demo, params: msg.params, seed: msg.seed ?? 1, savedAt: performance.now(), laneCheckpoints: {}, offloaded: [] };
+    // A resumed run: the same lanes offloaded, then its own checkpoint (a lane's in its helper).
+    // A saved run that cannot go on is said, forgotten, and the run starts afresh.
+    const record = msg.resume ? msg.record : null;
+    let problem = msg.resume && !msg.lane ? msg.problem || '' : '';
+    if (record && !problem) problem = offloadLanes(msg.run, r, msg, answer.lanes, record) || parse(core.resume(r.handle, record.main)).error || '';
+    if (msg.lane && msg.resumeFrom) {
+      const e = parse(core.resume(r.handle, msg.resumeFrom)).error;
+      if (e) {
+        postMessage({ type: 'failed', run: msg.run, message: e });
+        end(r);
+        return;
+      }
+    }
+    if (msg.resume && !msg.lane) {
+      if (problem) {
+        end(r);
+        if (msg.keep) IclRunStore.remove(msg.keep);
+        postMessage({ type: 'resumed', run: msg.run, error: problem });
+        handle({ ...msg, resume: false, record: undefined, problem: undefined });
+        return;
+      }
+      postMessage({ type: 'resumed', run: msg.run, error: '' });
+    }
     // A new run goes first: an analytic demo redraws before a long run's next slice.
     const rest = [...runs];
     runs.clear();
-    const r = { handle: answer.handle, budget: 1, started, lanes: [], waiting: false };
     runs.set(msg.run, r);
     for (const [k, v] of rest) runs.set(k, v);
-    offloadLanes(msg.run, r, msg, answer.lanes);
+    if (!record) offloadLanes(msg.run, r, msg, answer.lanes);
     schedule();
   } else if (msg.type === 'stop') {
     if (loading.has(msg.run)) cancelled.add(msg.run);
     else drop(msg.run);
+  } else if (msg.type === 'save') {
+    for (const [run, r] of runs) if (r.keep) keepRun(run, r, { progress: r.progress || 0, done: false });
+  } else if (msg.type === 'stored') {
+    IclRunStore.get(msg.key).then((value) => postMessage({ type: 'reply', req: msg.req, value }));
+  } else if (msg.type === 'forget') {
+    IclRunStore.remove(msg.key).then((value) => postMessage({ type: 'reply', req: msg.req, value }));
   }
 }
 

@@ -38,6 +38,8 @@ std::string start_lane(const std::string& id, const std::string& params, const s
     return api().start_lane(id, params, lang, seed, lane);
 }
 std::string take_lane(int handle, int lane, const std::string& state) { return api().take_lane(handle, lane, state); }
+std::string checkpoint(int handle) { return api().checkpoint(handle); }
+std::string resume(int handle, const std::string& c) { return api().resume(handle, c); }
 std::string grade(const std::string& check, const std::string& answer, const std::string& result,
                   const std::string& lang) {
     return api().grade(check, answer, result, lang);
@@ -70,6 +72,8 @@ EMSCRIPTEN_BINDINGS(icl_core) {
     emscripten::function("offload", &offload);
     emscripten::function("start_lane", &start_lane);
     emscripten::function("take_lane", &take_lane);
+    emscripten::function("checkpoint", &checkpoint);
+    emscripten::function("resume", &resume);
     emscripten::function("grade", &grade);
     emscripten::function("progress_read", &progress_read);
     emscripten::function("progress_record", &progress_record);

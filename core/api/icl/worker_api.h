@@ -25,6 +25,12 @@
 //                                           step answers {"lane": k, "done", "progress", "state"}
 //                                           ("state" on a snapshot and at the end)
 //   take_lane(handle, k, state)          -> {}                         a state of lane k, from step above
+// Checkpoints (icl/demo_checkpoint.h), so that a long run survives a reload:
+//   checkpoint(handle)                   -> Checkpoint, or null        (a whole or lane session; null where
+//                                                                      the demo keeps none)
+//   resume(handle, checkpoint)           -> {}                         before the first step (after the same
+//                                                                      offloads); a refused one is an Error
+//                                                                      naming what differs: start afresh
 //   grade(check, answer, demo_result, lang) -> {"correct", "feedback_html", "correct_answer"}
 // A mistake a learner can make (a parameter out of range, an answer that is not a number)
 // comes back in `lang`, from lessons/<lang>/catalogue/common.json's "error.*" texts (the
@@ -79,6 +85,8 @@ public:
     std::string start_lane(const std::string& id, const std::string& params_json, const std::string& lang,
                            double seed, int lane);
     std::string take_lane(int handle, int lane, const std::string& state_json);
+    std::string checkpoint(int handle) const;
+    std::string resume(int handle, const std::string& checkpoint_json);
     std::string grade(const std::string& check_json, const std::string& answer_json, const std::string& result_json,
                       const std::string& lang = "en") const;
 

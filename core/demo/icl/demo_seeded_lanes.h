@@ -8,6 +8,7 @@
 // a batch, steps a model, evaluates a seed and lists its lane's fields.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,6 +38,57 @@ public:
         return p;
     }
     int lanes() const override { return 1 + (int)lane_arms_.size(); }
+    // ---- checkpoints: a long run that survives a reload ------------------------------
+    // A demo that lists its fields (keep_checkpoints, checkpoint_fields) can save everything
+    // its run has gathered — weights, optimizer state, curves, where it is — and a fresh
+    // session of the same demo, parameters, seed and lane can go on from it: its next
+    // steps, curves and Result are those the uninterrupted run would have had, number for
+    // number (tests/unit/test_checkpoint_resume.cpp).
+    //   Checkpoint {"format": "icl-run", "version": 1, "demo": "emergence_lab", "lane": 0,
+    //               "seed": 1, "params": {...} (the validated values), "state": {...}}
+    //   state: {"seed_index", "step", "offloaded": [0/1 a lane], "lane_units", and the demo's}
+    // A whole session that offloaded lanes keeps their curves as taken; its lane sessions
+    // keep their models, each in its own checkpoint.
+    static constexpr int kCheckpointVersion = 1;
+    // Whether it can now (a run that stopped on a problem cannot).
+    bool resumable() const { return error_.empty() && !checkpoint_params_.is_null(); }
+    // Its checkpoint; null where it is not resumable.
+    nlohmann::json save_checkpoint() const {
+        if (!resumable()) return nullptr;
+        LaneState out;
+        const_cast<SeededLanesSession*>(this)->checkpoint_header(out);  // a writer changes nothing
+        return {{"format", "icl-run"}, {"version", kCheckpointVersion}, {"demo", id_}, {"lane", lane_at_start_},
+                {"seed", checkpoint_seed_}, {"params", checkpoint_params_}, {"state", out.json()}};
+    }
+    // Goes on from `checkpoint`, before its first step (and after the same offloads). One of
+    // another version, demo, lane, seed or parameters is refused naming what differs, and
+    // changes nothing; one whose state does not read is refused too, and the session may
+    // then hold part of it: start a fresh one.
+    Status resume_checkpoint(const nlohmann::json& c) {
+        using nlohmann::json;
+        const std::string of = id_ + ": the saved run ";
+        if (checkpoint_params_.is_null()) return make_error(id_ + " keeps no checkpoints");
+        if (units_done() > 0) return make_error(of + "can only be resumed before the first step");
+        if (!c.is_object() || c.value("format", json()) != "icl-run") return make_error(of + "is not a checkpoint of a run");
+        if (c.value("version", json()) != kCheckpointVersion)
+            return make_error(of + "is of checkpoint version " + c.value("version", json()).dump() + ", not " +
+                              std::to_string(kCheckpointVersion));
+        if (c.value("demo", json()) != id_) return make_error(of + "is of " + c.value("demo", json()).dump());
+        if (c.value("lane", json()) != lane_at_start_) return make_error(of + "is of lane " + c.value("lane", json()).dump());
+        if (c.value("seed", json()) != checkpoint_seed_) return make_error(of + "has seed " + c.value("seed", json()).dump());
+        const json& params = c.contains("params") ? c["params"] : json();
+        if (params != checkpoint_params_) {
+            std::string differ;
+            for (const auto& [k, v] : checkpoint_params_.items())
+                if (!params.is_object() || params.value(k, json()) != v) differ += (differ.empty() ? "" : ", ") + k;
+            return make_error(of + "has other parameters" + (differ.empty() ? std::string() : " (" + differ + ")"));
+        }
+        if (!c.contains("state")) return make_error(of + "has no state");
+        LaneState in(c["state"]);
+        checkpoint_header(in);
+        if (Status st = in.status(); !st) return make_error(of + "does not read: " + st.error().message);
+        return Ok{};
+    }
     Status offload(int k) override {
         if (lane() != 0 || k < 1 || k >= lanes()) return Session::offload(k);
         if (units_done() > 0)
@@ -47,6 +99,16 @@ public:
     }
 
 protected:
+    // The demo's fields of its checkpoint, both ways (as a lane's, icl/lane_state.h): each
+    // model it trains (trains(arm)) with its trainer (checkpoint_model, core/demos' icl/model_checkpoint.h),
+    // and every model's curves and partial results so far, an offloaded lane's as taken.
+    // seed_ and step_ are already the saved ones when it reads. A writer only reads the
+    // fields it is given. A demo that lists them calls keep_checkpoints in its constructor.
+    virtual void checkpoint_fields(LaneState& io) { io.fail(id_ + " keeps no checkpoints"); }
+    void keep_checkpoints(const DemoContext& ctx) {
+        checkpoint_params_ = ctx.params.to_json();
+        checkpoint_seed_ = ctx.seed;
+    }
     // lane: DemoContext::lane (the constructor's, before start_demo sets lane()); lane_arms:
     // the demo's index among its models of lane 1's model, lane 2's, ...
     SeededLanesSession(std::string id, int steps, int seeds, int lane, std::vector<int> lane_arms)
@@ -107,6 +169,29 @@ protected:
         if (!p.error.empty() && error_.empty()) error_ = p.error;
     }
 
+    void checkpoint_header(LaneState& io) {
+        long long seed = seed_, step = step_;
+        std::vector<double> off, lane_units;
+        for (size_t k = 0; k < offloaded_.size(); ++k) {
+            off.push_back(offloaded_[k] ? 1 : 0);
+            lane_units.push_back((double)lane_units_[k]);
+        }
+        const std::vector<double> mine = off;
+        io.integer("seed_index", seed, 0, seeds_);
+        io.integer("step", step, 0, steps_);
+        io.numbers("offloaded", off, (long)mine.size());
+        if (io.reading() && io.status() && off != mine) io.fail("it was saved with other lanes trained in other workers");
+        io.numbers("lane_units", lane_units, (long)mine.size());
+        for (double u : lane_units)
+            if (io.reading() && !(u >= 0 && u <= (double)units() && u == std::floor(u))) io.fail("'lane_units' holds a count out of range");
+        if (!io.reading()) return checkpoint_fields(io);
+        if (!io.status()) return;
+        seed_ = (int)seed;
+        step_ = (int)step;
+        for (size_t k = 0; k < lane_units.size(); ++k) lane_units_[k] = (long long)lane_units[k];
+        checkpoint_fields(io);
+    }
+
     long long units() const { return (long long)seeds_ * steps_; }
     long long units_done() const { return seed_ >= seeds_ ? units() : (long long)seed_ * steps_ + step_; }
 
@@ -116,6 +201,8 @@ protected:
     std::vector<int> lane_arms_;
     std::vector<bool> offloaded_;        // [lane]: trained by another worker
     std::vector<long long> lane_units_;  // [lane]: the units its last state had done
+    nlohmann::json checkpoint_params_;   // null: the demo keeps no checkpoints
+    uint64_t checkpoint_seed_ = 0;
 };
 
 class TrainedLanesSession : public SeededLanesSession {
@@ -220,6 +307,13 @@ protected:
         double smooth = 0;
     };
     const LossTrace& trace(int arm) const { return traces_[(size_t)arm]; }
+    // Model `arm`'s trace as fields of a checkpoint (checkpoint_fields), both ways.
+    void checkpoint_trace(LaneState& io, int arm) {
+        LossTrace& t = traces_[(size_t)arm];
+        io.numbers_at_most("loss_steps", t.steps, steps_ / 10, "points");
+        io.numbers("loss", t.loss, (long)t.steps.size());
+        io.number("smooth", t.smooth);
+    }
 
 private:
     int models_ = 1;

@@ -38,6 +38,12 @@ public:
     // A list of `count` lists (at_most: of at most `count`; the message counts them in
     // `unit`, "heads"), each of exactly n numbers.
     void rows(const char* key, std::vector<std::vector<double>>& v, long count, bool at_most, const char* unit, long n);
+    // A list of exactly n 32-bit floats (n < 0: any count), bit for bit: a model's weights
+    // or an optimizer's moments, as the base64 of their little-endian bytes (a third of the
+    // size of decimal numbers).
+    void floats(const char* key, std::vector<float>& v, long n = -1);
+    // A whole number in [lo, hi].
+    void integer(const char* key, long long& v, long long lo, long long hi);
     // An object of its own, its fields listed by `fields`.
     void object(const char* key, const std::function<void(LaneState&)>& fields);
     // A reader: a problem the demo found in what it read (its message as the others':

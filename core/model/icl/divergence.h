@@ -27,6 +27,9 @@ public:
     std::string check(int step, double loss, double lr, const Texts* text = nullptr);
     // " (lr 5 is too large?)": the tail of the English messages.
     static std::string lr_hint(double lr);
+    // Its state (the first step's loss, < 0 before any), to save with a run and restore.
+    double first_loss() const { return first_loss_; }
+    void restore(double first_loss) { first_loss_ = first_loss; }
 
 private:
     double first_loss_ = -1;   // < 0: no step seen yet

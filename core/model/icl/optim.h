@@ -32,8 +32,21 @@ Status validate(const OptimizerConfig& config);
 // name is an error naming it, and leaves `slots` unchanged.
 Status set_trainable(std::vector<ParamSlot>& slots, const std::vector<std::string>& names);
 
+// Weight decay applies exactly to the slots named in `names` that decay by nature (ParamSlot::decay:
+// not LayerNorm or biases); the rest do not decay. An unknown name is an error naming it, and
+// leaves `slots` unchanged (as set_trainable).
+Status set_decay(std::vector<ParamSlot>& slots, const std::vector<std::string>& names);
+
 // sqrt(sum of g²) over the trainable slots of grads
 float global_grad_norm(const float* grads, const std::vector<ParamSlot>& slots);
+
+// What an optimizer has learnt besides the parameters: its step count and moments (AdamW's
+// m and v; SGD's momentum buffer in m, v empty). Saving it with the parameters and
+// restoring both makes the next steps exactly those an uninterrupted run takes.
+struct OptimizerState {
+    int steps = 0;
+    std::vector<float> m, v;
+};
 
 class Optimizer {
 public:
@@ -47,6 +60,11 @@ public:
     // norm before clipping, or an error if it is NaN or infinite (then params and grads
     // are unchanged).
     Expected<float> step(float* params, float* grads);
+
+    OptimizerState state() const { return {t_, m_, v_}; }
+    // The inverse; an error (and nothing changed) if the moments' sizes are not this
+    // optimizer's or the step count is negative.
+    Status restore(const OptimizerState& state);
 
     int steps() const { return t_; }
     const std::vector<ParamSlot>& slots() const { return slots_; }
