@@ -48,7 +48,7 @@ export async function offerKept(block) {
   const offer = el('div', { class: 'kept-offer', role: 'group' });
   offer.appendChild(el('p', {}, w['note.kept_run.text']({ step: Math.min(record.step, steps), steps })));
   const resume = el('button', { type: 'button', class: 'resume' }, w['button.resume']({ step: Math.min(record.step, steps) }));
-  const over = el('button', { type: 'button', class: 'start-over' }, w['button.start_over']);
+  const over = el('button', { type: 'button', class: 'start-over' }, w['button.discard_kept']);
   offer.append(resume, over);
   resume.addEventListener('click', () => { offer.remove(); block.run({ resume: true }); });
   over.addEventListener('click', () => { offer.remove(); block.client.forget(key); block.run(); });
