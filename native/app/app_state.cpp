@@ -217,7 +217,11 @@ void look_for_kept_run(DemoInstance& demo) {
     if (loaded.run && loaded.run->demo == demo.def->id) demo.kept = std::move(loaded.run);
 }
 
-void start_demo_run(AppState& app, DemoInstance& demo, const nlohmann::json& resume) {
+bool kept_run_fits(const DemoInstance& demo) {
+    return demo.kept && demo.kept->params == demo.params && demo.kept->seed == demo.seed;
+}
+
+void start_demo_run(AppState& app, DemoInstance& demo, nlohmann::json resume) {
     if (!demo.def) return;
     demo.run.reset();  // stops and joins a previous run (which writes its checkpoint)
     demo.kept.reset();  // this run is now the kept one

@@ -116,7 +116,9 @@ void open_solo_demo(AppState& app, const std::string& demo_id);
 void set_language(AppState& app, const std::string& lang);
 
 // Starts the demo's run; with `resume`, from that kept checkpoint (kept_run.h).
-void start_demo_run(AppState& app, DemoInstance& demo, const nlohmann::json& resume = nullptr);
+void start_demo_run(AppState& app, DemoInstance& demo, nlohmann::json resume = nullptr);
+// Whether the demo's kept run is of the setup its controls show (then it can be resumed).
+bool kept_run_fits(const DemoInstance& demo);
 // Reads the demo's kept run, if there is one (a file that cannot be read is set aside).
 void look_for_kept_run(DemoInstance& demo);
 DemoInstance* find_demo_instance(AppState& app, const std::string& name);

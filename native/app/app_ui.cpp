@@ -154,14 +154,13 @@ void draw_sidebar(AppState& app, const Fonts& fonts) {
 // A kept unfinished run of the setup the controls show: Resume it, or Start over (which
 // removes it); and why a kept run could not be used.
 void draw_kept_run(AppState& app, DemoInstance& demo, bool running) {
-    if (!running && demo.kept && demo.kept->params == demo.params && demo.kept->seed == demo.seed) {
+    if (!running && kept_run_fits(demo)) {
         const long long step = demo.kept->step;
         ImGui::TextWrapped("%s", ui(app.lang, "note.kept_run.text", {{"step", step}}));
         const std::string resume = std::string(ui(app.lang, "button.resume_kept", {{"step", step}})) + "###resume_kept";
         if (ImGui::Button(resume.c_str())) {
-            const nlohmann::json checkpoint = std::move(demo.kept->checkpoint);
             demo.held_for.clear();
-            start_demo_run(app, demo, checkpoint);
+            start_demo_run(app, demo, std::move(demo.kept->checkpoint));
             return;
         }
         ImGui::SameLine();

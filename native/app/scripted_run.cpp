@@ -108,7 +108,11 @@ void print_summary(const Lab& lab) {
             for (const std::string& id : d.held_for) std::printf(" %s", id.c_str());
             std::printf("\n");
         }
+        if (d.kept) std::printf("demo %s: kept run from step %ld\n", d.name.c_str(), d.kept->step);
+        if (!d.kept_notice.empty()) std::printf("demo %s: kept run set aside: %s\n", d.name.c_str(), d.kept_notice.c_str());
         if (!d.run) continue;
+        if (d.run->resumed()) std::printf("demo %s: resumed a kept run\n", d.name.c_str());
+        if (!d.run->notice().empty()) std::printf("demo %s: kept run set aside: %s\n", d.name.c_str(), d.run->notice().c_str());
         const auto result = d.run->snapshot();
         std::printf("demo %s: %s, progress %.3f, steps %ld%s%s\n", d.name.c_str(),
                     d.run->running() ? "running" : result->done ? "done" : "stopped", result->progress,
