@@ -218,7 +218,11 @@ void look_for_kept_run(DemoInstance& demo) {
 }
 
 bool kept_run_fits(const DemoInstance& demo) {
-    return demo.kept && demo.kept->params == demo.params && demo.kept->seed == demo.seed;
+    if (!demo.def || !demo.kept || demo.kept->seed != demo.seed) return false;
+    // As the demo reads them: a control that writes every parameter, or 3 as 3.0, is the same setup.
+    auto kept = icl::validate_params(demo.def->params, demo.kept->params);
+    auto shown = icl::validate_params(demo.def->params, demo.params);
+    return kept && shown && kept.value().to_json() == shown.value().to_json();
 }
 
 void start_demo_run(AppState& app, DemoInstance& demo, nlohmann::json resume) {

@@ -108,7 +108,9 @@ void print_summary(const Lab& lab) {
             for (const std::string& id : d.held_for) std::printf(" %s", id.c_str());
             std::printf("\n");
         }
-        if (d.kept) std::printf("demo %s: kept run from step %ld\n", d.name.c_str(), d.kept->step);
+        if (d.kept)  // as the page offers it (after the controls drew the parameters)
+            std::printf("demo %s: kept run from step %ld%s\n", d.name.c_str(), d.kept->step,
+                        kept_run_fits(d) ? "" : ", of another setup");
         if (!d.kept_notice.empty()) std::printf("demo %s: kept run set aside: %s\n", d.name.c_str(), d.kept_notice.c_str());
         if (!d.run) continue;
         if (d.run->resumed()) std::printf("demo %s: resumed a kept run\n", d.name.c_str());
