@@ -3,7 +3,9 @@
 # renderer): every lesson opens in both languages and draws a screenshot that is not
 # blank and differs from every other one; lesson 4's matrices are drawn as grids;
 # scripted check answers are graded (the expected answers come from the lesson sources
-# and from `icl run`, not from the app); a corrupt progress file is set aside; a stored
+# and from `icl run`, not from the app); a corrupt progress file is set aside; an
+# unfinished training run is kept when the app closes, offered and resumed from its step,
+# and a corrupt kept run is set aside as .bad; a stored
 # answer that does not fit its check is dropped; two instances answering at once keep
 # every answer; a missed check comes back for review; a training demo runs while frames
 # keep coming; a lesson full of raw HTML opens and its diverging demo stops with a message.
