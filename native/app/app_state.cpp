@@ -123,8 +123,10 @@ void open_lesson(AppState& app, int index) {
     app.progress.last_lesson = loaded->lesson.id;
     save(app);
     // Analytic demos are cheap: show their result at once.
-    for (DemoInstance& d : app.demos)
+    for (DemoInstance& d : app.demos) {
         if (d.def && d.def->analytic) start_demo_run(app, d);
+        else look_for_kept_run(d);
+    }
 }
 
 void open_solo_demo(AppState& app, const std::string& demo_id) {
@@ -143,6 +145,7 @@ void open_solo_demo(AppState& app, const std::string& demo_id) {
     else instance.controls = instance.def->params;
     app.demos.push_back(std::move(instance));
     if (app.demos.back().def && app.demos.back().def->analytic) start_demo_run(app, app.demos.back());
+    else look_for_kept_run(app.demos.back());
 }
 
 void set_language(AppState& app, const std::string& lang) {
@@ -207,10 +210,28 @@ std::vector<std::string> all_label_texts(const std::string& lang) {
     return out;
 }
 
-void start_demo_run(AppState& app, DemoInstance& demo) {
+void look_for_kept_run(DemoInstance& demo) {
+    if (!demo.def || demo.def->analytic) return;
+    LoadedKeptRun loaded = load_kept_run(kept_run_path(demo.def->id));
+    demo.kept_notice = loaded.notice;
+    if (loaded.run && loaded.run->demo == demo.def->id) demo.kept = std::move(loaded.run);
+}
+
+bool kept_run_fits(const DemoInstance& demo) {
+    if (!demo.def || !demo.kept || demo.kept->seed != demo.seed) return false;
+    // As the demo reads them: a control that writes every parameter, or 3 as 3.0, is the same setup.
+    auto kept = icl::validate_params(demo.def->params, demo.kept->params);
+    auto shown = icl::validate_params(demo.def->params, demo.params);
+    return kept && shown && kept.value().to_json() == shown.value().to_json();
+}
+
+void start_demo_run(AppState& app, DemoInstance& demo, nlohmann::json resume) {
     if (!demo.def) return;
-    demo.run.reset();  // stops and joins a previous run
-    auto run = DemoRun::start(demo.def->id, demo.params, demo_texts(app.lang, demo.def->id), demo.seed);
+    demo.run.reset();  // stops and joins a previous run (which writes its checkpoint)
+    demo.kept.reset();  // this run is now the kept one
+    demo.kept_notice.clear();
+    const DemoRun::Keep keep{demo.def->analytic ? "" : kept_run_path(demo.def->id), resume};
+    auto run = DemoRun::start(demo.def->id, demo.params, demo_texts(app.lang, demo.def->id), demo.seed, keep);
     if (!run) {
         demo.error = demo_texts(app.lang, demo.def->id)(run.error());
         return;

@@ -13,6 +13,7 @@
 #include <icl/quiz.h>
 
 #include "demo_run.h"
+#include "kept_run.h"
 #include "markdown_view.h"
 #include "progress_store.h"
 #include "ui_text.h"
@@ -59,6 +60,10 @@ struct DemoInstance {
     nlohmann::json run_params;         // the params and seed `run` computes (what its result shows)
     uint64_t run_seed = 1;
     std::string error;                 // why the last start failed
+    // An unfinished run of this demo kept on disk (kept_run.h), offered while the controls
+    // show its parameters and seed; and a notice when a kept run could not be used.
+    std::optional<KeptRun> kept;
+    std::string kept_notice;
     bool press_stops = false;          // the Run/Stop button read Stop when this press began
     // The predict checks with hide=result that ask about this demo and have no answer yet:
     // while any is left, its result is computed but not shown (the controls are). The
@@ -110,7 +115,12 @@ void open_solo_demo(AppState& app, const std::string& demo_id);
 // Switches language, keeping the open lesson (by id) when the other language has it.
 void set_language(AppState& app, const std::string& lang);
 
-void start_demo_run(AppState& app, DemoInstance& demo);
+// Starts the demo's run; with `resume`, from that kept checkpoint (kept_run.h).
+void start_demo_run(AppState& app, DemoInstance& demo, nlohmann::json resume = nullptr);
+// Whether the demo's kept run is of the setup its controls show (then it can be resumed).
+bool kept_run_fits(const DemoInstance& demo);
+// Reads the demo's kept run, if there is one (a file that cannot be read is set aside).
+void look_for_kept_run(DemoInstance& demo);
 DemoInstance* find_demo_instance(AppState& app, const std::string& name);
 bool any_demo_running(const AppState& app);
 

@@ -151,6 +151,31 @@ void draw_sidebar(AppState& app, const Fonts& fonts) {
     }
 }
 
+// A kept unfinished run of the setup the controls show: Resume it, or Start over (which
+// removes it); and why a kept run could not be used.
+void draw_kept_run(AppState& app, DemoInstance& demo, bool running) {
+    if (!running && kept_run_fits(demo)) {
+        const long long step = demo.kept->step;
+        ImGui::TextWrapped("%s", ui(app.lang, "note.kept_run.text", {{"step", step}}));
+        const std::string resume = std::string(ui(app.lang, "button.resume_kept", {{"step", step}})) + "###resume_kept";
+        if (ImGui::Button(resume.c_str())) {
+            demo.held_for.clear();
+            start_demo_run(app, demo, std::move(demo.kept->checkpoint));
+            return;
+        }
+        ImGui::SameLine();
+        if (ImGui::Button(ui(app.lang, "button.discard_kept"))) {
+            discard_kept_run(kept_run_path(demo.def->id));
+            demo.kept.reset();
+        }
+    }
+    std::string problem = demo.kept_notice;
+    if (demo.run && !demo.run->notice().empty()) problem = demo.run->notice();
+    if (!problem.empty()) ImGui::TextColored(kBad, "%s", ui(app.lang, "note.resume_failed.text", {{"problem", problem}}));
+    if (demo.run && !demo.run->keep_error().empty())
+        ImGui::TextColored(kBad, "%s", ui(app.lang, "note.not_kept.text", {{"problem", demo.run->keep_error()}}));
+}
+
 void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
     ImGui::PushID(demo.name.c_str());
     const float pad = fonts.body_size * 0.5f;
@@ -234,6 +259,7 @@ void draw_demo(AppState& app, DemoInstance& demo, const Fonts& fonts) {
     }
     ImGui::EndDisabled();
     if (!demo.error.empty()) ImGui::TextColored(kBad, "%s", demo.error.c_str());
+    draw_kept_run(app, demo, running);
 
     if (demo.run) {
         const auto result = demo.run->snapshot();

@@ -21,9 +21,14 @@
 
 class DemoRun {
 public:
+    struct Keep {
+        std::string path;        // where the run's checkpoint is kept; "" keeps none
+        nlohmann::json resume;   // a checkpoint to go on from (null: from the start)
+    };
     // Validates the params and starts the session (start_demo) on a new worker thread.
     static icl::Expected<std::unique_ptr<DemoRun>> start(const std::string& demo_id, const nlohmann::json& params,
-                                                         const icl::Texts& texts, uint64_t seed);
+                                                         const icl::Texts& texts, uint64_t seed,
+                                                         const Keep& keep = {});
     ~DemoRun();
     DemoRun(const DemoRun&) = delete;
     DemoRun& operator=(const DemoRun&) = delete;
@@ -34,6 +39,10 @@ public:
     long steps() const { return steps_; }            // step() calls so far
     std::shared_ptr<const icl::Result> snapshot() const;  // the latest published result
     int lane_threads() const;                        // lanes trained on threads of their own
+    bool resumed() const { return resumed_; }        // went on from Keep::resume
+    bool keeping() const { return !keep_path_.empty(); }  // its checkpoint is kept on disk
+    std::string notice() const;                      // why Keep::resume was refused (set aside)
+    std::string keep_error() const;                  // why the checkpoint could not be written
 #ifdef __EMSCRIPTEN__
     void advance(double budget_ms);                  // step until done or the budget is spent
 #endif
@@ -48,6 +57,13 @@ private:
     std::atomic<bool> stop_requested_{false};
     std::atomic<bool> running_{true};
     std::atomic<long> steps_{0};
+    bool resumed_ = false;
+    std::string keep_path_, demo_id_;  // keep_path_: "" when the demo keeps no checkpoints
+    nlohmann::json params_;
+    uint64_t seed_ = 1;
+    std::string notice_;               // set before the worker starts
+    std::string keep_error_;           // under mutex_
+    void keep_checkpoint();            // the worker: writes session_'s checkpoint
 #ifndef __EMSCRIPTEN__
     void work();
     void take_lane_states();     // the worker: hands the lanes' posted states to session_

@@ -5,7 +5,8 @@
 #include <exception>
 
 icl::Expected<std::unique_ptr<DemoRun>> DemoRun::start(const std::string& demo_id, const nlohmann::json& params,
-                                                       const icl::Texts& texts, uint64_t seed) {
+                                                       const icl::Texts& texts, uint64_t seed,
+                                                       const Keep&) {
     auto session = icl::start_demo(demo_id, params, texts, seed);
     if (!session) return session.error();
     return std::unique_ptr<DemoRun>(new DemoRun(std::move(session.value())));
@@ -16,6 +17,9 @@ DemoRun::DemoRun(std::unique_ptr<icl::Session> session) : session_(std::move(ses
 }
 
 DemoRun::~DemoRun() = default;
+
+std::string DemoRun::notice() const { return ""; }
+std::string DemoRun::keep_error() const { return ""; }
 
 void DemoRun::stop() { if (running_) stop_requested_ = true; }
 

@@ -3,6 +3,10 @@
 #include <exception>
 #include <stdexcept>
 
+#include <icl/demo_checkpoint.h>
+
+#include "kept_run.h"
+
 #ifdef __linux__
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -15,16 +19,38 @@ namespace {
 const int kStepBudget = 1;
 // Snapshots are published at most this often while the session runs.
 const auto kPublishInterval = std::chrono::milliseconds(30);
+// A kept run's checkpoint is written this often while it trains (and when it stops).
+const auto kKeepInterval = std::chrono::seconds(3);
 }  // namespace
 
 icl::Expected<std::unique_ptr<DemoRun>> DemoRun::start(const std::string& demo_id, const nlohmann::json& params,
-                                                       const icl::Texts& texts, uint64_t seed) {
+                                                       const icl::Texts& texts, uint64_t seed, const Keep& keep) {
     auto session = icl::start_demo(demo_id, params, texts, seed);
     if (!session) return session.error();
+    // A kept checkpoint the core refuses is set aside; the run starts afresh, saying so.
+    std::string notice;
+    bool resumed = false;
+    if (!keep.resume.is_null()) {
+        if (icl::Status s = icl::resume_checkpoint(*session.value(), keep.resume); !s) {
+            notice = set_kept_run_aside(keep.path, s.error().message);
+            session = icl::start_demo(demo_id, params, texts, seed);
+            if (!session) return session.error();
+        } else {
+            resumed = true;
+        }
+    }
     std::unique_ptr<DemoRun> run(new DemoRun(std::move(session.value())));
+    run->notice_ = notice;
+    run->resumed_ = resumed;
+    if (!keep.path.empty() && !icl::save_checkpoint(*run->session_).is_null()) {
+        run->keep_path_ = keep.path;
+        run->demo_id_ = demo_id;
+        run->params_ = params;
+        run->seed_ = seed;
+    }
     // Lanes 1.. on threads of their own where there is a core for them; a lane that does not
-    // start stays in the session, which then trains it itself.
-    if (std::thread::hardware_concurrency() >= 2)
+    // start stays in the session, which then trains it itself. A kept run keeps them all.
+    if (std::thread::hardware_concurrency() >= 2 && run->keep_path_.empty())
         for (int k = 1; k < run->session_->lanes(); ++k) {
             auto lane = icl::start_demo(demo_id, params, texts, seed, k);
             if (!lane || !run->session_->offload(k)) continue;
@@ -87,6 +113,28 @@ void DemoRun::take_lane_states() {
         if (icl::Status s = session_->take_lane(k, state); !s) throw std::runtime_error(s.error().message);
 }
 
+std::string DemoRun::notice() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return notice_;
+}
+
+std::string DemoRun::keep_error() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return keep_error_;
+}
+
+void DemoRun::keep_checkpoint() {
+    if (keep_path_.empty()) return;
+    if (session_->done()) {  // a finished run is not kept
+        discard_kept_run(keep_path_);
+        return;
+    }
+    if (icl::Status s = write_kept_run(keep_path_, demo_id_, params_, seed_, icl::save_checkpoint(*session_)); !s) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        keep_error_ = s.error().message;
+    }
+}
+
 void DemoRun::stop() { if (running_) stop_requested_ = true; }
 
 std::shared_ptr<const icl::Result> DemoRun::snapshot() const {
@@ -108,6 +156,7 @@ void DemoRun::work() {
 #endif
     try {
         auto last_publish = std::chrono::steady_clock::now();
+        auto last_keep = last_publish;
         while (!stop_requested_ && !session_->done()) {
             if (!lanes_.empty()) take_lane_states();
             if (session_->waiting()) {  // its own steps done: until a lane posts (or a stop)
@@ -122,8 +171,13 @@ void DemoRun::work() {
                 publish();
                 last_publish = now;
             }
+            if (now - last_keep >= kKeepInterval) {
+                keep_checkpoint();
+                last_keep = now;
+            }
         }
         publish();
+        keep_checkpoint();
     } catch (const std::exception& e) {
         // Core reports errors as values; this is the last guard so a thread never takes the app down.
         icl::Result failed = *snapshot();

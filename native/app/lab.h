@@ -14,7 +14,7 @@
 
 struct Options {
     std::string lesson, demo, lang, lessons_dir, screenshot, import_file, export_file, export_csv;
-    bool run_demos = false, review = false;
+    bool run_demos = false, review = false, resume_kept = false;
     std::vector<std::pair<std::string, std::string>> answers;  // check id, value
     std::vector<std::string> sets;     // "<instance>.<name>=<value>"
     int frames = 0;

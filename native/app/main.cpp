@@ -49,6 +49,7 @@ const char* kUsage =
     "  --lessons <dir>        the lesson sources (default: $ICL_LESSONS_DIR, the installed\n"
     "                         share/icl-lab/lessons, or lessons/ of the source tree)\n"
     "  --run-demos            start every demo on the page at once\n"
+    "  --resume-kept          with --run-demos: a demo with a kept run of its setup resumes it\n"
     "  --set <inst>.<name>=<v> set a demo's parameter as its control would (a text as typed)\n"
     "  --answer <check>=<v>   answer a check of the open lesson; v is JSON (\"b\", [\"a\",\"c\"],\n"
     "                         true, 0.2) or plain text; the verdict is printed\n"
@@ -80,6 +81,7 @@ int parse_options(int argc, char** argv, Options& o) {
         if (a == "--help") { std::fputs(kUsage, stdout); return 0; }
         if (a == "--version") { std::printf("icl-lab %s\n", ICL_VERSION); return 0; }
         if (a == "--run-demos") { o.run_demos = true; continue; }
+        if (a == "--resume-kept") { o.resume_kept = true; continue; }
         if (a == "--review") { o.review = true; continue; }
         if (a != "--lesson" && a != "--demo" && a != "--lang" && a != "--lessons" && a != "--answer" && a != "--set" &&
             a != "--frames" && a != "--screenshot" && a != "--size" && a != "--scale" && a != "--scroll" &&
@@ -447,7 +449,8 @@ int main(int argc, char** argv) {
         for (const auto& item : typed.value().items()) d->params[item.key()] = item.value();
     }
     if (options.run_demos)
-        for (DemoInstance& d : lab.app.demos) start_demo_run(lab.app, d);
+        for (DemoInstance& d : lab.app.demos)
+            start_demo_run(lab.app, d, options.resume_kept && kept_run_fits(d) ? d.kept->checkpoint : nlohmann::json());
     lab.pending_answers = options.answers;
     lab.last = std::chrono::steady_clock::now();
 #ifdef __EMSCRIPTEN__

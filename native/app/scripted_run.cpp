@@ -108,7 +108,13 @@ void print_summary(const Lab& lab) {
             for (const std::string& id : d.held_for) std::printf(" %s", id.c_str());
             std::printf("\n");
         }
+        if (d.kept)  // as the page offers it (after the controls drew the parameters)
+            std::printf("demo %s: kept run from step %ld%s\n", d.name.c_str(), d.kept->step,
+                        kept_run_fits(d) ? "" : ", of another setup");
+        if (!d.kept_notice.empty()) std::printf("demo %s: kept run set aside: %s\n", d.name.c_str(), d.kept_notice.c_str());
         if (!d.run) continue;
+        if (d.run->resumed()) std::printf("demo %s: resumed a kept run\n", d.name.c_str());
+        if (!d.run->notice().empty()) std::printf("demo %s: kept run set aside: %s\n", d.name.c_str(), d.run->notice().c_str());
         const auto result = d.run->snapshot();
         std::printf("demo %s: %s, progress %.3f, steps %ld%s%s\n", d.name.c_str(),
                     d.run->running() ? "running" : result->done ? "done" : "stopped", result->progress,

@@ -3,7 +3,9 @@
 # renderer): every lesson opens in both languages and draws a screenshot that is not
 # blank and differs from every other one; lesson 4's matrices are drawn as grids;
 # scripted check answers are graded (the expected answers come from the lesson sources
-# and from `icl run`, not from the app); a corrupt progress file is set aside; a stored
+# and from `icl run`, not from the app); a corrupt progress file is set aside; an
+# unfinished training run is kept when the app closes, offered and resumed from its step,
+# and a corrupt kept run is set aside as .bad; a stored
 # answer that does not fit its check is dropped; two instances answering at once keep
 # every answer; a missed check comes back for review; a training demo runs while frames
 # keep coming; a lesson full of raw HTML opens and its diverging demo stops with a message.
@@ -150,6 +152,27 @@ if [ "$status" = 0 ] && grep -q "progress file was not valid" "$work/corrupt.err
 else
   bad "corrupt progress: status $status, $(cat "$work/corrupt.err")"
 fi
+
+# ---- an unfinished run is kept on disk when the app closes, and resumed from its step --
+# (tests/app/unit/test_kept_run.cpp checks that a resumed run ends in the straight run's Result)
+kept_state=$work/kept
+kept_file=$kept_state/icl-lab/runs/emergence_lab.json
+kp=(--demo emergence_lab --set emergence_lab.steps=20000 --set emergence_lab.seeds=1)
+step_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["step"])' "$kept_file" 2>/dev/null || echo 0; }
+XDG_STATE_HOME=$kept_state run_app kept-a "${kp[@]}" --run-demos --frames 40
+kept_step=$(step_of)
+[ "$kept_step" -gt 0 ] && [ "$kept_step" -lt 20000 ] && ok || bad "kept run after closing: step '$kept_step', $(cat "$work/kept-a.err")"
+XDG_STATE_HOME=$kept_state run_app kept-b "${kp[@]}" --frames 2
+grep -q "^demo emergence_lab: kept run from step $kept_step$" "$work/kept-b.out" && ok || bad "kept run offered: $(grep '^demo' "$work/kept-b.out")"
+XDG_STATE_HOME=$kept_state run_app kept-c "${kp[@]}" --run-demos --resume-kept --frames 2
+progress=$(sed -n 's/^demo emergence_lab: [a-z]*, progress \([0-9.]*\),.*/\1/p' "$work/kept-c.out")
+grep -q "^demo emergence_lab: resumed a kept run$" "$work/kept-c.out" &&
+  python3 -c 'import sys; assert float(sys.argv[1]) >= int(sys.argv[2]) / 20000 - 1e-3' "$progress" "$kept_step" && ok ||
+  bad "resumed from step $kept_step: $(grep '^demo' "$work/kept-c.out")"
+echo '{"format": "icl-lab-kept-run", "demo": ' >"$kept_file"
+XDG_STATE_HOME=$kept_state run_app kept-d "${kp[@]}" --frames 2
+grep -q "^demo emergence_lab: kept run set aside: it is not JSON" "$work/kept-d.out" && [ -f "$kept_file.bad" ] && [ ! -e "$kept_file" ] &&
+  ok || bad "corrupt kept run: $(grep '^demo' "$work/kept-d.out"), $(ls "$kept_state/icl-lab/runs")"
 
 # ---- a saved answer with an option the check does not have --------
 # is dropped with a notice; the right answer is then graded (it used to error forever).
