@@ -117,27 +117,6 @@ Expected<ProbeStats> probe_over_splits(const Matrix& features, const Matrix& tar
     return ProbeStats{metrics::mean_sd(r2s), metrics::mean_sd(mses)};
 }
 
-double largest_eigenvalue(const Matrix& x) {  // of XᵀX / n, by power iteration
-    const int n = rows(x), d = cols(x);
-    std::vector<double> v((size_t)d, 1.0), u((size_t)d);
-    double lambda = 0.0;
-    for (int it = 0; it < 60; ++it) {
-        std::fill(u.begin(), u.end(), 0.0);
-        for (int i = 0; i < n; ++i) {
-            double xv = 0.0;
-            for (int a = 0; a < d; ++a) xv += double(x(i, a)) * v[(size_t)a];
-            for (int a = 0; a < d; ++a) u[(size_t)a] += double(x(i, a)) * xv / n;
-        }
-        double norm = 0.0;
-        for (double e : u) norm += e * e;
-        norm = std::sqrt(norm);
-        if (norm == 0.0) return 0.0;
-        lambda = norm;
-        for (int a = 0; a < d; ++a) v[(size_t)a] = u[(size_t)a] / norm;
-    }
-    return lambda;
-}
-
 class AlgorithmProbeSession : public AnalyticSession {
 public:
     AlgorithmProbeSession(const DemoContext& ctx, recipe::Recipe r, gpt::Model trained, gpt::Model untrained)
@@ -179,7 +158,7 @@ private:
                 return (f - yq) * (f - yq) / n;
             };
             ols_error_ += err(ols.value());
-            const auto gd = gd_path(x, s.y.data(), 1.0 / std::max(largest_eigenvalue(x), 1e-12), kMaxGd);
+            const auto gd = gd_path(x, s.y.data(), 1.0 / std::max(gram_largest_eigenvalue(x, 60), 1e-12), kMaxGd);
             const auto nw = iterative_newton_path(x, s.y.data(), kMaxNewton);
             for (size_t k = 0; k < gd.size(); ++k) gd_[k] += err(gd[k]);
             for (size_t k = 0; k < nw.size(); ++k) newton_[k] += err(nw[k]);

@@ -20,28 +20,6 @@ namespace {
 
 constexpr int kMaxGdSteps = 4096;
 
-// The largest eigenvalue of Ŝ = XᵀX / n by power iteration (Ŝ is positive semidefinite).
-double largest_eigenvalue(const Matrix& x) {
-    const int n = rows(x), d = cols(x);
-    std::vector<double> v((size_t)d, 1.0), u((size_t)d);
-    double lambda = 0.0;
-    for (int it = 0; it < 100; ++it) {
-        std::fill(u.begin(), u.end(), 0.0);
-        for (int i = 0; i < n; ++i) {
-            double xv = 0.0;
-            for (int a = 0; a < d; ++a) xv += double(x(i, a)) * v[(size_t)a];
-            for (int a = 0; a < d; ++a) u[(size_t)a] += double(x(i, a)) * xv / n;
-        }
-        double norm = 0.0;
-        for (double e : u) norm += e * e;
-        norm = std::sqrt(norm);
-        if (norm == 0.0) return 0.0;
-        lambda = norm;  // |Ŝ v| for a unit v: converges to λ_max
-        for (int a = 0; a < d; ++a) v[(size_t)a] = u[(size_t)a] / norm;
-    }
-    return lambda;
-}
-
 double query_error(const Weights& w, const RegressionTask& t) {
     double yhat = 0.0;
     for (size_t a = 0; a < w.size(); ++a) yhat += w[a] * t.x_query[a];
@@ -68,7 +46,7 @@ public:
         ls_ = 0.0;
         for (int t = 0; t < prompts; ++t) {
             const RegressionTask task_t = sample_task(rng, task, n);
-            const double eta = 1.0 / std::max(largest_eigenvalue(task_t.x), 1e-12);
+            const double eta = 1.0 / std::max(gram_largest_eigenvalue(task_t.x, 100), 1e-12);
             const auto gd = gd_path(task_t.x, task_t.y.data(), eta, kMaxGdSteps);
             const auto nw = iterative_newton_path(task_t.x, task_t.y.data(), iters);
             auto ls = least_squares(task_t.x, task_t.y.data(), 0.0);

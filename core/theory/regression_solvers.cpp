@@ -1,5 +1,6 @@
 #include "icl/regression_solvers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -81,6 +82,27 @@ Dense gamma(const Matrix& sigma, int n, double noise_var) {
 }
 
 }  // namespace
+
+double gram_largest_eigenvalue(const Matrix& x, int iterations) {
+    const int n = rows(x), d = cols(x);
+    std::vector<double> v((size_t)d, 1.0), u((size_t)d);
+    double lambda = 0.0;
+    for (int it = 0; it < iterations; ++it) {
+        std::fill(u.begin(), u.end(), 0.0);
+        for (int i = 0; i < n; ++i) {
+            double xv = 0.0;
+            for (int a = 0; a < d; ++a) xv += double(x(i, a)) * v[(size_t)a];
+            for (int a = 0; a < d; ++a) u[(size_t)a] += double(x(i, a)) * xv / n;
+        }
+        double norm = 0.0;
+        for (double e : u) norm += e * e;
+        norm = std::sqrt(norm);
+        if (norm == 0.0) return 0.0;
+        lambda = norm;  // |Ŝ v| for a unit v: converges to λ_max
+        for (int a = 0; a < d; ++a) v[(size_t)a] = u[(size_t)a] / norm;
+    }
+    return lambda;
+}
 
 std::vector<Weights> gd_path(const Matrix& x, const float* y, double eta, int steps) {
     return descend(x, y, nullptr, eta, steps);

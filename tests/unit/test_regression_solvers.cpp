@@ -269,3 +269,14 @@ TEST_CASE("solvers: Ahn's preconditioner for isotropic inputs is n / (n + d + 1)
     CHECK_FALSE(ahn_preconditioner(matrix(2, 3), n).ok());
     CHECK(ahn_preconditioner(identity(2), 0).error().message.find("at least one context pair") != std::string::npos);
 }
+
+TEST_CASE("solvers: the power iteration finds the largest eigenvalue of X^T X / n, written out for a rotated diagonal") {
+    // X = D Q with Q a rotation by 30 degrees: X^T X / n = Q^T (D^2 / n) Q has the
+    // eigenvalues of D^2 / n, here 3^2 / 2 = 4.5 and 1 / 2.
+    const double pi = std::acos(-1.0), c = std::cos(pi / 6), s = std::sin(pi / 6);
+    Matrix x = matrix(2, 2);
+    x(0, 0) = float(3 * c); x(0, 1) = float(3 * s);
+    x(1, 0) = float(-s);    x(1, 1) = float(c);
+    CHECK(icl::gram_largest_eigenvalue(x, 100) == doctest::Approx(4.5).epsilon(1e-5));
+    CHECK(icl::gram_largest_eigenvalue(matrix(3, 2), 100) == 0.0);  // X = 0
+}

@@ -22,6 +22,10 @@ namespace icl {
 
 using Weights = std::vector<double>;
 
+// The largest eigenvalue of Ŝ = XᵀX / n (x n × d; Ŝ positive semidefinite) after
+// `iterations` steps of power iteration from the all-ones vector; 0 when Ŝ v vanishes.
+double gram_largest_eigenvalue(const Matrix& x, int iterations);
+
 // The weights after each of 0..steps steps of w ← w − η ∇L(w), from w_0 = 0. -> steps + 1 of d
 std::vector<Weights> gd_path(const Matrix& x, const float* y, double eta, int steps);
 // The same with w ← w − P ∇L(w), P d × d.
