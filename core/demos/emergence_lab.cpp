@@ -414,7 +414,7 @@ Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
     }
     if (Status s = gpt::validate(c); !s) return s.error();
     if (model == "gru" && p.s("decay_on") == "attention" && p.f("weight_decay") > 0)
-        return make_error(ctx.text("error.decay_on_gru"));
+        return make_error(ctx.text("run_error.decay_on_gru"));
     // the shipped phase diagram; without it (a build without the file) the run has no such panel
     std::optional<grid::Grid> background;
     if (auto g = grid::load_shipped("emergence_grid"); g && g.value().demo == "emergence_lab") background = std::move(g.value());
