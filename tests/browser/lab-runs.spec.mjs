@@ -107,7 +107,7 @@ for (const { instance, demo } of LABS) {
     if (demo === 'emergence_lab') {
       // the note's words come from the catalogue, one sentence a seed, each naming it
       const catalogue = JSON.parse(fs.readFileSync(path.join(site, 'lessons/en/catalogue/emergence_lab.json'), 'utf8'));
-      const title = catalogue.what_changed || catalogue.messages?.what_changed;
+      const title = catalogue['note.changed.title'];
       verify(title && read.text.includes(title), `no "what changed" line (${title}) in: ${read.text.slice(-400)}`);
     }
   });
