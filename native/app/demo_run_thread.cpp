@@ -125,7 +125,7 @@ std::string DemoRun::keep_error() const {
 
 void DemoRun::keep_checkpoint() {
     if (keep_path_.empty()) return;
-    if (session_->done()) {  // a finished run is not kept
+    if (session_->done()) {  // a finished run leaves no file
         discard_kept_run(keep_path_);
         return;
     }
