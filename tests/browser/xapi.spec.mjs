@@ -101,7 +101,14 @@ const of = (verb) => lrs.statements.filter((s) => s.verb.id === `http://adlnet.g
 async function answer(check, value) {
   const section = page.locator(`section.check[data-check="${check.id}"]`);
   if (['numeric', 'text'].includes(check.type)) await section.locator('input.answer-text').fill(String(value));
-  else for (const v of [].concat(value)) await section.locator(`input[value="${String(v)}"]`).check();
+  else {
+    // A result drawn above can move the option while it is clicked (a layout shift under
+    // load): a click that did not take is tried once more.
+    for (const v of [].concat(value)) {
+      const option = section.locator(`input[value="${String(v)}"]`);
+      await option.check().catch(() => option.check());
+    }
+  }
   await section.locator('button[type=submit]').click();
   await page.waitForFunction((id) => ['correct', 'wrong'].includes(document.querySelector(`section.check[data-check="${id}"]`).dataset.verdict),
     check.id, { timeout: timeoutMs });
