@@ -111,7 +111,7 @@ Expected<ProbeStats> probe_over_splits(const Matrix& features, const Matrix& tar
         const Matrix pred = probe_predict(probe.value(), fh);
         double mse = 0;
         for (int i = 0; i < rows(fh); ++i)
-            for (int c = 0; c < cols(fh); ++c) mse += std::pow((double)pred(i, c) - th(i, c), 2) / rows(fh) / cols(fh);
+            for (int c = 0; c < cols(th); ++c) mse += std::pow((double)pred(i, c) - th(i, c), 2) / rows(th) / cols(th);
         mses.push_back(mse);
     }
     return ProbeStats{metrics::mean_sd(r2s), metrics::mean_sd(mses)};
