@@ -292,7 +292,8 @@ test('every panel kind draws from a fixture Result: axes, legend, log ticks, col
   verify(report.cutLabels.length === 0, `bar labels cut off at the figure's edge: ${report.cutLabels.join('; ')}`);
   verify(report.countTicks.length >= 4 && report.countTicks.every((t) => Number.isInteger(Number(t))), `ticks of a count axis: ${report.countTicks}`);
   verify(report.kinds.join(',') === 'scalars,lines,lines,heatmap,heatmap,bars,table,note,sparkles', `kinds ${report.kinds}`);
-  verify(report.scalars[0] === '1.50e-7' && report.scalars[1] === '—', `scalars shown as ${report.scalars}`);
+  // the core's display rule (display_number): 4 significant digits, exponent signed with two digits
+  verify(report.scalars[0] === '1.5e-07' && report.scalars[1] === '—', `scalars shown as ${report.scalars}`);
   verify(report.logLegend.length === 2, `legend entries: ${report.logLegend}`);
   verify(['1e-3', '0.01', '0.1', '1'].every((t) => report.logTicks.includes(t)) && ['10', '100'].every((t) => report.logTicks.includes(t)),
     `log ticks: ${report.logTicks}`);
