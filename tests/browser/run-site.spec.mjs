@@ -116,14 +116,15 @@ if (firstWithDemo) test.describe(() => {
       await showHeld(page);
       const section = page.locator(`section.demo[data-instance="${demo.name}"]`);
       const grab = async (locator) => {
-        const [download] = await Promise.all([page.waitForEvent('download'), locator.click()]);
+        const [download] = await Promise.all([page.waitForEvent('download', { timeout: 30000 }), locator.click({ timeout: 30000 })]);
         return fs.readFileSync(await download.path());
       };
       const csv = (await grab(section.locator('.demo-export button', { hasText: 'CSV' }))).toString();
       verify(csv.startsWith('# ') && csv.split('\n').length > 3, `CSV looks empty: ${csv.slice(0, 80)}`);
       const json = JSON.parse((await grab(section.locator('.demo-export button', { hasText: 'JSON' }))).toString());
       verify(json.result && json.result.done && json.params, 'JSON export lacks result or params');
-      const png = section.locator('button.png').first();
+      // a chart shown open (the rest of a result is folded under "More results")
+      const png = section.locator('button.png:visible').first();
       if (await png.count()) {
         const bytes = await grab(png);
         verify(bytes.subarray(1, 4).toString() === 'PNG' && bytes.length > 2000, `PNG export is ${bytes.length} bytes`);
