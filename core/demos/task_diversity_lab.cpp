@@ -10,7 +10,8 @@
 // x_k as (x_k, 0) then y_k as (0, …, 0, y_k); the prediction of y_k is read at x_k's
 // position, from the pairs before it and x_k. The seeds train side by side, each with its
 // own pool, model, batches and evaluation sequences; seed k may train in a worker of its
-// own (lane k).
+// own (lane k). The evaluation (dMMSE over up to 2^16 tasks is slow) runs in parts, one
+// unit each, after the training steps.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -105,53 +106,43 @@ constexpr int kEvalChunk = 16;              // evaluation sequences per unit (dM
 
 int eval_chunks(const Params& p) { return (p.i("eval_sequences") + kEvalChunk - 1) / kEvalChunk; }
 
-// One seed's run: its pool, model, evaluation sets, the evaluation's partial means and its
-// loss curve.
+// One seed's run: its pool, model, evaluation sets and the evaluation's partial means (its
+// training loss is the session's trace).
 struct SeedRun {
     Matrix pool;
     gpt::Model model;
     std::optional<gpt::Trainer> trainer;             // empty: another worker trains it (a lane)
     std::vector<task_pool::Sequence> eval_seqs[2];  // fresh and pool evaluation sets
     TaskDiversityEval partial[2];                    // their means over the chunks done
-    double smooth = 0, final_loss = NAN;
+    double final_loss = NAN;
     bool finished = false;
-    std::vector<double> loss_steps, loss;  // smoothed training loss, a point every 10 steps
 };
 
-nlohmann::json eval_json(const TaskDiversityEval& e) {
-    return {{"model", json_numbers(e.model)}, {"dmmse", json_numbers(e.dmmse)}, {"ridge", json_numbers(e.ridge)},
-            {"to_dmmse", e.to_dmmse}, {"to_ridge", e.to_ridge}};
-}
-Expected<TaskDiversityEval> eval_of_json(const nlohmann::json& j, long K) {
-    if (!j.is_object()) return make_error("an evaluation is not an object");
-    TaskDiversityEval e;
-    std::vector<double>* into[3] = {&e.model, &e.dmmse, &e.ridge};
-    const char* keys[3] = {"model", "dmmse", "ridge"};
-    for (int k = 0; k < 3; ++k) {
-        auto v = read_json_numbers(j, keys[k], K);
-        if (!v) return v.error();
-        *into[k] = v.value();
-    }
-    if (!j.contains("to_dmmse") || !j["to_dmmse"].is_number() || !j.contains("to_ridge") || !j["to_ridge"].is_number())
-        return make_error("'to_dmmse' or 'to_ridge' is not a number");
-    e.to_dmmse = j["to_dmmse"].get<double>();
-    e.to_ridge = j["to_ridge"].get<double>();
-    return e;
+// An evaluation's fields, both ways (a checkpoint's and a finished lane's): its curves have
+// at most `most` numbers (none before its first chunk), exactly `exact` when exact >= 0.
+void eval_fields(LaneState& io, TaskDiversityEval& a, long most, long exact) {
+    if (exact >= 0) io.numbers("model", a.model, exact);
+    else io.numbers_at_most("model", a.model, most, "numbers");
+    io.numbers("dmmse", a.dmmse, (long)a.model.size());
+    io.numbers("ridge", a.ridge, (long)a.model.size());
+    io.number("to_dmmse", a.to_dmmse);
+    io.number("to_ridge", a.to_ridge);
 }
 
-// Lane k (Session::lanes) is seed k: each seed draws its own pool, model, batches and
-// evaluation sequences, so a lane trained in another worker is the very model the whole
-// session trains.
-class TaskDiversitySession : public SeededLanesSession {
+// The seeds are the models TrainedLanesSession trains side by side, within its one "seed"
+// of `steps` training units and then 2 × eval_chunks evaluation units. Lane k
+// (Session::lanes) is seed k: each seed draws its own pool, model, batches and evaluation
+// sequences, so a lane trained in another worker is the very model the whole session trains.
+class TaskDiversitySession : public TrainedLanesSession {
 public:
     TaskDiversitySession(const DemoContext& ctx, task_pool::Knobs knobs, gpt::Config cfg)
-        : SeededLanesSession("task_diversity_lab", ctx.params.i("steps") + 2 * eval_chunks(ctx.params), 1, ctx.lane,
-                             seed_lanes(ctx.params.i("seeds"))),
+        : TrainedLanesSession("task_diversity_lab", ctx.params.i("steps"), 1, ctx.lane, seed_lanes(ctx.params.i("seeds")),
+                              ctx.params.i("seeds"), 0.9, 0.1),
           ctx_(ctx), knobs_(knobs), cfg_(std::move(cfg)), runs_((size_t)ctx.params.i("seeds")) {
+        evaluate_in_units(2 * eval_chunks(ctx.params));
         keep_checkpoints(ctx);
         batch_ = ctx.params.i("batch");
         eval_n_ = ctx.params.i("eval_sequences");
-        train_ = ctx.params.i("steps");
         const int T = 2 * knobs_.context;
         vectors_.assign((size_t)batch_ * T * (knobs_.dim + 1), 0.0f);
         targets_.assign((size_t)batch_ * T, 0.0f);
@@ -160,60 +151,6 @@ public:
             for (int i = 0; i < knobs_.context; ++i) mask_[(size_t)b * T + 2 * i] = 1;
         for (int i = 0; i < (int)runs_.size() && error_.empty(); ++i)
             if (trains(i)) begin(i);
-    }
-
-    // One unit, for every seed this session trains: an AdamW step on a fresh batch of pool
-    // sequences (the first `steps` units), then its evaluation, kEvalChunk sequences a unit
-    // (fresh tasks, then the pool's).
-    void step(int budget) override {
-        for (int u = 0; u < budget && seed_ < seeds_ && error_.empty(); ++u) {
-            for (size_t i = 0; i < runs_.size() && error_.empty(); ++i) {
-                SeedRun& r = runs_[i];
-                if (!r.trainer) continue;
-                if (step_ < train_) train_step(r, run_seed((int)i));
-                else evaluate_chunk(r, step_ - train_);
-                if (error_.empty() && step_ + 1 == steps_) finish(r);
-            }
-            if (!error_.empty()) return;
-            if (++step_ == steps_) seed_ = 1;
-        }
-    }
-    nlohmann::json lane_state() const override {
-        if (lane() == 0) return nullptr;
-        const SeedRun& r = runs_[(size_t)lane_arm(lane())];
-        nlohmann::json state = lane_progress_json(r.loss_steps, r.loss);
-        if (r.finished) {
-            state["fresh"] = eval_json(r.partial[0]);
-            state["pool"] = eval_json(r.partial[1]);
-            state["final_loss"] = std::isfinite(r.final_loss) ? nlohmann::json(r.final_loss) : nlohmann::json(nullptr);
-        }
-        return state;
-    }
-    Status take_lane(int k, const nlohmann::json& state) override {
-        if (!takes_lane(k)) return Session::take_lane(k, state);
-        auto progress = read_lane_progress(k, state);
-        if (!progress) return progress.error();
-        SeedRun& r = runs_[(size_t)lane_arm(k)];
-        if (progress.value().units >= steps_ && progress.value().error.empty()) {
-            TaskDiversityEval got[2];
-            const char* keys[2] = {"fresh", "pool"};
-            for (int s = 0; s < 2; ++s) {
-                if (!state.contains(keys[s])) return lane_state_error(k, std::string("'") + keys[s] + "' is missing");
-                auto e = eval_of_json(state[keys[s]], knobs_.context);
-                if (!e) return lane_state_error(k, std::string("'") + keys[s] + "': " + e.error().message);
-                got[s] = e.value();
-            }
-            const auto& fl = state.contains("final_loss") ? state["final_loss"] : nlohmann::json();
-            if (!fl.is_null() && !fl.is_number()) return lane_state_error(k, "'final_loss' is not a number");
-            r.partial[0] = got[0];
-            r.partial[1] = got[1];
-            r.final_loss = fl.is_number() ? fl.get<double>() : NAN;
-            r.finished = true;
-        }
-        r.loss_steps = progress.value().loss_steps;
-        r.loss = progress.value().loss;
-        took_lane(k, progress.value());
-        return Ok{};
     }
     std::vector<Panel> panels() const override;
     // The sentence the result opens with: the verdict that titles the scalars.
@@ -232,23 +169,14 @@ protected:
             SeedRun& r = runs_[i];
             const std::string key = "seed" + std::to_string(i);
             io.object(key.c_str(), [&](LaneState& f) {
-                f.numbers_at_most("loss_steps", r.loss_steps, train_ / 10 + 1, "points");
-                f.numbers("loss", r.loss, (long)r.loss_steps.size());
-                f.number("smooth", r.smooth);
+                checkpoint_trace(f, (int)i);
                 f.number("final_loss", r.final_loss);
                 double finished = r.finished ? 1 : 0;
                 f.number("finished", finished);
                 r.finished = finished == 1;
                 const char* sets[2] = {"fresh", "pool"};
                 for (int s = 0; s < 2; ++s)
-                    f.object(sets[s], [&](LaneState& e) {
-                        TaskDiversityEval& a = r.partial[s];
-                        e.numbers_at_most("model", a.model, knobs_.context, "numbers");
-                        e.numbers("dmmse", a.dmmse, (long)a.model.size());
-                        e.numbers("ridge", a.ridge, (long)a.model.size());
-                        e.number("to_dmmse", a.to_dmmse);
-                        e.number("to_ridge", a.to_ridge);
-                    });
+                    f.object(sets[s], [&](LaneState& e) { eval_fields(e, r.partial[s], knobs_.context, -1); });
                 if (r.trainer) checkpoint_model(f, "model", r.model, *r.trainer);
             });
         }
@@ -256,11 +184,41 @@ protected:
 
 private:
     void drop_model(int arm) override { runs_[(size_t)arm].trainer.reset(); }
-    uint64_t run_seed(int i) const { return ctx_.seed * 1000 + (uint64_t)i; }
+    uint64_t model_seed(int i) const { return ctx_.seed * 1000 + (uint64_t)i; }
+
+    // A lane's fields beyond its loss: once it is finished, its evaluations and final loss.
+    struct LaneResults {
+        double finished = 0, final_loss = NAN;
+        TaskDiversityEval sets[2];
+    };
+    void lane_fields(LaneState& io, LaneResults& r) const {
+        io.number("finished", r.finished);
+        if (r.finished != 1) return;
+        io.object("fresh", [&](LaneState& e) { eval_fields(e, r.sets[0], knobs_.context, knobs_.context); });
+        io.object("pool", [&](LaneState& e) { eval_fields(e, r.sets[1], knobs_.context, knobs_.context); });
+        io.number("final_loss", r.final_loss);
+    }
+    void write_lane(int arm, LaneState& out) const override {
+        const SeedRun& run = runs_[(size_t)arm];
+        LaneResults r{run.finished ? 1.0 : 0.0, run.final_loss, {run.partial[0], run.partial[1]}};
+        lane_fields(out, r);
+    }
+    Status read_lane(int arm, LaneState& in) override {
+        LaneResults r;
+        lane_fields(in, r);
+        if (Status st = in.status(); !st) return st;
+        if (r.finished != 1) return Ok{};
+        SeedRun& run = runs_[(size_t)arm];
+        run.partial[0] = r.sets[0];
+        run.partial[1] = r.sets[1];
+        run.final_loss = r.final_loss;
+        run.finished = true;
+        return Ok{};
+    }
 
     void begin(int i) {
         SeedRun& r = runs_[(size_t)i];
-        const uint64_t seed = run_seed(i);
+        const uint64_t seed = model_seed(i);
         auto pool = task_pool::make_pool(knobs_, seed);
         if (!pool) { error_ = pool.error().message; return; }
         r.pool = std::move(pool.value());
@@ -280,8 +238,12 @@ private:
         r.eval_seqs[0] = task_pool::sample(knobs_, r.pool, task_pool::Source::fresh, eval_n_, es);
         r.eval_seqs[1] = task_pool::sample(knobs_, r.pool, task_pool::Source::pool, eval_n_, es);
     }
-    void train_step(SeedRun& r, uint64_t seed) {
-        const auto seqs = task_pool::sample(knobs_, r.pool, task_pool::Source::pool, batch_, seed * 1000003ull + (uint64_t)step_ + 1);
+    void draw_batch() override {}  // each seed draws its own, from its own pool (train_step)
+    // An AdamW step of seed `arm`'s model on a fresh batch of its pool's sequences.
+    std::optional<double> train_step(int arm) override {
+        SeedRun& r = runs_[(size_t)arm];
+        const auto seqs = task_pool::sample(knobs_, r.pool, task_pool::Source::pool, batch_,
+                                            model_seed(arm) * 1000003ull + (uint64_t)step_ + 1);
         const int T = 2 * knobs_.context, D = knobs_.dim;
         for (int b = 0; b < batch_; ++b) {
             const Matrix v = task_pool::vectors(seqs[(size_t)b]);
@@ -294,23 +256,18 @@ private:
         batch.vectors = vectors_.data();
         batch.target_vectors = targets_.data();
         batch.target_mask = mask_.data();
-        auto loss = r.trainer->step(batch);
-        if (!loss) { error_ = loss.error().message; return; }
-        r.smooth = step_ == 0 ? loss.value() : 0.9 * r.smooth + 0.1 * loss.value();
-        if ((step_ + 1) % 10 == 0 || step_ + 1 == train_) {
-            r.loss_steps.push_back(step_ + 1);
-            r.loss.push_back(r.smooth);
-        }
+        return loss_of(r.trainer->step(batch));
     }
     // Chunk c of the evaluation: set c / chunks (0 fresh, 1 pool), its (c % chunks)-th
     // kEvalChunk sequences, added to the set's means with their share of the sequences.
-    void evaluate_chunk(SeedRun& r, int c) {
+    Status evaluate_unit(int arm, int c) override {
+        SeedRun& r = runs_[(size_t)arm];
         const int chunks = eval_chunks(ctx_.params), set = c / chunks, first = (c % chunks) * kEvalChunk;
         const auto& all = r.eval_seqs[set];
         const int n = std::min(kEvalChunk, (int)all.size() - first);
         const std::vector<task_pool::Sequence> part(all.begin() + first, all.begin() + first + n);
         auto e = task_diversity_evaluate(r.model, knobs_, r.pool, part);
-        if (!e) { error_ = e.error().message; return; }
+        if (!e) return e.error();
         const double w = (double)n / (double)all.size();
         TaskDiversityEval& acc = r.partial[set];
         if (acc.model.empty()) acc = {std::vector<double>(e.value().model.size(), 0.0), std::vector<double>(e.value().model.size(), 0.0),
@@ -322,18 +279,25 @@ private:
         }
         acc.to_dmmse += w * e.value().to_dmmse;
         acc.to_ridge += w * e.value().to_ridge;
+        return Ok{};
     }
-    void finish(SeedRun& r) {
-        r.final_loss = train_ ? r.smooth : NAN;
-        r.finished = true;
-        r.eval_seqs[0].clear();
-        r.eval_seqs[1].clear();
+    // Every seed this session trains has its evaluation: it is finished.
+    Status evaluate_seed() override {
+        for (size_t i = 0; i < runs_.size(); ++i) {
+            if (!trains((int)i)) continue;
+            SeedRun& r = runs_[i];
+            r.final_loss = train_steps() ? trace((int)i).smooth : NAN;
+            r.finished = true;
+            r.eval_seqs[0].clear();
+            r.eval_seqs[1].clear();
+        }
+        return Ok{};
     }
 
     DemoContext ctx_;
     task_pool::Knobs knobs_;
     gpt::Config cfg_;
-    int batch_ = 0, eval_n_ = 0, train_ = 0;
+    int batch_ = 0, eval_n_ = 0;
     std::vector<SeedRun> runs_;
     std::vector<float> vectors_, targets_;  // one training batch, shared by the seeds in turn
     std::vector<uint8_t> mask_;
@@ -440,7 +404,7 @@ std::vector<Panel> TaskDiversitySession::panels() const {
 
     LinesPanel loss{msg("panel.loss.title"), msg("panel.step_axis"), msg("panel.loss_axis"), false, true, {}};
     for (size_t s = 0; s < runs_.size(); ++s)
-        loss.series.push_back({msg("series.seed", {{"seed", (int)s}}), runs_[s].loss_steps, runs_[s].loss, {}, false});
+        loss.series.push_back({msg("series.seed", {{"seed", (int)s}}), trace((int)s).steps, trace((int)s).loss, {}, false});
     panels.push_back(std::move(loss));
 
     TablePanel t{msg("panel.seeds.title"),

@@ -3,7 +3,8 @@
 // worker (Session::lanes): fast_weights' delta-rule and softmax models, momentum_attention's
 // model with the momentum term, induction_heads' 1-layer control. SeededLanesSession
 // counts the units and answers done, waiting, progress and offload the same way for each;
-// TrainedLanesSession, on top of it, runs the training loop over seeds, keeps each model's
+// TrainedLanesSession, on top of it, runs the training loop over seeds (and, where a demo
+// asks for one, an evaluation phase after each seed's training), keeps each model's
 // smoothed training loss and writes and reads a lane's state, so that the demo only draws
 // a batch, steps a model, evaluates a seed and lists its lane's fields.
 #pragma once
@@ -146,13 +147,14 @@ protected:
     nlohmann::json lane_progress_json(const std::vector<double>& loss_steps, const std::vector<double>& loss) const {
         return {{"steps", units_done()}, {"error", error_}, {"loss_steps", json_numbers(loss_steps)}, {"loss", json_numbers(loss)}};
     }
-    Expected<LaneProgress> read_lane_progress(int k, const nlohmann::json& state) const {
+    // most: the points a trace may have.
+    Expected<LaneProgress> read_lane_progress(int k, const nlohmann::json& state, long most) const {
         LaneProgress p;
         if (Status st = read_lane_header(state, units(), p.units, p.error); !st) return lane_state_error(k, st.error().message);
         auto xs = read_json_numbers(state, "loss_steps", -1);
         if (!xs) return lane_state_error(k, xs.error().message);
-        if ((long long)xs.value().size() > steps_ / 10)
-            return lane_state_error(k, "'loss_steps' has more than " + std::to_string(steps_ / 10) + " numbers");
+        if ((long)xs.value().size() > most)
+            return lane_state_error(k, "'loss_steps' has more than " + std::to_string(most) + " numbers");
         auto ys = read_json_numbers(state, "loss", (long)xs.value().size());
         if (!ys) return lane_state_error(k, ys.error().message);
         p.loss_steps = xs.value();
@@ -207,22 +209,30 @@ protected:
 
 class TrainedLanesSession : public SeededLanesSession {
 public:
-    // One unit = one optimizer step of each model this session trains, on the same batch.
-    // Every session draws every batch, so a lane trains on the very batches the whole
-    // session would. A seed's last step evaluates it and begins the next.
+    // One training unit = one optimizer step of each model this session trains, on the
+    // same batch. Every session draws every batch, so a lane trains on the very batches the
+    // whole session would. Then, where the demo asked for them (evaluate_in_units), its
+    // evaluation units, each a part of every model's evaluation. A seed's last unit
+    // evaluates it and begins the next.
     void step(int budget) final {
         for (int u = 0; u < budget && seed_ < seeds_ && error_.empty(); ++u) {
-            draw_batch();
-            for (int arm = 0; arm < models_; ++arm) {
-                if (!trains(arm)) continue;  // another lane's
-                const std::optional<double> loss = train_step(arm);
-                if (!loss) return;  // train_step set error_
-                LossTrace& t = traces_[(size_t)arm];
-                t.smooth = step_ == 0 ? *loss : keep_ * t.smooth + add_ * *loss;
-                if ((step_ + 1) % 10 == 0 && seed_ == 0) {
-                    t.steps.push_back(step_ + 1);
-                    t.loss.push_back(t.smooth);
+            if (step_ < train_steps_) {
+                draw_batch();
+                for (int arm = 0; arm < models_; ++arm) {
+                    if (!trains(arm)) continue;  // another lane's
+                    const std::optional<double> loss = train_step(arm);
+                    if (!loss) return;  // train_step set error_
+                    LossTrace& t = traces_[(size_t)arm];
+                    t.smooth = step_ == 0 ? *loss : keep_ * t.smooth + add_ * *loss;
+                    if (((step_ + 1) % 10 == 0 || (trace_last_ && step_ + 1 == train_steps_)) && seed_ == 0) {
+                        t.steps.push_back(step_ + 1);
+                        t.loss.push_back(t.smooth);
+                    }
                 }
+            } else {
+                for (int arm = 0; arm < models_; ++arm)
+                    if (trains(arm))
+                        if (Status st = evaluate_unit(arm, step_ - train_steps_); !st) { error_ = st.error().message; return; }
             }
             ++step_;
             if (Status st = after_step(); !st) { error_ = st.error().message; return; }
@@ -254,7 +264,7 @@ public:
     // it is the session's, in the lane's words. A state refused changes nothing.
     Status take_lane(int k, const nlohmann::json& state) final {
         if (!takes_lane(k)) return Session::take_lane(k, state);
-        auto progress = read_lane_progress(k, state);
+        auto progress = read_lane_progress(k, state, trace_points());
         if (!progress) return progress.error();
         LaneState in(state);
         if (Status st = read_lane(lane_arm(k), in); !st) return lane_state_error(k, st.error().message);
@@ -270,15 +280,32 @@ protected:
     // SeededLanesSession's.
     TrainedLanesSession(std::string id, int steps, int seeds, int lane, std::vector<int> lane_arms, int models, double keep,
                         double add)
-        : SeededLanesSession(std::move(id), steps, seeds, lane, std::move(lane_arms)), models_(models), keep_(keep), add_(add),
-          traces_((size_t)models) {}
+        : SeededLanesSession(std::move(id), steps, seeds, lane, std::move(lane_arms)), train_steps_(steps), models_(models),
+          keep_(keep), add_(add), traces_((size_t)models) {}
+    // In its constructor, for a demo whose evaluation of a seed is too long for one unit:
+    // `units` more units a seed after its `steps` of training, each calling evaluate_unit
+    // for every model this session trains; the loss trace then also keeps a point at the
+    // last training step (so that its curve ends there).
+    void evaluate_in_units(int units) {
+        steps_ = train_steps_ + units;
+        trace_last_ = true;
+    }
+    // Evaluation unit `unit` (0 ..) of model `arm`, once it is trained.
+    virtual Status evaluate_unit(int arm, int unit) {
+        (void)arm;
+        (void)unit;
+        return Ok{};
+    }
+    // The optimizer steps a seed.
+    int train_steps() const { return train_steps_; }
     // The training batch of the step about to run (every model trains on it).
     virtual void draw_batch() = 0;
     // One optimizer step of model `arm` on that batch: its loss, or none once it has set error_.
     virtual std::optional<double> train_step(int arm) = 0;
     // After every unit (step_ counts it): e.g. a periodic evaluation.
     virtual Status after_step() { return Ok{}; }
-    // The seed's models are trained: evaluate them (seed_ is the seed's index).
+    // The seed's models are trained (and their evaluation units done): evaluate them (seed_
+    // is the seed's index).
     virtual Status evaluate_seed() = 0;
     // Make the next seed's models (seed_ is its index; step_ is 0 again); the constructor
     // makes the first seed's (a demo of one seed has no other).
@@ -310,12 +337,16 @@ protected:
     // Model `arm`'s trace as fields of a checkpoint (checkpoint_fields), both ways.
     void checkpoint_trace(LaneState& io, int arm) {
         LossTrace& t = traces_[(size_t)arm];
-        io.numbers_at_most("loss_steps", t.steps, steps_ / 10, "points");
+        io.numbers_at_most("loss_steps", t.steps, trace_points(), "points");
         io.numbers("loss", t.loss, (long)t.steps.size());
         io.number("smooth", t.smooth);
     }
 
 private:
+    // The points a trace may have.
+    long trace_points() const { return train_steps_ / 10 + (trace_last_ && train_steps_ % 10 != 0 ? 1 : 0); }
+    int train_steps_ = 0;
+    bool trace_last_ = false;
     int models_ = 1;
     double keep_ = 0.9, add_ = 0.1;
     std::vector<LossTrace> traces_;  // [arm]
