@@ -56,6 +56,7 @@
 #include "icl/kernels.h"
 #include "icl/profile.h"
 #include "icl/rng.h"
+#include "icl/run_slices.h"
 #include "icl/worker_api.h"
 #include "peak.h"
 
@@ -313,19 +314,19 @@ int phase_change(bool profiled, bool lane0) {
             return 1;
         }
     }
-    double budget = 1, posted = -1e9;
+    icl::SliceClock clock = icl::slice_clock(1, 25.0, 250.0);  // web/src/worker.js's SLICE_MS and POST_MS
     for (int slice = 1;; ++slice) {
         const double s0 = wall_ms();
-        const bool snapshot = s0 - posted >= 250.0;  // web/src/worker.js's POST_MS
-        const std::string text = api.step(handle, (int)budget, snapshot);
+        const bool snapshot = icl::snapshot_due(clock, s0);
+        const std::string text = api.step(handle, clock.budget, snapshot);
         const double ms = wall_ms() - s0;
         core_ms += ms;
-        budget = std::max(1.0, std::min(65536.0, std::round(budget * (ms > 0.5 ? 25.0 / ms : 4.0))));
+        icl::slice_took(clock, ms);
         if (profiled) icl::profile::stop();
         const json result = json::parse(text);
         if (profiled) icl::profile::start();
         if (!snapshot && !result.contains("panels") && !result.contains("error")) continue;  // where the run is
-        posted = wall_ms();
+        clock.posted_ms = wall_ms();
         if (!result.contains("panels")) {
             std::fprintf(stderr, "induction_heads: %s\n", result.dump().c_str());
             return 1;

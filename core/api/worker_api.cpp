@@ -10,6 +10,7 @@
 #include "icl/json_depth.h"
 #include "icl/progress.h"
 #include "icl/quiz.h"
+#include "icl/run_slices.h"
 
 namespace icl {
 
@@ -202,7 +203,8 @@ std::string WorkerApi::step(int handle, int budget, bool snapshot) {
     if (budget < 1) return error_json("the step budget must be at least 1");
     try {
         Session& s = *it->second;
-        if (!s.done() && !s.waiting()) s.step(budget);
+        std::vector<std::pair<int, json>> none;  // lane states come by take_lane
+        (void)run_slice(s, budget, none);
         if (s.lane() > 0) {  // a lane: its state, for the session that offloaded it
             json out{{"lane", s.lane()}, {"done", s.done()}, {"progress", s.progress()}};
             if (snapshot || s.done()) out["state"] = s.lane_state();

@@ -66,7 +66,8 @@ private:
     void keep_checkpoint();            // the worker: writes session_'s checkpoint
 #ifndef __EMSCRIPTEN__
     void work();
-    void take_lane_states();     // the worker: hands the lanes' posted states to session_
+    // The worker: the lanes' states posted since it last asked (none without lanes).
+    std::vector<std::pair<int, nlohmann::json>> posted_lane_states();
     std::thread worker_;
     // Lanes 1.. of session_, each a session of its own on its own thread, posting its
     // lane_state() to `lane_states_` (at most every publish interval, and its last).

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include <icl/demo_checkpoint.h>
+#include <icl/run_slices.h>
 
 #include "kept_run.h"
 
@@ -17,10 +18,26 @@ namespace {
 // One step() call does this many units of work (optimizer steps for a training demo);
 // small, so a stop is quick and snapshots are frequent.
 const int kStepBudget = 1;
-// Snapshots are published at most this often while the session runs.
+// Snapshots are published (a lane's state posted) at most this often while the session runs.
 const auto kPublishInterval = std::chrono::milliseconds(30);
 // A kept run's checkpoint is written this often while it trains (and when it stops).
 const auto kKeepInterval = std::chrono::seconds(3);
+
+// The slices of a run or a lane: kStepBudget units each, a snapshot every kPublishInterval
+// by a clock that starts now (the first snapshot is the one start() took).
+struct Clock {
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    icl::SliceClock slices = icl::slice_clock(kStepBudget, 0, std::chrono::duration<double, std::milli>(kPublishInterval).count());
+    Clock() { slices.posted_ms = 0; }
+    double now_ms() const { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); }
+    // Whether a snapshot is due; if so, it counts as taken now.
+    bool snapshot() {
+        const double now = now_ms();
+        if (!icl::snapshot_due(slices, now)) return false;
+        slices.posted_ms = now;
+        return true;
+    }
+};
 }  // namespace
 
 icl::Expected<std::unique_ptr<DemoRun>> DemoRun::start(const std::string& demo_id, const nlohmann::json& params,
@@ -88,14 +105,11 @@ void DemoRun::train_lane(Lane& lane) {
         lane_posted_.notify_all();
     };
     try {
-        auto last_post = std::chrono::steady_clock::now();
+        Clock clock;
+        std::vector<std::pair<int, nlohmann::json>> none;  // a lane takes no lane's states
         while (!stop_requested_ && !lanes_stop_ && !lane.session->done()) {
-            lane.session->step(kStepBudget);
-            const auto now = std::chrono::steady_clock::now();
-            if (now - last_post >= kPublishInterval) {
-                post();
-                last_post = now;
-            }
+            if (!icl::run_slice(*lane.session, clock.slices.budget, none)) break;
+            if (clock.snapshot()) post();
         }
         post();
     } catch (const std::exception& e) {
@@ -103,14 +117,12 @@ void DemoRun::train_lane(Lane& lane) {
     }
 }
 
-void DemoRun::take_lane_states() {
+std::vector<std::pair<int, nlohmann::json>> DemoRun::posted_lane_states() {
     std::vector<std::pair<int, nlohmann::json>> states;
-    {
-        std::lock_guard<std::mutex> lock(lane_mutex_);
-        states.swap(lane_states_);
-    }
-    for (const auto& [k, state] : states)
-        if (icl::Status s = session_->take_lane(k, state); !s) throw std::runtime_error(s.error().message);
+    if (lanes_.empty()) return states;
+    std::lock_guard<std::mutex> lock(lane_mutex_);
+    states.swap(lane_states_);
+    return states;
 }
 
 std::string DemoRun::notice() const {
@@ -155,23 +167,20 @@ void DemoRun::work() {
     setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
 #endif
     try {
-        auto last_publish = std::chrono::steady_clock::now();
-        auto last_keep = last_publish;
+        Clock clock;
+        auto last_keep = clock.t0;
         while (!stop_requested_ && !session_->done()) {
-            if (!lanes_.empty()) take_lane_states();
-            if (session_->waiting()) {  // its own steps done: until a lane posts (or a stop)
+            std::vector<std::pair<int, nlohmann::json>> posted = posted_lane_states();
+            const auto did = icl::run_slice(*session_, clock.slices.budget, posted);
+            if (!did) throw std::runtime_error(did.error().message);
+            if (did.value() == icl::SliceEnd::waiting) {  // its own steps done: until a lane posts (or a stop)
                 std::unique_lock<std::mutex> lock(lane_mutex_);
                 lane_posted_.wait_for(lock, kPublishInterval, [this] { return !lane_states_.empty() || stop_requested_; });
                 continue;
             }
-            session_->step(kStepBudget);
-            ++steps_;
-            const auto now = std::chrono::steady_clock::now();
-            if (now - last_publish >= kPublishInterval) {
-                publish();
-                last_publish = now;
-            }
-            if (now - last_keep >= kKeepInterval) {
+            if (did.value() == icl::SliceEnd::stepped) ++steps_;
+            if (clock.snapshot()) publish();
+            if (const auto now = std::chrono::steady_clock::now(); now - last_keep >= kKeepInterval) {
                 keep_checkpoint();
                 last_keep = now;
             }
