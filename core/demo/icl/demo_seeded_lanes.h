@@ -1,7 +1,9 @@
 // The lane bookkeeping of a demo that trains a few models side by side, seed after seed,
 // `steps` units a seed, of which some models — its lanes 1.. — may each train in another
 // worker (Session::lanes): fast_weights' delta-rule and softmax models, momentum_attention's
-// model with the momentum term, induction_heads' 1-layer control. SeededLanesSession
+// model with the momentum term, induction_heads' 1-layer control, emergence_lab's and
+// task_diversity_lab's seeds (task_diversity_lab also evaluates in units of their own,
+// after the training, as its ridge / dMMSE comparison is too slow for one). SeededLanesSession
 // counts the units and answers done, waiting, progress and offload the same way for each;
 // TrainedLanesSession, on top of it, runs the training loop over seeds (and, where a demo
 // asks for one, an evaluation phase after each seed's training), keeps each model's
