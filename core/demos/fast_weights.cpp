@@ -150,8 +150,10 @@ private:
         std::vector<float> O((size_t)T * hs), states((size_t)T * rows * hs), fq(hs);
         for (int l = 0; l < cfg_.layers; ++l)
             for (int h = 0; h < H; ++h) {
-                const std::vector<float> q = acts.head_qkv(l, 0, 0, h), k = acts.head_qkv(l, 1, 0, h),
-                                         v = acts.head_qkv(l, 2, 0, h);  // batch row 0, (T,hs) each
+                // batch row 0's (T,hs) each, copied contiguous for the head's kernel
+                const Matrix q = gpt::head_qkv(acts, l, 0, h, gpt::Qkv::q).value(),
+                             k = gpt::head_qkv(acts, l, 0, h, gpt::Qkv::k).value(),
+                             v = gpt::head_qkv(acts, l, 0, h, gpt::Qkv::v).value();
                 gpt::fast_weight_head(gpt::AttentionKind::linear, O.data(), states.data(), q.data(), k.data(),
                                       v.data(), nullptr, T, hs);
                 // S after "<s>" belongs to the zero-shot part; the demonstrations (tokens

@@ -98,12 +98,6 @@ void split_heads(float* q, float* k, float* v, const float* qkv, int B, int T, i
         }
 }
 
-// dst (T,hs) rows ldd floats apart = src (T,hs) rows lds apart: one head gathered from
-// wider rows into its own (T,hs), or scattered back
-void copy_rows(float* dst, size_t ldd, const float* src, size_t lds, int T, int hs) {
-    for (int t = 0; t < T; ++t) copy_head(dst + (size_t)t * ldd, src + (size_t)t * lds, hs);
-}
-
 // three (B,H,T,hs) -> (B,T,3C): the inverse of split_heads
 void merge_heads(float* qkv, const float* q, const float* k, const float* v, int B, int T, int C,
                  int H) {
@@ -153,16 +147,7 @@ void apply_residual_adds(float* x /* (B,T,C) */, const Hooks* hooks, int layer, 
     }
 }
 
-
 }  // namespace
-
-std::vector<float> Activations::head_qkv(int layer, int which, int b, int h) const {
-    const int hs = C / H;
-    std::vector<float> out((size_t)T * hs);
-    copy_rows(out.data(), hs, ptr(blocks[(size_t)layer].qkv) + (size_t)b * T * 3 * C + (size_t)which * C + (size_t)h * hs,
-              3 * (size_t)C, T, hs);
-    return out;
-}
 
 // ---- linear ---------------------------------------------------------------------------
 

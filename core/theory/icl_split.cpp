@@ -11,18 +11,17 @@ namespace icl {
 HeadSplit split_head(const gpt::Activations& acts, const gpt::Config& c, int layer, int head, int b, int t,
                      int demo_from, int demo_to) {
     const int H = c.heads, hs = c.width / H;
-    const std::vector<float> qs = acts.head_qkv(layer, 0, b, head), Ks = acts.head_qkv(layer, 1, b, head),
-                             Vs = acts.head_qkv(layer, 2, b, head);
-    const float* q = qs.data() + (size_t)t * hs;  // (hs)
-    const float* K = Ks.data();                    // (T,hs)
-    const float* V = Vs.data();                    // (T,hs)
+    const gpt::View Q = gpt::head_qkv(acts, layer, b, head, gpt::Qkv::q).value(),  // (T,hs) each
+        K = gpt::head_qkv(acts, layer, b, head, gpt::Qkv::k).value(),
+        V = gpt::head_qkv(acts, layer, b, head, gpt::Qkv::v).value();
+    const auto q = xt::view(Q, t);  // (hs) at the query
     HeadSplit s;
     // the two fast-weight matrices (hs,hs): W[r][c] = Σ v_i[r] k_i[c]
     std::vector<double> w_zsl((size_t)hs * hs, 0.0), w_icl((size_t)hs * hs, 0.0);
     for (int i = 0; i <= t; ++i) {
         std::vector<double>& w = i >= demo_from && i < demo_to ? w_icl : w_zsl;
         for (int r = 0; r < hs; ++r)
-            for (int cc = 0; cc < hs; ++cc) w[(size_t)r * hs + cc] += (double)V[(size_t)i * hs + r] * K[(size_t)i * hs + cc];
+            for (int cc = 0; cc < hs; ++cc) w[(size_t)r * hs + cc] += (double)V(i, r) * K(i, cc);
     }
     s.zsl.assign((size_t)hs, 0.0f);
     s.icl.assign((size_t)hs, 0.0f);
@@ -30,8 +29,8 @@ HeadSplit split_head(const gpt::Activations& acts, const gpt::Config& c, int lay
     for (int r = 0; r < hs; ++r) {
         double z = 0, d = 0;
         for (int cc = 0; cc < hs; ++cc) {
-            z += w_zsl[(size_t)r * hs + cc] * q[cc];
-            d += w_icl[(size_t)r * hs + cc] * q[cc];
+            z += w_zsl[(size_t)r * hs + cc] * q(cc);
+            d += w_icl[(size_t)r * hs + cc] * q(cc);
         }
         s.zsl[(size_t)r] = (float)z;
         s.icl[(size_t)r] = (float)d;
@@ -40,8 +39,8 @@ HeadSplit split_head(const gpt::Activations& acts, const gpt::Config& c, int lay
     std::vector<double> attn((size_t)hs, 0.0);
     for (int i = 0; i <= t; ++i) {
         double score = 0;
-        for (int cc = 0; cc < hs; ++cc) score += (double)K[(size_t)i * hs + cc] * q[cc];
-        for (int r = 0; r < hs; ++r) attn[(size_t)r] += score * V[(size_t)i * hs + r];
+        for (int cc = 0; cc < hs; ++cc) score += (double)K(i, cc) * q(cc);
+        for (int r = 0; r < hs; ++r) attn[(size_t)r] += score * V(i, r);
     }
     double largest = 0, worst = 0;
     for (int r = 0; r < hs; ++r) {

@@ -288,11 +288,9 @@ struct Activations {
     float* ptr(size_t offset) { return buf.data() + offset; }
 
     // read hooks (valid after forward); attention maps, head outputs and the residual
-    // stream are read as views through gpt_probe.h
+    // stream, a head's q, k, v are read as views through gpt_probe.h
     const float* logits_ptr() const { return ptr(logits); }                   // (B,T,V)
     const float* predictions() const { return ptr(yhat); }                    // (B,T,D_out)
-    // head h's q (which = 0), k (1) or v (2) at batch row b's positions, gathered  (T,hs)
-    std::vector<float> head_qkv(int layer, int which, int b, int h) const;
     // residual stream after `layer`: 0 = embeddings, l = after block l   (B,T,C)
     const float* residual(int layer) const;
 };
