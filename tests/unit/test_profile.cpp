@@ -1,0 +1,60 @@
+// The profiler's role tags: a kernel run inside a role is charged to "<context> <role>
+// <kernel>", the role's own time outside its kernels to "<context> <role>", and with the
+// timers off a role registers nothing. The scopes are driven by hand here (the macros
+// compile in only with -DICL_PROFILE=ON, the benchmark trees).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "icl/profile.h"
+
+using namespace icl;
+
+namespace {
+
+std::vector<std::string> phase_names() {
+    std::vector<std::string> names;
+    for (const profile::Phase& p : profile::take()) names.push_back(p.name);
+    return names;
+}
+
+bool has(const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+TEST_CASE("profile: a role names the kernels inside it within the context around it, and costs nothing when off") {
+    static std::vector<int> kernel_ids;  // one kernel's call site: its phase per context
+    const size_t before = phase_names().size();
+    {
+        const profile::Role off("role-test-off");  // timers off: no phase
+    }
+    CHECK(phase_names().size() == before);
+    CHECK_FALSE(has(phase_names(), "role-test-off"));
+
+    profile::start();
+    {
+        const profile::Context fwd(profile::phase_id("role-test-fwd"));
+        for (const char* role : {"qkv", "fc"}) {
+            const profile::Role r(role);
+            const profile::Scope kernel(profile::detail::kernel_phase(kernel_ids, "matmul"));
+        }
+        const profile::Scope kernel(profile::detail::kernel_phase(kernel_ids, "matmul"));  // after the roles
+    }
+    {
+        const profile::Context bwd(profile::phase_id("role-test-bwd"));
+        const profile::Role r("qkv");
+        const profile::Scope kernel(profile::detail::kernel_phase(kernel_ids, "matmul"));
+    }
+    profile::stop();
+    const std::vector<std::string> names = phase_names();
+    CHECK(has(names, "role-test-fwd qkv matmul"));
+    CHECK(has(names, "role-test-fwd fc matmul"));
+    CHECK(has(names, "role-test-bwd qkv matmul"));
+    CHECK(has(names, "role-test-fwd qkv"));      // the role's own time
+    CHECK(has(names, "role-test-fwd matmul"));   // the context is back once the role ends
+    CHECK_FALSE(has(names, "role-test-fwd qkv fc matmul"));  // roles do not nest by accident
+}
