@@ -95,13 +95,25 @@ private:
     int outer_ = -1;  // the context around this one (-1: timers were off)
 };
 
-// A context named by a role within the current one (ICL_PROFILE_ROLE).
+// A context named by a role within the current one (ICL_PROFILE_ROLE). Only a name for
+// the kernels inside: the role's own code stays charged to the phase around it, so a
+// profile lists "<context> <role> <kernel>" and no row for the role itself.
 class Role {
 public:
-    explicit Role(const char* role) : context_(detail::on ? detail::role_phase(role) : 0) {}
+    explicit Role(const char* role) {
+        if (detail::on) {
+            outer_ = detail::context;
+            detail::context = detail::role_phase(role);
+        }
+    }
+    ~Role() {
+        if (outer_ >= 0) detail::context = outer_;
+    }
+    Role(const Role&) = delete;
+    Role& operator=(const Role&) = delete;
 
 private:
-    Context context_;
+    int outer_ = -1;  // the context around this role (-1: timers were off)
 };
 
 }  // namespace icl::profile
