@@ -14,7 +14,7 @@ using namespace icl;
 
 namespace {
 
-std::vector<std::string> phase_names(std::vector<profile::Phase>* phases = nullptr) {
+std::vector<std::string> role_test_phase_names(std::vector<profile::Phase>* phases = nullptr) {
     std::vector<std::string> names;
     const std::vector<profile::Phase> taken = profile::take();
     for (const profile::Phase& p : taken) names.push_back(p.name);
@@ -22,7 +22,7 @@ std::vector<std::string> phase_names(std::vector<profile::Phase>* phases = nullp
     return names;
 }
 
-bool has(const std::vector<std::string>& names, const std::string& name) {
+bool role_test_has(const std::vector<std::string>& names, const std::string& name) {
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
@@ -30,12 +30,12 @@ bool has(const std::vector<std::string>& names, const std::string& name) {
 
 TEST_CASE("profile: a role names the kernels inside it within the context around it, and costs nothing when off") {
     static std::vector<int> kernel_ids;  // one kernel's call site: its phase per context
-    const size_t before = phase_names().size();
+    const size_t before = role_test_phase_names().size();
     {
         const profile::Role off("role-test-off");  // timers off: no phase
     }
-    CHECK(phase_names().size() == before);
-    CHECK_FALSE(has(phase_names(), "role-test-off"));
+    CHECK(role_test_phase_names().size() == before);
+    CHECK_FALSE(role_test_has(role_test_phase_names(), "role-test-off"));
 
     profile::start();
     {
@@ -57,15 +57,15 @@ TEST_CASE("profile: a role names the kernels inside it within the context around
     }
     profile::stop();
     std::vector<profile::Phase> phases;
-    const std::vector<std::string> names = phase_names(&phases);
-    CHECK(has(names, "role-test-fwd qkv matmul"));
-    CHECK(has(names, "role-test-fwd fc matmul"));
-    CHECK(has(names, "role-test-bwd qkv matmul"));
-    REQUIRE(has(names, "role-test-fwd qkv"));  // registered as the kernels' context
+    const std::vector<std::string> names = role_test_phase_names(&phases);
+    CHECK(role_test_has(names, "role-test-fwd qkv matmul"));
+    CHECK(role_test_has(names, "role-test-fwd fc matmul"));
+    CHECK(role_test_has(names, "role-test-bwd qkv matmul"));
+    REQUIRE(role_test_has(names, "role-test-fwd qkv"));  // registered as the kernels' context
     for (const profile::Phase& p : phases) {
         if (p.name == "role-test-fwd qkv" || p.name == "role-test-fwd fc") CHECK(p.us == 0.0);  // a name only
         if (p.name == "role-test-fwd") CHECK(p.us > 0.0);  // where the roles' own code went
     }
-    CHECK(has(names, "role-test-fwd matmul"));   // the context is back once the role ends
-    CHECK_FALSE(has(names, "role-test-fwd qkv fc matmul"));  // roles do not nest by accident
+    CHECK(role_test_has(names, "role-test-fwd matmul"));   // the context is back once the role ends
+    CHECK_FALSE(role_test_has(names, "role-test-fwd qkv fc matmul"));  // roles do not nest by accident
 }
