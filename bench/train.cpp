@@ -14,7 +14,7 @@
 // phase of icl/profile.h with its µs (the fastest of the profiled steps) and its % of
 // the step, largest first, then the phases summed by kind (% of the step, the sum of the phases' medians):
 //   profile config=S isa=avx512 B=16 T=64 C=64 L=2 H=4 F=256 V=64 step_us=8612 steps=31
-//   profile S     812.3 us   9.4 %  fwd matmul_nt_add
+//   profile S     812.3 us   9.4 %  fwd fc matmul_nt_add
 //   profile_kind config=S matmul=61.2 attention=9.8 elementwise=14.1 copies=3.0 optimizer=8.0 setup_other=3.9
 // With --phase-change it runs the induction_heads demo (default parameters, seed 1)
 // through the worker's JSON API as the page does — slices of about 25 ms, a Result as
@@ -229,7 +229,7 @@ void pair(const BenchConfig& bc, int pairs) {
 }
 
 // The kind a phase's name belongs to, for the summary line.
-// A kernel's phase is "<context> <kernel>" (icl/profile.h); the GELU's backward with fc2's
+// A kernel's phase is "<context> [<role>] <kernel>" (icl/profile.h); the GELU's backward with fc2's
 // weight gradient is mostly that product, so it counts as a matmul.
 const char* kind_of(const std::string& name) {
     auto has = [&](const char* s) { return name.find(s) != std::string::npos; };

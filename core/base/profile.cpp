@@ -67,6 +67,21 @@ int detail::kernel_phase(std::vector<int>& ids, const char* kernel) {
     return ids[ctx];
 }
 
+int detail::role_phase(const char* role) {
+    struct Key {
+        int context;
+        const char* role;
+        int id;
+    };
+    static std::vector<Key> ids;  // few: a role a call site, in one or two contexts
+    const int ctx = detail::context;
+    for (const Key& k : ids)
+        if (k.context == ctx && k.role == role) return k.id;
+    const int id = phase_id(ctx == 0 ? role : (state().names[(size_t)ctx] + " " + role).c_str());
+    ids.push_back(Key{ctx, role, id});
+    return id;
+}
+
 void start() {
     State& s = state();
     detail::on = true;

@@ -16,6 +16,8 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xreducer.hpp>
 
 #include "icl/format.h"
 #include "icl/demo.h"
@@ -146,54 +148,45 @@ private:
         view_.heads.clear();
         view_.growth.clear();
         view_.final_dw.assign((size_t)hs * cfg_.layers * H * hs, 0.0);
+        auto final_dw = xt::adapt(view_.final_dw, std::array<size_t, 2>{(size_t)hs, (size_t)cfg_.layers * H * hs});
         double err = 0, scale = 0, ratio = 0;
         std::vector<float> O((size_t)T * hs), states((size_t)T * rows * hs), fq(hs);
         for (int l = 0; l < cfg_.layers; ++l)
             for (int h = 0; h < H; ++h) {
-                const std::vector<float> q = acts.head_qkv(l, 0, 0, h), k = acts.head_qkv(l, 1, 0, h),
-                                         v = acts.head_qkv(l, 2, 0, h);  // batch row 0, (T,hs) each
+                // batch row 0's (T,hs) each, copied contiguous for the head's kernel
+                const Matrix q = gpt::head_qkv(acts, l, 0, h, gpt::Qkv::q).value(),
+                             k = gpt::head_qkv(acts, l, 0, h, gpt::Qkv::k).value(),
+                             v = gpt::head_qkv(acts, l, 0, h, gpt::Qkv::v).value();
                 gpt::fast_weight_head(gpt::AttentionKind::linear, O.data(), states.data(), q.data(), k.data(),
                                       v.data(), nullptr, T, hs);
-                // S after "<s>" belongs to the zero-shot part; the demonstrations (tokens
-                // 1..demo_end−1) write ΔW_ICL = Σ v_j ⊗ φ(k_j); the query adds the rest.
-                const float* s0 = states.data();
-                const float* sd = states.data() + (size_t)(demo_end - 1) * rows * hs;
-                const float* sT = states.data() + (size_t)(T - 1) * rows * hs;
-                std::vector<double> growth;
-                for (int t = 1; t < demo_end; ++t) {
-                    const float* st = states.data() + (size_t)t * rows * hs;
-                    double n = 0;
-                    for (size_t i = 0; i < (size_t)hs * hs; ++i) n += (double)(st[i] - s0[i]) * (st[i] - s0[i]);
-                    growth.push_back(std::sqrt(n));
-                }
+                // S_t (rows,hs) after each token t as the kernel wrote them; rows [0, hs) are the
+                // weights, row hs the normaliser z. S after "<s>" belongs to the zero-shot part;
+                // the demonstrations (tokens 1..demo_end−1) write ΔW_ICL = Σ v_j ⊗ φ(k_j); the
+                // query adds the rest.
+                const auto S = xt::adapt(states.data(), states.size(), xt::no_ownership(),
+                                         std::array<size_t, 3>{(size_t)T, (size_t)rows, (size_t)hs});
+                const auto weights = [&](int t) { return xt::view(S, t, xt::range(0, hs)); };  // (hs,hs) of S_t
+                std::vector<double> growth;  // ||S_t − S_0|| over the weights
+                for (int t = 1; t < demo_end; ++t)
+                    growth.push_back(std::sqrt(xt::sum(xt::square(xt::cast<double>(weights(t) - weights(0))))()));
                 view_.growth.push_back(growth);
                 view_.heads.push_back(gpt::head_name(l, h));
-                const size_t col0 = ((size_t)l * H + h) * hs, cols = (size_t)cfg_.layers * H * hs;
-                for (int r = 0; r < hs; ++r)
-                    for (int c = 0; c < hs; ++c)
-                        view_.final_dw[(size_t)r * cols + col0 + c] =
-                            sd[(size_t)r * hs + c] - s0[(size_t)r * hs + c];
+                const size_t col0 = ((size_t)l * H + h) * hs;
+                xt::view(final_dw, xt::all(), xt::range(col0, col0 + hs)) = weights(demo_end - 1) - weights(0);
                 // the last position: forward's head output vs (W_ZSL + ΔW_ICL) φ(q) / ((z_ZSL + Δz) · φ(q)),
                 // W_ZSL = S_T − ΔW_ICL, summed back in that order
                 feature_map_forward(fq.data(), q.data() + (size_t)(T - 1) * hs, (size_t)hs);
-                std::vector<double> read((size_t)rows, 0.0), demo((size_t)rows, 0.0);
-                for (int r = 0; r < rows; ++r)
-                    for (int c = 0; c < hs; ++c) {
-                        const size_t i = (size_t)r * hs + c;
-                        const double dw = (double)sd[i] - s0[i], zsl = (double)sT[i] - dw;
-                        read[(size_t)r] += (zsl + dw) * fq[(size_t)c];
-                        demo[(size_t)r] += dw * fq[(size_t)c];
-                    }
+                const auto phi_q = xt::adapt(fq);
+                const xt::xtensor<double, 2> dw = xt::cast<double>(xt::view(S, demo_end - 1)) - xt::cast<double>(xt::view(S, 0)),
+                                             zsl = xt::cast<double>(xt::view(S, T - 1)) - dw;
+                const xt::xtensor<double, 1> read = xt::sum((zsl + dw) * phi_q, {1}),  // (rows)
+                    demo = xt::sum(dw * phi_q, {1});
                 const gpt::View out = gpt::head_output(acts, l, 0, h).value();  // (T,hs)
                 const auto fwd = xt::view(out, T - 1);                           // (hs): the last position
-                double nd = 0, nr = 0;
-                for (int r = 0; r < hs; ++r) {
-                    err = std::max(err, std::fabs(read[(size_t)r] / read[(size_t)hs] - fwd(r)));
-                    scale = std::max(scale, (double)std::fabs(fwd(r)));
-                    nd += demo[(size_t)r] * demo[(size_t)r];
-                    nr += read[(size_t)r] * read[(size_t)r];
-                }
-                ratio += std::sqrt(nd / nr) / (cfg_.layers * H);
+                const auto read_w = xt::view(read, xt::range(0, hs)), demo_w = xt::view(demo, xt::range(0, hs));
+                err = std::max(err, (double)xt::amax(xt::abs(read_w / read(hs) - fwd))());
+                scale = std::max(scale, (double)xt::amax(xt::abs(fwd))());
+                ratio += std::sqrt(xt::sum(xt::square(demo_w))() / xt::sum(xt::square(read_w))()) / (cfg_.layers * H);
             }
         view_.identity_err = err / std::max(scale, 1e-30);
         view_.demo_norm_ratio = ratio;

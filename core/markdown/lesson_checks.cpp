@@ -69,7 +69,7 @@ void Parser::parse_check(size_t open, const std::string& info, size_t close) {
     if (!parse_check_body(check, open, close)) return;
     if (!parse_grading(check, keys)) return;
     check_lines_.emplace(check.id, at);
-    lesson_.blocks.push_back(std::move(check));
+    lesson_.blocks.emplace_back(std::in_place_type<CheckBlock>, std::move(check));
 }
 
 bool Parser::has_options(CheckType t) const {

@@ -77,10 +77,10 @@ Status step(const Model& model, KvCache& cache, int token, float* logits, const 
         const BlockSlots& p = lay.blocks[(size_t)l];
         const AttentionMask mask = c.mask(l);
         layernorm_forward(h, &mean, &rstd, x, model.at(p.ln1_w), model.at(p.ln1_b), 1, C, kLayerNormEps);
-        linear_forward(qkv, h, model.at(p.wq), model.at(p.bq), 1, C, 3 * C);
+        linear_forward("qkv", qkv, h, model.at(p.wq), model.at(p.bq), 1, C, 3 * C);
         const AttentionKind kind = c.kind(l);
         if (kind == AttentionKind::delta) {
-            linear_forward(beta, h, model.at(p.wb), model.at(p.bb), 1, C, H);
+            linear_forward("beta", beta, h, model.at(p.wb), model.at(p.bb), 1, C, H);
             for (int hd = 0; hd < H; ++hd) beta[hd] = 1.0f / (1.0f + std::exp(-beta[hd]));
         }
         for (int hd = 0; hd < H; ++hd) {
@@ -117,13 +117,13 @@ Status step(const Model& model, KvCache& cache, int token, float* logits, const 
             for (int j = 0; j <= t; ++j) scores[j] /= sum;
             matmul_nn(o, scores, V, 1, t + 1, hs, false);  // o (hs) = p · V
         }
-        linear_forward(h, atty, model.at(p.wo), model.at(p.bo), 1, C, C);
+        linear_forward("proj", h, atty, model.at(p.wo), model.at(p.bo), 1, C, C);
         for (int i = 0; i < C; ++i) x[i] += h[i];
         if (!c.attention_only) {
             layernorm_forward(h, &mean, &rstd, x, model.at(p.ln2_w), model.at(p.ln2_b), 1, C, kLayerNormEps);
-            linear_forward(fc, h, model.at(p.w1), model.at(p.b1), 1, C, F);
+            linear_forward("fc", fc, h, model.at(p.w1), model.at(p.b1), 1, C, F);
             gelu_forward(fc_gelu, fc, (size_t)F);
-            linear_forward(h, fc_gelu, model.at(p.w2), model.at(p.b2), 1, F, C);
+            linear_forward("fc2", h, fc_gelu, model.at(p.w2), model.at(p.b2), 1, F, C);
             for (int i = 0; i < C; ++i) x[i] += h[i];
         }
         add_residual(l + 1);

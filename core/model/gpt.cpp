@@ -98,12 +98,6 @@ void split_heads(float* q, float* k, float* v, const float* qkv, int B, int T, i
         }
 }
 
-// dst (T,hs) rows ldd floats apart = src (T,hs) rows lds apart: one head gathered from
-// wider rows into its own (T,hs), or scattered back
-void copy_rows(float* dst, size_t ldd, const float* src, size_t lds, int T, int hs) {
-    for (int t = 0; t < T; ++t) copy_head(dst + (size_t)t * ldd, src + (size_t)t * lds, hs);
-}
-
 // three (B,H,T,hs) -> (B,T,3C): the inverse of split_heads
 void merge_heads(float* qkv, const float* q, const float* k, const float* v, int B, int T, int C,
                  int H) {
@@ -153,28 +147,22 @@ void apply_residual_adds(float* x /* (B,T,C) */, const Hooks* hooks, int layer, 
     }
 }
 
-
 }  // namespace
-
-std::vector<float> Activations::head_qkv(int layer, int which, int b, int h) const {
-    const int hs = C / H;
-    std::vector<float> out((size_t)T * hs);
-    copy_rows(out.data(), hs, ptr(blocks[(size_t)layer].qkv) + (size_t)b * T * 3 * C + (size_t)which * C + (size_t)h * hs,
-              3 * (size_t)C, T, hs);
-    return out;
-}
 
 // ---- linear ---------------------------------------------------------------------------
 
-void linear_forward(float* out, const float* inp, const float* W, const float* bias, int N, int IC,
-                    int OC) {
-    matmul_nt_add(out, inp, W, bias, nullptr, N, IC, OC);  // the bias added as each tile is stored
+void linear_forward(const char* role, float* out, const float* inp, const float* W, const float* bias, int N,
+                    int IC, int OC, const float* residual) {
+    ICL_PROFILE_ROLE(role);
+    matmul_nt_add(out, inp, W, bias, residual, N, IC, OC);  // bias and residual added as each tile is stored
 }
 
-void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, const float* inp,
+void linear_backward(const char* role, float* dinp, float* dW, float* dbias, const float* dout, const float* inp,
                      const float* W, int N, int IC, int OC, bool accumulate_dinp, bool accumulate_dw) {
+    ICL_PROFILE_ROLE(role);
     matmul_nn(dinp, dout, W, N, OC, IC, accumulate_dinp);  // dinp (N,IC) (+)= dout (N,OC) · W (OC,IC)
-    linear_weight_grad(dW, dbias, dout, inp, N, IC, OC, accumulate_dw);  // dW (+)= doutᵀ · inp, dbias (+)= Σ dout
+    if (dW)  // dW (+)= doutᵀ · inp, dbias (+)= Σ dout
+        linear_weight_grad(dW, dbias, dout, inp, N, IC, OC, accumulate_dw);
 }
 
 // ---- forward ----------------------------------------------------------------------------
@@ -225,7 +213,7 @@ Status forward(const Model& model, Activations& acts, const Batch& batch, const 
                           model.at(p.ln1_w), model.at(p.ln1_b), BT, C, kLayerNormEps);
         float* qkv = acts.ptr(a.qkv);
         // qkv = ln1 · Wqᵀ + bq
-        linear_forward(qkv, acts.ptr(a.ln1), model.at(p.wq), model.at(p.bq), BT, C, 3 * C);
+        linear_forward("qkv", qkv, acts.ptr(a.ln1), model.at(p.wq), model.at(p.bq), BT, C, 3 * C);
         const AttentionKind kind = c.kind(l);
         if (kind == AttentionKind::softmax) {
             attention_forward(acts.ptr(a.att), acts.ptr(a.atty), qkv, head_scratch, B, T, C, H, c.mask(l),
@@ -234,7 +222,7 @@ Status forward(const Model& model, Activations& acts, const Batch& batch, const 
             split_heads(hq, hk, hv, qkv, B, T, C, H);
             if (kind == AttentionKind::delta) {  // β (B,H,T) = σ(ln1 · wbᵀ + bb)
                 float* logits = head_scratch + head_scratch_floats(T, C / H);
-                linear_forward(logits, acts.ptr(a.ln1), model.at(p.wb), model.at(p.bb), BT, C, H);
+                linear_forward("beta", logits, acts.ptr(a.ln1), model.at(p.wb), model.at(p.bb), BT, C, H);
                 float* beta = acts.ptr(a.beta);
                 for (int b = 0; b < B; ++b)
                     for (int t = 0; t < T; ++t)
@@ -252,18 +240,18 @@ Status forward(const Model& model, Activations& acts, const Batch& batch, const 
         // res_attn = atty · Woᵀ + (x + bo), the residual and bias added as each tile of the
         // product is stored, not in a pass of their own (as fc2's below)
         float* ra = acts.ptr(a.res_attn);
-        matmul_nt_add(ra, acts.ptr(a.atty), model.at(p.wo), model.at(p.bo), x, BT, C, C);
+        linear_forward("proj", ra, acts.ptr(a.atty), model.at(p.wo), model.at(p.bo), BT, C, C, x);
         float* out = acts.ptr(a.res_out);
         if (c.attention_only) {
             std::memcpy(out, ra, sizeof(float) * BT * C);
         } else {
             layernorm_forward(acts.ptr(a.ln2), acts.ptr(a.ln2_mean), acts.ptr(a.ln2_rstd), ra,
                               model.at(p.ln2_w), model.at(p.ln2_b), BT, C, kLayerNormEps);
-            linear_forward(acts.ptr(a.fc), acts.ptr(a.ln2), model.at(p.w1), nullptr, BT, C, F);
+            linear_forward("fc", acts.ptr(a.fc), acts.ptr(a.ln2), model.at(p.w1), nullptr, BT, C, F);
             // fc += b1 (kept for the backward), gelu
             bias_gelu_forward(acts.ptr(acts.mlp_out), acts.ptr(a.fc), model.at(p.b1), BT, F);
             // out = mlp_out · W2ᵀ + (ra + b2)
-            matmul_nt_add(out, acts.ptr(acts.mlp_out), model.at(p.w2), model.at(p.b2), ra, BT, F, C);
+            linear_forward("fc2", out, acts.ptr(acts.mlp_out), model.at(p.w2), model.at(p.b2), BT, F, C, ra);
         }
         apply_residual_adds(out, hooks, l + 1, B, T, C);
         x = out;
@@ -325,17 +313,18 @@ Status backward(const Model& model, Activations& acts, float* grads, GradsOnEntr
             // fc2: dhidden = dres · W2 first; then one kernel turns it into d(fc) and takes fc2's
             // weight gradient from gelu(fc) computed again, straight into the product's packed
             // panels (cheaper than keeping every layer's gelu(fc))
-            matmul_nn(dhidden, dres, model.at(p.w2), BT, C, F, false);
+            linear_backward("fc2", dhidden, nullptr, nullptr, dres, nullptr, model.at(p.w2), BT, F, C, false);
             // dhidden becomes d(fc); b1's, W2's, b2's gradients
             gelu_linear_backward(dhidden, g(p.b1), g(p.w2), g(p.b2), acts.ptr(acts.mlp_out),
                                  acts.ptr(a.fc), dres, BT, F, C, add);
-            linear_backward(dln, g(p.w1), nullptr, dhidden, acts.ptr(a.ln2), model.at(p.w1), BT, C, F,
+            linear_backward("fc", dln, g(p.w1), nullptr, dhidden, acts.ptr(a.ln2), model.at(p.w1), BT, C, F,
                             false, add);
             layernorm_backward(dres, g(p.ln2_w), g(p.ln2_b), dln, acts.ptr(a.res_attn),
                                acts.ptr(a.ln2_mean), acts.ptr(a.ln2_rstd), model.at(p.ln2_w), BT, C);
         }
         // attention sublayer: d(atty) (B,T,C) reuses dln
-        linear_backward(dln, g(p.wo), g(p.bo), dres, acts.ptr(a.atty), model.at(p.wo), BT, C, C, false, add);
+        linear_backward("proj", dln, g(p.wo), g(p.bo), dres, acts.ptr(a.atty), model.at(p.wo), BT, C, C, false,
+                        add);
         for (const HeadAblation& h : acts.ablations)
             if (h.layer == l) zero_head(dln, B, T, C, C / H, h.head);
         for (const HeadPatch& h : acts.head_patches)
@@ -352,8 +341,8 @@ Status backward(const Model& model, Activations& acts, float* grads, GradsOnEntr
                                     acts.ptr(a.att), acts.ptr(a.u), dP, B, T, C, H);
             merge_heads(dqkv, dq, dk, dv, B, T, C, H);
         }
-        linear_backward(dln, g(p.wq), g(p.bq), dqkv, acts.ptr(a.ln1), model.at(p.wq), BT, C, 3 * C, false,
-                        add);
+        linear_backward("qkv", dln, g(p.wq), g(p.bq), dqkv, acts.ptr(a.ln1), model.at(p.wq), BT, C, 3 * C,
+                        false, add);
         if (kind == AttentionKind::delta) {  // β = σ(logit): dlogit = dβ β (1 − β)
             const float* beta = acts.ptr(a.beta);
             for (int b = 0; b < B; ++b)
@@ -362,7 +351,8 @@ Status backward(const Model& model, Activations& acts, float* grads, GradsOnEntr
                         const size_t i = ((size_t)b * H + h) * T + t;
                         dbl[((size_t)b * T + t) * H + h] = dbeta[i] * beta[i] * (1.0f - beta[i]);
                     }
-            linear_backward(dln, g(p.wb), g(p.bb), dbl, acts.ptr(a.ln1), model.at(p.wb), BT, C, H, true, add);
+            linear_backward("beta", dln, g(p.wb), g(p.bb), dbl, acts.ptr(a.ln1), model.at(p.wb), BT, C, H, true,
+                            add);
         }
         layernorm_backward(dres, g(p.ln1_w), g(p.ln1_b), dln, x_in, acts.ptr(a.ln1_mean),
                            acts.ptr(a.ln1_rstd), model.at(p.ln1_w), BT, C);

@@ -192,11 +192,13 @@ Status readout_forward(const Model& model, Activations& acts, const float* x, co
     layernorm_forward(acts.ptr(acts.lnf), acts.ptr(acts.lnf_mean), acts.ptr(acts.lnf_rstd), x,
                       model.at(lay.lnf_w), model.at(lay.lnf_b), BT, C, kLayerNormEps);
     if (c.token_output) {
+        ICL_PROFILE_ROLE("lm_head");
         matmul_nt(acts.ptr(acts.logits), acts.ptr(acts.lnf), model.at(lay.wte), BT, C, V, false);
     }
     if (D > 0) {
         // yhat (BT,D) = lnf · wyᵀ + by
-        linear_forward(acts.ptr(acts.yhat), acts.ptr(acts.lnf), model.at(lay.wy), model.at(lay.by), BT, C, D);
+        linear_forward("head", acts.ptr(acts.yhat), acts.ptr(acts.lnf), model.at(lay.wy), model.at(lay.by), BT, C,
+                       D);
     }
     acts.scored = 0;
     acts.mse_scored = 0;
@@ -261,6 +263,7 @@ void readout_backward(const Model& model, Activations& acts, float* grads, float
             crossentropy_backward(dlogits, acts.ptr(acts.probs), acts.kernel_targets.data(), dlosses, BT, V);
         }
         // tied LM head: logits = lnf · wteᵀ
+        ICL_PROFILE_ROLE("lm_head");
         matmul_nn(dln, dlogits, model.at(lay.wte), BT, V, C, false);
         matmul_tn(grads + lay.wte, dlogits, acts.ptr(acts.lnf), V, BT, C, add);
     }
@@ -275,8 +278,8 @@ void readout_backward(const Model& model, Activations& acts, float* grads, float
                 dy[k] = acts.target_mask[(size_t)i] ? w * (y[k] - acts.target_vectors[k]) : 0.0f;
             }
         // dln (+)= dy · wy, dwy (+)= dyᵀ lnf, dby (+)= Σ dy
-        linear_backward(dln, grads + lay.wy, grads + lay.by, dy, acts.ptr(acts.lnf), model.at(lay.wy), BT, C, D,
-                        acts.has_ce, add);
+        linear_backward("head", dln, grads + lay.wy, grads + lay.by, dy, acts.ptr(acts.lnf), model.at(lay.wy), BT,
+                        C, D, acts.has_ce, add);
     }
     layernorm_backward(dx, grads + lay.lnf_w, grads + lay.lnf_b, dln, x, acts.ptr(acts.lnf_mean),
                        acts.ptr(acts.lnf_rstd), model.at(lay.lnf_w), BT, C);

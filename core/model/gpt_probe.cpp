@@ -37,6 +37,13 @@ Expected<View> attention_map(const Activations& a, int layer, int row, int head)
     return detail::strided_view(a.ptr(a.blocks[(size_t)layer].att) + ((size_t)row * a.H + head) * T * T, T, T, T);
 }
 
+Expected<View> head_qkv(const Activations& a, int layer, int row, int head, Qkv which) {
+    if (Status s = check(a, layer, last_block(a), row, head); !s) return s.error();
+    const size_t T = (size_t)a.T, C = (size_t)a.C, hs = C / a.H;
+    return detail::strided_view(a.ptr(a.blocks[(size_t)layer].qkv) + (size_t)row * T * 3 * C, T, hs, 3 * C,
+                                (size_t)which * C + head * hs);
+}
+
 Expected<View> head_output(const Activations& a, int layer, int row, int head) {
     if (Status s = check(a, layer, last_block(a), row, head); !s) return s.error();
     const size_t T = (size_t)a.T, C = (size_t)a.C, hs = C / a.H;

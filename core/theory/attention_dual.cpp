@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <xtensor/xview.hpp>
 
 namespace icl {
 
@@ -41,9 +42,10 @@ Matrix softmax_attention_causal(const Matrix& q, const Matrix& k, const Matrix& 
 }
 
 Matrix outer_product_sum(const Matrix& v, const Matrix& k, int begin, int end) {
-    Matrix w = matrix(cols(v), cols(k));
-    for (int i = begin; i < end; ++i) add_outer(w, 1.0f, row(v, i), row(k, i));
-    return w;
+    if (end <= begin) return matrix(cols(v), cols(k));
+    // Σ_i v_i ⊗ k_i = Vᵀ K over those rows: (d_v, n) · (n, d_k), summed over i in order
+    const auto rows_of = [&](const Matrix& m) -> Matrix { return xt::view(m, xt::range(begin, end), xt::all()); };
+    return matmul(transpose(rows_of(v)), rows_of(k));
 }
 
 }  // namespace icl

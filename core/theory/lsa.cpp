@@ -2,17 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <xtensor/xview.hpp>
 
 namespace icl {
 
 namespace {
 
-// C = Σ_{i<n} e_i ⊗ e_i, the context tokens' Gram matrix. tokens: rows × D -> D × D
+// C = Σ_{i<n} e_i ⊗ e_i = EᵀE over the context rows, the context tokens' Gram matrix.
+// tokens: rows × D -> D × D
 Matrix context_gram(const Matrix& tokens, int n_context) {
-    const int dim = cols(tokens);
-    Matrix c = matrix(dim, dim);
-    for (int i = 0; i < n_context; ++i) add_outer(c, 1.0f, row(tokens, i), row(tokens, i));
-    return c;
+    if (n_context <= 0) return matrix(cols(tokens), cols(tokens));
+    const Matrix context = xt::view(tokens, xt::range(0, n_context), xt::all());
+    return matmul(transpose(context), context);
 }
 
 void add_into(Matrix& a, const Matrix& b) {

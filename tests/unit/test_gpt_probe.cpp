@@ -70,7 +70,7 @@ TEST_CASE("gpt probe: attention maps equal a plain softmax of q·k / √hs under
     CHECK(worst < 1e-6);
 }
 
-TEST_CASE("gpt probe: head output = attention map · V, and the heads' columns side by side") {
+TEST_CASE("gpt probe: a head's q, k, v are LN1(x) · Wqkvᵀ + bqkv; its output = attention map · V; the heads' columns side by side") {
     gpt::Config c;
     c.vocab = 11; c.context = 7; c.width = 12; c.layers = 2; c.heads = 3;
     const gpt::Model m = noisy_model(c, 4);
@@ -86,8 +86,13 @@ TEST_CASE("gpt probe: head output = attention map · V, and the heads' columns s
     REQUIRE(O.shape()[1] == 4);
     REQUIRE(X.shape()[1] == 12);
     REQUIRE(all.shape()[1] == 12);
-    const float* wv = m.at(m.layout.blocks[1].wv);
-    const float* bv = m.at(m.layout.blocks[1].bv);
+    // and the head's q, k, v views against the same hand-made projection
+    const gpt::View Qkv[3] = {gpt::head_qkv(a, 1, 1, 1, gpt::Qkv::q).value(), gpt::head_qkv(a, 1, 1, 1, gpt::Qkv::k).value(),
+                              gpt::head_qkv(a, 1, 1, 1, gpt::Qkv::v).value()};
+    REQUIRE(Qkv[2].shape()[0] == 7);
+    REQUIRE(Qkv[2].shape()[1] == 4);
+    const float* wq = m.at(m.layout.blocks[1].wq);
+    const float* bq = m.at(m.layout.blocks[1].bq);
     const float* g = m.at(m.layout.blocks[1].ln1_w);
     const float* beta = m.at(m.layout.blocks[1].ln1_b);
     for (int t = 0; t < 7; ++t) {
@@ -98,11 +103,14 @@ TEST_CASE("gpt probe: head output = attention map · V, and the heads' columns s
             mean /= 12;
             for (int k = 0; k < 12; ++k) var += (X(j, k) - mean) * (X(j, k) - mean);
             const double rstd = 1.0 / std::sqrt(var / 12 + 1e-5);
-            for (int d = 0; d < 4; ++d) {
-                double v = bv[4 + d];
-                for (int k = 0; k < 12; ++k) v += wv[(4 + d) * 12 + k] * ((X(j, k) - mean) * rstd * g[k] + beta[k]);
-                expected[d] += P(t, j) * v;
-            }
+            for (int which = 0; which < 3; ++which)  // rows which·C + 4.. of Wqkv (3C,C): head 1
+                for (int d = 0; d < 4; ++d) {
+                    const int r = which * 12 + 4 + d;
+                    double v = bq[r];
+                    for (int k = 0; k < 12; ++k) v += wq[r * 12 + k] * ((X(j, k) - mean) * rstd * g[k] + beta[k]);
+                    if (t == 0) CHECK(Qkv[which](j, d) == doctest::Approx(v).epsilon(1e-4));
+                    if (which == 2) expected[d] += P(t, j) * v;
+                }
         }
         for (int d = 0; d < 4; ++d) {
             CHECK(O(t, d) == doctest::Approx(expected[d]).epsilon(1e-4));
@@ -168,6 +176,7 @@ TEST_CASE("gpt probe: indices out of range are errors that name them") {
     CHECK(gpt::attention_map(a, 2, 0, 0).error().message.find("layer 2 is outside [0, 1]") != std::string::npos);
     CHECK(gpt::attention_map(a, 0, 0, 3).error().message.find("head 3 is outside [0, 2]") != std::string::npos);
     CHECK(gpt::head_output(a, 0, 2, 0).error().message.find("batch row 2") != std::string::npos);
+    CHECK(gpt::head_qkv(a, 0, 0, 3, gpt::Qkv::k).error().message.find("head 3 is outside [0, 2]") != std::string::npos);
     CHECK(gpt::residual_stream(a, 2, 0).ok());  // after the last block
     CHECK(gpt::residual_stream(a, 3, 0).error().message.find("layer 3 is outside [0, 2]") != std::string::npos);
     CHECK(gpt::attention_map(gpt::Activations{}, 0, 0, 0).error().message.find("not from a transformer") != std::string::npos);

@@ -31,8 +31,8 @@ TEST_CASE("icl_split: the softmax output it reads is softmax(k.q/sqrt(d)) v reco
     gpt::Activations acts;
     REQUIRE(gpt::forward(m, acts, tokens.data(), nullptr, 1, T).ok());
     const HeadSplit s = split_head(acts, c, 1, 2, 0, T - 1, 1, 6);
-    // head 2's q, k, v read from the (B,T,3C) rows directly (not through head_qkv, which
-    // split_head uses)
+    // head 2's q, k, v read from the (B,T,3C) rows directly (not through the probe's
+    // head_qkv view, which split_head reads)
     const int C = c.width;
     std::vector<float> Ks((size_t)T * hs), Vs((size_t)T * hs);
     const float* qkv = acts.ptr(acts.blocks[1].qkv);

@@ -7,7 +7,10 @@
 // adamw_update"; the kernel's name alone outside every context). A context is a phase
 // too: the time of its own code outside every kernel and inner scope ("fwd": the
 // forward's copies and checks). ICL_PROFILE_SCOPE("fwd attn momentum") marks any other
-// block of code as one phase. Only builds
+// block of code as one phase. A caller that runs the same kernel for different jobs
+// names the job with a role, ICL_PROFILE_ROLE("qkv"): a context inside the current one,
+// so the product reads "fwd qkv matmul_nt_add" and the MLP's "fwd fc matmul_nt_add"
+// (gpt.cpp's linear_forward / linear_backward take the tag from their callers). Only builds
 // configured with -DICL_PROFILE=ON (the benchmark trees of bench/run) compile the
 // timers in; everywhere else the macro expands to nothing and costs nothing. Even
 // compiled in, a scope does nothing until the benchmark calls profile::start().
@@ -53,6 +56,9 @@ int enter(int id);   // makes `id` the phase charged; returns the one it interru
 void leave(int outer);
 // The phase "<context> <kernel>" in the current context, its id kept in ids (one a context).
 int kernel_phase(std::vector<int>& ids, const char* kernel);
+// The phase "<context> <role>" in the current context ("<role>" outside every context).
+// role is a string literal: ids are kept by its address.
+int role_phase(const char* role);
 }  // namespace detail
 
 // Inline, so with the timers off a scope costs one load and a branch.
@@ -89,6 +95,27 @@ private:
     int outer_ = -1;  // the context around this one (-1: timers were off)
 };
 
+// A context named by a role within the current one (ICL_PROFILE_ROLE). Only a name for
+// the kernels inside: the role's own code stays charged to the phase around it, so a
+// profile lists "<context> <role> <kernel>" and no row for the role itself.
+class Role {
+public:
+    explicit Role(const char* role) {
+        if (detail::on) {
+            outer_ = detail::context;
+            detail::context = detail::role_phase(role);
+        }
+    }
+    ~Role() {
+        if (outer_ >= 0) detail::context = outer_;
+    }
+    Role(const Role&) = delete;
+    Role& operator=(const Role&) = delete;
+
+private:
+    int outer_ = -1;  // the context around this role (-1: timers were off)
+};
+
 }  // namespace icl::profile
 
 #if defined(ICL_PROFILE)
@@ -106,10 +133,12 @@ private:
         ::icl::profile::detail::on                                                      \
             ? ::icl::profile::detail::kernel_phase(ICL_PROFILE_CAT(icl_kernel_ids_, __LINE__), name) \
             : 0)
+#define ICL_PROFILE_ROLE(role) const ::icl::profile::Role ICL_PROFILE_CAT(icl_role_, __LINE__)(role)
 #define ICL_TRIAL (::icl::profile::detail::trial)
 #else
 #define ICL_PROFILE_SCOPE(name) static_assert(true, "")
 #define ICL_PROFILE_CONTEXT(name) static_assert(true, "")
 #define ICL_PROFILE_KERNEL(name) static_assert(true, "")
+#define ICL_PROFILE_ROLE(role) static_cast<void>(role)
 #define ICL_TRIAL false
 #endif

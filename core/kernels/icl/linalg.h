@@ -1,17 +1,17 @@
 // The core's matrix type and the small dense linear algebra of the lesson-sized demos
 // (d ≈ 10, N ≈ 10..64).
 //
-// Matrix is an xtensor (rows × cols, row-major, over a std::vector): the one owning array
-// type the core hands out at its API — the demos' matrices, the dual-form,
-// linear-attention and LSA code; the GPT's probes (gpt_probe.h) hand out xtensor views of
-// the activations instead, which a Matrix copies — so xtensor's expressions and views
-// work on anything the core returns. Inside the core, loops index it with operator()
-// or walk row(m, i), never through views or lazy expressions; and the GPT's hot
-// kernels (kernels.h) take raw pointers with xsimd batches instead: their buffers are
-// slices of one arena, the SIMD loops need plain contiguous pointers, and an xtensor
-// per activation would allocate and check shapes inside the training step. The
-// products here are plain loops: at these sizes clarity beats the SIMD kernels, and
-// nothing here depends on them. Linear solvers work in double.
+// Matrix is an xtensor (rows × cols, row-major, over a std::vector): the one owning array type the
+// core hands out at its API — the demos' matrices, the dual-form, linear-attention and LSA code;
+// the GPT's probes (gpt_probe.h) hand out xtensor views of the activations instead, which a Matrix
+// copies — so xtensor's expressions and views work on anything the core returns. Inside the core,
+// theory code writes a formula as an xtensor expression where that reads better than its loop
+// (ΔW_ICL = Σ_i v_i ⊗ k_i as a masked sum of broadcast outer products, or Vᵀ K by matmul below);
+// other loops index with operator() or walk row(m, i); and the GPT's hot kernels (kernels.h) take
+// raw pointers with xsimd batches instead: their buffers are slices of one arena, the SIMD loops
+// need plain contiguous pointers, and an xtensor per activation would allocate and check shapes
+// inside the training step. The products here are plain loops: at these sizes clarity beats the
+// SIMD kernels, and nothing here depends on them. Linear solvers work in double.
 #pragma once
 #include <cstddef>
 #include <vector>

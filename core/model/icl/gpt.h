@@ -288,11 +288,9 @@ struct Activations {
     float* ptr(size_t offset) { return buf.data() + offset; }
 
     // read hooks (valid after forward); attention maps, head outputs and the residual
-    // stream are read as views through gpt_probe.h
+    // stream, a head's q, k, v are read as views through gpt_probe.h
     const float* logits_ptr() const { return ptr(logits); }                   // (B,T,V)
     const float* predictions() const { return ptr(yhat); }                    // (B,T,D_out)
-    // head h's q (which = 0), k (1) or v (2) at batch row b's positions, gathered  (T,hs)
-    std::vector<float> head_qkv(int layer, int which, int b, int h) const;
     // residual stream after `layer`: 0 = embeddings, l = after block l   (B,T,C)
     const float* residual(int layer) const;
 };
@@ -325,12 +323,14 @@ Status backward(const Model& model, Activations& acts, float* grads,
 
 // ---- the per-layer pieces (llm.c's shape), used by forward/backward and generate --------
 
-// out (N,OC) = inp (N,IC) · W(OC,IC)ᵀ + bias (OC)   (bias may be nullptr)
-void linear_forward(float* out, const float* inp, const float* W, const float* bias, int N, int IC,
-                    int OC);
+// `role` names the product in a profile ("qkv", "proj", "fc", "fc2": the phase reads
+// "fwd qkv matmul_nt_add", icl/profile.h); nothing else reads it.
+// out (N,OC) = inp (N,IC) · W(OC,IC)ᵀ + bias (OC) (+ residual (N,OC)); bias, residual may be nullptr
+void linear_forward(const char* role, float* out, const float* inp, const float* W, const float* bias, int N,
+                    int IC, int OC, const float* residual = nullptr);
 // dinp (N,IC) = or += (accumulate_dinp), dW (OC,IC) and dbias (OC) = or += (accumulate_dw)
-// from dout (N,OC)
-void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, const float* inp,
+// from dout (N,OC); dW nullptr: dinp only (the weight gradient taken elsewhere)
+void linear_backward(const char* role, float* dinp, float* dW, float* dbias, const float* dout, const float* inp,
                      const float* W, int N, int IC, int OC, bool accumulate_dinp = true,
                      bool accumulate_dw = true);
 

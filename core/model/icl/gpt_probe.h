@@ -41,6 +41,11 @@ Expected<Activations> run(const Model& model, const xt::xtensor<int, 2>& tokens,
 // 0 above the diagonal and where the layer's mask forbids; linear: the normalised weights;
 // delta: q̂_i·k̂_j).
 Expected<View> attention_map(const Activations& acts, int layer, int row, int head);
+// Which of a head's projections a view shows: its queries, keys or values.
+enum class Qkv { q = 0, k = 1, v = 2 };
+// (T,hs): head `head`'s queries, keys or values, as the layer's projection (ln1 · Wqᵀ + bq)
+// wrote them: before a linear or delta layer's feature map, before softmax's 1/√hs.
+Expected<View> head_qkv(const Activations& acts, int layer, int row, int head, Qkv which);
 // (T,hs): head `head`'s output before Wo (after ablations and patches).
 Expected<View> head_output(const Activations& acts, int layer, int row, int head);
 // (T,C): every head's output before Wo, head h in columns h*hs.. (what Wo reads).
