@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "icl/demo_panels.h"
 #include "icl/format.h"
 #include "icl/demo.h"
 #include "icl/task_suite_lanes.h"
@@ -335,9 +336,7 @@ std::vector<Panel> FastWeightsSession::panels() const {
     }
     panels.push_back(t);
 
-    panels.push_back(NotePanel{
-        msg("note.guide.title"),
-        msg("note.guide.text")});
+    panels.push_back(guide_note(msg));
     return panels;
 }
 

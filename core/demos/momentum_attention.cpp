@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "icl/demo_panels.h"
 #include "icl/format.h"
 #include "icl/demo.h"
 #include "icl/task_suite_lanes.h"
@@ -157,9 +158,7 @@ std::vector<Panel> MomentumSession::panels() const {
     t.rows.push_back({"Dai et al. 2023, 350M", "15.14 → 15.02", "0.519 → 0.547", "—"});
     panels.push_back(t);
 
-    panels.push_back(NotePanel{
-        msg("note.guide.title"),
-        msg("note.guide.text")});
+    panels.push_back(guide_note(msg));
     return panels;
 }
 
