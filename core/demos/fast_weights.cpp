@@ -340,12 +340,6 @@ std::vector<Panel> FastWeightsSession::panels() const {
     return panels;
 }
 
-Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    auto c = task_suite_config(ctx.params, kPairs);
-    if (!c) return c.error();
-    return std::unique_ptr<Session>(new FastWeightsSession(ctx, c.value()));
-}
-
 const DemoDef kFastWeights = [] {
     DemoDef d;
     d.id = "fast_weights";
@@ -358,7 +352,7 @@ const DemoDef kFastWeights = [] {
         ParamSpec::integer("sequences", 1, 32, 6, 1),
         ParamSpec::choice("task", tasks::task_ids(), "antonym"),
     };
-    d.start = start;
+    d.start = start_task_suite<FastWeightsSession, kPairs>;
     d.assets = {};
     return d;
 }();

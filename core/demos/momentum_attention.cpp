@@ -162,12 +162,6 @@ std::vector<Panel> MomentumSession::panels() const {
     return panels;
 }
 
-Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    auto c = task_suite_config(ctx.params, kPairs);
-    if (!c) return c.error();
-    return std::unique_ptr<Session>(new MomentumSession(ctx, c.value()));
-}
-
 const DemoDef kMomentumAttention = [] {
     DemoDef d;
     d.id = "momentum_attention";
@@ -180,7 +174,7 @@ const DemoDef kMomentumAttention = [] {
         ParamSpec::integer("width", 16, 64, 32, 2),
         ParamSpec::real("lr", 1e-4, 1e-2, 3e-3, 1e-4),
     };
-    d.start = start;
+    d.start = start_task_suite<MomentumSession, kPairs>;
     d.assets = {};
     return d;
 }();
