@@ -47,11 +47,7 @@ Expected<std::map<std::string, double>> evaluate_regression(const Recipe& r, con
         regression_batch(spec, r.eval_sequences, r.eval_seed, vectors, targets, mask);
     const int T = 2 * spec.pairs, n = r.eval_sequences;
     gpt::Activations acts;
-    gpt::Batch b;
-    b.B = n;
-    b.T = T;
-    b.vectors = vectors.data();
-    if (Status s = gpt::forward(model, acts, b); !s) return s.error();
+    if (Status s = gpt::forward(model, acts, vectors.data(), n, T); !s) return s.error();
     std::map<std::string, double> out;
     for (int k : {0, 1, spec.dim, spec.pairs - 1}) {
         if (k >= spec.pairs) continue;

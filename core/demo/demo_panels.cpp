@@ -27,4 +27,6 @@ std::vector<std::string> numbered_labels(const std::string& prefix, int n) {
     return out;
 }
 
+NotePanel guide_note(const Texts& msg) { return NotePanel{msg("note.guide.title"), msg("note.guide.text")}; }
+
 }  // namespace icl

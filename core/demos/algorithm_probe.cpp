@@ -45,12 +45,8 @@ std::vector<std::vector<Matrix>> layer_features(const gpt::Model& model, const s
                                                 int T, const std::vector<int>& pos, std::vector<double>& yhat,
                                                 Status& status) {
     gpt::Activations acts;
-    gpt::Batch b;
-    b.B = n;
-    b.T = T;
-    b.vectors = vectors.data();
     std::vector<std::vector<Matrix>> out(pos.size());
-    status = gpt::forward(model, acts, b);
+    status = gpt::forward(model, acts, vectors.data(), n, T);
     if (!status) return out;
     const int C = model.config.width;
     yhat.assign((size_t)n, 0.0);

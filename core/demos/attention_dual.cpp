@@ -267,9 +267,7 @@ public:
         growth.series = {norm};
         panels.push_back(growth);
 
-        NotePanel note{msg("note.guide.title"),
-                       msg("note.guide.text")};
-        panels.push_back(note);
+        panels.push_back(guide_note(msg));
         return panels;
     }
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "icl/demo.h"
+#include "icl/demo_panels.h"
 #include "icl/gpt.h"
 #include "icl/optim.h"
 #include "icl/gpt_train.h"
@@ -107,9 +108,7 @@ public:
             head.items.push_back({"ms_per_step_alternating", 1e3 * runs_[1].seconds / step_, "ms", msg("scalar.ms_per_step_alternating.help")});
         }
         panels.push_back(head);
-        panels.push_back(NotePanel{
-            msg("note.guide.title"),
-            msg("note.guide.text")});
+        panels.push_back(guide_note(msg));
         const int Td = std::min(T, 64);
         const AttentionMask masks[3] = {dense_, banded_, strided_};
         const char* names[3] = {"mask.dense", "mask.banded", "mask.strided"};

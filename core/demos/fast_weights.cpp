@@ -19,6 +19,7 @@
 #include <xtensor/xmath.hpp>
 #include <xtensor/xreducer.hpp>
 
+#include "icl/demo_panels.h"
 #include "icl/format.h"
 #include "icl/demo.h"
 #include "icl/task_suite_lanes.h"
@@ -328,16 +329,8 @@ std::vector<Panel> FastWeightsSession::panels() const {
     }
     panels.push_back(t);
 
-    panels.push_back(NotePanel{
-        msg("note.guide.title"),
-        msg("note.guide.text")});
+    panels.push_back(guide_note(msg));
     return panels;
-}
-
-Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    auto c = task_suite_config(ctx.params, kPairs);
-    if (!c) return c.error();
-    return std::unique_ptr<Session>(new FastWeightsSession(ctx, c.value()));
 }
 
 const DemoDef kFastWeights = [] {
@@ -352,7 +345,7 @@ const DemoDef kFastWeights = [] {
         ParamSpec::integer("sequences", 1, 32, 6, 1),
         ParamSpec::choice("task", tasks::task_ids(), "antonym"),
     };
-    d.start = start;
+    d.start = start_task_suite<FastWeightsSession, kPairs>;
     d.assets = {};
     return d;
 }();

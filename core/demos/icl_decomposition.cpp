@@ -9,6 +9,7 @@
 
 #include "icl/demo.h"
 #include "icl/demo_analytic.h"
+#include "icl/demo_panels.h"
 #include "icl/icl_split.h"
 #include "icl/metrics.h"
 #include "icl/recipe.h"
@@ -153,9 +154,7 @@ std::vector<Panel> DecompositionSession::draw() const {
     ex.series.push_back({"F(q) = W_ZSL q + ΔW_ICL q", xs, as_d(example_.linear), {}, true});
     ex.series.push_back({msg("series.softmax"), xs, as_d(example_.softmax), {}, false});
     panels.push_back(ex);
-    panels.push_back(NotePanel{
-        msg("note.guide.title"),
-        msg("note.guide.text")});
+    panels.push_back(guide_note(msg));
     return panels;
 }
 

@@ -118,9 +118,7 @@ public:
         }
         panels.push_back(bars);
 
-        NotePanel note{msg("note.guide.title"),
-                       msg("note.guide.text")};
-        panels.push_back(note);
+        panels.push_back(guide_note(msg));
         return panels;
     }
 

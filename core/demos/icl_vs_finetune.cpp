@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "icl/demo_panels.h"
 #include "icl/format.h"
 #include "icl/demo.h"
 #include "icl/finetune.h"
@@ -365,9 +366,7 @@ std::vector<Panel> IclVsFtSession::panels() const {
         s.items.push_back({"order_sd_gd_logodds", metrics::mean(order_sd_[5]), "", msg("scalar.order_sd_logodds.help", {{"n", n}, {"method", "GD (full batch)"}})});
     }
     panels.push_back(s);
-    panels.push_back(NotePanel{
-        msg("note.guide.title"),
-        msg("note.guide.text")});
+    panels.push_back(guide_note(msg));
     auto untrained_cell = [&](size_t i) {
         return i < base.size() && std::isfinite(base[i].first)
                    ? format_number(base[i].first, "%.3f") + " ± " + format_number(base[i].second, "%.3f")

@@ -105,9 +105,7 @@ public:
         panels.push_back(heatmap_of(weights_.p, "P = (η/N) I", msg("axis.value"),
                                       msg("axis.update"), true, tok, tok));
 
-        NotePanel note{msg("note.guide.title"),
-                       msg("note.guide.text")};
-        panels.push_back(note);
+        panels.push_back(guide_note(msg));
         return panels;
     }
 

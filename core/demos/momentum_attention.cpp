@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "icl/demo_panels.h"
 #include "icl/format.h"
 #include "icl/demo.h"
 #include "icl/task_suite_lanes.h"
@@ -157,16 +158,8 @@ std::vector<Panel> MomentumSession::panels() const {
     t.rows.push_back({"Dai et al. 2023, 350M", "15.14 → 15.02", "0.519 → 0.547", "—"});
     panels.push_back(t);
 
-    panels.push_back(NotePanel{
-        msg("note.guide.title"),
-        msg("note.guide.text")});
+    panels.push_back(guide_note(msg));
     return panels;
-}
-
-Expected<std::unique_ptr<Session>> start(const DemoContext& ctx) {
-    auto c = task_suite_config(ctx.params, kPairs);
-    if (!c) return c.error();
-    return std::unique_ptr<Session>(new MomentumSession(ctx, c.value()));
 }
 
 const DemoDef kMomentumAttention = [] {
@@ -181,7 +174,7 @@ const DemoDef kMomentumAttention = [] {
         ParamSpec::integer("width", 16, 64, 32, 2),
         ParamSpec::real("lr", 1e-4, 1e-2, 3e-3, 1e-4),
     };
-    d.start = start;
+    d.start = start_task_suite<MomentumSession, kPairs>;
     d.assets = {};
     return d;
 }();

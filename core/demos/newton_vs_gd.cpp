@@ -118,7 +118,7 @@ public:
                                   : match_[(size_t)j] < 0 ? msg("panel.match.row.more_than_max") : std::to_string(match_[(size_t)j])});
         }
         panels.push_back(table);
-        panels.push_back(NotePanel{msg("note.guide.title"), msg("note.guide.text")});
+        panels.push_back(guide_note(msg));
         return panels;
     }
 

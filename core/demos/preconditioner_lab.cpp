@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "icl/demo_panels.h"
 #include "icl/lsa_session.h"
 #include "icl/linear_tasks.h"
 #include "icl/lsa.h"
@@ -121,7 +122,7 @@ public:
                         Series{msg("series.gd"), {0.0, end}, {gd_loss_, gd_loss_}, {}, true}};
         panels.push_back(train);
 
-        panels.push_back(NotePanel{msg("note.guide.title"), msg("note.guide.text")});
+        panels.push_back(guide_note(msg));
         return panels;
     }
 

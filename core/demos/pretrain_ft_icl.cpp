@@ -5,6 +5,7 @@
 
 #include "icl/demo.h"
 #include "icl/demo_analytic.h"
+#include "icl/demo_panels.h"
 #include "icl/finetune.h"
 #include "icl/recipe.h"
 #include "icl/tasks.h"
@@ -104,9 +105,7 @@ public:
                               msg("scalar.icl_weights_changed.help")});
         head.items.push_back({"queries", (double)n_, "", msg("scalar.queries.help")});
         panels.push_back(head);
-        panels.push_back(NotePanel{
-            msg("note.guide.title"),
-            msg("note.guide.text")});
+        panels.push_back(guide_note(msg));
         // the weights table first: "What to see" starts there
         TablePanel t{msg("panel.weights.title"), {msg("panel.weights.col.regime"), msg("panel.weights.col.hash"), msg("panel.weights.col.loss")}, {}};
         char lb[64];

@@ -12,6 +12,7 @@
 
 #include "icl/demo.h"
 #include "icl/demo_analytic.h"
+#include "icl/demo_panels.h"
 #include "icl/gpt.h"
 #include "icl/hmm.h"
 #include "icl/hmm_frequencies.h"
@@ -173,9 +174,7 @@ std::vector<Panel> SequenceLabSession::draw() const {
                        symbols, false};
     panels.push_back(bayes);
 
-    panels.push_back(NotePanel{
-        msg("note.guide.title"),
-        msg("note.guide.text")});
+    panels.push_back(guide_note(msg));
     return panels;
 }
 

@@ -57,11 +57,7 @@ Expected<TaskDiversityEval> task_diversity_evaluate(const gpt::Model& model, con
         std::copy(v.storage().begin(), v.storage().end(), vectors.begin() + (size_t)b * T * (D + 1));
     }
     gpt::Activations acts;
-    gpt::Batch batch;
-    batch.B = N;
-    batch.T = T;
-    batch.vectors = vectors.data();
-    if (Status s = gpt::forward(model, acts, batch); !s) return s.error();
+    if (Status s = gpt::forward(model, acts, vectors.data(), N, T); !s) return s.error();
     const float* yhat = acts.predictions();
     TaskDiversityEval e;
     e.model.assign((size_t)K, 0.0);

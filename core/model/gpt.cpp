@@ -177,6 +177,14 @@ Status forward(const Model& model, Activations& acts, const int* tokens, const i
     return forward(model, acts, batch, hooks);
 }
 
+Status forward(const Model& model, Activations& acts, const float* vectors, int B, int T, const Hooks* hooks) {
+    Batch batch;
+    batch.B = B;
+    batch.T = T;
+    batch.vectors = vectors;
+    return forward(model, acts, batch, hooks);
+}
+
 Status forward(const Model& model, Activations& acts, const Batch& batch, const Hooks* hooks) {
     const Config& c = model.config;
     acts.loss = 0.0f;

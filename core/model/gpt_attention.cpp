@@ -44,6 +44,20 @@ bool skips_masked_work(AttentionMask mask, int T) {
     return mask.kind == AttentionMask::banded && mask.window < T;
 }
 
+// A softmax layer's heads as its forward and backward read them: head size hs, the row
+// stride ld of the (B,T,3C) q/k/v rows, the score scale 1/√hs, and whether only the
+// mask's band is computed.
+struct HeadShape {
+    int hs;
+    size_t ld;
+    float scale;
+    bool band;
+};
+HeadShape head_shape(int T, int C, int H, AttentionMask mask) {
+    const int hs = C / H;
+    return {hs, 3 * (size_t)C, 1.0f / std::sqrt((float)hs), skips_masked_work(mask, T)};
+}
+
 }  // namespace
 
 // ---- attention ------------------------------------------------------------------------
@@ -67,10 +81,7 @@ void prefetch_lower(const float* P, int T) {
 // With momentum η > 0, O_t += m_t = Σ_{i<t} η^{t−i} v_i, by m_0 = 0, m_t = η (m_{t−1} + v_{t−1}).
 void attention_forward(float* att, float* atty, const float* qkv, float* scratch, int B, int T, int C,
                        int H, AttentionMask mask, float momentum) {
-    const int hs = C / H;
-    const size_t ld = 3 * (size_t)C;
-    const float scale = 1.0f / std::sqrt((float)hs);
-    const bool band = skips_masked_work(mask, T);
+    const auto [hs, ld, scale, band] = head_shape(T, C, H, mask);
     float* S = scratch;
     float* m = S + (size_t)T * T;
     for (int b = 0; b < B; ++b)
@@ -101,10 +112,7 @@ void attention_forward(float* att, float* atty, const float* qkv, float* scratch
 void attention_backward(float* dqkv, const float* dO, const float* qkv, const float* att,
                         float* scratch, int B, int T, int C, int H, AttentionMask mask,
                         float momentum) {
-    const int hs = C / H;
-    const size_t ld = 3 * (size_t)C;
-    const float scale = 1.0f / std::sqrt((float)hs);
-    const bool band = skips_masked_work(mask, T);
+    const auto [hs, ld, scale, band] = head_shape(T, C, H, mask);
     float* dP = scratch;
     float* r = dP + (size_t)T * T;
     for (int b = 0; b < B; ++b)

@@ -92,6 +92,13 @@ void check_vector_against_torch(const std::string& file) {
             INFO("predictions error " << e);
             CHECK(e <= 1e-5);
         }
+        if (!c.token_input && c.output_dim > 0) {  // the vector form without targets predicts the same
+            gpt::Activations plain;
+            REQUIRE(gpt::forward(g.model, plain, g.batch.vectors, g.batch.B, g.batch.T).ok());
+            const double e = test::scaled_max_diff(plain.predictions(), g.t["predictions"].f.data(), BT * c.output_dim);
+            INFO("predictions error, vectors only " << e);
+            CHECK(e <= 1e-5);
+        }
         const float torch_loss = g.t["loss"].f[0];
         INFO("loss " << acts.loss << " (ce " << acts.ce_loss << ", mse " << acts.mse_loss << ") vs torch " << torch_loss);
         CHECK(std::fabs(acts.loss - torch_loss) <= 1e-5 * std::fabs(torch_loss));

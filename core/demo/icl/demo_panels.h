@@ -28,5 +28,7 @@ HeatmapPanel heatmap_of(const xt::xexpression<E>& m, std::string title, std::str
 }
 // "prefix1", "prefix2", ... "prefixN" (1-based, as a learner counts examples).
 std::vector<std::string> numbered_labels(const std::string& prefix, int n);
+// The demo's guide: a note of its catalogue's note.guide.title and note.guide.text.
+NotePanel guide_note(const Texts& msg);
 
 }  // namespace icl

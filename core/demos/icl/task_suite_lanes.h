@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,15 @@ inline Expected<gpt::Config> task_suite_config(const Params& p, int pairs) {
     if (c.width % c.heads != 0) return learner_error("error.width_even", {{"width", std::to_string(c.width)}});
     if (Status s = gpt::validate(c); !s) return s.error();
     return c;
+}
+
+// DemoDef::start of a task-suite demo: its session S, made from the context and
+// task_suite_config's model for documents of `pairs` pairs (refusing what that refuses).
+template <class S, int pairs>
+Expected<std::unique_ptr<Session>> start_task_suite(const DemoContext& ctx) {
+    auto c = task_suite_config(ctx.params, pairs);
+    if (!c) return c.error();
+    return std::unique_ptr<Session>(new S(ctx, c.value()));
 }
 
 class TaskSuiteLanesSession : public TrainedLanesSession {

@@ -307,6 +307,10 @@ Status forward(const Model& model, Activations& acts, const Batch& batch, const 
 // The token-model form: forward(model, acts, {B, T, tokens, nullptr, targets}, hooks).
 Status forward(const Model& model, Activations& acts, const int* tokens, const int* targets, int B,
                int T, const Hooks* hooks = nullptr);
+// The vector-model form without targets (predictions only): forward(model, acts, {B, T,
+// nullptr, vectors}, hooks), vectors (B,T,D_in).
+Status forward(const Model& model, Activations& acts, const float* vectors, int B, int T,
+               const Hooks* hooks = nullptr);
 
 // What grads holds when backward starts. `any`: backward adds to it (the convention of
 // every *_backward). `zero`: the caller guarantees every entry is 0, and the weight
