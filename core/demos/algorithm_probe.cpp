@@ -34,9 +34,6 @@ constexpr int kMaxGd = 256, kMaxNewton = 12;
 enum Target { kOls = 0, kRidge = 1, kXty = 2, kYq = 3, kTargets = 4 };
 const char* const kTargetIds[kTargets] = {"ols", "ridge", "xty", "yq"};
 
-struct ProbeStats {
-    metrics::MeanSd r2{NAN, NAN}, mse{NAN, NAN};  // held-out R² (mean over components); y_q: its error
-};
 
 // The residual stream after each layer at the positions `pos` of every prompt, from one
 // forward pass: [position][layer] matrices of prompts × C (layers + 1 of them); into
@@ -77,40 +74,6 @@ struct FeatureCache {
 FeatureCache& feature_cache() {
     static FeatureCache cache;
     return cache;
-}
-
-Matrix take_rows(const Matrix& m, const std::vector<int>& idx, int from, int to) {
-    Matrix out = matrix(to - from, cols(m));
-    for (int i = from; i < to; ++i)
-        for (int c = 0; c < cols(m); ++c) out(i - from, c) = m(idx[(size_t)i], c);
-    return out;
-}
-
-// Fits a probe on the first 3/4 of each split's shuffled rows, scores the rest.
-Expected<ProbeStats> probe_over_splits(const Matrix& features, const Matrix& targets, double lambda, int splits,
-                                       uint64_t seed) {
-    const int n = rows(features), fit = n * 3 / 4;
-    std::vector<double> r2s, mses;
-    for (int s = 0; s < splits; ++s) {
-        std::vector<int> idx((size_t)n);
-        for (int i = 0; i < n; ++i) idx[(size_t)i] = i;
-        Rng rng(seed, 100u + (uint64_t)s);
-        for (int i = n - 1; i > 0; --i) std::swap(idx[(size_t)i], idx[rng.below((uint32_t)(i + 1))]);
-        auto probe = fit_linear_probe(take_rows(features, idx, 0, fit), take_rows(targets, idx, 0, fit), lambda);
-        if (!probe) return probe.error();
-        const Matrix fh = take_rows(features, idx, fit, n), th = take_rows(targets, idx, fit, n);
-        auto score = probe_r2(probe.value(), fh, th);
-        if (!score) return score.error();
-        double r2 = 0;
-        for (double v : score.value().r2_per_target) r2 += v / (double)score.value().r2_per_target.size();
-        r2s.push_back(r2);
-        const Matrix pred = probe_predict(probe.value(), fh);
-        double mse = 0;
-        for (int i = 0; i < rows(fh); ++i)
-            for (int c = 0; c < cols(th); ++c) mse += std::pow((double)pred(i, c) - th(i, c), 2) / rows(th) / cols(th);
-        mses.push_back(mse);
-    }
-    return ProbeStats{metrics::mean_sd(r2s), metrics::mean_sd(mses)};
 }
 
 class AlgorithmProbeSession : public AnalyticSession {
@@ -239,7 +202,7 @@ private:
                          {msg("panel.table.layer"), msg("series.ols"), msg("series.ridge"), msg("series.xty"),
                           msg("series.untrained_ols"), msg("series.untrained_xty")},
                          {}};
-        auto pm = [](const ProbeStats& s) { return format_number(s.r2.mean, "%.2f") + " ± " + format_number(s.r2.sd, "%.2f"); };
+        auto pm = [](const ProbeSplits& s) { return format_number(s.r2.mean, "%.2f") + " ± " + format_number(s.r2.sd, "%.2f"); };
         for (int l = 0; l <= L; ++l)
             table.rows.push_back({std::to_string(l), pm(stats_[0][kOls][(size_t)l]), pm(stats_[0][kRidge][(size_t)l]),
                                   pm(stats_[0][kXty][(size_t)l]), pm(stats_[1][kOls][(size_t)l]),
@@ -278,14 +241,14 @@ private:
         double s = 0;
         for (int m = 0; m < 2; ++m)
             for (int t : {kOls, kRidge, kXty})
-                for (const ProbeStats& p : stats_[m][t]) s = std::max(s, p.r2.sd);
+                for (const ProbeSplits& p : stats_[m][t]) s = std::max(s, p.r2.sd);
         return s;
     }
 
     DemoContext ctx_;
     recipe::Recipe recipe_;
     gpt::Model trained_, untrained_;
-    std::vector<ProbeStats> stats_[2][kTargets];  // [trained, untrained][target][layer]
+    std::vector<ProbeSplits> stats_[2][kTargets];  // [trained, untrained][target][layer]
     std::vector<double> gd_, newton_;             // mean query error after k GD steps / k Newton iterations
     double model_error_ = 0, ols_error_ = 0;
 };

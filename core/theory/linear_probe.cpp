@@ -4,6 +4,8 @@
 #include <limits>
 #include <string>
 
+#include "icl/rng.h"
+
 namespace icl {
 
 namespace {
@@ -135,6 +137,42 @@ Expected<ProbeScore> probe_r2(const LinearProbe& probe, const Matrix& features, 
     }
     score.r2 = sst_all > 0.0 ? 1.0 - sse_all / sst_all : std::numeric_limits<double>::quiet_NaN();
     return score;
+}
+
+namespace {
+Matrix take_rows(const Matrix& m, const std::vector<int>& idx, int from, int to) {
+    Matrix out = matrix(to - from, cols(m));
+    for (int i = from; i < to; ++i)
+        for (int c = 0; c < cols(m); ++c) out(i - from, c) = m(idx[(size_t)i], c);
+    return out;
+}
+}  // namespace
+
+Expected<ProbeSplits> probe_over_splits(const Matrix& features, const Matrix& targets, double lambda, int splits,
+                                        uint64_t seed) {
+    const int n = rows(features), fit = n * 3 / 4;
+    if (n < 8) return make_error("linear probe: a probe over splits needs at least 8 rows, got " + std::to_string(n));
+    std::vector<double> r2s, mses;
+    for (int s = 0; s < splits; ++s) {
+        std::vector<int> idx((size_t)n);
+        for (int i = 0; i < n; ++i) idx[(size_t)i] = i;
+        Rng rng(seed, 100u + (uint64_t)s);
+        for (int i = n - 1; i > 0; --i) std::swap(idx[(size_t)i], idx[rng.below((uint32_t)(i + 1))]);
+        auto probe = fit_linear_probe(take_rows(features, idx, 0, fit), take_rows(targets, idx, 0, fit), lambda);
+        if (!probe) return probe.error();
+        const Matrix fh = take_rows(features, idx, fit, n), th = take_rows(targets, idx, fit, n);
+        auto score = probe_r2(probe.value(), fh, th);
+        if (!score) return score.error();
+        double r2 = 0;
+        for (double v : score.value().r2_per_target) r2 += v / (double)score.value().r2_per_target.size();
+        r2s.push_back(r2);
+        const Matrix pred = probe_predict(probe.value(), fh);
+        double mse = 0;
+        for (int i = 0; i < rows(fh); ++i)
+            for (int c = 0; c < cols(th); ++c) mse += std::pow((double)pred(i, c) - th(i, c), 2) / rows(th) / cols(th);
+        mses.push_back(mse);
+    }
+    return ProbeSplits{metrics::mean_sd(r2s), metrics::mean_sd(mses)};
 }
 
 }  // namespace icl

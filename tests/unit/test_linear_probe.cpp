@@ -81,3 +81,30 @@ TEST_CASE("linear probe: mismatched rows, too few rows, collinear features at la
     REQUIRE(ok.ok());
     CHECK(probe_r2(ok.value(), matrix(4, 3), matrix(4, 1)).error().message.find("cannot score") != std::string::npos);
 }
+
+TEST_CASE("linear probe over splits: an exact linear target scores R^2 1 and error 0 on every held-out part, noise alone about 0; too few rows is an error") {
+    const int n = 64, p = 3;
+    Rng rng(7, 1);
+    Matrix f = matrix(n, p), exact = matrix(n, 1), noise = matrix(n, 1);
+    for (int i = 0; i < n; ++i) {
+        double y = 0.5;
+        for (int c = 0; c < p; ++c) {
+            f(i, c) = (float)rng.normal();
+            y += (c + 1.0) * f(i, c);
+        }
+        exact(i, 0) = (float)y;
+        noise(i, 0) = (float)rng.normal();
+    }
+    auto fit = probe_over_splits(f, exact, 1e-9, 5, 3);
+    REQUIRE(fit.ok());
+    CHECK(fit.value().r2.mean == doctest::Approx(1.0).epsilon(1e-5));
+    CHECK(fit.value().r2.sd < 1e-5);
+    CHECK(fit.value().mse.mean < 1e-8);
+    auto none = probe_over_splits(f, noise, 1e-9, 5, 3);
+    REQUIRE(none.ok());
+    CHECK(none.value().r2.mean < 0.2);
+    CHECK(none.value().mse.mean > 0.3);
+    // The splits differ: their R² spread is not zero on a noise target.
+    CHECK(none.value().r2.sd > 0);
+    CHECK_FALSE(probe_over_splits(matrix(7, p), matrix(7, 1), 0.1, 3, 1).ok());
+}

@@ -9,10 +9,13 @@
 // per target column and pooled over the columns (sums over all of them), the mean taken
 // over the rows scored.
 #pragma once
+#include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "icl/expected.h"
 #include "icl/linalg.h"
+#include "icl/metrics.h"
 
 namespace icl {
 
@@ -34,5 +37,16 @@ struct ProbeScore {
 };
 // Errors: shapes that do not match the probe, fewer than two rows.
 Expected<ProbeScore> probe_r2(const LinearProbe& probe, const Matrix& features, const Matrix& targets);
+
+// Held-out scores over `splits` random splits of the rows (shuffled by Rng(seed, 100 + s)):
+// a probe fitted on the first 3/4 of the shuffled rows, scored on the rest; the spread is
+// over the splits.
+struct ProbeSplits {
+    metrics::MeanSd r2{NAN, NAN};   // held-out R², the mean over the target columns
+    metrics::MeanSd mse{NAN, NAN};  // held-out squared error, the mean over rows and columns
+};
+// Errors: those of fitting and scoring, or fewer than 8 rows (each part needs two).
+Expected<ProbeSplits> probe_over_splits(const Matrix& features, const Matrix& targets, double lambda, int splits,
+                                        uint64_t seed);
 
 }  // namespace icl
