@@ -1,4 +1,4 @@
-// libFuzzer target: the check-answer grader (core/lessons/quiz.cpp), as the web worker and
+// libFuzzer target: the check-answer grader (core/course/quiz.cpp), as the web worker and
 // the desktop app call it. The input is a JSON array [check, answer, demo_result]
 // (demo_result optional); the raw bytes also go through the typed-answer helpers.
 // Properties beyond "no crash": a verdict's texts are valid UTF-8 JSON, and a numeric

@@ -1,4 +1,4 @@
-// A demo's controls, generated from its ParamSpecs (core/demo/icl/demo.h): a slider
+// A demo's controls, generated from its ParamSpecs (core/demo_framework/icl/demo.h): a slider
 // and a number box for int/float (a log slider when the range spans 3+ decades), a
 // checkbox for bool, a select for choice, a point editor for points (point-editor.js),
 // a text field for text (its vocabulary as clickable chips, completions of the word

@@ -1,4 +1,4 @@
-// The control of a "points" parameter (core/demo/icl/demo.h): an SVG plot where a
+// The control of a "points" parameter (core/demo_framework/icl/demo.h): an SVG plot where a
 // click adds a point, a drag moves it and a click on a point (or Delete when it has the
 // focus; arrow keys move it) removes it, beside a text field "x,y; x,y" for keyboard
 // users and pasting. The core validates what is sent and names a bad point; the local

@@ -10,7 +10,7 @@
 //                              lesson's), its parameters in result.extensions
 // Activity ids are URNs (urn:icl-lab:lesson:<id>, urn:icl-lab:check:<lesson>/<check>,
 // urn:icl-lab:lab:<lesson>/<instance>), the same on every copy of the site, so a class
-// report reads them whatever address served the pages (core/lessons/class_report).
+// report reads them whatever address served the pages (core/course/class_report).
 // The actor is the platform's learner when the page runs in one (SCORM), otherwise an
 // anonymous id this browser keeps (a random UUID, nothing about the person).
 //

@@ -1,4 +1,4 @@
-// Draws one Result panel (core/demo/icl/demo.h) into a <figure> by its kind.
+// Draws one Result panel (core/demo_framework/icl/demo.h) into a <figure> by its kind.
 import { drawLines } from './lines.js';
 import { drawHeatmap } from './heatmap.js';
 import { drawBars } from './bars.js';
