@@ -22,7 +22,7 @@ export default [
   },
   // Classic scripts (not modules): the worker and the desktop lab's boot script.
   {
-    files: ["web/src/worker.js", "web/src/run-store.js", "native/app/lab-boot.js"],
+    files: ["web/src/worker.js", "web/src/run-store.js", "web/src/run-slices.js", "native/app/lab-boot.js"],
     languageOptions: { sourceType: "script" },
   },
   // Node scripts; the browser tests also hand functions to page.evaluate, which run in

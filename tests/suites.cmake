@@ -102,6 +102,8 @@ else()
   icl_add_suite(web-words LABELS docs quick COMMAND node tests/web/words.mjs)
   # The page's number display follows the core's display rule, case by case of its unit test.
   icl_add_suite(web-display LABELS docs quick COMMAND node tests/web/display.mjs)
+  # The JS slice rule (the page's worker, the node scripts) follows the C++ one, case by case.
+  icl_add_suite(web-run-slices LABELS docs quick COMMAND node tests/web/run-slices.mjs)
   icl_add_suite(setup-packages LABELS setup quick COMMAND python3 ${ICL_SRC}/tests/setup/check-packages.py)
   icl_add_suite(install LABELS install quick COMMAND ${ICL_SRC}/tests/install/run.sh ${CMAKE_BINARY_DIR})
   if(ICL_BUILD_APP)

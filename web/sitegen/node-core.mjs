@@ -5,6 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import '../src/run-slices.js';  // sets IclRunSlices: the page's worker steps a run through it too
+
+const { runSlice } = globalThis.IclRunSlices;
 
 const require = createRequire(import.meta.url);
 
@@ -39,11 +42,12 @@ export function startLane(core, { demo, params = {}, lang = 'en', seed = 1, lane
 
 // Steps a session `budget` units a slice until it is done, has an error, waits for an
 // offloaded lane, until(result) says stop or after maxSlices slices; returns the last
-// Result (snapshot: every slice's Result carries its panels).
+// Result (snapshot: every slice's Result carries its panels; a core answer that is not
+// JSON is a Result with an error).
 export function stepUntil(core, handle, budget, { snapshot = false, until = () => false, maxSlices = Infinity } = {}) {
   let result = {};
   for (let i = 0; i < maxSlices; i++) {
-    result = JSON.parse(core.step(handle, budget, snapshot));
+    result = runSlice(core, handle, budget, snapshot);
     if (result.done || result.waiting || result.error || until(result)) break;
   }
   return result;

@@ -33,9 +33,11 @@
 // The wasm core's bytes are asked for before its loader script, so the two travel at
 // once; the module compiles while it streams in (instantiateStreaming).
 const wasmResponse = fetch(new URL('icl_core.wasm', self.location.href));
-importScripts('icl_core.js', 'run-store.js');
-/* global IclRunStore */
+importScripts('icl_core.js', 'run-store.js', 'run-slices.js');
+/* global IclRunStore, IclRunSlices */
+const { sliceClock, sliceTook, snapshotDue, runSlice } = IclRunSlices;
 
+// Each slice aims at this much work (a training demo's unit is one optimizer step).
 const SLICE_MS = 25;
 // A running demo's Result is asked of the core (and posted) at most this often, and
 // always at its end: a snapshot is the JSON of every panel, parsed, cloned and drawn, and a
@@ -46,7 +48,7 @@ const POST_MS = 250;
 const SAVE_MS = 3000;
 const LANE_SAVE_MS = 1500;
 let core = null;
-const runs = new Map();  // run id -> {handle, budget, started, posted, lanes: [lane run ids], waiting}
+const runs = new Map();  // run id -> {handle, clock (run-slices.js), started, lanes: [lane run ids], waiting}
 let ticking = false;
 const wake = new MessageChannel();
 
@@ -198,10 +200,9 @@ function tick() {
   const [run, r] = first;
   runs.delete(run);  // re-inserted at the back: round robin between runs
   const t0 = performance.now();
-  const snapshot = !(t0 - r.posted < POST_MS);  // the first slice always (posted undefined)
   let result;
   try {
-    result = parse(core.step(r.handle, r.budget, snapshot));
+    result = runSlice(core, r.handle, r.clock.budget, snapshotDue(r.clock, t0));  // the first slice's always
   } catch (e) {
     postMessage({ type: 'failed', run, message: `the core stopped: ${e && e.message ? e.message : e}` });
     postMessage({ type: 'fatal', message: String(e && e.message ? e.message : e) });
@@ -214,14 +215,14 @@ function tick() {
     schedule();
     return;
   }
-  // Aim each slice at SLICE_MS: a training demo's unit is one optimizer step.
-  r.budget = Math.max(1, Math.min(1 << 16, Math.round(r.budget * (ms > 0.5 ? SLICE_MS / ms : 4))));
+  sliceTook(r.clock, ms);
   if (Array.isArray(result.panels) || result.state || result.done) {  // not a slice that only says where the run is
-    r.posted = performance.now();
-    const out = { type: 'result', run, result, ms: r.posted - r.started };
+    const now = performance.now();
+    r.clock.postedMs = now;
+    const out = { type: 'result', run, result, ms: now - r.started };
     // a kept lane's checkpoint goes to the worker that offloaded it
-    if (r.keep && typeof core.checkpoint === 'function' && result.state && (result.done || !(r.posted - r.savedAt < LANE_SAVE_MS))) {
-      r.savedAt = r.posted;
+    if (r.keep && typeof core.checkpoint === 'function' && result.state && (result.done || !(now - r.savedAt < LANE_SAVE_MS))) {
+      r.savedAt = now;
       out.checkpoint = core.checkpoint(r.handle);
     }
     postMessage(out);
@@ -350,7 +351,7 @@ function handle(msg) {
       postMessage({ type: 'failed', run: msg.run, message: answer.error });
       return;
     }
-    const r = { handle: answer.handle, budget: 1, started, lanes: [], waiting: false, keep: msg.keep || null,
+    const r = { handle: answer.handle, clock: sliceClock(1, SLICE_MS, POST_MS), started, lanes: [], waiting: false, keep: msg.keep || null,
       demo: msg.demo, params: msg.params, seed: msg.seed ?? 1, savedAt: performance.now(), laneCheckpoints: {}, offloaded: [] };
     // A resumed run: the same lanes offloaded, then its own checkpoint (a lane's in its helper).
     // A saved run that cannot go on is said, forgotten, and the run starts afresh.

@@ -2,8 +2,8 @@
 // units, unless it is done or waits for the states of lanes trained elsewhere; between
 // slices the front end hands it the lane states that came, takes a snapshot of its Result
 // when one is due and sizes the next slice. The desktop app (one thread for the run and
-// one a lane), the worker API (web/src/worker.js drives it the same way in JS) and the
-// benchmarks step a run through these functions.
+// one a lane), the worker API and the benchmarks step a run through these functions; the
+// page's worker and the node scripts through their JS twin, web/src/run-slices.js.
 //
 //   SliceClock clock = slice_clock(1, 25.0, 250.0);  // slices of about 25 ms, a snapshot every 250 ms
 //   while (!s.done()) {
