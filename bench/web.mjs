@@ -250,8 +250,8 @@ try {
     await section.locator('button.run').click();
     const handle = await page.waitForFunction(() => {
       const s = document.querySelector('section.demo[data-instance="induction_heads"]');
-      const name = [...s.querySelectorAll('dt.scalar-name')].find((d) => d.textContent === 'phase_step');
-      const value = name && Number(name.parentElement.querySelector('.scalar-number').title);
+      const box = s.querySelector('.scalar[data-name="phase_step"]');  // the label is in words; the name is data
+      const value = box && Number(box.querySelector('.scalar-number').title);
       if (value >= 0) return { at: performance.now(), step: value };
       return s.dataset.state === 'done' || s.dataset.state === 'error' ? { at: -1, step: -1 } : null;
     }, null, { timeout: 120000, polling: 20 });
