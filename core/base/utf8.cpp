@@ -68,6 +68,16 @@ std::string trim(const std::string& s) {
     return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
 }
 
+std::vector<std::string> split_trimmed(const std::string& s, char sep) {
+    std::vector<std::string> parts;
+    for (size_t p = 0; p <= s.size();) {
+        const size_t end = std::min(s.find(sep, p), s.size());
+        parts.push_back(trim(s.substr(p, end - p)));
+        p = end + 1;
+    }
+    return parts;
+}
+
 size_t edit_distance(const std::string& text_a, const std::string& text_b) {
     const std::vector<long> a = code_points(text_a), b = code_points(text_b);
     auto lower = [](long c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; };

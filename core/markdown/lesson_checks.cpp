@@ -237,11 +237,7 @@ bool Parser::parse_grading(CheckBlock& check, std::map<std::string, std::string>
             return true;
         case CheckType::Multi: {
             json list = json::array();
-            size_t start = 0;
-            while (start <= answer.size()) {
-                auto end = answer.find(',', start);
-                if (end == std::string::npos) end = answer.size();
-                const std::string key = trim(answer.substr(start, end - start));
+            for (const std::string& key : split_trimmed(answer, ',')) {
                 if (!is_option(key)) {
                     fail(at, "answer key '" + key + "' is not among the options (expected answer=a,c with keys from " +
                                  option_keys() + ")");
@@ -252,7 +248,6 @@ bool Parser::parse_grading(CheckBlock& check, std::map<std::string, std::string>
                     return false;
                 }
                 list.push_back(key);
-                start = end + 1;
             }
             check.grading = {{"answer", list}};
             return true;
@@ -284,17 +279,12 @@ bool Parser::parse_grading(CheckBlock& check, std::map<std::string, std::string>
         }
         case CheckType::Text: {
             json accepted = json::array();
-            size_t start = 0;
-            while (start <= answer.size()) {
-                auto end = answer.find('|', start);
-                if (end == std::string::npos) end = answer.size();
-                const std::string a = trim(answer.substr(start, end - start));
+            for (const std::string& a : split_trimmed(answer, '|')) {
                 if (a.empty()) {
                     fail(at, "text answer has an empty alternative (expected answer=\"word|other word\")");
                     return false;
                 }
                 accepted.push_back(a);
-                start = end + 1;
             }
             check.grading = {{"accepted", accepted}};
             return true;

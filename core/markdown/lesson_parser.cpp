@@ -267,11 +267,7 @@ void Parser::parse_demo(size_t open, const std::string& info, size_t close) {
         else if (word.key == "name") { fail(at, "demo instance name '" + word.value + "' must use only letters, digits, '-' and '_'"); ok = false; }
         else if ((word.key == "show" || word.key == "hide") && demo.show.empty() && demo.hide.empty()) {
             auto& list = word.key == "show" ? demo.show : demo.hide;
-            for (size_t p = 0; p <= word.value.size();) {
-                const size_t comma = std::min(word.value.find(',', p), word.value.size());
-                list.push_back(trim(word.value.substr(p, comma - p)));
-                p = comma + 1;
-            }
+            list = split_trimmed(word.value, ',');
             for (const std::string& p : list)
                 if (!is_name(p, false)) { fail(at, "demo block: " + word.key + "= takes parameter names separated by commas, not '" + word.value + "'"); ok = false; break; }
         }

@@ -266,16 +266,14 @@ std::string expand_figures(const std::string& md, int first_line, std::vector<Fi
                 if (f.instance.back() != ']') why_params = "'[' without a closing ']' before the ':'";
                 else if (trim(changed).empty()) why_params = "no parameters between '[' and ']'";
                 f.instance = trim(f.instance.substr(0, bracket));
-                for (size_t p = 0; why_params.empty() && p <= changed.size();) {
-                    const size_t comma = std::min(changed.find(',', p), changed.size());
-                    const std::string pair = trim(changed.substr(p, comma - p));
+                for (const std::string& pair : split_trimmed(changed, ',')) {
+                    if (!why_params.empty()) break;
                     const size_t eq = pair.find('=');
                     const std::string key = eq == std::string::npos ? "" : trim(pair.substr(0, eq));
                     const std::string val = eq == std::string::npos ? "" : trim(pair.substr(eq + 1));
                     if (!is_name(key, false) || val.empty()) why_params = "parameter '" + pair + "' is not name=value";
                     else if (f.params.contains(key)) why_params = "parameter '" + key + "' is set twice";
                     else f.params[key] = yaml_scalar(val);
-                    p = comma + 1;
                 }
             }
             if (!is_name(f.instance, true)) bad("instance name '" + f.instance + "' must use only letters, digits, '-' and '_'");

@@ -23,6 +23,9 @@ std::vector<long> code_points(const std::string& s);
 // s without the spaces, tabs, carriage returns and newlines at either end.
 std::string trim(const std::string& s);
 
+// s cut at every `sep`, each part trimmed; empty parts kept ("a, ,b," -> a, "", b, "").
+std::vector<std::string> split_trimmed(const std::string& s, char sep);
+
 // The Levenshtein distance between a and b over code points, ASCII case ignored: how far
 // a learner's or an author's word is from a known one ("did you mean").
 size_t edit_distance(const std::string& a, const std::string& b);
