@@ -28,7 +28,7 @@ namespace {
 // ASan makes each of a snapshot's small allocations (labels, names, texts) far dearer
 // than a step's arithmetic: induction_heads' result() measured 0.25-0.3 of a batch-2 step
 // there against 0.12-0.2 natively. The wasm module compiles the demos for size (-Os) and
-// the model for speed, so there the snapshot measured 0.13-0.31 of a step: too close to
+// the model for speed, so there induction_heads' snapshot measured 0.10-0.31 of a step: too close to
 // the forward pass it must not run (0.36) to tell apart. The ratio is held natively,
 // where the desktop app calls result() every frame.
 #ifdef ICL_WASM
